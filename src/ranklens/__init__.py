@@ -1,0 +1,54 @@
+"""ranklens: exact, fast ranking evaluation (NDCG and companions) under named conventions.
+
+>>> import ranklens
+>>> ranklens.ndcg_score([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]])  # doctest: +ELLIPSIS
+0.69...
+"""
+
+from __future__ import annotations
+
+from ._version import __version__
+from .conventions import CONVENTIONS, Convention, get_convention
+from .data import Judgments, Rankings, as_judgments, as_rankings
+from .errors import (
+    EmptyQueryError,
+    FormatError,
+    InputError,
+    InvalidParameterError,
+    MissingDependencyError,
+    RanklensError,
+)
+from .evaluate import evaluate
+from .explain import Explanation, explain
+from .io import read_judgments, read_rankings
+from .measures import Measure, parse_measure, parse_measures
+from .result import Result
+from .sklearn import dcg_score, ndcg_score
+
+__all__ = [
+    "CONVENTIONS",
+    "Convention",
+    "EmptyQueryError",
+    "Explanation",
+    "FormatError",
+    "InputError",
+    "InvalidParameterError",
+    "Judgments",
+    "Measure",
+    "MissingDependencyError",
+    "Rankings",
+    "RanklensError",
+    "Result",
+    "__version__",
+    "as_judgments",
+    "as_rankings",
+    "dcg_score",
+    "evaluate",
+    "explain",
+    "get_convention",
+    "ndcg_score",
+    "parse_measure",
+    "parse_measures",
+    "read_judgments",
+    "read_rankings",
+]

@@ -1,0 +1,30 @@
+"""Optional dependencies, imported only when used, with a helpful error when missing."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from .errors import MissingDependencyError
+
+__all__ = ["require"]
+
+_EXTRAS = {
+    "pandas": "pandas",
+    "polars": "polars",
+    "pyarrow": "arrow",
+    "duckdb": "monitor",
+    "pyspark": "spark",
+    "matplotlib": "plot",
+}
+
+
+def require(name: str) -> ModuleType:
+    """Import an optional dependency or raise MissingDependencyError saying how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        extra = _EXTRAS.get(name, name)
+        raise MissingDependencyError(
+            f"this needs the optional dependency {name!r}; install it with: pip install 'ranklens[{extra}]'"
+        ) from None

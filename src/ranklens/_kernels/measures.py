@@ -1,0 +1,333 @@
+"""Per-query measure values from ranked flat arrays.
+
+Input rows are already in ranked order (see :mod:`ranklens._kernels.order`).
+For each query ``q`` the rows ``offsets[q]:offsets[q+1]`` carry
+
+* ``score``  - the ordering score, used only to find groups of tied rows;
+* ``gain``   - the graded gain of the row (0 for unjudged rows);
+* ``rel``    - 1.0 if the row counts as relevant for binary measures, else 0.0;
+* ``err_p``  - the ERR stopping probability of the row.
+
+and ``ideal_gain[ideal_off[q]:ideal_off[q+1]]`` holds the gains of the ideal
+list in descending order, ``n_rel[q]`` the number of relevant items the
+normalisers (recall, AP, R-precision) divide by.
+
+Tie modes: ``TIES_NONE`` takes the rows in the given order; ``TIES_AVERAGE``
+returns, for every measure, the exact expectation over all orders of each
+group of tied rows (McSherry & Najork 2008 for DCG and precision; the same
+idea carried to AP, RR, hit rate and ERR); ``TIES_SHARED_RANK`` gives every
+row of a tied group the truncated mean position of the group (Evidently's
+rule, DCG-family only).
+
+A measure whose normaliser is zero yields 0 here; the caller applies the
+convention's rule for such queries. Kernels never aggregate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+DCG, IDCG, NDCG, AP, RR, P, RECALL, HIT, ERR, RPREC, NUM_RET, NUM_REL_RET = range(12)
+TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
+
+__all__ = [
+    "AP",
+    "DCG",
+    "ERR",
+    "HIT",
+    "IDCG",
+    "NDCG",
+    "NUM_REL_RET",
+    "NUM_RET",
+    "P",
+    "RECALL",
+    "RPREC",
+    "RR",
+    "TIES_AVERAGE",
+    "TIES_NONE",
+    "TIES_SHARED_RANK",
+    "compute_measures",
+]
+
+
+@njit(cache=True, inline="always")
+def _disc(pos, ln_base):  # pragma: no cover - compiled
+    # 1 / log_base(pos + 1), written as scikit-learn writes it.
+    return 1.0 / (math.log(pos + 1.0) / ln_base)
+
+
+@njit(cache=True)
+def _group_end(score, i, hi, ties):  # pragma: no cover - compiled
+    j = i + 1
+    if ties != TIES_NONE:
+        s = score[i]
+        while j < hi and score[j] == s:
+            j += 1
+    return j
+
+
+@njit(cache=True)
+def _dcg(score, gain, lo, hi, depth, ties, ln_base):  # pragma: no cover - compiled
+    total = 0.0
+    pos = 0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        if ties == TIES_SHARED_RANK:
+            shared = int(pos + (m + 1) / 2.0)
+            if shared <= depth:
+                d = _disc(shared, ln_base)
+                for t in range(i, j):
+                    total += gain[t] * d
+        else:
+            sg = 0.0
+            for t in range(i, j):
+                sg += gain[t]
+            if sg != 0.0:
+                last = min(pos + m, depth)
+                ds = 0.0
+                for p in range(pos + 1, last + 1):
+                    ds += _disc(p, ln_base)
+                total += sg / m * ds
+        pos += m
+        i = j
+    return total
+
+
+@njit(cache=True)
+def _idcg(ideal, lo, hi, depth, ln_base):  # pragma: no cover - compiled
+    total = 0.0
+    last = min(hi - lo, depth)
+    for t in range(last):
+        total += ideal[lo + t] * _disc(t + 1, ln_base)
+    return total
+
+
+@njit(cache=True)
+def _rel_in_top(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+    """Expected number of relevant rows among the first ``depth`` positions."""
+    total = 0.0
+    pos = 0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        r = 0.0
+        for t in range(i, j):
+            r += rel[t]
+        inside = min(m, depth - pos)
+        total += r * inside / m
+        pos += m
+        i = j
+    return total
+
+
+@njit(cache=True)
+def _hit(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+    pos = 0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        r = 0
+        for t in range(i, j):
+            if rel[t] > 0.0:
+                r += 1
+        if r > 0:
+            inside = min(m, depth - pos)
+            if inside == m:
+                return 1.0
+            # P(no relevant among the first `inside` of the group)
+            none = 1.0
+            for u in range(inside):
+                none *= (m - r - u) / (m - u)
+                if none <= 0.0:
+                    none = 0.0
+                    break
+            return 1.0 - none
+        pos += m
+        i = j
+    return 0.0
+
+
+@njit(cache=True)
+def _rr(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+    pos = 0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        r = 0
+        for t in range(i, j):
+            if rel[t] > 0.0:
+                r += 1
+        if r > 0:
+            total = 0.0
+            none = 1.0
+            for t in range(m - r + 1):
+                if pos + t + 1 > depth:
+                    break
+                total += none * r / (m - t) / (pos + t + 1)
+                none *= (m - r - t) / (m - t)
+            return total
+        pos += m
+        i = j
+    return 0.0
+
+
+@njit(cache=True)
+def _ap_sum(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+    """Expected sum of precision at the ranks of relevant rows (before / R)."""
+    total = 0.0
+    pos = 0
+    before = 0.0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        r = 0.0
+        for t in range(i, j):
+            r += rel[t]
+        if r > 0.0:
+            inside = min(m, depth - pos)
+            frac = (r - 1.0) / (m - 1.0) if m > 1 else 0.0
+            s = 0.0
+            for t in range(1, inside + 1):
+                s += (before + 1.0 + (t - 1) * frac) / (pos + t)
+            total += r / m * s
+        before += r
+        pos += m
+        i = j
+    return total
+
+
+@njit(cache=True)
+def _err(score, p, lo, hi, depth, ties):  # pragma: no cover - compiled
+    total = 0.0
+    go_on = 1.0  # probability that the user reaches the current group
+    pos = 0
+    i = lo
+    while i < hi and pos < depth:
+        j = _group_end(score, i, hi, ties)
+        m = j - i
+        inside = min(m, depth - pos)
+        if m == 1:
+            total += go_on * p[i] / (pos + 1)
+            go_on *= 1.0 - p[i]
+        else:
+            # distinct stopping probabilities in the group, with counts
+            vals = np.empty(m, np.float64)
+            cnts = np.zeros(m, np.int64)
+            nv = 0
+            for t in range(i, j):
+                found = -1
+                for v in range(nv):
+                    if vals[v] == p[t]:
+                        found = v
+                        break
+                if found < 0:
+                    vals[nv] = p[t]
+                    cnts[nv] = 1
+                    nv += 1
+                else:
+                    cnts[found] += 1
+            # E[ p_x * prod_{y before x in group} (1 - p_y) ] for a uniformly
+            # random order: average over the item x at the position and over
+            # the random subset of the others in front of it.
+            jmax = inside  # subsets of size 0 .. inside-1
+            contrib = np.zeros(jmax, np.float64)
+            for v in range(nv):
+                if vals[v] == 0.0:
+                    continue
+                mean = np.zeros(jmax, np.float64)  # mean over j-subsets of others
+                mean[0] = 1.0
+                n_added = 0
+                for w in range(nv):
+                    c = cnts[w] - 1 if w == v else cnts[w]
+                    a = 1.0 - vals[w]
+                    for _ in range(c):
+                        n_added += 1
+                        top = min(n_added, jmax - 1)
+                        for jj in range(top, 0, -1):
+                            mean[jj] = ((n_added - jj) * mean[jj] + jj * a * mean[jj - 1]) / n_added
+                weight = cnts[v] * vals[v] / m
+                for jj in range(jmax):
+                    contrib[jj] += weight * mean[jj]
+            for t in range(inside):
+                total += go_on * contrib[t] / (pos + t + 1)
+            for t in range(i, j):
+                go_on *= 1.0 - p[t]
+        pos += m
+        i = j
+    return total
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def compute_measures(
+    offsets,
+    score,
+    gain,
+    rel,
+    err_p,
+    ideal_off,
+    ideal_gain,
+    n_rel,
+    codes,
+    ks,
+    ties,
+    log_base,
+):  # pragma: no cover - compiled
+    """Return ``out[n_queries, n_measures]``; ``ks[m] <= 0`` means no cutoff."""
+    n_q = offsets.shape[0] - 1
+    n_m = codes.shape[0]
+    out = np.zeros((n_q, n_m), np.float64)
+    ln_base = math.log(log_base)
+    for q in prange(n_q):
+        lo = offsets[q]
+        hi = offsets[q + 1]
+        n = hi - lo
+        ilo = ideal_off[q]
+        ihi = ideal_off[q + 1]
+        big_r = n_rel[q]
+        for mi in range(n_m):
+            code = codes[mi]
+            k = ks[mi]
+            depth = n if k <= 0 else min(k, n)
+            v = 0.0
+            if code == DCG:
+                v = _dcg(score, gain, lo, hi, depth, ties, ln_base)
+            elif code == IDCG:
+                v = _idcg(ideal_gain, ilo, ihi, (ihi - ilo) if k <= 0 else k, ln_base)
+            elif code == NDCG:
+                idcg = _idcg(ideal_gain, ilo, ihi, (ihi - ilo) if k <= 0 else k, ln_base)
+                if idcg != 0.0:
+                    v = _dcg(score, gain, lo, hi, depth, ties, ln_base) / idcg
+            elif code == P:
+                denom = n if k <= 0 else k
+                if denom > 0:
+                    v = _rel_in_top(score, rel, lo, hi, depth, ties) / denom
+            elif code == RECALL:
+                if big_r > 0:
+                    v = _rel_in_top(score, rel, lo, hi, depth, ties) / big_r
+            elif code == RPREC:
+                if big_r > 0:
+                    v = _rel_in_top(score, rel, lo, hi, min(big_r, n), ties) / big_r
+            elif code == HIT:
+                v = _hit(score, rel, lo, hi, depth, ties)
+            elif code == RR:
+                v = _rr(score, rel, lo, hi, depth, ties)
+            elif code == AP:
+                if big_r > 0:
+                    v = _ap_sum(score, rel, lo, hi, depth, ties) / big_r
+            elif code == ERR:
+                v = _err(score, err_p, lo, hi, depth, ties)
+            elif code == NUM_RET:
+                v = depth
+            elif code == NUM_REL_RET:
+                v = _rel_in_top(score, rel, lo, hi, depth, ties)
+            out[q, mi] = v
+    return out

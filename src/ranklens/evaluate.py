@@ -1,0 +1,239 @@
+"""``evaluate``: judgments + rankings + measures + convention -> :class:`Result`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ._kernels import measures as K
+from ._problem import Problem, build_problem, gains_for, ideal_for
+from .conventions import Convention, get_convention
+from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
+from .errors import EmptyQueryError, InvalidParameterError
+from .measures import Measure, parse_measures
+from .result import Result
+
+__all__ = ["compute_values", "evaluate"]
+
+_CODES = {
+    "ndcg": K.NDCG, "dcg": K.DCG, "idcg": K.IDCG, "map": K.AP, "mrr": K.RR, "precision": K.P,
+    "recall": K.RECALL, "hit_rate": K.HIT, "err": K.ERR, "r_precision": K.RPREC, "num_ret": K.NUM_RET,
+    "num_rel_ret": K.NUM_REL_RET,
+}
+_GRADED = {"ndcg", "err"}
+_BINARY = {"map", "mrr", "precision", "recall", "hit_rate", "r_precision"}
+
+
+def _inputs(judgments: Any, rankings: Any, columns: dict[str, Any]) -> tuple[Judgments, Rankings]:
+    if rankings is None:
+        if _table_kind(judgments):
+            j, r = split_table(judgments, need="both", **columns)
+        elif isinstance(judgments, (str,)) or hasattr(judgments, "__fspath__"):
+            from .io import read_table
+
+            j, r = read_table(judgments, **columns)
+        else:
+            raise InvalidParameterError(
+                "`rankings` is missing; it may be left out only when `judgments` is a table with both a "
+                "relevance column and a score or rank column."
+            )
+        if j is None:
+            raise InvalidParameterError("the table has no relevance column (e.g. 'relevance', 'label', 'gain').")
+        if r is None:
+            raise InvalidParameterError("the table has no score or rank column (e.g. 'score', 'rank').")
+        return j, r
+    jcols = {k: v for k, v in columns.items() if k in ("query_col", "item_col", "label_col", "format", "groups")}
+    rcols = {k: v for k, v in columns.items() if k in ("query_col", "item_col", "score_col", "rank_col", "run_format")}
+    if "run_format" in rcols:
+        rcols["format"] = rcols.pop("run_format")
+    return as_judgments(judgments, **jcols), as_rankings(rankings, **rcols)
+
+
+def compute_values(
+    problem: Problem, measures: list[Measure], conv: Convention
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query values ``(n_queries, n_measures)`` (NaN where a query is skipped) and the empty-query mask."""
+    n_q = problem.n_queries
+    out = np.zeros((n_q, len(measures)), dtype=np.float64)
+    empties = np.zeros((n_q, len(measures)), dtype=bool)
+    lengths = np.diff(problem.offsets)
+    if conv.k_beyond_longest == "error":
+        longest = int(lengths.max()) if lengths.size else 0
+        for m in measures:
+            if m.k is not None and m.k > longest:
+                raise InvalidParameterError(
+                    f"convention {conv.name!r}: cutoff {m.k} of {m.key!r} is beyond the longest list ({longest}); "
+                    "Evidently raises KeyError here."
+                )
+    max_grade = conv.err_max_grade if conv.err_max_grade is not None else max(problem.max_label, 1.0)
+    # measures sharing gain and relevance level are computed in one kernel call
+    groups: dict[tuple[Any, float], list[int]] = {}
+    for idx, m in enumerate(measures):
+        gain = m.gain or conv.gain
+        gkey = tuple(sorted(gain.items())) if isinstance(gain, Mapping) else gain
+        level = m.relevance_level if m.relevance_level is not None else conv.relevance_level
+        groups.setdefault((gkey, level), []).append(idx)
+    for (gkey, level), idxs in groups.items():
+        gain = dict(gkey) if isinstance(gkey, tuple) else gkey
+        g = gains_for(problem.label, conv, gain)
+        lab0 = np.where(np.isnan(problem.label), 0.0, problem.label)
+        rel = (lab0 >= level).astype(np.float64)
+        err_p = (np.exp2(np.maximum(lab0, 0.0)) - 1.0) / np.exp2(max_grade)
+        ideal, ideal_off, n_rel, label_sum = ideal_for(problem, conv, gain, level)
+        codes = np.array([_CODES.get(measures[i].family, -1) for i in idxs], dtype=np.int64)
+        ks = np.array([_cutoff(measures[i], conv) for i in idxs], dtype=np.int64)
+        vals = K.compute_measures(
+            problem.offsets, problem.score, g, rel, err_p, ideal_off, ideal, n_rel,
+            codes, ks, problem.ties, float(conv.log_base),
+        )
+        has_gain = _positive_per_query(ideal, ideal_off)
+        for col, i in enumerate(idxs):
+            m = measures[i]
+            v = vals[:, col]
+            if m.family == "num_rel":
+                v = n_rel.astype(np.float64)
+            if conv.empty_test == "label_sum_zero":
+                empty = label_sum == 0
+            elif m.family in _GRADED:
+                empty = ~has_gain
+            elif m.family in _BINARY:
+                empty = n_rel == 0
+            else:
+                empty = np.zeros(n_q, dtype=bool)
+            if empty.any():
+                rule = m.empty if m.empty is not None else conv.empty
+                if rule == "error":
+                    bad = problem.qids[empty][:5]
+                    raise EmptyQueryError(
+                        f"{int(empty.sum())} queries have no relevant item for {m.key!r} "
+                        f"({', '.join(map(str, bad))}); convention {conv.name!r} says empty='error'."
+                    )
+                v = v.copy()
+                v[empty] = np.nan if rule == "skip" else float(rule)
+            if conv.round_per_query is not None:
+                v = np.round(v, conv.round_per_query)
+            out[:, i] = v
+            empties[:, i] = empty
+    return out, empties
+
+
+def _positive_per_query(ideal: np.ndarray, offs: np.ndarray) -> np.ndarray:
+    n_q = offs.shape[0] - 1
+    starts = offs[:-1]
+    nonempty = offs[1:] > starts
+    first = np.zeros(n_q, dtype=np.float64)
+    first[nonempty] = ideal[starts[nonempty]]
+    return first > 0
+
+
+def _cutoff(m: Measure, conv: Convention) -> int:
+    if m.k is not None:
+        return int(m.k)
+    if m.family == "ndcg" and conv.default_cutoff is not None:
+        return int(conv.default_cutoff)
+    return 0
+
+
+def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
+    if weights is None:
+        return None
+    if isinstance(weights, Mapping):
+        w = np.empty(qids.shape[0], dtype=np.float64)
+        missing = []
+        lookup = {str(k): v for k, v in weights.items()}
+        for i, q in enumerate(qids):
+            val = weights.get(q, lookup.get(str(q)))
+            if val is None:
+                missing.append(q)
+                continue
+            w[i] = float(val)
+        if missing:
+            raise InvalidParameterError(f"`weights` has no weight for {len(missing)} queries ({', '.join(map(str, missing[:5]))}).")
+    else:
+        w = np.asarray(weights, dtype=np.float64).reshape(-1)
+        if w.shape[0] != qids.shape[0]:
+            raise InvalidParameterError(
+                f"`weights` has {w.shape[0]} values but {qids.shape[0]} queries are evaluated; "
+                "pass a mapping {query: weight} to be explicit."
+            )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise InvalidParameterError("`weights` must be finite and non-negative.")
+    return w
+
+
+def evaluate(
+    judgments: Any,
+    rankings: Any = None,
+    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    *,
+    convention: str | Convention | None = None,
+    per_query: bool = True,
+    weights: Mapping[Any, float] | Iterable[float] | None = None,
+    **options: Any,
+) -> Result:
+    """Evaluate ranked lists against relevance judgments.
+
+    Parameters
+    ----------
+    judgments : path, dict, array-like or table
+        Relevance judgments: a TREC qrels / LETOR / CSV / Parquet / JSON Lines
+        file, a dict ``{query: {item: label}}``, a 2-D array or list of lists
+        of labels (row = query), or a pandas/polars/pyarrow long table. A table
+        that also has a score or rank column may stand alone (``rankings=None``).
+    rankings : path, dict, array-like, table or None
+        The ranked lists, in the same forms (scores, or ranks with 1 best).
+        A 1-D score vector aligns row by row with the judgments.
+    metrics : str or list of str, default=("ndcg@10",)
+        Measures such as ``"ndcg@10"``, ``"map"``, ``"P.10"``; see
+        :mod:`ranklens.measures`. Results are keyed as written.
+    convention : str or Convention, default="ranklens"
+        A preset name from :data:`ranklens.CONVENTIONS` or a Convention.
+    per_query : bool, default=True
+        Keep per-query values in the result.
+    weights : mapping or array-like, optional
+        Per-query weights for the mean (a mapping ``{query: weight}``, or one
+        value per evaluated query in the result's query order).
+    **options
+        Convention field overrides (``gain="exponential"``, ``ties="input"``,
+        ``empty=0``, ...) and table column names (``query_col=``,
+        ``item_col=``, ``score_col=``, ``rank_col=``, ``label_col=``).
+
+    Returns
+    -------
+    Result
+        Aggregates, per-query values and what was left out and why.
+
+    Examples
+    --------
+    The seeds' groups x, y and z (ranks given, linear gains):
+
+    >>> import ranklens
+    >>> qrels = {"x": {"a": 0, "b": 0, "c": 1, "d": 1, "e": 1},
+    ...          "y": {"f": 1, "g": 0, "h": 1, "i": 0, "j": 1},
+    ...          "z": {"k": 1, "l": 0, "m": 0, "n": 0, "o": 0}}
+    >>> run = {q: {d: -i for i, d in enumerate(docs)} for q, docs in qrels.items()}
+    >>> res = ranklens.evaluate(qrels, run, ["ndcg"])
+    >>> round(res["ndcg"], 5)
+    0.83458
+    >>> {q: round(v, 5) for q, v in res.per_query_dict("ndcg").items()}
+    {'x': 0.61828, 'y': 0.88546, 'z': 1.0}
+    """
+    column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col", "format", "run_format", "groups"}
+    columns = {k: v for k, v in options.items() if k in column_keys}
+    overrides = {k: v for k, v in options.items() if k not in column_keys}
+    conv = get_convention(convention, **overrides)
+    measures = parse_measures(metrics)
+    for m in measures:
+        if m.family not in _CODES and m.family != "num_rel":
+            raise InvalidParameterError(f"measure {m.key!r} is not supported.")
+    if conv.ties == "shared_rank":
+        bad = [m.key for m in measures if m.family not in ("ndcg", "dcg", "idcg")]
+        if bad:
+            raise InvalidParameterError(f"convention {conv.name!r} reproduces NDCG only; not {', '.join(bad)}.")
+    j, r = _inputs(judgments, rankings, columns)
+    problem = build_problem(j, r, conv)
+    values, empties = compute_values(problem, measures, conv)
+    w = _weights(weights, problem.qids)
+    return Result.build(problem, measures, values, empties, conv, w, per_query=per_query)

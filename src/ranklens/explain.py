@@ -1,0 +1,322 @@
+"""``explain``: the DCG table of one query, and why two conventions disagree on it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._problem import build_problem, gains_for
+from .conventions import Convention, get_convention
+from .data import Judgments, Rankings
+from .errors import InputError, InvalidParameterError
+from .evaluate import _inputs, compute_values
+from .measures import parse_measures
+
+__all__ = ["Difference", "Explanation", "explain"]
+
+# order in which fields are switched when attributing a difference
+_FIELD_ORDER = (
+    "score_precision", "label_precision", "negative_labels", "gain_threshold", "gain", "log_base", "ties",
+    "ideal", "default_cutoff", "relevance_level", "empty_test", "empty", "round_per_query", "err_max_grade",
+)
+# fields that change which queries count or how they are averaged, not a query's value
+_AGGREGATE_FIELDS = ("queries", "missing_ranking", "weighting", "clamp_mean", "min_items", "max_items",
+                     "fractional_labels", "max_label", "k_beyond_longest")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One convention field switched from A's value to B's, and its effect on the query."""
+
+    field: str
+    a: Any
+    b: Any
+    value_after: float
+    change: float
+
+
+@dataclass
+class Explanation:
+    """The table behind one query's DCG / NDCG under a convention.
+
+    ``rows`` follow the ranked list; ``ideal_rows`` the ideal order. With tie
+    averaging, ``gain_used`` is the mean gain of the row's tie group.
+    """
+
+    query: str
+    measure: str
+    convention: Convention
+    k: int | None
+    rows: list[dict[str, Any]]
+    ideal_rows: list[dict[str, Any]]
+    dcg: float
+    idcg: float
+    value: float
+    note: str = ""
+    compare: Convention | None = None
+    value_b: float | None = None
+    differences: list[Difference] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    aggregate_only: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "query": self.query, "measure": self.measure, "convention": self.convention.name, "k": self.k,
+            "rows": self.rows, "ideal_rows": self.ideal_rows, "dcg": self.dcg, "idcg": self.idcg,
+            "value": self.value,
+        }
+        if self.note:
+            d["note"] = self.note
+        if self.compare is not None:
+            d["compare"] = {
+                "convention": self.compare.name, "value": self.value_b,
+                "differences": [{"field": x.field, "a": _plain(x.a), "b": _plain(x.b), "value_after": x.value_after,
+                                 "change": x.change} for x in self.differences],
+                "no_effect_on_this_query": self.unchanged,
+                "affect_only_the_mean": self.aggregate_only,
+            }
+        return d
+
+    def to_pandas(self) -> Any:
+        from ._deps import require
+
+        pd = require("pandas")
+        return pd.DataFrame(self.rows)
+
+    def table(self) -> str:
+        cut = f"@{self.k}" if self.k else ""
+        out = [f"query {self.query} - {self.measure} under convention {self.convention.name!r}"]
+        head = ["pos", "item", "rel", "gain", "discount", "contrib", "DCG", "| ideal item", "ideal gain", "IDCG"]
+        body = []
+        n = max(len(self.rows), len(self.ideal_rows))
+        for i in range(n):
+            r = self.rows[i] if i < len(self.rows) else None
+            g = self.ideal_rows[i] if i < len(self.ideal_rows) else None
+            body.append([
+                str(i + 1),
+                "" if r is None else str(r["item"]),
+                "" if r is None else _num(r["relevance"]),
+                "" if r is None else _num(r["gain_used"]),
+                "" if r is None else f"{r['discount']:.5f}",
+                "" if r is None else f"{r['contribution']:.5f}",
+                "" if r is None else f"{r['running_dcg']:.5f}",
+                "| " + ("" if g is None else str(g["item"])),
+                "" if g is None else _num(g["gain"]),
+                "" if g is None else f"{g['running_idcg']:.5f}",
+            ])
+        widths = [max(len(h), *(len(row[c]) for row in body)) if body else len(h) for c, h in enumerate(head)]
+        out.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+        for row in body:
+            out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        out.append(f"DCG{cut} = {self.dcg:.6f}   IDCG{cut} = {self.idcg:.6f}   {self.measure} = {_num(self.value, 6)}")
+        if self.note:
+            out.append(self.note)
+        if self.compare is not None:
+            out.append("")
+            out.append(
+                f"{self.convention.name}: {_num(self.value, 6)}   {self.compare.name}: {_num(self.value_b, 6)}   "
+                f"difference: {_num((self.value_b or 0.0) - self.value, 6) if _finite(self.value, self.value_b) else 'n/a'}"
+            )
+            if self.differences:
+                out.append(f"switching {self.convention.name} -> {self.compare.name} one choice at a time:")
+                for d in self.differences:
+                    out.append(f"  {d.field}: {_plain(d.a)!r} -> {_plain(d.b)!r}   value {_num(d.value_after, 6)} "
+                               f"({'+' if d.change >= 0 else ''}{_num(d.change, 6)})")
+            if self.unchanged:
+                out.append(f"  differ, but change nothing for this query: {', '.join(self.unchanged)}")
+            if self.aggregate_only:
+                out.append(f"  differ in which queries count or how they are averaged: {', '.join(self.aggregate_only)}")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _finite(*xs: Any) -> bool:
+    return all(x is not None and not math.isnan(x) for x in xs)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): v for k, v in x.items()}
+    return x
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float) and math.isnan(x):
+        return "skipped"
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}f}"
+
+
+def _subset(j: Judgments, r: Rankings, query: Any) -> tuple[Judgments, Rankings]:
+    if r.qid is None:
+        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source)
+    assert r.qid is not None and r.item is not None
+    jm = np.array([str(x) for x in j.qid], dtype=object) == str(query)
+    rm = np.array([str(x) for x in r.qid], dtype=object) == str(query)
+    if not jm.any() and not rm.any():
+        sample = sorted({str(x) for x in r.qid})[:10]
+        raise InputError(f"query {query!r} is neither judged nor ranked; some ranked queries: {', '.join(sample)}.")
+    js = Judgments(j.qid[jm], j.item[jm], j.label[jm], source=j.source) if jm.any() else Judgments(
+        np.array([str(query)], dtype=object), np.array(["\x00none"], dtype=object), np.zeros(1), source=j.source)
+    rs = Rankings(r.qid[rm], r.item[rm], score=None if r.score is None else r.score[rm],
+                  rank=None if r.rank is None else r.rank[rm], source=r.source)
+    return js, rs
+
+
+def _query_value(js: Judgments, rs: Rankings, measure: str, conv: Convention) -> float:
+    if len(rs) == 0:
+        return 0.0
+    p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
+    vals, _ = compute_values(p, parse_measures([measure]), conv)
+    return float(vals[0, 0])
+
+
+def explain(
+    judgments: Any,
+    rankings: Any = None,
+    query: Any = None,
+    *,
+    k: int | None = None,
+    measure: str = "ndcg",
+    convention: str | Convention | None = None,
+    compare: str | Convention | None = None,
+    **options: Any,
+) -> Explanation:
+    """Show how one query's DCG and NDCG are built, position by position.
+
+    Parameters
+    ----------
+    judgments, rankings : any input accepted by :func:`ranklens.evaluate`
+    query : query id
+        The query to explain.
+    k : int, optional
+        Cutoff (``None``: the whole list).
+    measure : {"ndcg", "dcg"}, default="ndcg"
+    convention : str or Convention, default="ranklens"
+    compare : str or Convention, optional
+        A second convention: the explanation then lists which of the
+        choices that differ change this query's value, and by how much.
+    **options
+        Column names for tables, as in :func:`ranklens.evaluate`.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = {"x": {"a": 0, "b": 0, "c": 1, "d": 1, "e": 1}}
+    >>> run = {"x": {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}}
+    >>> e = ranklens.explain(qrels, run, "x", k=3)
+    >>> round(e.dcg, 5), round(e.idcg, 5), round(e.value, 5)
+    (0.5, 2.13093, 0.23464)
+    >>> [r["item"] for r in e.ideal_rows]
+    ['c', 'd', 'e']
+    """
+    if query is None:
+        raise InvalidParameterError("`query` is required: which query to explain.")
+    if measure not in ("ndcg", "dcg"):
+        raise InvalidParameterError(f"`measure` must be 'ndcg' or 'dcg'; got {measure!r}.")
+    if k is not None and (not isinstance(k, int) or k < 1):
+        raise InvalidParameterError(f"`k` must be an integer >= 1 or None; got {k!r}.")
+    column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col", "format", "run_format", "groups"}
+    columns = {a: b for a, b in options.items() if a in column_keys}
+    overrides = {a: b for a, b in options.items() if a not in column_keys}
+    conv = get_convention(convention, **overrides)
+    j, r = _inputs(judgments, rankings, columns)
+    js, rs = _subset(j, r, query)
+    mname = measure if k is None else f"{measure}@{k}"
+    eff_k = k if k is not None else (conv.default_cutoff if measure == "ndcg" else None)
+
+    rows: list[dict[str, Any]] = []
+    ideal_rows: list[dict[str, Any]] = []
+    note = ""
+    lnb = math.log(conv.log_base)
+    if len(rs):
+        p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
+        gains = gains_for(p.label, conv, conv.gain)
+        n = len(gains)
+        depth = n if eff_k is None else min(eff_k, n)
+        used = gains.copy()
+        pos_disc = np.array([1.0 / (math.log(i + 2.0) / lnb) for i in range(n)])
+        if conv.ties in ("average", "shared_rank"):
+            i = 0
+            while i < n:
+                jx = i + 1
+                while jx < n and p.score[jx] == p.score[i]:
+                    jx += 1
+                if jx - i > 1:
+                    note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
+                        else "tied scores: tied items share their truncated mean rank (Evidently)"
+                    if conv.ties == "average":
+                        used[i:jx] = gains[i:jx].mean()
+                    else:
+                        shared = int(i + (jx - i + 1) / 2.0)
+                        pos_disc[i:jx] = 1.0 / (math.log(shared + 1.0) / lnb)
+                i = jx
+        running = 0.0
+        for i in range(depth):
+            c = used[i] * pos_disc[i]
+            running += c
+            lab = p.label[i]
+            rows.append({
+                "position": i + 1, "item": _py(p.item[i]), "score": float(p.score[i]),
+                "relevance": None if math.isnan(lab) else float(lab), "gain": float(gains[i]),
+                "gain_used": float(used[i]), "discount": float(pos_disc[i]), "contribution": float(c),
+                "running_dcg": float(running),
+            })
+        dcg = running
+        if conv.ideal == "judgments":
+            ig = gains_for(p.j_label, conv, conv.gain)
+            items = p.j_item
+        else:
+            ig, items = gains, p.item
+        order = np.argsort(-ig, kind="stable")
+        idepth = len(order) if eff_k is None else min(eff_k, len(order))
+        running = 0.0
+        for i in range(idepth):
+            g = float(ig[order[i]])
+            c = g / (math.log(i + 2.0) / lnb)
+            running += c
+            ideal_rows.append({"position": i + 1, "item": _py(items[order[i]]), "gain": g, "contribution": c,
+                               "running_idcg": running})
+        idcg = running
+    else:
+        dcg = 0.0
+        idcg = 0.0
+        note = "the query has no ranked list: DCG is 0"
+    value = _query_value(js, rs, mname, conv) if measure == "ndcg" else dcg
+
+    exp = Explanation(str(query), mname, conv, eff_k, rows, ideal_rows, float(dcg), float(idcg), value, note)
+    if compare is not None:
+        other = get_convention(compare)
+        exp.compare = other
+        exp.value_b = _query_value(js, rs, mname, other)
+        diffs = conv.differences(other)
+        current = conv
+        prev = value
+        for name in _FIELD_ORDER:
+            if name not in diffs:
+                continue
+            current = current.replace(**{name: diffs[name][1]})
+            try:
+                after = _query_value(js, rs, mname, current)
+            except Exception:  # a step may be invalid alone (e.g. labels refused); skip its attribution
+                continue
+            delta = after - prev if _finite(after, prev) else math.nan
+            if after == prev or (math.isnan(after) and math.isnan(prev)):
+                exp.unchanged.append(name)
+            else:
+                exp.differences.append(Difference(name, diffs[name][0], diffs[name][1], after, delta))
+            prev = after
+        exp.aggregate_only = [f for f in _AGGREGATE_FIELDS if f in diffs]
+    return exp
+
+
+def _py(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x

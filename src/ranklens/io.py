@@ -1,0 +1,404 @@
+"""Readers: files into :class:`~ranklens.data.Judgments` and :class:`~ranklens.data.Rankings`.
+
+Formats (``format=`` or detected from the extension and the first lines):
+
+``trec``        qrels ``qid iter item label`` or run ``qid Q0 item rank score [tag]``
+                (``#`` lines are comments; a ``#`` inside an id is part of it)
+``svmlight``    LETOR ``label qid:Q 1:v 2:v ... [# comment]`` for judgments; without
+                ``qid:`` the groups come from a ``.query``/``.group`` file beside it
+``predictions`` one score per line, aligned with the judgment rows (LETOR)
+``csv``/``tsv`` a long table with a header (see :data:`ranklens.data.COLUMN_NAMES`)
+``parquet``     a long table
+``jsonl``       JSON Lines records of a long table
+``json``        ``{query: {item: value}}`` or a list of records
+
+Gzip-compressed files are read transparently. Every parse error names the
+file, the line number and the offending text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io as _io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .data import Judgments, Rankings, _id_array, split_table
+from .errors import FormatError, InputError, InvalidParameterError
+
+__all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings"]
+
+FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
+
+
+def _open_bytes(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file.") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied.") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
+    return data
+
+
+def _strip_gz(name: str) -> str:
+    return name[:-3] if name.lower().endswith(".gz") else name
+
+
+def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> str:
+    """Guess a file's format from its extension, then from its first lines."""
+    p = Path(path)
+    name = _strip_gz(p.name.lower())
+    for ext, fmt in ((".parquet", "parquet"), (".pq", "parquet"), (".csv", "csv"), (".tsv", "tsv"),
+                     (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"), (".svmlight", "svmlight"),
+                     (".letor", "svmlight"), (".libsvm", "svmlight")):
+        if name.endswith(ext):
+            return fmt
+    if head is None:
+        raw = _open_bytes(p)
+        head = raw[:65536]
+    if head[:4] == b"PAR1":
+        return "parquet"
+    text = head.decode("utf-8", errors="replace")
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if s.startswith("{"):
+            return "jsonl"
+        toks = s.split()
+        if len(toks) >= 2 and (toks[1].startswith("qid:") or _is_feature(toks[1])) and _is_float(toks[0]):
+            return "svmlight"
+        if len(toks) == 1 and _is_float(toks[0]):
+            return "predictions"
+        if len(toks) >= 4:
+            return "trec"
+        if "\t" in line:
+            return "tsv"
+        if "," in line:
+            return "csv"
+        break
+    raise FormatError("cannot tell the file's format; pass format= (one of " + ", ".join(FORMATS) + ")", path=str(p))
+
+
+def _is_feature(tok: str) -> bool:
+    a, sep, b = tok.partition(":")
+    return bool(sep) and a.isdigit() and _is_float(b)
+
+
+def _is_float(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def _lines(data: bytes, path: str):
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(f"not UTF-8 text (byte {exc.start})", path=path, line=line) from None
+    return text.splitlines()
+
+
+def _parse_number(tok: str, what: str, path: str, lineno: int, line: str) -> float:
+    try:
+        v = float(tok)
+    except ValueError:
+        raise FormatError(f"{what} {tok!r} is not a number", path=path, line=lineno, text=line) from None
+    if math.isnan(v) or math.isinf(v):
+        raise FormatError(f"{what} is {tok}; scores and labels must be finite", path=path, line=lineno, text=line)
+    return v
+
+
+def _read_trec_qrels(data: bytes, path: str) -> Judgments:
+    qids: list[str] = []
+    items: list[str] = []
+    labels: list[float] = []
+    for lineno, line in enumerate(_lines(data, path), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        toks = s.split()
+        if len(toks) < 4:
+            raise FormatError(
+                f"expected 4 fields 'query iteration item relevance', got {len(toks)}", path=path, line=lineno, text=line
+            )
+        qids.append(toks[0])
+        items.append(toks[2])
+        labels.append(_parse_number(toks[3], "relevance", path, lineno, line))
+    if not labels:
+        raise InputError(f"{path}: no judgments in the file.")
+    return Judgments(np.asarray(qids, dtype=object), np.asarray(items, dtype=object),
+                     np.asarray(labels, dtype=np.float64), source=path)
+
+
+def _read_trec_run(data: bytes, path: str) -> Rankings:
+    qids: list[str] = []
+    items: list[str] = []
+    scores: list[float] = []
+    ranks: list[float] = []
+    for lineno, line in enumerate(_lines(data, path), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        toks = s.split()
+        if len(toks) < 5:
+            raise FormatError(
+                f"expected 6 fields 'query Q0 item rank score tag', got {len(toks)}", path=path, line=lineno, text=line
+            )
+        qids.append(toks[0])
+        items.append(toks[2])
+        ranks.append(_parse_number(toks[3], "rank", path, lineno, line) if _is_float(toks[3]) else math.nan)
+        scores.append(_parse_number(toks[4], "score", path, lineno, line))
+    if not scores:
+        raise InputError(f"{path}: no ranked items in the file.")
+    return Rankings(np.asarray(qids, dtype=object), np.asarray(items, dtype=object),
+                    score=np.asarray(scores, dtype=np.float64), rank=np.asarray(ranks, dtype=np.float64), source=path)
+
+
+def _group_file(path: Path) -> Path | None:
+    for suffix in (".query", ".group", ".qid"):
+        cand = Path(str(path) + suffix)
+        if cand.exists():
+            return cand
+        cand = path.with_suffix(suffix)
+        if cand.exists():
+            return cand
+    return None
+
+
+def _read_svmlight(data: bytes, path: str, groups: str | os.PathLike[str] | None) -> Judgments:
+    labels: list[float] = []
+    qids: list[str] = []
+    any_qid = False
+    for lineno, line in enumerate(_lines(data, path), 1):
+        s = line.split("#", 1)[0].strip()
+        if not s:
+            continue
+        toks = s.split()
+        labels.append(_parse_number(toks[0], "label", path, lineno, line))
+        if len(toks) > 1 and toks[1].startswith("qid:"):
+            q = toks[1][4:]
+            if not q:
+                raise FormatError("empty qid:", path=path, line=lineno, text=line)
+            qids.append(q)
+            any_qid = True
+        else:
+            if any_qid:
+                raise FormatError("line without qid: in a file that uses qid:", path=path, line=lineno, text=line)
+            qids.append("")
+            for t in toks[1:2]:
+                if not _is_feature(t):
+                    raise FormatError(f"expected 'qid:Q' or 'index:value', got {t!r}", path=path, line=lineno, text=line)
+    if not labels:
+        raise InputError(f"{path}: no rows in the file.")
+    n = len(labels)
+    if not any_qid:
+        gpath = Path(groups) if groups is not None else _group_file(Path(path))
+        if gpath is None:
+            raise FormatError(
+                "no qid: fields and no group file (.query or .group beside it); pass groups=FILE", path=path
+            )
+        sizes = []
+        for gl, gline in enumerate(_lines(_open_bytes(gpath), str(gpath)), 1):
+            if not gline.strip():
+                continue
+            try:
+                sizes.append(int(gline.strip()))
+            except ValueError:
+                raise FormatError("group size is not an integer", path=str(gpath), line=gl, text=gline) from None
+        if sum(sizes) != n:
+            raise InputError(f"{gpath}: group sizes add up to {sum(sizes)} but {path} has {n} rows.")
+        qid_arr = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    else:
+        qid_arr = np.asarray(qids, dtype=object)
+    # items are the row numbers of the file (0-based), so predictions align by row
+    return Judgments(qid_arr, np.arange(n, dtype=np.int64), np.asarray(labels, dtype=np.float64), source=path)
+
+
+def _read_predictions(data: bytes, path: str) -> Rankings:
+    scores = []
+    for lineno, line in enumerate(_lines(data, path), 1):
+        s = line.strip()
+        if not s:
+            continue
+        toks = s.split()
+        if len(toks) != 1:
+            raise FormatError("expected one score per line", path=path, line=lineno, text=line)
+        scores.append(_parse_number(toks[0], "score", path, lineno, line))
+    if not scores:
+        raise InputError(f"{path}: no scores in the file.")
+    return Rankings(None, None, score=np.asarray(scores, dtype=np.float64), source=path)
+
+
+def _read_table(data: bytes, path: str, fmt: str) -> Any:
+    import pyarrow as pa
+
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(pa.BufferReader(data))
+        if fmt in ("csv", "tsv"):
+            import pyarrow.csv as pcsv
+
+            delim = "\t" if fmt == "tsv" else ","
+            return pcsv.read_csv(pa.BufferReader(data), parse_options=pcsv.ParseOptions(delimiter=delim))
+        if fmt == "jsonl":
+            import pyarrow.json as pjson
+
+            return pjson.read_json(pa.BufferReader(data))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+        raise FormatError(f"cannot read as {fmt}: {exc}", path=path) from None
+    raise AssertionError(fmt)
+
+
+def _read_json(data: bytes, path: str) -> Any:
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise FormatError(f"invalid JSON: {exc}", path=path, line=line) from None
+    if isinstance(obj, list):
+        import pyarrow as pa
+
+        return pa.Table.from_pylist(obj)
+    if isinstance(obj, dict):
+        return obj
+    raise FormatError("JSON must be {query: {item: value}} or a list of records", path=path)
+
+
+def read_judgments(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    groups: str | os.PathLike[str] | None = None,
+    **columns: Any,
+) -> Judgments:
+    """Read judgments from a file.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (gzip allowed).
+    format : str, optional
+        One of :data:`FORMATS`; detected when omitted.
+    groups : path, optional
+        Group sizes for a LETOR file without ``qid:`` (default: a ``.query``
+        or ``.group`` file beside it).
+    **columns
+        ``query_col=``, ``item_col=``, ``label_col=`` for tables.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from ranklens import read_judgments
+    >>> p = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(p, "w").write("q1 0 d1 2\\nq1 0 d2 0\\n")
+    >>> read_judgments(p).label.tolist()
+    [2.0, 0.0]
+    """
+    p = Path(path)
+    data = _open_bytes(p)
+    fmt = _check_format(format) or detect_format(p, data[:65536])
+    src = str(path)
+    if fmt == "trec":
+        return _read_trec_qrels(data, src)
+    if fmt == "svmlight":
+        return _read_svmlight(data, src, groups)
+    if fmt == "predictions":
+        raise InputError(f"{src}: a file of bare scores has no relevance labels; it can only be the run.")
+    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt)
+    if isinstance(obj, dict):
+        from .data import as_judgments
+
+        j = as_judgments(obj)
+        return Judgments(j.qid, j.item, j.label, source=src)
+    j, _ = split_table(obj, need="judgments", source=src, **columns)
+    assert j is not None
+    return j
+
+
+def read_rankings(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    **columns: Any,
+) -> Rankings:
+    """Read ranked lists from a file (TREC run, predictions, or a table).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from ranklens import read_rankings
+    >>> p = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(p, "w").write("q1 Q0 d1 1 2.5 sys\\nq1 Q0 d2 2 1.5 sys\\n")
+    >>> read_rankings(p).score.tolist()
+    [2.5, 1.5]
+    """
+    p = Path(path)
+    data = _open_bytes(p)
+    fmt = _check_format(format) or detect_format(p, data[:65536])
+    src = str(path)
+    if fmt == "trec":
+        return _read_trec_run(data, src)
+    if fmt == "predictions":
+        return _read_predictions(data, src)
+    if fmt == "svmlight":
+        raise InputError(f"{src}: a LETOR file holds labels, not a ranking; give it as the judgments and the "
+                         "predictions file as the run.")
+    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt)
+    if isinstance(obj, dict):
+        from .data import as_rankings
+
+        r = as_rankings(obj)
+        return Rankings(r.qid, r.item, score=r.score, source=src)
+    _, r = split_table(obj, need="rankings", source=src, **columns)
+    assert r is not None
+    return r
+
+
+def read_table(path: str | os.PathLike[str], *, format: str | None = None, **columns: Any) -> tuple[Judgments | None, Rankings | None]:
+    """Read a long table that may hold both the relevance and the score/rank columns."""
+    p = Path(path)
+    data = _open_bytes(p)
+    fmt = _check_format(format) or detect_format(p, data[:65536])
+    if fmt not in ("csv", "tsv", "parquet", "jsonl", "json"):
+        raise InputError(f"{path}: a {fmt} file holds either judgments or a ranking, not both.")
+    obj = _read_json(data, str(path)) if fmt == "json" else _read_table(data, str(path), fmt)
+    if isinstance(obj, dict):
+        raise InputError(f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
+    return split_table(obj, need="both", source=str(path), **columns)
+
+
+def _check_format(fmt: str | None) -> str | None:
+    if fmt is None:
+        return None
+    f = fmt.lower()
+    if f in ("qrels", "run", "trec_run", "trec_qrels"):
+        f = "trec"
+    if f in ("letor", "libsvm"):
+        f = "svmlight"
+    if f == "ndjson":
+        f = "jsonl"
+    if f not in FORMATS:
+        raise InvalidParameterError(f"`format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    return f
+
+
+_ = (_io, _id_array)
