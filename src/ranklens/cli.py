@@ -1,2 +1,304 @@
-def main() -> None:
-    pass
+"""Command line: ``ranklens eval``, ``ranklens explain``, ``ranklens conventions``.
+
+A user's mistake (a missing file, a malformed line, an unknown measure...)
+prints one line on stderr and exits with status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+from typing import Any
+
+import click
+
+from .errors import RanklensError
+
+__all__ = ["main"]
+
+_COLUMN_OPTS = [
+    click.option("--query-col", default=None, help="Query id column of a table (default: query, qid, group_id...)."),
+    click.option("--item-col", default=None, help="Item id column of a table (default: item, doc_id, docno...)."),
+    click.option("--score-col", default=None, help="Score column of a table (default: score, prediction...)."),
+    click.option("--rank-col", default=None, help="Rank column of a table (rank 1 is best)."),
+    click.option("--label-col", default=None, help="Relevance column of a table (default: relevance, label, gain...)."),
+    click.option("--format", "judgments_format", default=None,
+                 help="Format of JUDGMENTS: trec, svmlight, csv, tsv, parquet, jsonl, json (default: detected)."),
+    click.option("--run-format", default=None, help="Format of RUN: trec, predictions, csv, tsv, parquet, jsonl, json."),
+    click.option("--groups", default=None, type=click.Path(dir_okay=False),
+                 help="Group sizes for a LETOR file without qid: (default: FILE.query beside it)."),
+]
+
+
+def _column_options(f: Any) -> Any:
+    for opt in reversed(_COLUMN_OPTS):
+        f = opt(f)
+    return f
+
+
+def _columns(kw: dict[str, Any]) -> dict[str, Any]:
+    out = {k: kw.pop(k) for k in ("query_col", "item_col", "score_col", "rank_col", "label_col") if kw.get(k) is not None}
+    for k in ("query_col", "item_col", "score_col", "rank_col", "label_col"):
+        kw.pop(k, None)
+    if kw.get("judgments_format"):
+        out["format"] = kw["judgments_format"]
+    if kw.get("run_format"):
+        out["run_format"] = kw["run_format"]
+    if kw.get("groups"):
+        out["groups"] = kw["groups"]
+    for k in ("judgments_format", "run_format", "groups"):
+        kw.pop(k, None)
+    return out
+
+
+def _parse_sets(items: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--set expects FIELD=VALUE, got {item!r}")
+        out[name.strip()] = _value(value.strip())
+    return out
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if "=" in text or ":" in text:  # a gain mapping like 0:0,1:1,2:3
+        pairs = {}
+        for part in text.split(","):
+            k, _, v = part.replace(":", "=").partition("=")
+            pairs[float(k)] = float(v)
+        return pairs
+    return text
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RanklensError as exc:
+            _fail(str(exc))
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            _fail(f"{exc.filename}: {exc.strerror}")
+        except KeyboardInterrupt:
+            _fail("interrupted", code=130)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    message = " ".join(str(message).split())
+    click.echo(f"ranklens: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ranklens", prog_name="ranklens")
+def cli() -> None:
+    """Exact ranking evaluation (NDCG, MAP, MRR, ERR...) under named conventions."""
+
+
+@cli.command("eval")
+@click.argument("judgments", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("-m", "--measure", "measures", multiple=True,
+              help="Measure, repeatable: ndcg@10, map, mrr@10, P@10, recall@100, err@20, ndcg_cut.10 ...")
+@click.option("-c", "--convention", default="ranklens", show_default=True,
+              help="ranklens, sklearn, trec_eval, trec_eval10, ir_measures, gdeval, ranx, lightgbm, xgboost, "
+                   "catboost, torchmetrics, evidently.")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
+              help="Change one convention field, e.g. --set gain=exponential --set empty=0.")
+@click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
+@click.option("-f", "--output-format", "--fmt", "fmt", type=click.Choice(["table", "json", "csv", "trec"]),
+              default="table", show_default=True, help="Output format.")
+@click.option("--digits", default=4, show_default=True, help="Decimals in table and trec output.")
+@_column_options
+def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
+             sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, **kw: Any) -> None:
+    """Evaluate RUN(s) against JUDGMENTS.
+
+    JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
+    file; RUN a TREC run, a predictions file or a table. A table holding both
+    relevance and scores can be given alone.
+    """
+    from .evaluate import evaluate
+
+    columns = _columns(kw)
+    overrides = _parse_sets(sets)
+    ms = list(measures) or ["ndcg@10"]
+    results = []
+    if not runs:
+        results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
+    for run in runs:
+        results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
+    out = click.get_text_stream("stdout")
+    if fmt == "json":
+        if len(results) == 1:
+            payload = _json_payload(results[0][1], per_query)
+        else:
+            payload = {"runs": {name: _json_payload(res, per_query) for name, res in results}}
+        out.write(json.dumps(payload, indent=2) + "\n")
+    elif fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["run", "query", "measure", "value"])
+        for name, res in results:
+            if per_query:
+                for q, row in res.per_query_dict().items():
+                    for m, v in row.items():
+                        w.writerow([name, q, m, repr(v)])
+            for m, v in res.aggregate.items():
+                w.writerow([name, "all", m, repr(v)])
+    elif fmt == "trec":
+        for name, res in results:
+            out.write(_trec_lines(res, per_query, digits))
+    else:
+        out.write(_table(results, per_query, digits) + "\n")
+
+
+def _json_payload(res: Any, per_query: bool) -> dict[str, Any]:
+    d: dict[str, Any] = {"aggregate": {k: _jnum(v) for k, v in res.aggregate.items()}}
+    if per_query:
+        d["per_query"] = {str(q): {m: _jnum(v) for m, v in row.items()} for q, row in res.per_query_dict().items()}
+    d["queries"] = res.counted
+    d["convention"] = res.convention.name
+    d["excluded"] = [
+        {"reason": e.reason, "count": e.count, "examples": list(e.examples), "measures": list(e.measures)}
+        for e in res.excluded
+    ]
+    return d
+
+
+def _jnum(v: float) -> float | None:
+    return None if math.isnan(v) else v
+
+
+def _trec_lines(res: Any, per_query: bool, digits: int) -> str:
+    buf = io.StringIO()
+    names = [m.trec_name for m in res.measures]
+    if per_query:
+        for qi, q in enumerate(res.queries):
+            for c, m in enumerate(res.measures):
+                v = res.values[qi, c]
+                if math.isnan(v):
+                    continue
+                buf.write(_trec_line(names[c], str(q), v, m.summed, digits))
+    for c, m in enumerate(res.measures):
+        buf.write(_trec_line(names[c], "all", res.aggregate[m.key], m.summed, digits))
+    return buf.getvalue()
+
+
+def _trec_line(name: str, q: str, v: float, summed: bool, digits: int) -> str:
+    value = f"{int(round(v))}" if summed else f"{v:.{digits}f}"
+    return f"{name:<22}\t{q}\t{value}\n"
+
+
+def _table(results: list[tuple[str, Any]], per_query: bool, digits: int) -> str:
+    keys = results[0][1].keys
+    names = [os.path.basename(n) for n, _ in results]
+    lines: list[str] = []
+    if per_query:
+        for name, res in results:
+            lines.append(f"per query ({os.path.basename(name)}):")
+            w = max(len("query"), *(len(str(q)) for q in res.queries))
+            lines.append(f"  {'query':<{w}}  " + "  ".join(f"{k:>{max(len(k), digits + 3)}}" for k in keys))
+            for qi, q in enumerate(res.queries):
+                cells = []
+                for c, k in enumerate(keys):
+                    v = res.values[qi, c]
+                    cells.append(f"{'-' if math.isnan(v) else f'{v:.{digits}f}':>{max(len(k), digits + 3)}}")
+                lines.append(f"  {str(q):<{w}}  " + "  ".join(cells))
+            lines.append("")
+    mw = max(len("measure"), *(len(k) for k in keys))
+    cw = [max(len(n), digits + 3) for n in names]
+    lines.append(f"{'measure':<{mw}}  " + "  ".join(f"{n:>{w}}" for n, w in zip(names, cw)))
+    lines.append("-" * (mw + 2 + sum(w + 2 for w in cw) - 2))
+    for k in keys:
+        cells = []
+        for (_, res), w in zip(results, cw):
+            v = res.aggregate[k]
+            txt = "n/a" if math.isnan(v) else (f"{int(v)}" if k.startswith("num_") else f"{v:.{digits}f}")
+            cells.append(f"{txt:>{w}}")
+        lines.append(f"{k:<{mw}}  " + "  ".join(cells))
+    first = results[0][1]
+    counted = sorted(set(first.counted.values()))
+    lines.append(f"queries: {', '.join(map(str, counted))}   convention: {first.convention.name}")
+    seen = set()
+    for name, res in results:
+        for e in res.excluded:
+            text = f"note ({os.path.basename(name)}): {e}" if len(results) > 1 else f"note: {e}"
+            if text not in seen:
+                seen.add(text)
+                lines.append(text)
+    return "\n".join(lines)
+
+
+@cli.command("explain")
+@click.argument("judgments", type=click.Path(dir_okay=False))
+@click.argument("run", required=False, type=click.Path(dir_okay=False))
+@click.option("--query", "-Q", "query", required=True, help="The query id to explain.")
+@click.option("-k", "k", type=int, default=None, help="Cutoff (default: the whole list).")
+@click.option("-m", "--measure", default="ndcg", type=click.Choice(["ndcg", "dcg"]), show_default=True)
+@click.option("-c", "--convention", default="ranklens", show_default=True)
+@click.option("--compare", default=None, help="A second convention: which choices make the values differ.")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
+@click.option("-f", "--output-format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_column_options
+def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, measure: str, convention: str,
+                compare: str | None, sets: tuple[str, ...], fmt: str, **kw: Any) -> None:
+    """Show how one query's DCG/NDCG is built: position, gain, discount, contribution, ideal."""
+    from .explain import explain
+
+    if k is not None and k < 1:
+        raise click.BadParameter("must be >= 1", param_hint="-k")
+    columns = _columns(kw)
+    e = explain(judgments, run, query, k=k, measure=measure, convention=convention, compare=compare,
+                **columns, **_parse_sets(sets))
+    if fmt == "json":
+        click.echo(json.dumps(e.to_dict(), indent=2, default=str))
+    else:
+        click.echo(e.table())
+
+
+@cli.command("conventions")
+@click.argument("names", nargs=-1)
+def conventions_cmd(names: tuple[str, ...]) -> None:
+    """List the named conventions, or show the fields of some."""
+    from .conventions import CONVENTIONS, get_convention
+
+    if not names:
+        w = max(len(n) for n in CONVENTIONS)
+        for name, c in CONVENTIONS.items():
+            click.echo(f"{name:<{w}}  {c.description}")
+        return
+    for name in names:
+        c = get_convention(name)
+        click.echo(f"[{c.name}]  {c.mirrors}")
+        for key, value in c.as_dict().items():
+            if key not in ("name", "description", "mirrors"):
+                click.echo(f"  {key} = {value!r}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``ranklens`` command."""
+    try:
+        cli.main(args=argv, prog_name="ranklens", standalone_mode=True)
+    except RanklensError as exc:  # pragma: no cover - raised outside a command
+        _fail(str(exc))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

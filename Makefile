@@ -1,0 +1,56 @@
+# ranklens: `make demo` runs the main job on bundled data; `make test` installs and passes the tests.
+# Both work on a fresh machine: they create .venv (and .venv-evidently for the Evidently peer) when missing.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+EVENV  := .venv-evidently
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+
+.PHONY: demo test install install-test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.runtime: pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $@
+
+# peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build
+$(VENV)/.test: pyproject.toml $(VENV)/.runtime
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e ".[test]"
+	touch $@
+
+# Evidently 0.7 needs pandas < 3: it gets its own environment, driven by tests/peers/evidently_runner.py
+$(EVENV)/.installed:
+	$(PYTHON) -m venv $(EVENV)
+	$(EVENV)/bin/python -m pip --disable-pip-version-check -q install "evidently==0.7.23" "pandas<3"
+	touch $@
+
+install: $(VENV)/.runtime
+install-test: $(VENV)/.test $(EVENV)/.installed
+
+demo: $(VENV)/.runtime
+	@echo "== TREC DL 2019 passage: BM25 vs SPLADE++ (bundled in examples/data) =="
+	$(BIN)/ranklens eval examples/data/qrels.dl19-passage.txt \
+	    examples/data/run.bm25.dl19.txt examples/data/run.splade.dl19.txt \
+	    -m ndcg@10 -m ndcg@100 -m map -m mrr@10 -m "recall@100(rel=2)" -m P@10 -m err@20
+	@echo
+	@echo "== the same nDCG@10 under other libraries' conventions =="
+	@for c in trec_eval ir_measures sklearn lightgbm ranx; do \
+	    printf "%-12s" $$c; $(BIN)/ranklens eval examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
+	    -m ndcg@10 -c $$c -f csv | tail -1 | cut -d, -f4; done
+	@echo
+	@echo "== why: one query under ranklens vs lightgbm =="
+	$(BIN)/ranklens explain examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
+	    --query 1037798 -k 10 --compare lightgbm
+
+test: $(VENV)/.test $(EVENV)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.test
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) $(EVENV) .pytest_cache
