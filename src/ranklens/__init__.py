@@ -5,8 +5,6 @@
 0.69...
 """
 
-from __future__ import annotations
-
 from ._version import __version__
 from .conventions import CONVENTIONS, Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings

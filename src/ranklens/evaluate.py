@@ -217,8 +217,8 @@ def evaluate(
     >>> res = ranklens.evaluate(qrels, run, ["ndcg"])
     >>> round(res["ndcg"], 5)
     0.83458
-    >>> {q: round(v, 5) for q, v in res.per_query_dict("ndcg").items()}
-    {'x': 0.61828, 'y': 0.88546, 'z': 1.0}
+    >>> {q: round(v, 4) for q, v in res.per_query_dict("ndcg").items()}
+    {'x': 0.6183, 'y': 0.8855, 'z': 1.0}
     """
     column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col", "format", "run_format", "groups"}
     columns = {k: v for k, v in options.items() if k in column_keys}

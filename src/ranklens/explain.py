@@ -103,7 +103,7 @@ class Explanation:
                 "" if r is None else f"{r['discount']:.5f}",
                 "" if r is None else f"{r['contribution']:.5f}",
                 "" if r is None else f"{r['running_dcg']:.5f}",
-                "| " + ("" if g is None else str(g["item"])),
+                "| " + ("" if g is None else str(g["item"])).ljust(max(len("ideal item"), *(len(str(x["item"])) for x in self.ideal_rows)) if self.ideal_rows else 0),
                 "" if g is None else _num(g["gain"]),
                 "" if g is None else f"{g['running_idcg']:.5f}",
             ])

@@ -1,0 +1,69 @@
+"""ranklens.explain: the seeds' table, and attribution of a difference between conventions."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ranklens
+
+
+def d(i: int) -> float:
+    return 1.0 / math.log2(i + 1)
+
+
+SEED_X = {"x": {"item_a": 0, "item_b": 0, "item_c": 1, "item_d": 1, "item_e": 1}}
+SEED_RUN = {"x": {"item_a": 5, "item_b": 4, "item_c": 3, "item_d": 2, "item_e": 1}}
+
+
+def test_seed_table_columns():
+    e = ranklens.explain(SEED_X, SEED_RUN, "x")
+    assert [r["position"] for r in e.rows] == [1, 2, 3, 4, 5]
+    assert [r["relevance"] for r in e.rows] == [0, 0, 1, 1, 1]
+    for r in e.rows:
+        assert r["discount"] == pytest.approx(d(r["position"]), abs=1e-15)
+        assert r["contribution"] == pytest.approx(r["gain"] * d(r["position"]), abs=1e-15)
+    assert e.rows[-1]["running_dcg"] == pytest.approx(1.31752, abs=1e-5)  # seed 001
+    assert e.idcg == pytest.approx(2.13093, abs=1e-5)
+    assert e.value == pytest.approx(0.61828, abs=1e-5)
+    assert [r["gain"] for r in e.ideal_rows] == [1, 1, 1, 0, 0]
+    assert "running DCG" not in e.table() and "DCG" in e.table()
+
+
+def test_seed_ndcg_at_3():
+    e = ranklens.explain(SEED_X, SEED_RUN, "x", k=3)
+    assert e.dcg == pytest.approx(0.5, abs=1e-15)
+    assert e.idcg == pytest.approx(2.13093, abs=1e-5)
+    assert e.value == pytest.approx(0.23464, abs=1e-5)
+
+
+def test_tie_groups_use_mean_gain():
+    e = ranklens.explain({"q": {"a": 3, "b": 0, "c": 1}}, {"q": {"a": 1.0, "b": 1.0, "c": 0.5}}, "q")
+    assert e.rows[0]["gain_used"] == pytest.approx(1.5) and e.rows[1]["gain_used"] == pytest.approx(1.5)
+    dcg = 1.5 * d(1) + 1.5 * d(2) + 1 * d(3)
+    assert e.dcg == pytest.approx(dcg, abs=1e-15)
+    assert "tie" in e.note
+
+
+def test_compare_attributes_each_choice():
+    # judged d9 (label 2) is not retrieved; ranked list labels 1, 0, 2
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "d9": 2}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    e = ranklens.explain(qrels, run, "q", compare="lightgbm")
+    lin_judg = (1 * d(1) + 2 * d(3)) / (2 * d(1) + 2 * d(2) + 1 * d(3))
+    g = lambda x: 2.0**x - 1  # noqa: E731
+    exp_list = (g(1) * d(1) + g(2) * d(3)) / (g(2) * d(1) + g(1) * d(2))
+    assert e.value == pytest.approx(lin_judg, abs=1e-15)
+    assert e.value_b == pytest.approx(exp_list, abs=1e-15)
+    fields = [x.field for x in e.differences]
+    assert fields == ["gain", "ideal"]
+    exp_judg = (g(1) * d(1) + g(2) * d(3)) / (g(2) * d(1) + g(2) * d(2) + g(1) * d(3))
+    assert e.differences[0].value_after == pytest.approx(exp_judg, abs=1e-15)
+    assert sum(x.change for x in e.differences) == pytest.approx(exp_list - lin_judg, abs=1e-15)
+    assert "queries" in e.aggregate_only
+
+
+def test_unknown_query_is_an_error():
+    with pytest.raises(ranklens.InputError, match="neither judged nor ranked"):
+        ranklens.explain(SEED_X, SEED_RUN, "nope")
