@@ -187,13 +187,14 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         notes.append(Exclusion("ranked but not judged: left out", int((only_r & ~universe).sum()), ids(only_r & ~universe)))
     if (only_j & ~universe).any():
         notes.append(Exclusion("judged but not ranked: left out", int((only_j & ~universe).sum()), ids(only_j & ~universe)))
+    if conv.missing_ranking == "error" and conv.queries != "judged" and only_j.any():
+        raise InputError(
+            f"convention {conv.name!r}: {int(only_j.sum())} judged queries have no ranking "
+            f"({', '.join(ids(only_j)[:5])}); trec_eval 10 stops here too (use -c, i.e. queries='judged', "
+            "to score them 0)."
+        )
     missing = only_j & universe
     if missing.any():
-        if conv.missing_ranking == "error":
-            raise InputError(
-                f"convention {conv.name!r}: {int(missing.sum())} judged queries have no ranking "
-                f"({', '.join(ids(missing)[:5])}); trec_eval 10 stops here too (use -c, i.e. queries='judged')."
-            )
         notes.append(Exclusion("judged but not ranked: scored as an empty ranking", int(missing.sum()), ids(missing)))
     if not universe.any():
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
@@ -304,6 +305,11 @@ def gains_for(label: np.ndarray, conv: Convention, gain: object) -> np.ndarray:
         pos = np.clip(np.searchsorted(keys, lab), 0, keys.size - 1)
         found = keys[pos] == lab
         out[found] = vals[pos[found]]
+    # unjudged items, and negative labels under negative_labels="zero", gain nothing whatever the
+    # mapping says of level 0 (trec_eval: not in the qrels / not judged -> gain 0)
+    out[np.isnan(label)] = 0.0
+    if conv.negative_labels == "zero":
+        out[label < 0] = 0.0
     return out
 
 

@@ -113,10 +113,21 @@ def compute_values(
                 v = v.copy()
                 v[empty] = np.nan if rule == "skip" else float(rule)
             if conv.round_per_query is not None:
-                v = np.round(v, conv.round_per_query)
+                v = _round_like_printf(v, conv.round_per_query)
             out[:, i] = v
             empties[:, i] = empty
     return out, empties
+
+
+def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:
+    """Round as C's printf("%.Nf") does: from the exact binary value (np.round scales first,
+    which turns 0.003125 into an exact half and rounds it to even)."""
+    out = np.round(v, digits)
+    scaled = v * 10.0**digits
+    near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
+    for i in np.flatnonzero(near_half & np.isfinite(v)):  # rare: values within 1e-6 of a half
+        out[i] = round(float(v[i]), digits)
+    return out
 
 
 def _positive_per_query(ideal: np.ndarray, offs: np.ndarray) -> np.ndarray:
