@@ -250,10 +250,11 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         kernel_ties = TIES_AVERAGE
     elif ties == "shared_rank":
         kernel_ties = TIES_SHARED_RANK
-    elif ties == "item_desc":
-        use_key, tie_key = True, -g_item_code.astype(np.float64)
-    elif ties == "item_asc":
-        use_key, tie_key = True, g_item_code.astype(np.float64)
+    elif ties in ("item_desc", "item_asc"):
+        if is_integer_ids(ri):  # trec_eval compares ids as strings: "10" < "9"
+            g_item_code, _ = factorize(to_str_ids(ri[rows]))
+        code = g_item_code.astype(np.float64)
+        use_key, tie_key = True, (-code if ties == "item_desc" else code)
     elif ties in ("worst", "best"):
         lab = np.where(np.isnan(g_label), 0.0, g_label)
         use_key, tie_key = True, (lab if ties == "worst" else -lab)
