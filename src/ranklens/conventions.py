@@ -26,7 +26,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "ideal": ("judgments", "ranking"),
     "negative_labels": ("zero", "keep", "error"),
     "fractional_labels": ("keep", "error"),
-    "empty_test": ("no_gain", "label_sum_zero"),
+    "empty_test": ("no_gain", "label_sum_zero", "ideal_zero", "ideal_nonpositive"),
     "queries": ("judged", "ranked", "both", "intersection", "same"),
     "missing_ranking": ("zero", "error"),
     "weighting": ("weighted", "gbdt"),
@@ -84,9 +84,13 @@ class Convention:
         Value of a query with no relevant item (ideal DCG 0, or no relevant
         judgment for binary measures). ``"skip"`` leaves it out of the mean
         and reports it.
-    empty_test : {"no_gain", "label_sum_zero"}, default="no_gain"
-        What makes a query empty: no positive gain in the ideal list, or (as
-        torchmetrics) labels summing to zero.
+    empty_test : {"no_gain", "label_sum_zero", "ideal_zero", "ideal_nonpositive"}, default="no_gain"
+        What makes a query empty: no positive gain in the ideal list; labels
+        summing to zero (torchmetrics); or, for NDCG, an ideal DCG at the
+        cutoff equal to zero (Evidently with ``no_feedback_users=True``) or
+        not above zero (XGBoost, CatBoost, LightGBM: with negative labels the
+        ideal DCG can be negative). Other measures use ``"no_gain"`` under
+        the two ``ideal_*`` tests.
     queries : {"judged", "ranked", "both", "intersection", "same"}
         Which queries are evaluated: those with judgments, those ranked,
         either, both, or refuse when the two sets differ (ranx).
@@ -102,7 +106,10 @@ class Convention:
         ``"gbdt"`` reproduces LightGBM/XGBoost: an empty query adds its value
         to the weighted sum unweighted.
     clamp_mean : bool, default=False
-        Clamp the mean at 1 (XGBoost).
+        Clamp the mean of NDCG at 1, as XGBoost does; like XGBoost (its
+        ``CHECK`` in ``Finalize``), a mean above ``1 + 1e-6`` (reachable only
+        through the ``"gbdt"`` weighting of empty queries with weights below
+        1) is an error instead.
     round_per_query : int or None, default=None
         Round per-query values to this many decimals before averaging
         (gdeval prints 5).
@@ -296,6 +303,7 @@ CONVENTIONS: dict[str, Convention] = {
             fractional_labels="error",
             max_label=30,
             empty=1.0,
+            empty_test="ideal_nonpositive",
             queries="ranked",
             weighting="gbdt",
             max_items=10000,
@@ -313,6 +321,7 @@ CONVENTIONS: dict[str, Convention] = {
             fractional_labels="error",
             max_label=31,
             empty=1.0,
+            empty_test="ideal_nonpositive",
             queries="ranked",
             default_cutoff=32,
             weighting="gbdt",
@@ -324,12 +333,15 @@ CONVENTIONS: dict[str, Convention] = {
             name="catboost",
             gain="linear",
             ties="worst",
+            label_precision="float32",
             ideal="ranking",
             negative_labels="keep",
             empty=1.0,
+            empty_test="ideal_nonpositive",
             queries="ranked",
             mirrors="CatBoost 1.2 NDCG (type=Base, denominator=LogPosition)",
-            description="CatBoost: linear gain, tied items least relevant first, all-zero queries score 1",
+            description="CatBoost: linear gain, float32 labels, tied items least relevant first, queries whose "
+            "ideal DCG is not positive score 1",
         ),
         Convention(
             name="torchmetrics",
@@ -354,7 +366,7 @@ CONVENTIONS: dict[str, Convention] = {
             empty="skip",
             queries="ranked",
             k_beyond_longest="error",
-            mirrors="Evidently 0.7 NDCGKMetric (no_feedback_users=False)",
+            mirrors="Evidently 0.7 NDCGKMetric (no_feedback_users=False; True is empty=0, empty_test='ideal_zero')",
             description="Evidently: tied items share their truncated mean rank, users without a positive "
             "label dropped",
         ),

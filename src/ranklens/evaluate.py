@@ -58,15 +58,8 @@ def compute_values(
     n_q = problem.n_queries
     out = np.zeros((n_q, len(measures)), dtype=np.float64)
     empties = np.zeros((n_q, len(measures)), dtype=bool)
-    lengths = np.diff(problem.offsets)
     if conv.k_beyond_longest == "error":
-        longest = int(lengths.max()) if lengths.size else 0
-        for m in measures:
-            if m.k is not None and m.k > longest:
-                raise InvalidParameterError(
-                    f"convention {conv.name!r}: cutoff {m.k} of {m.key!r} is beyond the longest list ({longest}); "
-                    "Evidently raises KeyError here."
-                )
+        _check_k_beyond_deepest(problem, measures, conv)
     max_grade = conv.err_max_grade if conv.err_max_grade is not None else max(problem.max_label, 1.0)
     # measures sharing gain and relevance level are computed in one kernel call
     groups: dict[tuple[Any, float], list[int]] = {}
@@ -82,11 +75,20 @@ def compute_values(
         rel = (lab0 >= level).astype(np.float64)
         err_p = (np.exp2(np.maximum(lab0, 0.0)) - 1.0) / np.exp2(max_grade)
         ideal, ideal_off, n_rel, label_sum = ideal_for(problem, conv, gain, level)
-        codes = np.array([_CODES.get(measures[i].family, -1) for i in idxs], dtype=np.int64)
-        ks = np.array([_cutoff(measures[i], conv) for i in idxs], dtype=np.int64)
+        codes = [_CODES.get(measures[i].family, -1) for i in idxs]
+        ks = [_cutoff(measures[i], conv) for i in idxs]
+        # the ideal_* empty tests look at the ideal DCG at each NDCG's cutoff: extra IDCG columns
+        by_ideal = conv.empty_test in ("ideal_zero", "ideal_nonpositive")
+        idcg_col = {}
+        if by_ideal:
+            for col, i in enumerate(idxs):
+                if measures[i].family == "ndcg":
+                    idcg_col[col] = len(codes)
+                    codes.append(K.IDCG)
+                    ks.append(ks[col])
         vals = K.compute_measures(
             problem.offsets, problem.score, g, rel, err_p, ideal_off, ideal, n_rel,
-            codes, ks, problem.ties, float(conv.log_base),
+            np.array(codes, dtype=np.int64), np.array(ks, dtype=np.int64), problem.ties, float(conv.log_base),
         )
         has_gain = _positive_per_query(ideal, ideal_off)
         for col, i in enumerate(idxs):
@@ -96,6 +98,9 @@ def compute_values(
                 v = n_rel.astype(np.float64)
             if conv.empty_test == "label_sum_zero":
                 empty = label_sum == 0
+            elif col in idcg_col:
+                idcg = vals[:, idcg_col[col]]
+                empty = idcg == 0 if conv.empty_test == "ideal_zero" else ~(idcg > 0)
             elif m.family in _GRADED:
                 empty = ~has_gain
             elif m.family in _BINARY:
@@ -128,6 +133,43 @@ def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:
     for i in np.flatnonzero(near_half & np.isfinite(v)):  # rare: values within 1e-6 of a half
         out[i] = round(float(v[i]), digits)
     return out
+
+
+def _check_k_beyond_deepest(problem: Problem, measures: list[Measure], conv: Convention) -> None:
+    """Refuse cutoffs beyond the deepest rank of the lists that count (Evidently's KeyError).
+
+    Evidently builds its NDCG@1..n series up to the largest rank of the users it keeps (those with a
+    positive label, unless empty queries are scored) and fails on a cutoff past it. Under
+    ``ties="shared_rank"`` the deepest rank of a list is the shared rank of its last tied group.
+    """
+    off = problem.offsets
+    lengths = np.diff(off)
+    has_rows = lengths > 0
+    deepest = lengths.astype(np.float64)
+    if problem.ties == K.TIES_SHARED_RANK and has_rows.any():
+        last = problem.score[off[1:][has_rows] - 1]
+        qidx = np.repeat(np.arange(lengths.shape[0]), lengths)
+        last_of_row = np.full(lengths.shape[0], np.nan)
+        last_of_row[has_rows] = last
+        in_last_group = problem.score == last_of_row[qidx]
+        m = np.bincount(qidx, weights=in_last_group, minlength=lengths.shape[0])
+        deepest = np.floor(lengths - (m - 1) / 2.0)  # truncated mean rank of the last group
+    if any(_rule(m, conv) == "skip" for m in measures if m.family in _GRADED):
+        lab = np.where(np.isnan(problem.label), 0.0, problem.label)
+        qidx = np.repeat(np.arange(lengths.shape[0]), lengths)
+        positive = np.bincount(qidx, weights=(lab > 0), minlength=lengths.shape[0]) > 0
+        deepest = np.where(positive, deepest, 0)
+    top = int(deepest.max()) if deepest.size else 0
+    for m in measures:
+        if m.k is not None and m.k > top:
+            raise InvalidParameterError(
+                f"convention {conv.name!r}: cutoff {m.k} of {m.key!r} is beyond the deepest rank ({top}) of the "
+                "lists that count; Evidently raises KeyError here (ValueError when no list counts)."
+            )
+
+
+def _rule(m: Measure, conv: Convention) -> Any:
+    return m.empty if m.empty is not None else conv.empty
 
 
 def _positive_per_query(ideal: np.ndarray, offs: np.ndarray) -> np.ndarray:

@@ -10,12 +10,16 @@ import numpy as np
 
 from ._problem import Exclusion
 from .conventions import Convention
+from .errors import InputError
 from .measures import Measure
 
 if TYPE_CHECKING:
     from ._problem import Problem
 
 __all__ = ["Result"]
+
+#: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
+_XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
 
 
 class Result:
@@ -95,6 +99,13 @@ class Result:
                     num = float((wv * v[valid]).sum())
                 aggregate[m.key] = num / den if den > 0 else math.nan
                 if conv.clamp_mean and m.family == "ndcg" and not math.isnan(aggregate[m.key]):
+                    if aggregate[m.key] > _XGB_MAX_MEAN:
+                        raise InputError(
+                            f"convention {conv.name!r}: the mean of {m.key!r} is {aggregate[m.key]!r} > 1 (queries "
+                            "without relevant items add 1 unweighted while their weight stays in the denominator); "
+                            "XGBoost stops here ('Invalid output score, might be caused by invalid query group "
+                            "weight'). Use weighting='weighted' for a proper weighted mean."
+                        )
                     aggregate[m.key] = min(1.0, aggregate[m.key])
             skipped = ~valid
             if skipped.any():
