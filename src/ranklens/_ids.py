@@ -14,7 +14,7 @@ def is_integer_ids(a: np.ndarray) -> bool:
 def to_str_ids(a: np.ndarray) -> np.ndarray:
     """Ids as an object array of str (integers printed in decimal)."""
     if a.dtype.kind == "O":
-        if all(isinstance(x, str) for x in a[: min(len(a), 64)]) and _all_str(a):
+        if all(issubclass(t, str) for t in set(map(type, a))):  # distinct types only
             return a
         return np.array([str(x) for x in a], dtype=object)
     if a.dtype.kind in "US":
@@ -23,16 +23,6 @@ def to_str_ids(a: np.ndarray) -> np.ndarray:
         # float ids (e.g. pandas with NaN): print integral values without ".0"
         return np.array([str(int(x)) if float(x).is_integer() else str(x) for x in a], dtype=object)
     return a.astype(str).astype(object)
-
-
-def _all_str(a: np.ndarray) -> bool:
-    import pyarrow as pa
-
-    try:
-        pa.array(a, type=pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return False
-    return True
 
 
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

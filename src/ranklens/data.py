@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import Any
 
 import numpy as np
@@ -231,7 +232,17 @@ def split_table(
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
         score = _numeric(_table_column(table, kind, sc), f"score column {sc!r}", where) if sc else None
         rank = _numeric(_table_column(table, kind, rc), f"rank column {rc!r}", where) if (rc and not sc) else None
-        rankings = Rankings(qid, item, score=score, rank=rank, source=where)
+        rq, ri = qid, item
+        if need == "both" and lc is not None:
+            # one table with both columns: a row with a label but no score/rank is judged, not ranked
+            key = score if score is not None else rank
+            assert key is not None
+            ranked = ~np.isnan(key)
+            if not ranked.all():
+                rq, ri = qid[ranked], item[ranked]
+                score = score[ranked] if score is not None else None
+                rank = rank[ranked] if rank is not None else None
+        rankings = Rankings(rq, ri, score=score, rank=rank, source=where)
     return judgments, rankings
 
 
@@ -240,54 +251,92 @@ def _is_pathlike(obj: Any) -> bool:
 
 
 def _from_nested(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    qids: list[Any] = []
-    items: list[Any] = []
-    values: list[Any] = []
-    for q, docs in obj.items():
-        if not isinstance(docs, Mapping):
-            raise InvalidParameterError(f"{what} dict must map query -> {{item: value}}; query {q!r} maps to {type(docs).__name__}.")
-        qids.extend([q] * len(docs))
-        items.extend(docs.keys())
-        values.extend(docs.values())
-    if not values:
+    # C-level iteration (map / chain / fromiter): no Python-level loop per query or per item
+    inner = list(obj.values())
+    if not all(map(_is_mapping, inner)):
+        q = next(q for q, docs in obj.items() if not isinstance(docs, Mapping))
+        raise InvalidParameterError(
+            f"{what} dict must map query -> {{item: value}}; query {q!r} maps to {type(obj[q]).__name__}."
+        )
+    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    total = int(lengths.sum())
+    if total == 0:
         raise InputError(f"{what} is empty.")
-    return _id_array(qids), _id_array(items), _numeric(np.asarray(values, dtype=object), f"{what} values", f"the {what} dict")
+    keys = list(compress(obj.keys(), lengths))
+    qids = np.repeat(_id_array(keys), lengths[lengths > 0])
+    items = _id_array(list(chain.from_iterable(inner)))
+    raw = list(chain.from_iterable(map(_values, inner)))
+    try:
+        values = np.fromiter(raw, dtype=np.float64, count=total)
+    except (TypeError, ValueError):
+        values = _numeric(np.asarray(raw, dtype=object), f"{what} values", f"the {what} dict")
+    return qids, items, values
+
+
+def _is_mapping(x: Any) -> bool:
+    return isinstance(x, Mapping)
+
+
+def _values(d: Mapping[Any, Any]) -> Any:
+    return d.values()
 
 
 def _id_array(values: list[Any]) -> np.ndarray:
-    if values and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+    """Integer ids as int64, anything else as an object array of str."""
+    types = set(map(type, values))  # distinct types only: no Python loop per id below
+    if types and all(issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in types):
         return np.asarray(values, dtype=np.int64)
+    if all(issubclass(t, str) for t in types):
+        return np.asarray(values, dtype=object)
     return np.asarray([v if isinstance(v, str) else str(v) for v in values], dtype=object)
 
 
-def _matrix_rows(obj: Any, what: str) -> list[np.ndarray] | np.ndarray:
-    """A 2-D array, or a list of 1-D rows of possibly different lengths."""
+def _matrix_rows(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    """A 2-D array, or ``(lengths, flat values)`` for rows of different lengths."""
     if isinstance(obj, np.ndarray):
         if obj.ndim != 2:
             raise InvalidParameterError(f"{what} array must be 2-D (queries x items); got shape {obj.shape}.")
         return obj
-    rows = [np.asarray(r) for r in obj]
-    for i, r in enumerate(rows):
-        if r.ndim != 1:
+    n = len(obj)
+    try:
+        lengths = np.fromiter(map(len, obj), dtype=np.int64, count=n)
+        flat = np.fromiter(chain.from_iterable(obj), dtype=np.float64, count=int(lengths.sum()))
+    except (TypeError, ValueError):
+        return _matrix_rows_slow(obj, what)
+    if n and (lengths == lengths[0]).all():
+        return flat.reshape(n, int(lengths[0]))
+    return lengths, flat
+
+
+def _matrix_rows_slow(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    """Row by row, to name the row that is not a flat list of numbers."""
+    rows = []
+    for i, r in enumerate(obj):
+        try:
+            row = np.asarray(r)
+        except ValueError:
+            row = None
+        if row is None or row.ndim != 1:
             raise InvalidParameterError(f"{what} row {i} must be a flat list of numbers.")
-    lengths = {len(r) for r in rows}
-    if len(lengths) == 1:
-        return np.vstack(rows) if rows else np.zeros((0, 0))
-    return rows
+        rows.append(row)
+    lengths = np.array([len(r) for r in rows], dtype=np.int64)
+    flat = _numeric(np.concatenate(rows) if rows else np.zeros(0), f"{what} values", f"the {what} lists")
+    if rows and (lengths == lengths[0]).all():
+        return flat.reshape(len(rows), int(lengths[0]))
+    return lengths, flat
 
 
-def _long_from_rows(rows: list[np.ndarray] | np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _long_from_rows(rows: tuple[np.ndarray, np.ndarray] | np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if isinstance(rows, np.ndarray):
         n_q, n_i = rows.shape
         qid = np.repeat(np.arange(n_q, dtype=np.int64), n_i)
         item = np.tile(np.arange(n_i, dtype=np.int64), n_q)
         vals = _numeric(rows.reshape(-1), f"{what} values", f"the {what} array")
         return qid, item, vals
-    lengths = np.array([len(r) for r in rows], dtype=np.int64)
-    qid = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    lengths, vals = rows
+    qid = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     item = np.arange(int(lengths.sum()), dtype=np.int64) - starts
-    vals = _numeric(np.concatenate(rows) if rows else np.zeros(0), f"{what} values", f"the {what} lists")
     return qid, item, vals
 
 
@@ -298,6 +347,14 @@ def _is_matrix_like(obj: Any) -> bool:
         first = obj[0]
         return isinstance(first, (Sequence, np.ndarray)) and not isinstance(first, (str, bytes))
     return False
+
+
+def _is_empty_sequence(obj: Any) -> bool:
+    if isinstance(obj, np.ndarray):
+        return obj.size == 0
+    return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)) and (
+        len(obj) == 0 or all(isinstance(r, (Sequence, np.ndarray)) and len(r) == 0 for r in obj)
+    )
 
 
 def as_judgments(obj: Any, **columns: Any) -> Judgments:
@@ -324,6 +381,8 @@ def as_judgments(obj: Any, **columns: Any) -> Judgments:
         j, _ = split_table(obj, need="judgments", **columns)
         assert j is not None
         return j
+    if _is_empty_sequence(obj):
+        raise InputError("judgments are empty.")
     if _is_matrix_like(obj):
         rows = _matrix_rows(obj, "y_true")
         q, i, v = _long_from_rows(rows, "y_true")
@@ -360,6 +419,8 @@ def as_rankings(obj: Any, **columns: Any) -> Rankings:
         _, r = split_table(obj, need="rankings", **columns)
         assert r is not None
         return r
+    if _is_empty_sequence(obj):
+        raise InputError("rankings are empty.")
     if isinstance(obj, np.ndarray) and obj.ndim == 1:
         return Rankings(None, None, score=_numeric(obj, "scores", "the score vector"), source="the score vector")
     if _is_matrix_like(obj):

@@ -72,6 +72,10 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
     if head[:4] == b"PAR1":
         return "parquet"
     text = head.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise InputError(f"{p}: the file is empty.")
+    if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()) and len(head) < 65536:
+        raise InputError(f"{p}: the file has only comment lines, no data.")
     for line in text.splitlines():
         s = line.strip()
         if not s or s.startswith("#"):
@@ -84,7 +88,14 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         if len(toks) == 1 and _is_float(toks[0]):
             return "predictions"
         if len(toks) >= 4:
-            return "trec"
+            # a TREC line has a number in its relevance (4 fields) or score (5+) field; a table's header has not
+            if _is_float(toks[3] if len(toks) == 4 else toks[4]):
+                return "trec"
+            if "\t" in line:
+                return "tsv"
+            if "," in line:
+                return "csv"
+            return "trec"  # the TREC reader names the bad line
         if "\t" in line:
             return "tsv"
         if "," in line:
@@ -134,9 +145,12 @@ def _read_trec_qrels(data: bytes, path: str) -> Judgments:
         if not s or s.startswith("#"):
             continue
         toks = s.split()
-        if len(toks) < 4:
+        if len(toks) != 4:
+            # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
+            hint = " (this looks like a run line: give the judgments first, the run second)" if len(toks) >= 6 else ""
             raise FormatError(
-                f"expected 4 fields 'query iteration item relevance', got {len(toks)}", path=path, line=lineno, text=line
+                f"expected 4 fields 'query iteration item relevance', got {len(toks)}{hint}",
+                path=path, line=lineno, text=line,
             )
         qids.append(toks[0])
         items.append(toks[2])
@@ -246,7 +260,7 @@ def _read_predictions(data: bytes, path: str) -> Rankings:
     return Rankings(None, None, score=np.asarray(scores, dtype=np.float64), source=path)
 
 
-def _read_table(data: bytes, path: str, fmt: str) -> Any:
+def _read_table(data: bytes, path: str, fmt: str, columns: dict[str, Any] | None = None) -> Any:
     import pyarrow as pa
 
     try:
@@ -258,7 +272,17 @@ def _read_table(data: bytes, path: str, fmt: str) -> Any:
             import pyarrow.csv as pcsv
 
             delim = "\t" if fmt == "tsv" else ","
-            return pcsv.read_csv(pa.BufferReader(data), parse_options=pcsv.ParseOptions(delimiter=delim))
+            # id columns are read as text, so "001" keeps its zeros and "NA" stays an id
+            ids = _id_columns(_csv_header(data, delim), columns or {}, path)
+            table = pcsv.read_csv(
+                pa.BufferReader(data),
+                parse_options=pcsv.ParseOptions(delimiter=delim),
+                convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in ids},
+                                                    strings_can_be_null=False),
+            )
+            for c in ids:
+                table = table.set_column(table.schema.get_field_index(c), c, _int_if_canonical(table.column(c)))
+            return table
         if fmt == "jsonl":
             import pyarrow.json as pjson
 
@@ -266,6 +290,41 @@ def _read_table(data: bytes, path: str, fmt: str) -> Any:
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         raise FormatError(f"cannot read as {fmt}: {exc}", path=path) from None
     raise AssertionError(fmt)
+
+
+def _csv_header(data: bytes, delim: str) -> list[str]:
+    import csv
+
+    first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r")
+    return next(csv.reader([first], delimiter=delim), [])
+
+
+def _id_columns(names: list[str], columns: dict[str, Any], path: str) -> list[str]:
+    """The header's query and item columns (as split_table will pick them)."""
+    from .data import _pick
+
+    out = []
+    for role in ("query", "item"):
+        try:
+            c = _pick(names, role, columns.get(f"{role}_col"), False, path)
+        except InvalidParameterError:
+            c = None  # reported by split_table, with the table's columns
+        if c is not None and c not in out and names.count(c) == 1:
+            out.append(c)
+    return out
+
+
+def _int_if_canonical(col: Any) -> Any:
+    """Text ids that are all plain integers (no sign, no leading zero) become int64, as JSON would give."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(col) == 0:
+        return col
+    plain = pc.match_substring_regex(col, r"^(0|-?[1-9][0-9]{0,17})$")
+    if pc.all(plain).as_py():
+        return pc.cast(col, pa.int64())
+    return col
 
 
 def _read_json(data: bytes, path: str) -> Any:
@@ -323,7 +382,7 @@ def read_judgments(
         return _read_svmlight(data, src, groups)
     if fmt == "predictions":
         raise InputError(f"{src}: a file of bare scores has no relevance labels; it can only be the run.")
-    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt)
+    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt, columns)
     if isinstance(obj, dict):
         from .data import as_judgments
 
@@ -362,7 +421,7 @@ def read_rankings(
     if fmt == "svmlight":
         raise InputError(f"{src}: a LETOR file holds labels, not a ranking; give it as the judgments and the "
                          "predictions file as the run.")
-    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt)
+    obj = _read_json(data, src) if fmt == "json" else _read_table(data, src, fmt, columns)
     if isinstance(obj, dict):
         from .data import as_rankings
 
@@ -380,7 +439,7 @@ def read_table(path: str | os.PathLike[str], *, format: str | None = None, **col
     fmt = _check_format(format) or detect_format(p, data[:65536])
     if fmt not in ("csv", "tsv", "parquet", "jsonl", "json"):
         raise InputError(f"{path}: a {fmt} file holds either judgments or a ranking, not both.")
-    obj = _read_json(data, str(path)) if fmt == "json" else _read_table(data, str(path), fmt)
+    obj = _read_json(data, str(path)) if fmt == "json" else _read_table(data, str(path), fmt, columns)
     if isinstance(obj, dict):
         raise InputError(f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
     return split_table(obj, need="both", source=str(path), **columns)

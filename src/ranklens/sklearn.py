@@ -6,6 +6,7 @@ Python float) as scikit-learn 1.9, computed by ranklens's kernels.
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 from typing import Any
 
@@ -19,84 +20,122 @@ __all__ = ["dcg_score", "ndcg_score"]
 _SUPPORTED = ("multilabel-indicator", "continuous-multioutput", "multiclass-multioutput")
 
 
-def _check_params(func: str, k: Any, sample_weight: Any, ignore_ties: Any, log_base: Any = 2) -> None:
-    if k is not None and (not isinstance(k, Integral) or isinstance(k, bool) or k < 1):
-        raise InvalidParameterError(
-            f"The 'k' parameter of {func} must be an int in the range [1, inf) or None. Got {k!r} instead."
-        )
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise InvalidParameterError(
-            f"The 'ignore_ties' parameter of {func} must be an instance of 'bool' or an instance of "
-            f"'numpy.bool'. Got {ignore_ties!r} instead."
-        )
-    if not isinstance(log_base, Real) or isinstance(log_base, bool) or not log_base > 0:
-        raise InvalidParameterError(
-            f"The 'log_base' parameter of {func} must be a float in the range (0.0, inf). Got {log_base!r} instead."
-        )
-    if sample_weight is not None and not _array_like(sample_weight):
-        raise InvalidParameterError(
-            f"The 'sample_weight' parameter of {func} must be an array-like or None. Got {sample_weight!r} instead."
-        )
+def _param_error(func: str, name: str, constraint: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(f"The {name!r} parameter of {func} must be {constraint}. Got {value!r} instead.")
 
 
 def _array_like(x: Any) -> bool:
-    return hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")
+    # scikit-learn's "array-like": has __len__, shape or __array__, and is not a scalar (str is a scalar)
+    return (hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")) and not np.isscalar(x)
 
 
-def _check_array(x: Any, name: str, func: str) -> np.ndarray:
-    if not _array_like(x) or isinstance(x, (str, bytes)):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {func} must be an array-like. Got {x!r} instead."
+def _check_params(func: str, params: dict[str, Any]) -> None:
+    """Validate parameters in signature order, with scikit-learn's messages."""
+    for name, value in params.items():
+        if name in ("y_true", "y_score"):
+            if not _array_like(value):
+                raise _param_error(func, name, "an array-like", value)
+        elif name == "k":
+            if value is not None and not (isinstance(value, Integral) and value >= 1):
+                raise _param_error(func, name, "an int in the range [1, inf) or None", value)
+        elif name == "log_base":
+            if not (isinstance(value, Real) and not math.isnan(value) and 0 < value < math.inf):
+                raise _param_error(func, name, "a float in the range (0.0, inf)", value)
+        elif name == "sample_weight":
+            if value is not None and not _array_like(value):
+                raise _param_error(func, name, "an array-like or None", value)
+        elif name == "ignore_ties":
+            if not isinstance(value, (bool, np.bool_)):
+                raise _param_error(func, name, "an instance of 'bool' or an instance of 'numpy.bool'", value)
+
+
+def _check_array(x: Any) -> np.ndarray:
+    """``sklearn.utils.check_array(x, ensure_2d=False)``: same checks, same order, same messages."""
+    if isinstance(x, np.matrix):
+        raise TypeError(
+            "np.matrix is not supported. Please convert to a numpy array with np.asarray. For more information "
+            "see: https://numpy.org/doc/stable/reference/generated/numpy.matrix.html"
         )
-    try:
-        a = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"setting an array element with a sequence. {exc}") from None
-    if a.dtype.kind in "OUS":
+    dtype_orig = getattr(x, "dtype", None)
+    if not hasattr(dtype_orig, "kind"):
+        dtype_orig = None
+    dtypes = getattr(x, "dtypes", None)  # a DataFrame
+    if dtype_orig is None and dtypes is not None:
         try:
-            a = a.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"could not convert string to float: {x!r}") from None
-    if a.dtype.kind not in "biuf":
-        raise ValueError(f"Unsupported dtype {a.dtype} for {name}.")
-    a = a.astype(np.float64, copy=False)
-    if a.ndim > 2:
-        raise ValueError(f"Found array with dim {a.ndim}. None expected <= 2.")
-    if a.size and np.isnan(a).any():
-        raise ValueError("Input contains NaN.")
-    if a.size and np.isinf(a).any():
-        raise ValueError("Input contains infinity or a value too large for dtype('float64').")
+            if any(getattr(d, "kind", "O") == "O" for d in dtypes):
+                dtype_orig = np.dtype(object)
+        except TypeError:
+            pass
+    if dtype_orig is not None and getattr(dtype_orig, "kind", None) == "O":
+        a = np.asarray(x, dtype=np.float64)  # numpy's own error for text that is not a number
+    else:
+        a = np.asarray(x)  # numpy's own error for ragged nested lists
+    if a.dtype.kind == "c":
+        raise ValueError("Complex data not supported\n{}\n".format(a))
+    if a.dtype.kind in "USV":
+        raise ValueError(
+            "dtype='numeric' is not compatible with arrays of bytes/strings."
+            "Convert your data to numeric values explicitly instead."
+        )
+    if a.ndim >= 3:
+        raise ValueError(f"Found array with dim {a.ndim}, while dim <= 2 is required.")
+    if a.dtype.kind == "f" and a.size:
+        if np.isnan(a).any():
+            raise ValueError("Input contains NaN.")
+        if np.isinf(a).any():
+            raise ValueError(f"Input contains infinity or a value too large for {a.dtype!r}.")
+    n = _num_samples(a)
+    if n < 1:
+        raise ValueError(f"Found array with {n} sample(s) (shape={a.shape}) while a minimum of 1 is required.")
+    if a.ndim == 2 and a.shape[1] < 1:
+        raise ValueError(
+            f"Found array with {a.shape[1]} feature(s) (shape={a.shape}) while a minimum of 1 is required."
+        )
     return a
 
 
+def _num_samples(x: Any) -> int:
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        if len(shape) == 0:
+            raise TypeError(
+                f"Input should have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got scalar `{x!r}` instead."
+            )
+        if isinstance(shape[0], Integral):
+            return int(shape[0])
+    try:
+        return len(x)
+    except TypeError:
+        raise TypeError(f"Expected sequence or array-like, got {type(x)}") from None
+
+
 def _type_of_target(y: np.ndarray) -> str:
+    suffix = "-multioutput" if y.ndim == 2 and y.shape[1] > 1 else ""
     if y.ndim == 2 and y.shape[1] > 1:
-        suffix = "-multioutput"
-    else:
-        suffix = ""
-    if y.size and (y != np.round(y)).any():
-        return "continuous" + suffix
-    if y.ndim == 2 and y.shape[1] > 1:
-        if np.isin(y, (0, 1)).all() and len(np.unique(y)) <= 2:
-            return "multilabel-indicator"
-        return "multiclass-multioutput"
-    return "multiclass" if len(np.unique(y)) > 2 else "binary"
+        labels = np.unique(y)
+        with np.errstate(invalid="ignore"):
+            if len(labels) < 3 and (y.dtype.kind in "biu" or (labels == labels.astype(int)).all()):
+                return "multilabel-indicator"
+    if y.dtype.kind == "O" or y.ndim not in (1, 2):
+        return "unknown"
+    if y.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            if (y != y.astype(int)).any():
+                return "continuous" + suffix
+    if len(np.unique(y)) > 2 or (y.ndim == 2 and y.shape[1] > 1):
+        return "multiclass" + suffix
+    return "binary"
 
 
-def _prepare(func: str, y_true: Any, y_score: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray, Any]:
-    yt = _check_array(y_true, "y_true", func)
-    ys = _check_array(y_score, "y_score", func)
-    n_t = yt.shape[0] if yt.ndim else 1
-    n_s = ys.shape[0] if ys.ndim else 1
-    lengths = [n_t, n_s]
+def _prepare(y_true: Any, y_score: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray]:
+    yt = _check_array(y_true)
+    ys = _check_array(y_score)
+    lengths = [_num_samples(yt), _num_samples(ys)]
     if sample_weight is not None:
-        sw = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        lengths.append(sw.shape[0])
-    else:
-        sw = None
+        lengths.append(_num_samples(sample_weight))
     if len(set(lengths)) > 1:
         raise ValueError(f"Found input variables with inconsistent numbers of samples: {lengths}")
-    return yt, ys, sw
+    return yt, ys
 
 
 def _check_target(yt: np.ndarray) -> None:
@@ -108,7 +147,18 @@ def _check_target(yt: np.ndarray) -> None:
 def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, code: int, log_base: float) -> np.ndarray:
     if yt.shape != ys.shape:
         raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}.")
+    if ys.dtype.kind == "b" and not ignore_ties:
+        # scikit-learn negates y_score to group ties, which numpy refuses for booleans
+        raise TypeError(
+            "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the "
+            "logical_not function instead."
+        )
+    yt = yt.astype(np.float64, copy=False)
+    ys = ys.astype(np.float64, copy=False)
     n_q, n = yt.shape
+    if math.log(log_base) == 0.0:
+        # log_base 1: every discount is 1 / (log(i + 1) / 0) = 0, as in scikit-learn
+        return np.zeros(n_q)
     offsets = np.arange(n_q + 1, dtype=np.int64) * n
     if ignore_ties:
         # scikit-learn: ranking = np.argsort(y_score)[:, ::-1] (numpy's default sort)
@@ -125,7 +175,7 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, c
     zeros = np.zeros(n_q * n)
     out = compute_measures(
         offsets, score, gain, zeros, zeros, offsets, ideal, np.zeros(n_q, np.int64),
-        np.array([code], np.int64), np.array([0 if k is None else k], np.int64), ties, float(log_base),
+        np.array([code], np.int64), np.array([0 if k is None else int(k)], np.int64), ties, float(log_base),
     )
     return out[:, 0]
 
@@ -185,11 +235,12 @@ def dcg_score(
     >>> dcg_score(true_relevance, scores, k=1, ignore_ties=True)
     5.0
     """
-    _check_params("dcg_score", k, sample_weight, ignore_ties, log_base)
-    yt, ys, sw = _prepare("dcg_score", y_true, y_score, sample_weight)
+    _check_params("dcg_score", {"y_true": y_true, "y_score": y_score, "k": k, "log_base": log_base,
+                                "sample_weight": sample_weight, "ignore_ties": ignore_ties})
+    yt, ys = _prepare(y_true, y_score, sample_weight)
     _check_target(yt)
     per_row = _per_row(yt, ys, k, bool(ignore_ties), DCG, log_base)
-    return float(np.average(per_row, weights=sw))
+    return float(np.average(per_row, weights=sample_weight))
 
 
 def ndcg_score(
@@ -260,8 +311,9 @@ def ndcg_score(
     >>> ndcg_score(true_relevance, scores, k=1, ignore_ties=True)
     0.5
     """
-    _check_params("ndcg_score", k, sample_weight, ignore_ties)
-    yt, ys, sw = _prepare("ndcg_score", y_true, y_score, sample_weight)
+    _check_params("ndcg_score", {"y_true": y_true, "y_score": y_score, "k": k, "sample_weight": sample_weight,
+                                 "ignore_ties": ignore_ties})
+    yt, ys = _prepare(y_true, y_score, sample_weight)
     if yt.size and yt.min() < 0:
         raise ValueError("ndcg_score should not be used on negative y_true values.")
     if yt.ndim > 1 and yt.shape[1] <= 1:
@@ -271,4 +323,4 @@ def ndcg_score(
         )
     _check_target(yt)
     per_row = _per_row(yt, ys, k, bool(ignore_ties), NDCG, 2.0)
-    return float(np.average(per_row, weights=sw))
+    return float(np.average(per_row, weights=sample_weight))
