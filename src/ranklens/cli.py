@@ -293,11 +293,26 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ranklens`` command."""
+    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        click.echo(cli.get_help(click.Context(cli, info_name="ranklens")))
+        sys.exit(0)
     try:
-        cli.main(args=argv, prog_name="ranklens", standalone_mode=True)
+        rv = cli.main(args=args, prog_name="ranklens", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        sys.exit(0)
+    except click.UsageError as exc:
+        cmd = f" {exc.ctx.info_name}" if exc.ctx is not None and exc.ctx.info_name != "ranklens" else ""
+        _fail(f"{exc.format_message()} (see 'ranklens{cmd} --help')")
+    except click.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code if exc.exit_code else 2)
+    except click.exceptions.Abort:
+        _fail("aborted", 1)
     except RanklensError as exc:  # pragma: no cover - raised outside a command
         _fail(str(exc))
+    sys.exit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
