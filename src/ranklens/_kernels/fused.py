@@ -1,0 +1,242 @@
+"""One pass per query: order the ranked rows, build the ideal list, compute every measure.
+
+Rows are reached through ``(start, end, idx)`` groups (see :func:`group.segments`),
+so nothing is copied or permuted globally; each query works in small local
+buffers. Gains, binary relevance and ERR probabilities are computed on the fly
+from the labels. Parallel over queries.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .measures import (
+    AP, DCG, ERR, HIT, IDCG, NDCG, NUM_REL_RET, NUM_RET, P, RECALL, RPREC, RR,
+    TIES_NONE, _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr,
+)
+
+NUM_REL = 12
+
+__all__ = [
+    "NUM_REL",
+    "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
+    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries",
+]
+
+ORDER_INPUT, ORDER_QUICKSORT, ORDER_WORST, ORDER_BEST, ORDER_ITEM_DESC, ORDER_ITEM_ASC = range(6)
+GAIN_LINEAR, GAIN_EXP, GAIN_MAP = range(3)
+
+
+@njit(cache=True, inline="always")
+def _row(idx, p):  # pragma: no cover - compiled
+    return p if idx.shape[0] == 0 else idx[p]
+
+
+@njit(cache=True)
+def _gain(lab, kind, neg_zero, thr, map_keys, map_vals):  # pragma: no cover - compiled
+    if math.isnan(lab):
+        return 0.0
+    if lab < 0.0 and neg_zero:
+        return 0.0
+    if lab < thr:
+        lab = 0.0
+    if kind == GAIN_LINEAR:
+        return lab
+    if kind == GAIN_EXP:
+        return 2.0**lab - 1.0
+    p = np.searchsorted(map_keys, lab)
+    if p < map_keys.shape[0] and map_keys[p] == lab:
+        return map_vals[p]
+    return lab
+
+
+@njit(cache=True)
+def _cmp_bytes(offs, data, a, b):  # pragma: no cover - compiled
+    """strcmp of two ids: <0, 0, >0."""
+    la = offs[a + 1] - offs[a]
+    lb = offs[b + 1] - offs[b]
+    m = la if la < lb else lb
+    for t in range(m):
+        ca = data[offs[a] + t]
+        cb = data[offs[b] + t]
+        if ca != cb:
+            return 1 if ca > cb else -1
+    if la == lb:
+        return 0
+    return 1 if la > lb else -1
+
+
+@njit(cache=True)
+def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
+    n = s.shape[0]
+    neg = np.empty(n, np.float64)
+    if mode == ORDER_QUICKSORT:
+        for i in range(n):
+            neg[i] = -s[i]
+        return np.argsort(neg)
+    if mode == ORDER_WORST or mode == ORDER_BEST:
+        key = np.empty(n, np.float64)
+        for i in range(n):
+            v = 0.0 if math.isnan(lab[i]) else lab[i]
+            key[i] = v if mode == ORDER_WORST else -v
+        o1 = np.argsort(key, kind="mergesort")
+        for i in range(n):
+            neg[i] = -s[o1[i]]
+        o2 = np.argsort(neg, kind="mergesort")
+        return o1[o2]
+    already = True
+    for i in range(1, n):
+        if s[i] > s[i - 1]:
+            already = False
+            break
+    if already:
+        o = np.arange(n)
+    else:
+        for i in range(n):
+            neg[i] = -s[i]
+        o = np.argsort(neg, kind="mergesort")
+    if mode == ORDER_ITEM_DESC or mode == ORDER_ITEM_ASC:
+        sign = -1 if mode == ORDER_ITEM_DESC else 1
+        i = 0
+        while i < n:
+            j = i + 1
+            while j < n and s[o[j]] == s[o[i]]:
+                j += 1
+            # insertion sort of the tie group by item bytes
+            for a in range(i + 1, j):
+                cur = o[a]
+                b = a - 1
+                while b >= i and sign * _cmp_bytes(offs, data, rows[o[b]], rows[cur]) > 0:
+                    o[b + 1] = o[b]
+                    b -= 1
+                o[b + 1] = cur
+            i = j
+    return o
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def evaluate_queries(
+    r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
+    j_start, j_end, j_idx, j_label, ideal_judged,
+    ties, log_base, neg_zero, gain_thr, err_denom, empty_sum_zero,
+    m_code, m_k, m_gain, m_level, map_keys, map_vals,
+):  # pragma: no cover - compiled
+    """Return ``(values, empty)``, both ``(n_queries, n_measures)``.
+
+    ``empty[q, m]`` is True when query ``q`` has nothing relevant for measure
+    ``m`` (no positive ideal gain for NDCG/ERR, no relevant item for the
+    binary measures, or labels summing to 0 with ``empty_sum_zero``).
+    """
+    n_q = r_start.shape[0]
+    n_m = m_code.shape[0]
+    out = np.zeros((n_q, n_m), np.float64)
+    empty = np.zeros((n_q, n_m), np.bool_)
+    ln_base = math.log(log_base)
+    for q in prange(n_q):
+        n = r_end[q] - r_start[q]
+        rows = np.empty(n, np.int64)
+        s0 = np.empty(n, np.float64)
+        l0 = np.empty(n, np.float64)
+        for t in range(n):
+            r = _row(r_idx, r_start[q] + t)
+            rows[t] = r
+            s0[t] = score[r]
+            l0[t] = label[r]
+        o = _order(s0, l0, rows, order_mode, item_offs, item_data)
+        ss = np.empty(n, np.float64)
+        sl = np.empty(n, np.float64)
+        for t in range(n):
+            ss[t] = s0[o[t]]
+            sl[t] = l0[o[t]]
+        # ideal labels
+        if ideal_judged:
+            ni = j_end[q] - j_start[q]
+            il = np.empty(ni, np.float64)
+            for t in range(ni):
+                il[t] = j_label[_row(j_idx, j_start[q] + t)]
+        else:
+            ni = n
+            il = sl.copy()
+        label_sum = 0.0
+        for t in range(n):
+            if not math.isnan(sl[t]):
+                label_sum += sl[t]
+        g = np.empty(n, np.float64)
+        rel = np.empty(n, np.float64)
+        ig = np.empty(ni, np.float64)
+        err_p = np.empty(n, np.float64)
+        for mi in range(n_m):
+            code = m_code[mi]
+            k = m_k[mi]
+            depth = n if k <= 0 else min(k, n)
+            kind = m_gain[mi]
+            level = m_level[mi]
+            v = 0.0
+            is_empty = False
+            if code == DCG or code == IDCG or code == NDCG:
+                for t in range(n):
+                    g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                for t in range(ni):
+                    ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                ig[:] = -np.sort(-ig)
+                ikd = ni if k <= 0 else k
+                if code == DCG:
+                    v = _dcg(ss, g, 0, n, depth, ties, ln_base)
+                elif code == IDCG:
+                    v = _idcg(ig, 0, ni, ikd, ln_base)
+                else:
+                    idcg = _idcg(ig, 0, ni, ikd, ln_base)
+                    if idcg != 0.0:
+                        v = _dcg(ss, g, 0, n, depth, ties, ln_base) / idcg
+                    is_empty = ni == 0 or not ig[0] > 0.0
+            elif code == ERR:
+                for t in range(n):
+                    lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
+                    err_p[t] = (2.0**lab - 1.0) / err_denom
+                v = _err(ss, err_p, 0, n, depth, ties if ties != 2 else TIES_NONE)
+                mx = 0.0
+                for t in range(ni):
+                    gg = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                    if gg > mx:
+                        mx = gg
+                is_empty = not mx > 0.0
+            else:
+                for t in range(n):
+                    rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
+                big_r = 0
+                for t in range(ni):
+                    if not math.isnan(il[t]) and il[t] >= level:
+                        big_r += 1
+                if code != NUM_RET and code != NUM_REL and code != NUM_REL_RET:
+                    is_empty = big_r == 0
+                if code == P:
+                    denom = n if k <= 0 else k
+                    if denom > 0:
+                        v = _rel_in_top(ss, rel, 0, n, depth, ties) / denom
+                elif code == RECALL:
+                    if big_r > 0:
+                        v = _rel_in_top(ss, rel, 0, n, depth, ties) / big_r
+                elif code == RPREC:
+                    if big_r > 0:
+                        v = _rel_in_top(ss, rel, 0, n, min(big_r, n), ties) / big_r
+                elif code == HIT:
+                    v = _hit(ss, rel, 0, n, depth, ties)
+                elif code == RR:
+                    v = _rr(ss, rel, 0, n, depth, ties)
+                elif code == AP:
+                    if big_r > 0:
+                        v = _ap_sum(ss, rel, 0, n, depth, ties) / big_r
+                elif code == NUM_RET:
+                    v = depth
+                elif code == NUM_REL:
+                    v = big_r
+                elif code == NUM_REL_RET:
+                    v = _rel_in_top(ss, rel, 0, n, depth, ties)
+            if empty_sum_zero:
+                is_empty = label_sum == 0.0
+            out[q, mi] = v
+            empty[q, mi] = is_empty
+    return out, empty

@@ -1,0 +1,171 @@
+"""Grouping rows by query, hashing item ids, joining rankings to judgments.
+
+Items are never put in a global dictionary: within a query, rows are matched
+by a 64-bit hash of the item id (its bytes, or the integer itself) and every
+hash match is confirmed byte by byte, so a collision can never join two
+different items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["find_duplicates", "hash_items", "lookup_labels", "segments"]
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+@njit(cache=True, nogil=True)
+def segments(codes, n_groups):  # pragma: no cover - compiled
+    """Group rows by code. Returns ``(start, end, idx)`` per group (``idx`` empty when
+    rows of each group are already contiguous, in which case start/end index rows directly)."""
+    n = codes.shape[0]
+    start = np.zeros(n_groups, np.int64)
+    end = np.zeros(n_groups, np.int64)
+    seen = np.zeros(n_groups, np.bool_)
+    contiguous = True
+    i = 0
+    while i < n:
+        c = codes[i]
+        if seen[c]:
+            contiguous = False
+            break
+        seen[c] = True
+        j = i + 1
+        while j < n and codes[j] == c:
+            j += 1
+        start[c] = i
+        end[c] = j
+        i = j
+    if contiguous:
+        return start, end, np.empty(0, np.int64)
+    counts = np.zeros(n_groups + 1, np.int64)
+    for i in range(n):
+        counts[codes[i] + 1] += 1
+    for g in range(n_groups):
+        counts[g + 1] += counts[g]
+    for g in range(n_groups):
+        start[g] = counts[g]
+        end[g] = counts[g + 1]
+    fill = counts[:n_groups].copy()
+    idx = np.empty(n, np.int64)
+    for i in range(n):  # stable: input order kept inside a group
+        c = codes[i]
+        idx[fill[c]] = i
+        fill[c] += 1
+    return start, end, idx
+
+
+@njit(cache=True, nogil=True)
+def _row(idx, p):  # pragma: no cover - compiled
+    return p if idx.shape[0] == 0 else idx[p]
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
+    """64-bit hash per row: FNV-1a of the id's bytes, or the integer id itself."""
+    if not is_str:
+        return ints.astype(np.uint64)
+    n = offs.shape[0] - 1
+    out = np.empty(n, np.uint64)
+    for i in prange(n):
+        h = _FNV_OFFSET
+        for p in range(offs[i], offs[i + 1]):
+            h = (h ^ np.uint64(data[p])) * _FNV_PRIME
+        out[i] = h
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
+    if not is_str:
+        return ints[a] == ints[b]
+    la = offs[a + 1] - offs[a]
+    if la != offs[b + 1] - offs[b]:
+        return False
+    for t in range(la):
+        if data[offs[a] + t] != data[offs[b] + t]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
+    if not is_str:
+        return ints_a[a] == ints_b[b]
+    la = offs_a[a + 1] - offs_a[a]
+    if la != offs_b[b + 1] - offs_b[b]:
+        return False
+    for t in range(la):
+        if data_a[offs_a[a] + t] != data_b[offs_b[b] + t]:
+            return False
+    return True
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragma: no cover - compiled
+    """For each group, the row index of an item that appears twice (-1 if none)."""
+    n_g = start.shape[0]
+    out = np.full(n_g, -1, np.int64)
+    for g in prange(n_g):
+        lo = start[g]
+        hi = end[g]
+        m = hi - lo
+        if m < 2:
+            continue
+        h = np.empty(m, np.uint64)
+        rows = np.empty(m, np.int64)
+        for t in range(m):
+            r = _row(idx, lo + t)
+            rows[t] = r
+            h[t] = hashes[r]
+        o = np.argsort(h)
+        for t in range(1, m):
+            if h[o[t]] != h[o[t - 1]]:
+                continue
+            # equal hashes: look at every earlier row with the same hash
+            u = t - 1
+            while u >= 0 and h[o[u]] == h[o[t]]:
+                if _same(is_str, ints, offs, data, rows[o[u]], rows[o[t]]):
+                    out[g] = rows[o[t]] if rows[o[t]] > rows[o[u]] else rows[o[u]]
+                    break
+                u -= 1
+            if out[g] >= 0:
+                break
+    return out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
+                  j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, j_label, is_str):  # pragma: no cover
+    """Label of every ranked row from the judgments of its query (NaN when not judged)."""
+    n_rows = r_hash.shape[0]
+    out = np.full(n_rows, np.nan)
+    n_g = r_start.shape[0]
+    for g in prange(n_g):
+        jl = j_start[g]
+        jm = j_end[g] - jl
+        rm = r_end[g] - r_start[g]
+        if jm == 0 or rm == 0:
+            continue
+        jh = np.empty(jm, np.uint64)
+        jr = np.empty(jm, np.int64)
+        for t in range(jm):
+            r = _row(j_idx, jl + t)
+            jr[t] = r
+            jh[t] = j_hash[r]
+        o = np.argsort(jh)
+        sh = jh[o]
+        for t in range(rm):
+            row = _row(r_idx, r_start[g] + t)
+            h = r_hash[row]
+            p = np.searchsorted(sh, h)
+            while p < jm and sh[p] == h:
+                jrow = jr[o[p]]
+                if _same2(is_str, r_int, r_offs, r_data, row, j_int, j_offs, j_data, jrow):
+                    out[row] = j_label[jrow]
+                    break
+                p += 1
+    return out
