@@ -1,50 +1,195 @@
-"""Id handling: factorising query and item ids into dense integer codes."""
+"""Ids without Python objects: integers as int64 arrays, strings as Arrow large_string arrays.
+
+Every id column is normalised by :func:`as_ids` to one of the two forms.
+Strings are handed to the kernels as Arrow's buffers (``int64`` offsets and
+``uint8`` data), so 10 million ids cost no Python object at all.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Union
+
 import numpy as np
 
-__all__ = ["factorize", "is_integer_ids", "to_str_ids"]
+from .errors import InputError
+
+__all__ = [
+    "IdArray", "as_ids", "concat_ids", "factorize", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "str_buffers", "take_ids", "to_str_ids", "unify_ids",
+]
+
+IdArray = Union[np.ndarray, Any]  # np.ndarray of int64, or pyarrow.LargeStringArray
 
 
-def is_integer_ids(a: np.ndarray) -> bool:
-    return a.dtype.kind in "iu" or a.dtype.kind == "b"
+def _pa() -> Any:
+    import pyarrow as pa
+
+    return pa
+
+
+def is_str_ids(ids: IdArray) -> bool:
+    return not isinstance(ids, np.ndarray)
+
+
+def id_length(ids: IdArray) -> int:
+    return int(ids.shape[0]) if isinstance(ids, np.ndarray) else len(ids)
+
+
+def _all_str(a: np.ndarray) -> bool:
+    pa = _pa()
+    try:
+        pa.array(a, type=pa.large_string(), from_pandas=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return False
+    return True
 
 
 def to_str_ids(a: np.ndarray) -> np.ndarray:
-    """Ids as an object array of str (integers printed in decimal)."""
+    """Ids as an object array of str (integral floats printed without '.0')."""
     if a.dtype.kind == "O":
-        if all(issubclass(t, str) for t in set(map(type, a))):  # distinct types only
+        if _all_str(a):
             return a
-        return np.array([str(x) for x in a], dtype=object)
+        return np.array([x if isinstance(x, str) else _str_id(x) for x in a], dtype=object)
     if a.dtype.kind in "US":
         return a.astype(str).astype(object)
     if a.dtype.kind == "f":
-        # float ids (e.g. pandas with NaN): print integral values without ".0"
-        return np.array([str(int(x)) if float(x).is_integer() else str(x) for x in a], dtype=object)
+        return np.array([_str_id(x) for x in a], dtype=object)
     return a.astype(str).astype(object)
 
 
-def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense codes in sorted order of the unique values.
+def _str_id(x: Any) -> str:
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
+        return str(int(x))
+    return str(x)
 
-    Returns ``(codes, uniques)`` with ``uniques[codes] == values``; integers
-    sort numerically, strings by byte order (UTF-8), so comparing codes
-    compares ids the way trec_eval's ``strcmp`` does.
+
+def as_ids(x: Any, what: str = "ids") -> IdArray:
+    """Normalise ids: int64 ndarray for integers, Arrow large_string array otherwise."""
+    pa = _pa()
+    if isinstance(x, pa.ChunkedArray):
+        x = x.combine_chunks() if x.num_chunks != 1 else x.chunk(0)
+    if isinstance(x, pa.Array):
+        t = x.type
+        if x.null_count:
+            raise InputError(f"{what} contain {x.null_count} missing values.")
+        if pa.types.is_dictionary(t):
+            x = x.cast(t.value_type)
+            t = x.type
+        if pa.types.is_integer(t):
+            return x.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            return x.cast(pa.large_string())
+        if pa.types.is_floating(t):
+            return as_ids(x.to_numpy(zero_copy_only=False), what)
+        return x.cast(pa.large_string())
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)
+    if x.dtype.kind in "iub":
+        return x.astype(np.int64, copy=False)
+    if x.dtype.kind == "f":
+        if np.isnan(x).any():
+            raise InputError(f"{what} contain {int(np.isnan(x).sum())} missing values.")
+        if (x == np.trunc(x)).all():
+            return x.astype(np.int64)
+        return pa.array(to_str_ids(x), type=pa.large_string())
+    if x.dtype.kind == "O":
+        if x.size and any(v is None for v in x[:1]) or (x.size and _has_none(x)):
+            raise InputError(f"{what} contain missing values.")
+        try:
+            return pa.array(x, type=pa.large_string(), from_pandas=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return pa.array(to_str_ids(x), type=pa.large_string())
+    return pa.array(x.astype(str).astype(object), type=pa.large_string())
+
+
+def _has_none(x: np.ndarray) -> bool:
+    return bool((x == None).any())  # noqa: E711 - elementwise comparison with None
+
+
+def unify_ids(a: IdArray, b: IdArray) -> tuple[IdArray, IdArray]:
+    """Both integer, or both strings (integers printed in decimal)."""
+    if is_str_ids(a) == is_str_ids(b):
+        return a, b
+    return (_int_to_str(a) if not is_str_ids(a) else a), (_int_to_str(b) if not is_str_ids(b) else b)
+
+
+def _int_to_str(a: np.ndarray) -> Any:
+    pa = _pa()
+    return pa.array(a).cast(pa.large_string())
+
+
+def str_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64, data uint8) views of a large_string array (no copy)."""
+    bufs = arr.buffers()
+    offs = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(1, np.uint8)
+    if data.size == 0:
+        data = np.zeros(1, np.uint8)
+    return offs, data
+
+
+def kernel_ids(ids: IdArray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+    """``(is_str, ints, offsets, data)`` as the kernels take them."""
+    if is_str_ids(ids):
+        offs, data = str_buffers(ids)
+        return True, np.zeros(1, np.int64), offs, data
+    return False, ids, np.zeros(2, np.int64), np.zeros(1, np.uint8)
+
+
+def concat_ids(a: IdArray, b: IdArray) -> IdArray:
+    if isinstance(a, np.ndarray):
+        return np.concatenate([a, b])
+    pa = _pa()
+    return pa.concat_arrays([a, b])
+
+
+def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes in sorted order of the unique values: ``(codes, uniques)``.
+
+    Integers sort numerically, strings by byte order (as ``strcmp``). Hash
+    based (Arrow's dictionary encoding), then only the uniques are sorted.
     """
-    if values.dtype.kind in "iub":
-        uniques, codes = np.unique(values, return_inverse=True)
-        return codes.astype(np.int64, copy=False), uniques
-    import pyarrow as pa
+    pa = _pa()
     import pyarrow.compute as pc
 
-    arr = pa.array(values, type=pa.string()) if values.dtype.kind != "U" else pa.array(values.astype(object), type=pa.string())
+    if isinstance(ids, np.ndarray) and ids.dtype.kind != "O":
+        arr = pa.array(ids)
+    elif isinstance(ids, np.ndarray):
+        arr = as_ids(ids)
+        if isinstance(arr, np.ndarray):
+            return factorize(arr)
+    else:
+        arr = ids
     enc = pc.dictionary_encode(arr)
     dictionary = enc.dictionary
     order = pc.array_sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    idx = enc.indices.to_numpy(zero_copy_only=False)
-    codes = rank[idx]
-    uniques = dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False).astype(object)
+    codes = rank[enc.indices.to_numpy(zero_copy_only=False)]
+    sorted_dict = dictionary.take(pa.array(order))
+    if pa.types.is_integer(sorted_dict.type):
+        uniques = sorted_dict.to_numpy(zero_copy_only=False).astype(np.int64)
+    else:
+        uniques = np.asarray(sorted_dict.to_pylist(), dtype=object)
     return codes, uniques
+
+
+def ids_to_numpy(ids: IdArray) -> np.ndarray:
+    """Materialise ids (object array of str, or int64) - for small outputs only."""
+    if isinstance(ids, np.ndarray):
+        return ids
+    return np.asarray(ids.to_pylist(), dtype=object)
+
+
+def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
+    if isinstance(ids, np.ndarray):
+        return ids[idx]
+    pa = _pa()
+    return ids.take(pa.array(np.asarray(idx, dtype=np.int64)))
+
+
+def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
+    if isinstance(ids, np.ndarray):
+        return ids[mask]
+    pa = _pa()
+    return ids.filter(pa.array(mask))

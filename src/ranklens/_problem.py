@@ -1,22 +1,31 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
-Everything here is vectorised numpy: no Python loop over queries or rows.
+No Python loop over queries or rows: query ids are dictionary-encoded once
+(Arrow's hash), rows are grouped by query with a counting sort (or not moved
+at all when they already come grouped), and items are matched inside each
+query by hash in compiled code (:mod:`ranklens._kernels.group`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ._ids import factorize, is_integer_ids, to_str_ids
+from ._ids import (
+    IdArray, as_ids, concat_ids, factorize, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
+)
+from ._kernels.fused import (
+    ORDER_BEST, ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, _order,
+)
+from ._kernels.group import find_duplicates, hash_items, lookup_labels, segments
 from ._kernels.measures import TIES_AVERAGE, TIES_NONE, TIES_SHARED_RANK
-from ._kernels.order import QUICKSORT_NEG, STABLE, sort_segments
 from .conventions import Convention
 from .data import Judgments, Rankings
 from .errors import InputError
 
-__all__ = ["Exclusion", "Problem", "build_problem", "gains_for", "ideal_for"]
+__all__ = ["Exclusion", "Problem", "build_problem", "gains_for", "query_view"]
 
 
 @dataclass(frozen=True)
@@ -36,34 +45,60 @@ class Exclusion:
 
 @dataclass
 class Problem:
-    """A joined, ordered evaluation problem; rows are in ranked order per query."""
+    """A joined evaluation problem, grouped by query (rows are not reordered).
 
-    qids: np.ndarray  # ids of the evaluated queries (universe), in output order
-    offsets: np.ndarray  # ranked rows per query, shape (n_q + 1,)
-    score: np.ndarray  # ranked-order scores (after precision rounding)
-    label: np.ndarray  # ranked-order labels, NaN = unjudged
-    item: np.ndarray  # ranked-order item ids (original values)
-    j_offsets: np.ndarray  # judgments per query
-    j_label: np.ndarray  # judged labels per query (any order)
-    j_item: np.ndarray
-    ties: int  # kernel tie mode
-    max_label: float  # largest judged label (for ERR)
+    Query ``q``'s ranked rows are ``r_idx[r_start[q]:r_end[q]]`` (or the rows
+    ``r_start[q]:r_end[q]`` themselves when ``r_idx`` is empty); likewise
+    its judgments through ``j_*``.
+    """
+
+    qids: np.ndarray  # ids of the evaluated queries, sorted
+    r_start: np.ndarray
+    r_end: np.ndarray
+    r_idx: np.ndarray
+    score: np.ndarray  # per ranked row (after precision rounding)
+    label: np.ndarray  # per ranked row, NaN = unjudged (after label rules)
+    r_item: IdArray
+    j_start: np.ndarray
+    j_end: np.ndarray
+    j_idx: np.ndarray
+    j_label: np.ndarray
+    j_item: IdArray
+    order_mode: int
+    ties: int
+    item_offs: np.ndarray  # item bytes for id tie-breaks (else dummies)
+    item_data: np.ndarray
+    max_label: float
     notes: list[Exclusion] = field(default_factory=list)
-    missing_ranking: np.ndarray | None = None  # bool per query: judged, not ranked
+    missing_ranking: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
-        return int(self.offsets.shape[0] - 1)
+        return int(self.r_start.shape[0])
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.r_end - self.r_start
 
 
-def _bad_rows(mask: np.ndarray, qid: np.ndarray, item: np.ndarray | None) -> str:
+def _bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
     idx = np.flatnonzero(mask)[:3]
-    parts = [f"query {qid[i]!s}" + (f" item {item[i]!s}" if item is not None else "") for i in idx]
+    q = ids_to_numpy(take_ids(as_ids(qid), idx))
+    it = ids_to_numpy(take_ids(as_ids(item), idx)) if item is not None else None
+    parts = [f"query {q[t]!s}" + (f" item {it[t]!s}" if it is not None else "") for t in range(len(idx))]
     return "; ".join(parts)
 
 
+def _label_rule(label: np.ndarray, conv: Convention) -> np.ndarray:
+    if conv.label_precision == "int":
+        return np.trunc(label)
+    if conv.label_precision == "float32":
+        return label.astype(np.float32).astype(np.float64)
+    return label
+
+
 def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
-    label = j.label
+    label = np.asarray(j.label, dtype=np.float64)
     where = j.source or "the judgments"
     bad = ~np.isfinite(label)
     if bad.any():
@@ -87,30 +122,30 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
             f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
             f"({_bad_rows(big, j.qid, j.item)})."
         )
-    if conv.label_precision == "int":
-        label = np.trunc(label)
-    elif conv.label_precision == "float32":
-        label = label.astype(np.float32).astype(np.float64)
-    return label
+    return _label_rule(label, conv)
 
 
-def _unify(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if is_integer_ids(a) and is_integer_ids(b):
-        return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
-    return to_str_ids(a), to_str_ids(b)
+def _group(codes: np.ndarray, uidx: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by universe query; rows outside the universe fall in a dropped last group."""
+    g = uidx[codes]
+    g[g < 0] = n_q
+    start, end, idx = segments(g, n_q + 1)
+    return start[:n_q], end[:n_q], idx
 
 
-def _duplicates(keys: np.ndarray) -> np.ndarray:
-    """Indices (into keys) of rows whose key appeared before."""
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    dup = np.zeros(keys.shape[0], dtype=bool)
-    dup[order[1:]] = sk[1:] == sk[:-1]
-    return dup
+def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: str) -> None:
+    rows = dup[dup >= 0]
+    if rows.size:
+        q = ids_to_numpy(take_ids(qid, rows[:3]))
+        it = ids_to_numpy(take_ids(item, rows[:3]))
+        ex = "; ".join(f"query {a!s} item {b!s}" for a, b in zip(q, it))
+        raise InputError(
+            f"{rows.size} duplicate (query, item) {what} in {where} ({ex}); each item may appear once per query."
+        )
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
-    """Join judgments and rankings under a convention; order each query's list."""
+    """Join judgments and rankings under a convention."""
     if len(j) == 0:
         raise InputError("the judgments are empty.")
     if len(r) == 0:
@@ -121,10 +156,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
                 f"the scores ({r.source or 'vector'}) have {len(r)} values but the judgments "
                 f"({j.source or 'rows'}) have {len(j)} rows; a bare score vector must align row by row."
             )
-        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source)
+        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
     label_j = _check_labels(j, conv)
-    key = r.order_key()
+    key = np.asarray(r.order_key(), dtype=np.float64)
     bad = ~np.isfinite(key)
     if bad.any():
         what = "scores" if r.score is not None else "ranks"
@@ -135,30 +170,16 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     if conv.score_precision == "float32":
         key = key.astype(np.float32).astype(np.float64)
 
-    jq, rq = _unify(j.qid, r.qid)
-    ji, ri = _unify(j.item, r.item)
-    nj = jq.shape[0]
-    q_codes, q_uniques = factorize(np.concatenate([jq, rq]))
-    i_codes, _ = factorize(np.concatenate([ji, ri]))
-    n_items = int(i_codes.max()) + 1
-    jqc, rqc = q_codes[:nj], q_codes[nj:]
-    jic, ric = i_codes[:nj], i_codes[nj:]
+    jq, rq = unify_ids(as_ids(j.qid, "query ids"), as_ids(r.qid, "query ids"))
+    ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
+    nj = id_length(jq)
+    if id_length(ji) != nj or label_j.shape[0] != nj:
+        raise InputError("judgments: query ids, item ids and labels must have the same length.")
+    if id_length(rq) != key.shape[0] or id_length(ri) != key.shape[0]:
+        raise InputError("rankings: query ids, item ids and scores must have the same length.")
+    q_codes, q_uniques = factorize(concat_ids(jq, rq))
     n_all = q_uniques.shape[0]
-
-    jkey = jqc * n_items + jic
-    rkey = rqc * n_items + ric
-    dup = _duplicates(jkey)
-    if dup.any():
-        raise InputError(
-            f"{int(dup.sum())} duplicate (query, item) judgments in {j.source or 'the judgments'} "
-            f"({_bad_rows(dup, jq, ji)}); each item may be judged once per query."
-        )
-    dup = _duplicates(rkey)
-    if dup.any():
-        raise InputError(
-            f"{int(dup.sum())} duplicate (query, item) rows in {r.source or 'the rankings'} "
-            f"({_bad_rows(dup, rq, ri)}); each item may appear once in a query's ranking."
-        )
+    jqc, rqc = q_codes[:nj], q_codes[nj:]
 
     judged = np.bincount(jqc, minlength=n_all) > 0
     ranked = np.bincount(rqc, minlength=n_all) > 0
@@ -196,99 +217,96 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     missing = only_j & universe
     if missing.any():
         notes.append(Exclusion("judged but not ranked: scored as an empty ranking", int(missing.sum()), ids(missing)))
+    if (only_r & universe).any():
+        notes.append(Exclusion("ranked but not judged", int((only_r & universe).sum()), ids(only_r & universe)))
     if not universe.any():
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
 
-    # dense universe index for every query code (-1 outside)
-    uidx = np.full(n_all, -1, dtype=np.int64)
-    uidx[universe] = np.arange(int(universe.sum()), dtype=np.int64)
     n_q = int(universe.sum())
+    uidx = np.full(n_all, -1, dtype=np.int64)
+    uidx[universe] = np.arange(n_q, dtype=np.int64)
+    r_start, r_end, r_idx = _group(rqc, uidx, n_q)
+    j_start, j_end, j_idx = _group(jqc, uidx, n_q)
 
-    # ranked rows: label lookup
-    order_j = np.argsort(jkey, kind="stable")
-    sk = jkey[order_j]
-    pos = np.searchsorted(sk, rkey)
-    pos_c = np.minimum(pos, sk.shape[0] - 1)
-    hit = sk[pos_c] == rkey
-    r_label = np.where(hit, label_j[order_j[pos_c]], np.nan)
-
-    # keep rows of queries in the universe, grouped by query, input order kept
-    ru = uidx[rqc]
-    keep = ru >= 0
-    rows = np.flatnonzero(keep)
-    rows = rows[np.argsort(ru[rows], kind="stable")]
-    counts = np.bincount(ru[rows], minlength=n_q)
-    offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-
-    if conv.max_items is not None and counts.max() > conv.max_items:
-        big = np.flatnonzero(counts > conv.max_items)
+    lengths = r_end - r_start
+    if conv.max_items is not None and lengths.max() > conv.max_items:
+        big = np.flatnonzero(lengths > conv.max_items)
         raise InputError(
             f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
-            f"query {q_uniques[universe][big[0]]} has {counts[big[0]]}."
+            f"query {q_uniques[universe][big[0]]} has {lengths[big[0]]}."
         )
     if conv.min_items > 1:
-        small = (counts < conv.min_items) & ranked[universe]
+        small = (lengths < conv.min_items) & ranked[universe]
         if small.any():
             raise InputError(
                 f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
                 f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
-                f"query {q_uniques[universe][np.flatnonzero(small)[0]]} has {counts[np.flatnonzero(small)[0]]}."
+                f"query {q_uniques[universe][np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
             )
 
-    g_score = key[rows]
-    g_label = r_label[rows]
-    g_item_code = ric[rows]
+    # duplicates inside a query, and the label of every ranked row
+    r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
+    r_hash = hash_items(r_is_str, r_int, r_offs, r_data)
+    _dup_error(find_duplicates(r_start, r_end, r_idx, r_hash, r_is_str, r_int, r_offs, r_data), rq, ri,
+               r.source or "the rankings", "rows")
+    j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
+    if r.label is not None and r.label.shape[0] == key.shape[0]:
+        r_label = _label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
+    else:
+        j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
+        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), jq, ji,
+                   j.source or "the judgments", "judgments")
+        r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
+                                j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
-    # tie handling -> kernel inputs
     ties = conv.ties
-    mode = STABLE
-    use_key = False
-    tie_key = np.zeros(1, dtype=np.float64)
     kernel_ties = TIES_NONE
+    order_mode = ORDER_INPUT
+    item_offs, item_data = np.zeros(2, np.int64), np.zeros(1, np.uint8)
     if ties == "average":
         kernel_ties = TIES_AVERAGE
     elif ties == "shared_rank":
         kernel_ties = TIES_SHARED_RANK
     elif ties in ("item_desc", "item_asc"):
-        if is_integer_ids(ri):  # trec_eval compares ids as strings: "10" < "9"
-            g_item_code, _ = factorize(to_str_ids(ri[rows]))
-        code = g_item_code.astype(np.float64)
-        use_key, tie_key = True, (-code if ties == "item_desc" else code)
-    elif ties in ("worst", "best"):
-        lab = np.where(np.isnan(g_label), 0.0, g_label)
-        use_key, tie_key = True, (lab if ties == "worst" else -lab)
+        # trec_eval compares ids as strings ("10" < "9"), also when they are integers
+        sid = ri if is_str_ids(ri) else unify_ids(ri, as_ids(np.array(["x"], dtype=object)))[0]
+        _, _, item_offs, item_data = kernel_ids(sid)
+        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
+    elif ties == "worst":
+        order_mode = ORDER_WORST
+    elif ties == "best":
+        order_mode = ORDER_BEST
     elif ties == "ranx":
-        mode = QUICKSORT_NEG
-    perm = sort_segments(offsets, g_score, tie_key if use_key else g_score, use_key, mode)
+        order_mode = ORDER_QUICKSORT
 
-    # judgments of universe queries, grouped
-    ju = uidx[jqc]
-    jrows = np.flatnonzero(ju >= 0)
-    jrows = jrows[np.argsort(ju[jrows], kind="stable")]
-    jcounts = np.bincount(ju[jrows], minlength=n_q)
-    j_offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(jcounts, out=j_offsets[1:])
-
-    orig_items = r.item[rows][perm]
     return Problem(
         qids=q_uniques[universe],
-        offsets=offsets,
-        score=g_score[perm],
-        label=g_label[perm],
-        item=orig_items,
-        j_offsets=j_offsets,
-        j_label=label_j[jrows],
-        j_item=j.item[jrows],
-        ties=kernel_ties,
-        max_label=float(label_j.max()),
-        notes=notes,
-        missing_ranking=missing[universe],
+        r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
+        j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(label_j.max()), notes=notes, missing_ranking=missing[universe],
     )
 
 
+def _rows(start: int, end: int, idx: np.ndarray) -> np.ndarray:
+    return np.arange(start, end) if idx.shape[0] == 0 else idx[start:end]
+
+
+def query_view(p: Problem, q: int) -> dict[str, Any]:
+    """One query's ranked rows in ranked order, and its judged rows (for explain; one query only)."""
+    rows = _rows(int(p.r_start[q]), int(p.r_end[q]), p.r_idx)
+    s, lab = p.score[rows], p.label[rows]
+    o = _order(s, lab, rows, p.order_mode, p.item_offs, p.item_data) if rows.size else np.zeros(0, np.int64)
+    jrows = _rows(int(p.j_start[q]), int(p.j_end[q]), p.j_idx)
+    return {
+        "item": ids_to_numpy(take_ids(p.r_item, rows[o])), "score": s[o], "label": lab[o],
+        "j_item": ids_to_numpy(take_ids(p.j_item, jrows)), "j_label": p.j_label[jrows],
+    }
+
+
 def gains_for(label: np.ndarray, conv: Convention, gain: object) -> np.ndarray:
-    """Gain of each label (NaN = unjudged -> 0) under the convention's label rules."""
+    """Gain of each label (NaN = unjudged -> 0) under the convention's label rules (vectorised twin of
+    the kernels' ``_gain``, for explain)."""
     lab = np.where(np.isnan(label), 0.0, label)
     if conv.negative_labels == "zero":
         lab = np.maximum(lab, 0.0)
@@ -312,23 +330,3 @@ def gains_for(label: np.ndarray, conv: Convention, gain: object) -> np.ndarray:
     if conv.negative_labels == "zero":
         out[label < 0] = 0.0
     return out
-
-
-def ideal_for(
-    p: Problem, conv: Convention, gain: object, level: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Ideal gains (descending per query) with offsets, relevant counts and label sums."""
-    if conv.ideal == "judgments":
-        offs, labels = p.j_offsets, p.j_label
-    else:
-        offs, labels = p.offsets, p.label
-    g = gains_for(labels, conv, gain)
-    n_q = p.n_queries
-    qidx = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(offs))
-    order = np.lexsort((-g, qidx))
-    ideal = g[order]
-    lab0 = np.where(np.isnan(labels), 0.0, labels)
-    rel = (lab0 >= level).astype(np.int64)
-    n_rel = np.bincount(qidx, weights=rel, minlength=n_q).astype(np.int64)
-    label_sum = np.bincount(qidx, weights=lab0, minlength=n_q)
-    return ideal, offs, n_rel, label_sum

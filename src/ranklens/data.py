@@ -51,8 +51,9 @@ class Judgments:
 
     Attributes
     ----------
-    qid, item : ndarray
-        Ids (integers or strings) of shape ``(n,)``.
+    qid, item : array-like
+        Ids of shape ``(n,)``: integers, strings (numpy, lists) or Arrow
+        string arrays (kept as they are, without Python objects).
     label : ndarray of float64, shape (n,)
         Graded relevance. Negative labels mean "judged, not relevant" unless
         the convention says otherwise.
@@ -60,8 +61,8 @@ class Judgments:
         Where the rows came from, for messages.
     """
 
-    qid: np.ndarray
-    item: np.ndarray
+    qid: Any
+    item: Any
     label: np.ndarray
     source: str | None = None
 
@@ -69,7 +70,7 @@ class Judgments:
         return int(self.label.shape[0])
 
     def __repr__(self) -> str:
-        nq = len(np.unique(self.qid)) if len(self) else 0
+        nq = _n_unique(self.qid) if len(self) else 0
         return f"Judgments({len(self)} rows, {nq} queries{', from ' + self.source if self.source else ''})"
 
 
@@ -83,11 +84,14 @@ class Rankings:
     both are given the score decides, as trec_eval does.
     """
 
-    qid: np.ndarray | None
-    item: np.ndarray | None
+    qid: Any
+    item: Any
     score: np.ndarray | None = None
     rank: np.ndarray | None = None
     source: str | None = None
+    #: labels of these very rows (NaN: not judged) when one table holds both;
+    #: spares the join with the judgments
+    label: np.ndarray | None = None
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -102,6 +106,37 @@ class Rankings:
             return self.score
         assert self.rank is not None
         return -self.rank.astype(np.float64)
+
+
+def _n_unique(ids: Any) -> int:
+    if isinstance(ids, np.ndarray):
+        return len(np.unique(ids))
+    import pyarrow.compute as pc
+
+    return len(pc.unique(ids))
+
+
+def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
+    """An id column without Python objects: int64 ndarray or Arrow large_string array."""
+    from ._ids import as_ids
+
+    what = f"id column {col!r} in {where}"
+    if kind == "pandas":
+        import pyarrow as pa
+
+        s = obj[col]
+        if s.dtype.kind in "iub":
+            return s.to_numpy().astype(np.int64, copy=False)
+        try:
+            arr = pa.Array.from_pandas(s)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = s.to_numpy(dtype=object)
+        return as_ids(arr, what)
+    if kind == "polars":
+        if type(obj).__name__ == "LazyFrame":
+            obj = obj.select(col).collect()
+        return as_ids(obj[col].to_arrow(), what)
+    return as_ids(obj.column(col), what)
 
 
 def _norm(name: str) -> str:
@@ -217,32 +252,39 @@ def split_table(
     if need == "rankings" and sc is None and rc is None:
         raise InvalidParameterError(f"no score or rank column in {where} (columns: {cols}); pass `score_col=` or `rank_col=`.")
     assert qc is not None
-    qid = _table_column(table, kind, qc)
-    n = qid.shape[0]
+    from ._ids import filter_ids, id_length
+
+    qid = _table_ids(table, kind, qc, where)
+    n = id_length(qid)
     if n == 0:
         raise InputError(f"{where} has no rows.")
-    item = _table_column(table, kind, ic) if ic is not None else np.arange(n)
+    item = _table_ids(table, kind, ic, where) if ic is not None else np.arange(n, dtype=np.int64)
     judgments = rankings = None
+    label = None
     if lc is not None and need in ("judgments", "both"):
         label = _numeric(_table_column(table, kind, lc), f"relevance column {lc!r}", where)
         judged = ~np.isnan(label)
         if need == "judgments" and not judged.all():
             raise InputError(f"relevance column {lc!r} in {where} has {int((~judged).sum())} missing values.")
-        judgments = Judgments(qid[judged], item[judged], label[judged], source=where)
+        if judged.all():
+            judgments = Judgments(qid, item, label, source=where)
+        else:
+            judgments = Judgments(filter_ids(qid, judged), filter_ids(item, judged), label[judged], source=where)
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
         score = _numeric(_table_column(table, kind, sc), f"score column {sc!r}", where) if sc else None
         rank = _numeric(_table_column(table, kind, rc), f"rank column {rc!r}", where) if (rc and not sc) else None
-        rq, ri = qid, item
+        rq, ri, rl = qid, item, label
         if need == "both" and lc is not None:
             # one table with both columns: a row with a label but no score/rank is judged, not ranked
             key = score if score is not None else rank
             assert key is not None
             ranked = ~np.isnan(key)
             if not ranked.all():
-                rq, ri = qid[ranked], item[ranked]
+                rq, ri = filter_ids(qid, ranked), filter_ids(item, ranked)
                 score = score[ranked] if score is not None else None
                 rank = rank[ranked] if rank is not None else None
-        rankings = Rankings(rq, ri, score=score, rank=rank, source=where)
+                rl = label[ranked] if label is not None else None
+        rankings = Rankings(rq, ri, score=score, rank=rank, source=where, label=rl)
     return judgments, rankings
 
 

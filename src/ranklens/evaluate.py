@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import fused as F
 from ._kernels import measures as K
-from ._problem import Problem, build_problem, gains_for, ideal_for
+from ._problem import Problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
 from .errors import EmptyQueryError, InvalidParameterError
@@ -20,8 +21,10 @@ __all__ = ["compute_values", "evaluate"]
 _CODES = {
     "ndcg": K.NDCG, "dcg": K.DCG, "idcg": K.IDCG, "map": K.AP, "mrr": K.RR, "precision": K.P,
     "recall": K.RECALL, "hit_rate": K.HIT, "err": K.ERR, "r_precision": K.RPREC, "num_ret": K.NUM_RET,
-    "num_rel_ret": K.NUM_REL_RET,
+    "num_rel_ret": K.NUM_REL_RET, "num_rel": F.NUM_REL,
 }
+_GAIN_KIND = {"linear": F.GAIN_LINEAR, "exponential": F.GAIN_EXP}
+_EMPTY_MODE = {"no_gain": 0, "label_sum_zero": 1, "ideal_zero": 2, "ideal_nonpositive": 3}
 _GRADED = {"ndcg", "err"}
 _BINARY = {"map", "mrr", "precision", "recall", "hit_rate", "r_precision"}
 
@@ -54,74 +57,46 @@ def _inputs(judgments: Any, rankings: Any, columns: dict[str, Any]) -> tuple[Jud
 def compute_values(
     problem: Problem, measures: list[Measure], conv: Convention
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-query values ``(n_queries, n_measures)`` (NaN where a query is skipped) and the empty-query mask."""
+    """Per-query values ``(n_queries, n_measures)`` (NaN where a query is skipped) and the empty-query mask.
+
+    One kernel call computes every measure of every query (one ordering per query, shared).
+    """
     n_q = problem.n_queries
-    out = np.zeros((n_q, len(measures)), dtype=np.float64)
-    empties = np.zeros((n_q, len(measures)), dtype=bool)
     if conv.k_beyond_longest == "error":
         _check_k_beyond_deepest(problem, measures, conv)
     max_grade = conv.err_max_grade if conv.err_max_grade is not None else max(problem.max_label, 1.0)
-    # measures sharing gain and relevance level are computed in one kernel call
-    groups: dict[tuple[Any, float], list[int]] = {}
-    for idx, m in enumerate(measures):
-        gain = m.gain or conv.gain
-        gkey = tuple(sorted(gain.items())) if isinstance(gain, Mapping) else gain
-        level = m.relevance_level if m.relevance_level is not None else conv.relevance_level
-        groups.setdefault((gkey, level), []).append(idx)
-    for (gkey, level), idxs in groups.items():
-        gain = dict(gkey) if isinstance(gkey, tuple) else gkey
-        g = gains_for(problem.label, conv, gain)
-        lab0 = np.where(np.isnan(problem.label), 0.0, problem.label)
-        rel = (lab0 >= level).astype(np.float64)
-        err_p = (np.exp2(np.maximum(lab0, 0.0)) - 1.0) / np.exp2(max_grade)
-        ideal, ideal_off, n_rel, label_sum = ideal_for(problem, conv, gain, level)
-        codes = [_CODES.get(measures[i].family, -1) for i in idxs]
-        ks = [_cutoff(measures[i], conv) for i in idxs]
-        # the ideal_* empty tests look at the ideal DCG at each NDCG's cutoff: extra IDCG columns
-        by_ideal = conv.empty_test in ("ideal_zero", "ideal_nonpositive")
-        idcg_col = {}
-        if by_ideal:
-            for col, i in enumerate(idxs):
-                if measures[i].family == "ndcg":
-                    idcg_col[col] = len(codes)
-                    codes.append(K.IDCG)
-                    ks.append(ks[col])
-        vals = K.compute_measures(
-            problem.offsets, problem.score, g, rel, err_p, ideal_off, ideal, n_rel,
-            np.array(codes, dtype=np.int64), np.array(ks, dtype=np.int64), problem.ties, float(conv.log_base),
-        )
-        has_gain = _positive_per_query(ideal, ideal_off)
-        for col, i in enumerate(idxs):
-            m = measures[i]
-            v = vals[:, col]
-            if m.family == "num_rel":
-                v = n_rel.astype(np.float64)
-            if conv.empty_test == "label_sum_zero":
-                empty = label_sum == 0
-            elif col in idcg_col:
-                idcg = vals[:, idcg_col[col]]
-                empty = idcg == 0 if conv.empty_test == "ideal_zero" else ~(idcg > 0)
-            elif m.family in _GRADED:
-                empty = ~has_gain
-            elif m.family in _BINARY:
-                empty = n_rel == 0
-            else:
-                empty = np.zeros(n_q, dtype=bool)
-            if empty.any():
-                rule = m.empty if m.empty is not None else conv.empty
-                if rule == "error":
-                    bad = problem.qids[empty][:5]
-                    raise EmptyQueryError(
-                        f"{int(empty.sum())} queries have no relevant item for {m.key!r} "
-                        f"({', '.join(map(str, bad))}); convention {conv.name!r} says empty='error'."
-                    )
-                v = v.copy()
-                v[empty] = np.nan if rule == "skip" else float(rule)
-            if conv.round_per_query is not None:
-                v = _round_like_printf(v, conv.round_per_query)
-            out[:, i] = v
-            empties[:, i] = empty
-    return out, empties
+    codes = np.array([_CODES[m.family] for m in measures], dtype=np.int64)
+    ks = np.array([_cutoff(m, conv) for m in measures], dtype=np.int64)
+    gains = [m.gain or conv.gain for m in measures]
+    kinds = np.array([_GAIN_KIND[g] if isinstance(g, str) else F.GAIN_MAP for g in gains], dtype=np.int64)
+    levels = np.array([m.relevance_level if m.relevance_level is not None else conv.relevance_level
+                       for m in measures], dtype=np.float64)
+    mapping = next((g for g in gains if not isinstance(g, str)), None)
+    map_keys = np.array(sorted(mapping), dtype=np.float64) if mapping else np.zeros(0)
+    map_vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64) if mapping else np.zeros(0)
+    values, empties = F.evaluate_queries(
+        problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
+        problem.item_offs, problem.item_data,
+        problem.j_start, problem.j_end, problem.j_idx, problem.j_label, conv.ideal == "judgments",
+        problem.ties, float(conv.log_base), conv.negative_labels == "zero",
+        -np.inf if conv.gain_threshold is None else float(conv.gain_threshold), float(2.0**max_grade),
+        _EMPTY_MODE[conv.empty_test], codes, ks, kinds, levels, map_keys, map_vals,
+    )
+    for i, m in enumerate(measures):
+        empty = empties[:, i]
+        if not empty.any():
+            continue
+        rule = m.empty if m.empty is not None else conv.empty
+        if rule == "error":
+            bad = problem.qids[empty][:5]
+            raise EmptyQueryError(
+                f"{int(empty.sum())} queries have no relevant item for {m.key!r} "
+                f"({', '.join(map(str, bad))}); convention {conv.name!r} says empty='error'."
+            )
+        values[empty, i] = np.nan if rule == "skip" else float(rule)
+    if conv.round_per_query is not None:
+        values = _round_like_printf(values, conv.round_per_query)
+    return values, empties
 
 
 def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:
@@ -131,7 +106,7 @@ def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:
     scaled = v * 10.0**digits
     near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
     for i in np.flatnonzero(near_half & np.isfinite(v)):  # rare: values within 1e-6 of a half
-        out[i] = round(float(v[i]), digits)
+        out.flat[i] = round(float(v.flat[i]), digits)
     return out
 
 
@@ -142,22 +117,12 @@ def _check_k_beyond_deepest(problem: Problem, measures: list[Measure], conv: Con
     positive label, unless empty queries are scored) and fails on a cutoff past it. Under
     ``ties="shared_rank"`` the deepest rank of a list is the shared rank of its last tied group.
     """
-    off = problem.offsets
-    lengths = np.diff(off)
-    has_rows = lengths > 0
+    lengths = problem.lengths
+    last, positive = F.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
     deepest = lengths.astype(np.float64)
-    if problem.ties == K.TIES_SHARED_RANK and has_rows.any():
-        last = problem.score[off[1:][has_rows] - 1]
-        qidx = np.repeat(np.arange(lengths.shape[0]), lengths)
-        last_of_row = np.full(lengths.shape[0], np.nan)
-        last_of_row[has_rows] = last
-        in_last_group = problem.score == last_of_row[qidx]
-        m = np.bincount(qidx, weights=in_last_group, minlength=lengths.shape[0])
-        deepest = np.floor(lengths - (m - 1) / 2.0)  # truncated mean rank of the last group
+    if problem.ties == K.TIES_SHARED_RANK:
+        deepest = np.where(lengths > 0, np.floor(lengths - (last - 1) / 2.0), 0)  # truncated mean rank
     if any(_rule(m, conv) == "skip" for m in measures if m.family in _GRADED):
-        lab = np.where(np.isnan(problem.label), 0.0, problem.label)
-        qidx = np.repeat(np.arange(lengths.shape[0]), lengths)
-        positive = np.bincount(qidx, weights=(lab > 0), minlength=lengths.shape[0]) > 0
         deepest = np.where(positive, deepest, 0)
     top = int(deepest.max()) if deepest.size else 0
     for m in measures:
@@ -170,15 +135,6 @@ def _check_k_beyond_deepest(problem: Problem, measures: list[Measure], conv: Con
 
 def _rule(m: Measure, conv: Convention) -> Any:
     return m.empty if m.empty is not None else conv.empty
-
-
-def _positive_per_query(ideal: np.ndarray, offs: np.ndarray) -> np.ndarray:
-    n_q = offs.shape[0] - 1
-    starts = offs[:-1]
-    nonempty = offs[1:] > starts
-    first = np.zeros(n_q, dtype=np.float64)
-    first[nonempty] = ideal[starts[nonempty]]
-    return first > 0
 
 
 def _cutoff(m: Measure, conv: Convention) -> int:

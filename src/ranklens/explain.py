@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ._problem import build_problem, gains_for
+from ._ids import as_ids, filter_ids, ids_to_numpy, is_str_ids
+from ._problem import build_problem, gains_for, query_view
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
@@ -155,19 +156,36 @@ def _num(x: Any, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
+def _match(ids: Any, query: Any) -> np.ndarray:
+    ids = as_ids(ids)
+    if is_str_ids(ids):
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.equal(ids, str(query)).to_numpy(zero_copy_only=False), dtype=bool)
+    try:
+        return ids == int(str(query))
+    except ValueError:
+        return np.zeros(ids.shape[0], dtype=bool)
+
+
 def _subset(j: Judgments, r: Rankings, query: Any) -> tuple[Judgments, Rankings]:
     if r.qid is None:
-        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source)
+        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
-    jm = np.array([str(x) for x in j.qid], dtype=object) == str(query)
-    rm = np.array([str(x) for x in r.qid], dtype=object) == str(query)
+    jm = _match(j.qid, query)
+    rm = _match(r.qid, query)
     if not jm.any() and not rm.any():
-        sample = sorted({str(x) for x in r.qid})[:10]
+        sample = sorted({str(x) for x in ids_to_numpy(as_ids(r.qid))[:100000]})[:10]
         raise InputError(f"query {query!r} is neither judged nor ranked; some ranked queries: {', '.join(sample)}.")
-    js = Judgments(j.qid[jm], j.item[jm], j.label[jm], source=j.source) if jm.any() else Judgments(
-        np.array([str(query)], dtype=object), np.array(["\x00none"], dtype=object), np.zeros(1), source=j.source)
-    rs = Rankings(r.qid[rm], r.item[rm], score=None if r.score is None else r.score[rm],
-                  rank=None if r.rank is None else r.rank[rm], source=r.source)
+    if jm.any():
+        js = Judgments(filter_ids(as_ids(j.qid), jm), filter_ids(as_ids(j.item), jm), np.asarray(j.label)[jm],
+                       source=j.source)
+    else:
+        js = Judgments(np.array([str(query)], dtype=object), np.array(["\x00none"], dtype=object), np.zeros(1),
+                       source=j.source)
+    rs = Rankings(filter_ids(as_ids(r.qid), rm), filter_ids(as_ids(r.item), rm),
+                  score=None if r.score is None else r.score[rm], rank=None if r.rank is None else r.rank[rm],
+                  source=r.source, label=None if r.label is None else r.label[rm])
     return js, rs
 
 
@@ -239,7 +257,9 @@ def explain(
     lnb = math.log(conv.log_base)
     if len(rs):
         p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
-        gains = gains_for(p.label, conv, conv.gain)
+        view = query_view(p, 0)
+        v_item, v_score, v_label = view["item"], view["score"], view["label"]
+        gains = gains_for(v_label, conv, conv.gain)
         n = len(gains)
         depth = n if eff_k is None else min(eff_k, n)
         used = gains.copy()
@@ -248,7 +268,7 @@ def explain(
             i = 0
             while i < n:
                 jx = i + 1
-                while jx < n and p.score[jx] == p.score[i]:
+                while jx < n and v_score[jx] == v_score[i]:
                     jx += 1
                 if jx - i > 1:
                     note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
@@ -263,19 +283,19 @@ def explain(
         for i in range(depth):
             c = used[i] * pos_disc[i]
             running += c
-            lab = p.label[i]
+            lab = v_label[i]
             rows.append({
-                "position": i + 1, "item": _py(p.item[i]), "score": float(p.score[i]),
+                "position": i + 1, "item": _py(v_item[i]), "score": float(v_score[i]),
                 "relevance": None if math.isnan(lab) else float(lab), "gain": float(gains[i]),
                 "gain_used": float(used[i]), "discount": float(pos_disc[i]), "contribution": float(c),
                 "running_dcg": float(running),
             })
         dcg = running
         if conv.ideal == "judgments":
-            ig = gains_for(p.j_label, conv, conv.gain)
-            items = p.j_item
+            ig = gains_for(view["j_label"], conv, conv.gain)
+            items = view["j_item"]
         else:
-            ig, items = gains, p.item
+            ig, items = gains, v_item
         order = np.argsort(-ig, kind="stable")
         idepth = len(order) if eff_k is None else min(eff_k, len(order))
         running = 0.0

@@ -23,7 +23,7 @@ NUM_REL = 12
 __all__ = [
     "NUM_REL",
     "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
-    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries",
+    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "list_stats",
 ]
 
 ORDER_INPUT, ORDER_QUICKSORT, ORDER_WORST, ORDER_BEST, ORDER_ITEM_DESC, ORDER_ITEM_ASC = range(6)
@@ -121,14 +121,15 @@ def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
 def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
     j_start, j_end, j_idx, j_label, ideal_judged,
-    ties, log_base, neg_zero, gain_thr, err_denom, empty_sum_zero,
+    ties, log_base, neg_zero, gain_thr, err_denom, empty_mode,
     m_code, m_k, m_gain, m_level, map_keys, map_vals,
 ):  # pragma: no cover - compiled
     """Return ``(values, empty)``, both ``(n_queries, n_measures)``.
 
     ``empty[q, m]`` is True when query ``q`` has nothing relevant for measure
-    ``m`` (no positive ideal gain for NDCG/ERR, no relevant item for the
-    binary measures, or labels summing to 0 with ``empty_sum_zero``).
+    ``m``. ``empty_mode``: 0, no positive ideal gain (NDCG/ERR) or no relevant
+    item (binary measures); 1, labels of the list summing to 0; 2 / 3, for
+    NDCG an ideal DCG at the cutoff equal to 0 / not above 0 (else as 0).
     """
     n_q = r_start.shape[0]
     n_m = m_code.shape[0]
@@ -191,7 +192,12 @@ def evaluate_queries(
                     idcg = _idcg(ig, 0, ni, ikd, ln_base)
                     if idcg != 0.0:
                         v = _dcg(ss, g, 0, n, depth, ties, ln_base) / idcg
-                    is_empty = ni == 0 or not ig[0] > 0.0
+                    if empty_mode == 2:
+                        is_empty = idcg == 0.0
+                    elif empty_mode == 3:
+                        is_empty = not idcg > 0.0
+                    else:
+                        is_empty = ni == 0 or not ig[0] > 0.0
             elif code == ERR:
                 for t in range(n):
                     lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
@@ -235,8 +241,33 @@ def evaluate_queries(
                     v = big_r
                 elif code == NUM_REL_RET:
                     v = _rel_in_top(ss, rel, 0, n, depth, ties)
-            if empty_sum_zero:
+            if empty_mode == 1:
                 is_empty = label_sum == 0.0
             out[q, mi] = v
             empty[q, mi] = is_empty
     return out, empty
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def list_stats(r_start, r_end, r_idx, score, label):  # pragma: no cover - compiled
+    """Per query: how many rows share the lowest score (the last tie group), and whether a label > 0."""
+    n_q = r_start.shape[0]
+    last = np.zeros(n_q, np.int64)
+    positive = np.zeros(n_q, np.bool_)
+    for q in prange(n_q):
+        lo = np.inf
+        c = 0
+        pos = False
+        for t in range(r_start[q], r_end[q]):
+            r = _row(r_idx, t)
+            s = score[r]
+            if s < lo:
+                lo = s
+                c = 1
+            elif s == lo:
+                c += 1
+            if label[r] > 0.0:
+                pos = True
+        last[q] = c
+        positive[q] = pos
+    return last, positive

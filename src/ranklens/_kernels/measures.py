@@ -1,6 +1,6 @@
 """Per-query measure values from ranked flat arrays.
 
-Input rows are already in ranked order (see :mod:`ranklens._kernels.order`).
+Input rows are already in ranked order (see :func:`ranklens._kernels.fused._order`).
 For each query ``q`` the rows ``offsets[q]:offsets[q+1]`` carry
 
 * ``score``  - the ordering score, used only to find groups of tied rows;
