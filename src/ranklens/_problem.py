@@ -127,6 +127,9 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
 
 def _group(codes: np.ndarray, uidx: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows grouped by universe query; rows outside the universe fall in a dropped last group."""
+    if n_q == uidx.shape[0]:  # every query evaluated: codes are already universe indices
+        start, end, idx = segments(codes, n_q)
+        return start, end, idx
     g = uidx[codes]
     g[g < 0] = n_q
     start, end, idx = segments(g, n_q + 1)
@@ -170,6 +173,8 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     if conv.score_precision == "float32":
         key = key.astype(np.float32).astype(np.float64)
 
+    # one table holding both sides (same id arrays): factorise and check once
+    same_rows = j.qid is r.qid and j.item is r.item
     jq, rq = unify_ids(as_ids(j.qid, "query ids"), as_ids(r.qid, "query ids"))
     ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
     nj = id_length(jq)
@@ -177,9 +182,13 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         raise InputError("judgments: query ids, item ids and labels must have the same length.")
     if id_length(rq) != key.shape[0] or id_length(ri) != key.shape[0]:
         raise InputError("rankings: query ids, item ids and scores must have the same length.")
-    q_codes, q_uniques = factorize(concat_ids(jq, rq))
+    if same_rows:
+        rqc, q_uniques = factorize(rq)
+        jqc = rqc
+    else:
+        q_codes, q_uniques = factorize(concat_ids(jq, rq))
+        jqc, rqc = q_codes[:nj], q_codes[nj:]
     n_all = q_uniques.shape[0]
-    jqc, rqc = q_codes[:nj], q_codes[nj:]
 
     judged = np.bincount(jqc, minlength=n_all) > 0
     ranked = np.bincount(rqc, minlength=n_all) > 0
@@ -226,7 +235,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     uidx = np.full(n_all, -1, dtype=np.int64)
     uidx[universe] = np.arange(n_q, dtype=np.int64)
     r_start, r_end, r_idx = _group(rqc, uidx, n_q)
-    j_start, j_end, j_idx = _group(jqc, uidx, n_q)
+    if jqc is rqc:
+        j_start, j_end, j_idx = r_start, r_end, r_idx
+    else:
+        j_start, j_end, j_idx = _group(jqc, uidx, n_q)
 
     lengths = r_end - r_start
     if conv.max_items is not None and lengths.max() > conv.max_items:
@@ -250,7 +262,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     _dup_error(find_duplicates(r_start, r_end, r_idx, r_hash, r_is_str, r_int, r_offs, r_data), rq, ri,
                r.source or "the rankings", "rows")
     j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
-    if r.label is not None and r.label.shape[0] == key.shape[0]:
+    if same_rows:
+        r_label = label_j
+    elif r.label is not None and r.label.shape[0] == key.shape[0]:
         r_label = _label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
         j_hash = hash_items(j_is_str, j_int, j_offs, j_data)

@@ -117,6 +117,21 @@ def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
     return o
 
 
+@njit(cache=True)
+def _top_desc(src, d):  # pragma: no cover - compiled
+    """The ``d`` largest values of ``src`` in descending order (insertion into a small buffer)."""
+    top = np.full(d, -np.inf)
+    for t in range(src.shape[0]):
+        v = src[t]
+        if v > top[d - 1]:
+            j = d - 1
+            while j > 0 and top[j - 1] < v:
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = v
+    return top
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
@@ -136,39 +151,78 @@ def evaluate_queries(
     out = np.zeros((n_q, n_m), np.float64)
     empty = np.zeros((n_q, n_m), np.bool_)
     ln_base = math.log(log_base)
+    any_map = False
+    full_depth = order_mode == ORDER_QUICKSORT  # ranx's order depends on the whole list
+    for mi in range(n_m):
+        if m_gain[mi] == GAIN_MAP:
+            any_map = True
+        if m_k[mi] <= 0 or m_code[mi] == RPREC or m_code[mi] == NUM_REL:
+            full_depth = True
     for q in prange(n_q):
         n = r_end[q] - r_start[q]
-        rows = np.empty(n, np.int64)
-        s0 = np.empty(n, np.float64)
-        l0 = np.empty(n, np.float64)
-        for t in range(n):
-            r = _row(r_idx, r_start[q] + t)
-            rows[t] = r
-            s0[t] = score[r]
-            l0[t] = label[r]
-        o = _order(s0, l0, rows, order_mode, item_offs, item_data)
-        ss = np.empty(n, np.float64)
-        sl = np.empty(n, np.float64)
-        for t in range(n):
-            ss[t] = s0[o[t]]
-            sl[t] = l0[o[t]]
-        # ideal labels
+        # ideal labels, sorted once (gains are monotone in the label except for a mapping)
         if ideal_judged:
             ni = j_end[q] - j_start[q]
-            il = np.empty(ni, np.float64)
+            src = np.empty(ni, np.float64)
             for t in range(ni):
-                il[t] = j_label[_row(j_idx, j_start[q] + t)]
+                src[t] = j_label[_row(j_idx, j_start[q] + t)]
         else:
             ni = n
-            il = sl.copy()
+            src = np.empty(ni, np.float64)
+            for t in range(ni):
+                lab = label[_row(r_idx, r_start[q] + t)]
+                src[t] = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
+        # the ideal list is needed to the deepest cutoff only (relevant counts scan ``src``)
+        depth_max = 0
+        for mi in range(n_m):
+            kk = m_k[mi]
+            if kk > depth_max:
+                depth_max = kk
+        if full_depth or any_map or depth_max >= ni or depth_max > 64:
+            il = -np.sort(-src)
+        else:
+            il = _top_desc(src, depth_max)
+        nil = il.shape[0]
+        cut = n
+        th = -np.inf
+        if not full_depth and depth_max < n:
+            sc = np.empty(n, np.float64)
+            for t in range(n):
+                sc[t] = score[_row(r_idx, r_start[q] + t)]
+            if depth_max <= 64:
+                th = _top_desc(sc, depth_max)[depth_max - 1]
+            else:
+                th = -np.partition(-sc, depth_max - 1)[depth_max - 1]
+            cut = 0
+            for t in range(n):
+                if sc[t] >= th:
+                    cut += 1
+        rows = np.empty(cut, np.int64)
+        s0 = np.empty(cut, np.float64)
+        l0 = np.empty(cut, np.float64)
         label_sum = 0.0
+        c = 0
         for t in range(n):
-            if not math.isnan(sl[t]):
-                label_sum += sl[t]
-        g = np.empty(n, np.float64)
-        rel = np.empty(n, np.float64)
-        ig = np.empty(ni, np.float64)
-        err_p = np.empty(n, np.float64)
+            r = _row(r_idx, r_start[q] + t)
+            lab = label[r]
+            if not math.isnan(lab):
+                label_sum += lab
+            if cut < n and not score[r] >= th:
+                continue
+            rows[c] = r
+            s0[c] = score[r]
+            l0[c] = lab
+            c += 1
+        o = _order(s0, l0, rows, order_mode, item_offs, item_data)
+        ss = np.empty(cut, np.float64)
+        sl = np.empty(cut, np.float64)
+        for t in range(cut):
+            ss[t] = s0[o[t]]
+            sl[t] = l0[o[t]]
+        g = np.empty(cut, np.float64)
+        rel = np.empty(cut, np.float64)
+        ig = np.empty(nil, np.float64)
+        last_kind = -1
         for mi in range(n_m):
             code = m_code[mi]
             k = m_k[mi]
@@ -177,70 +231,69 @@ def evaluate_queries(
             level = m_level[mi]
             v = 0.0
             is_empty = False
-            if code == DCG or code == IDCG or code == NDCG:
-                for t in range(n):
-                    g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                for t in range(ni):
-                    ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                ig[:] = -np.sort(-ig)
-                ikd = ni if k <= 0 else k
+            if code == DCG or code == IDCG or code == NDCG or code == ERR:
+                if kind != last_kind:
+                    for t in range(cut):
+                        g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                    for t in range(nil):
+                        ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                    if kind == GAIN_MAP:
+                        ig[:] = -np.sort(-ig)
+                    last_kind = kind
+                ikd = nil if k <= 0 else min(k, nil)
+                positive = nil > 0 and ig[0] > 0.0
                 if code == DCG:
-                    v = _dcg(ss, g, 0, n, depth, ties, ln_base)
+                    v = _dcg(ss, g, 0, cut, depth, ties, ln_base)
                 elif code == IDCG:
-                    v = _idcg(ig, 0, ni, ikd, ln_base)
-                else:
-                    idcg = _idcg(ig, 0, ni, ikd, ln_base)
+                    v = _idcg(ig, 0, nil, ikd, ln_base)
+                elif code == NDCG:
+                    idcg = _idcg(ig, 0, nil, ikd, ln_base)
                     if idcg != 0.0:
-                        v = _dcg(ss, g, 0, n, depth, ties, ln_base) / idcg
+                        v = _dcg(ss, g, 0, cut, depth, ties, ln_base) / idcg
                     if empty_mode == 2:
                         is_empty = idcg == 0.0
                     elif empty_mode == 3:
                         is_empty = not idcg > 0.0
                     else:
-                        is_empty = ni == 0 or not ig[0] > 0.0
-            elif code == ERR:
-                for t in range(n):
-                    lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
-                    err_p[t] = (2.0**lab - 1.0) / err_denom
-                v = _err(ss, err_p, 0, n, depth, ties if ties != 2 else TIES_NONE)
-                mx = 0.0
-                for t in range(ni):
-                    gg = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                    if gg > mx:
-                        mx = gg
-                is_empty = not mx > 0.0
+                        is_empty = not positive
+                else:  # ERR
+                    for t in range(cut):
+                        lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
+                        rel[t] = (2.0**lab - 1.0) / err_denom
+                    v = _err(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
+                    is_empty = not positive
             else:
-                for t in range(n):
+                for t in range(cut):
                     rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
                 big_r = 0
                 for t in range(ni):
-                    if not math.isnan(il[t]) and il[t] >= level:
+                    if src[t] >= level:
                         big_r += 1
                 if code != NUM_RET and code != NUM_REL and code != NUM_REL_RET:
                     is_empty = big_r == 0
                 if code == P:
                     denom = n if k <= 0 else k
                     if denom > 0:
-                        v = _rel_in_top(ss, rel, 0, n, depth, ties) / denom
+                        v = _rel_in_top(ss, rel, 0, cut, depth, ties) / denom
                 elif code == RECALL:
                     if big_r > 0:
-                        v = _rel_in_top(ss, rel, 0, n, depth, ties) / big_r
+                        v = _rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
                 elif code == RPREC:
                     if big_r > 0:
-                        v = _rel_in_top(ss, rel, 0, n, min(big_r, n), ties) / big_r
+                        v = _rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
                 elif code == HIT:
-                    v = _hit(ss, rel, 0, n, depth, ties)
+                    v = _hit(ss, rel, 0, cut, depth, ties)
                 elif code == RR:
-                    v = _rr(ss, rel, 0, n, depth, ties)
+                    v = _rr(ss, rel, 0, cut, depth, ties)
                 elif code == AP:
                     if big_r > 0:
-                        v = _ap_sum(ss, rel, 0, n, depth, ties) / big_r
+                        v = _ap_sum(ss, rel, 0, cut, depth, ties) / big_r
                 elif code == NUM_RET:
                     v = depth
                 elif code == NUM_REL:
                     v = big_r
                 elif code == NUM_REL_RET:
-                    v = _rel_in_top(ss, rel, 0, n, depth, ties)
+                    v = _rel_in_top(ss, rel, 0, cut, depth, ties)
             if empty_mode == 1:
                 is_empty = label_sum == 0.0
             out[q, mi] = v
