@@ -14,7 +14,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "as_ids", "concat_ids", "factorize", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "IdArray", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
     "str_buffers", "take_ids", "to_str_ids", "unify_ids",
 ]
 
@@ -141,6 +141,28 @@ def concat_ids(a: IdArray, b: IdArray) -> IdArray:
         return np.concatenate([a, b])
     pa = _pa()
     return pa.concat_arrays([a, b])
+
+
+def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes in order of first appearance: ``(codes, uniques, order)``.
+
+    ``order`` lists the codes in sorted order of their ids (integers
+    numerically, strings by byte order as ``strcmp``). Hash based: only the
+    uniques are sorted, the codes are not rewritten.
+    """
+    pa = _pa()
+    import pyarrow.compute as pc
+
+    arr = pa.array(ids) if isinstance(ids, np.ndarray) else ids
+    enc = pc.dictionary_encode(arr)
+    dictionary = enc.dictionary
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    if pa.types.is_integer(dictionary.type):
+        uniques = dictionary.to_numpy(zero_copy_only=False).astype(np.int64)
+    else:
+        uniques = np.asarray(dictionary.to_pylist(), dtype=object)
+    return codes, uniques, order
 
 
 def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._ids import (
-    IdArray, as_ids, concat_ids, factorize, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
+    IdArray, as_ids, concat_ids, factorize_unsorted, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
 )
 from ._kernels.fused import (
     ORDER_BEST, ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, _order,
@@ -125,15 +125,10 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
     return _label_rule(label, conv)
 
 
-def _group(codes: np.ndarray, uidx: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows grouped by universe query; rows outside the universe fall in a dropped last group."""
-    if n_q == uidx.shape[0]:  # every query evaluated: codes are already universe indices
-        start, end, idx = segments(codes, n_q)
-        return start, end, idx
-    g = uidx[codes]
-    g[g < 0] = n_q
-    start, end, idx = segments(g, n_q + 1)
-    return start[:n_q], end[:n_q], idx
+def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by query code (no copy when they come grouped); the groups of ``sel``, in its order."""
+    start, end, idx = segments(codes, n_all)
+    return start[sel], end[sel], idx
 
 
 def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: str) -> None:
@@ -182,16 +177,18 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         raise InputError("judgments: query ids, item ids and labels must have the same length.")
     if id_length(rq) != key.shape[0] or id_length(ri) != key.shape[0]:
         raise InputError("rankings: query ids, item ids and scores must have the same length.")
+    # query codes in order of appearance; `order` lists them by sorted id (the output order)
     if same_rows:
-        rqc, q_uniques = factorize(rq)
+        rqc, q_all, order = factorize_unsorted(rq)
         jqc = rqc
     else:
-        q_codes, q_uniques = factorize(concat_ids(jq, rq))
+        q_codes, q_all, order = factorize_unsorted(concat_ids(jq, rq))
         jqc, rqc = q_codes[:nj], q_codes[nj:]
-    n_all = q_uniques.shape[0]
+    n_all = q_all.shape[0]
+    q_uniques = q_all[order]
 
-    judged = np.bincount(jqc, minlength=n_all) > 0
-    ranked = np.bincount(rqc, minlength=n_all) > 0
+    judged = (np.bincount(jqc, minlength=n_all) > 0)[order]  # in sorted order from here on
+    ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
     notes: list[Exclusion] = []
 
     def ids(mask: np.ndarray) -> tuple[str, ...]:
@@ -231,14 +228,12 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     if not universe.any():
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
 
-    n_q = int(universe.sum())
-    uidx = np.full(n_all, -1, dtype=np.int64)
-    uidx[universe] = np.arange(n_q, dtype=np.int64)
-    r_start, r_end, r_idx = _group(rqc, uidx, n_q)
+    sel = order[universe]  # codes of the evaluated queries, in output order
+    r_start, r_end, r_idx = _group(rqc, n_all, sel)
     if jqc is rqc:
         j_start, j_end, j_idx = r_start, r_end, r_idx
     else:
-        j_start, j_end, j_idx = _group(jqc, uidx, n_q)
+        j_start, j_end, j_idx = _group(jqc, n_all, sel)
 
     lengths = r_end - r_start
     if conv.max_items is not None and lengths.max() > conv.max_items:

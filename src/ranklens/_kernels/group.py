@@ -106,32 +106,36 @@ def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pra
 
 @njit(parallel=True, cache=True, nogil=True)
 def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragma: no cover - compiled
-    """For each group, the row index of an item that appears twice (-1 if none)."""
+    """For each group, the row index of an item that appears twice (-1 if none).
+
+    An open-addressing hash set per group (linear in the group's size); equal
+    hashes are confirmed on the ids themselves.
+    """
     n_g = start.shape[0]
     out = np.full(n_g, -1, np.int64)
     for g in prange(n_g):
         lo = start[g]
-        hi = end[g]
-        m = hi - lo
+        m = end[g] - lo
         if m < 2:
             continue
-        h = np.empty(m, np.uint64)
-        rows = np.empty(m, np.int64)
+        size = 4
+        while size < 2 * m:
+            size *= 2
+        mask = np.uint64(size - 1)
+        table = np.full(size, -1, np.int64)
         for t in range(m):
             r = _row(idx, lo + t)
-            rows[t] = r
-            h[t] = hashes[r]
-        o = np.argsort(h)
-        for t in range(1, m):
-            if h[o[t]] != h[o[t - 1]]:
-                continue
-            # equal hashes: look at every earlier row with the same hash
-            u = t - 1
-            while u >= 0 and h[o[u]] == h[o[t]]:
-                if _same(is_str, ints, offs, data, rows[o[u]], rows[o[t]]):
-                    out[g] = rows[o[t]] if rows[o[t]] > rows[o[u]] else rows[o[u]]
+            h = hashes[r]
+            slot = (h ^ (h >> np.uint64(29))) & mask
+            while True:
+                other = table[slot]
+                if other < 0:
+                    table[slot] = r
                     break
-                u -= 1
+                if hashes[other] == h and _same(is_str, ints, offs, data, other, r):
+                    out[g] = r
+                    break
+                slot = (slot + np.uint64(1)) & mask
             if out[g] >= 0:
                 break
     return out

@@ -1,0 +1,188 @@
+"""ranklens against its peers, side by side, in one run: ``make bench`` (or ``python benchmarks/run.py``).
+
+Generates the data deterministically, runs every library in its own process
+on the same long table, checks that the values agree (each peer under its own
+convention, which on this data gives the same NDCG@10), and writes
+``docs/benchmarks.md`` (table of median times, ratios to ranklens, peak memory
+measured from outside the process, machine, versions, command) and
+``docs/benchmarks-scaling.png`` (time against rows for each library).
+
+``--large`` adds 1 million queries (100 million rows) for ranklens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import gen  # noqa: E402
+
+PEERS = ["pytrec_eval", "ranx", "ir_measures", "torchmetrics", "sklearn"]
+TOL = {"torchmetrics": 1e-6}
+
+
+def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> dict:
+    cmd = [sys.executable, str(HERE / "workers.py"), lib, str(data), "--repeat", str(repeat), "--metrics", metrics]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    out = proc.stdout.read() if proc.stdout else ""
+    err = proc.stderr.read() if proc.stderr else ""
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{lib} failed on {data.name}:\n{err[-2000:]}")
+    res = json.loads(out.strip().splitlines()[-1])
+    res["peak_rss_mb"] = usage.ru_maxrss / 1024.0  # measured from outside (the parent's wait4)
+    res["process_wall_s"] = wall
+    res["median_s"] = statistics.median(res["times"])
+    return res
+
+
+def dataset(n_q: int, n_i: int, ids: str = "str") -> Path:
+    d = Path(os.environ.get("RANKLENS_BENCH_DATA", HERE / ".data"))
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / f"q{n_q}_i{n_i}_{ids}.parquet"
+    if not p.exists():
+        gen.write_parquet(gen.make(n_q, n_i, ids=ids), p)
+    return p
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--large", action="store_true", help="also 1M queries x 100 (ranklens only)")
+    ap.add_argument("--queries", type=int, default=100_000)
+    ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    a = ap.parse_args()
+
+    main_data = dataset(a.queries, 100)
+    input_mb = main_data.stat().st_size / 2**20
+    rows: list[dict] = []
+    print(f"data: {a.queries} queries x 100 items ({main_data.name})", flush=True)
+    ranklens_forms = ["ranklens", "ranklens:pandas", "ranklens:polars", "ranklens:numpy"]
+    for lib in ranklens_forms + ([] if a.skip_peers else PEERS):
+        repeat = 5 if lib.startswith("ranklens") else 1
+        r = run_worker(lib, main_data, repeat)
+        rows.append(r)
+        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}", flush=True)
+    ref = rows[0]["value"]
+    for r in rows:
+        tol = TOL.get(r["lib"], 1e-9)
+        r["agrees"] = abs(r["value"] - ref) <= tol
+        if not r["agrees"]:
+            print(f"  !! {r['lib']} disagrees: {r['value']} vs ranklens {ref}", flush=True)
+
+    # suite of measures at once vs one measure
+    suite = "ndcg@1,ndcg@5,ndcg@10,map,mrr,recall@100,err@10"
+    one = run_worker("ranklens", main_data, 5, "ndcg@10")
+    many = run_worker("ranklens", main_data, 5, suite)
+
+    # scaling curve
+    sizes = [1_000, 10_000, 100_000] + ([1_000_000] if a.large else [])
+    curve: dict[str, list[tuple[int, float]]] = {}
+    for n_q in sizes:
+        data = dataset(n_q, 100)
+        libs = ["ranklens"] + ([] if a.skip_peers or n_q > 100_000 else PEERS)
+        for lib in libs:
+            r = run_worker(lib, data, 3 if lib == "ranklens" else 1)
+            curve.setdefault(lib, []).append((n_q * 100, r["median_s"]))
+            print(f"  scaling {lib:<14} {n_q * 100:>11,} rows {r['median_s']:8.3f} s", flush=True)
+
+    write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb)
+
+
+def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
+                 curve: dict[str, list[tuple[int, float]]], a: argparse.Namespace, input_mb: float) -> None:
+    base = rows[0]["median_s"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench` (`python benchmarks/run.py{' --large' if a.large else ''}`) on "
+        f"{time.strftime('%Y-%m-%d')}. Machine: {machine()}.",
+        "",
+        f"Mean NDCG@10 over {a.queries:,} queries x 100 candidates ({a.queries * 100:,} rows: string query and "
+        "item ids, float scores, graded labels 0-4, about 15% non-zero), from a long table in memory to the "
+        "number, conversions included. Each library runs in its own process; time is the median of the timed "
+        "repeats inside it, peak memory is the process's maximum resident set measured by the parent "
+        "(`wait4`), input loading included.",
+        "",
+        "| library | input | median time (s) | x ranklens | peak RSS (MB) | value | agrees |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        lib, _, form = r["lib"].partition(":")
+        lines.append(
+            f"| {lib} {' '.join(f'{k} {v}' for k, v in r['versions'].items() if k != 'ranklens')} | "
+            f"{form or ('arrow' if lib == 'ranklens' else 'pandas/numpy')} | {r['median_s']:.3f} | "
+            f"{r['median_s'] / base:.1f} | {r['peak_rss_mb']:.0f} | {r['value']:.12f} | {'yes' if r['agrees'] else 'NO'} |"
+        )
+    lines += [
+        "",
+        f"A suite at once ({suite.replace(',', ', ')}): {many['median_s']:.3f} s against {one['median_s']:.3f} s for "
+        f"NDCG@10 alone (x{many['median_s'] / one['median_s']:.2f}).",
+        "",
+        "## Scaling (time against rows)",
+        "",
+        "| rows | " + " | ".join(curve) + " |",
+        "|---:|" + "---:|" * len(curve),
+    ]
+    all_rows = sorted({n for pts in curve.values() for n, _ in pts})
+    for n in all_rows:
+        cells = []
+        for lib in curve:
+            t = dict(curve[lib]).get(n)
+            cells.append("" if t is None else f"{t:.3f}")
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    png = out.with_name("benchmarks-scaling.png")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for lib, pts in curve.items():
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=lib)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("rows (queries x 100)")
+        ax.set_ylabel("seconds (median)")
+        ax.set_title("Mean NDCG@10, end to end")
+        ax.legend()
+        ax.grid(True, which="both", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(png, dpi=110)
+        lines += ["", f"![time against rows]({png.name})"]
+    except ImportError:
+        lines += ["", "(matplotlib is not installed: no plot)"]
+    lines += ["", f"Input file: {input_mb:.0f} MB of Parquet. Command: `make bench`."]
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

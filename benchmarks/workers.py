@@ -1,0 +1,180 @@
+"""One library, one task, one data file, in its own process: ``python workers.py LIB DATA [--repeat N]``.
+
+The input is loaded first (the library's natural in-memory form of a long
+table: pandas for pytrec_eval / ranx / ir_measures, numpy for torchmetrics and
+scikit-learn, Arrow / pandas / polars / numpy for ranklens); the timed part is
+everything from that table to the mean NDCG@10, conversions included. Prints
+one JSON line: times, value, resident memory after loading, versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+
+def rss_kb() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def load_arrow(path: str) -> Any:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path)
+
+
+def task_ranklens(path: str, form: str, metrics: list[str]) -> tuple[Callable[[], float], dict[str, str]]:
+    import ranklens
+
+    t = load_arrow(path)
+    if form == "pandas":
+        t = t.to_pandas()
+    elif form == "polars":
+        import polars as pl
+
+        t = pl.from_arrow(t)
+    elif form == "numpy":
+        t = {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
+
+    def run() -> float:
+        if form == "numpy":
+            j = ranklens.Judgments(t["query"], t["item"], t["label"].astype(np.float64))
+            r = ranklens.Rankings(t["query"], t["item"], score=t["score"])
+            res = ranklens.evaluate(j, r, metrics, convention="trec_eval", per_query=False, queries="judged")
+        else:
+            res = ranklens.evaluate(t, None, metrics, convention="trec_eval", per_query=False, queries="judged")
+        return float(res[metrics[0]])
+
+    return run, {"ranklens": ranklens.__version__}
+
+
+def task_pytrec_eval(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+    import pytrec_eval
+
+    df = load_arrow(path).to_pandas()
+
+    def run() -> float:
+        # the quickest plain-Python way: split the (query-sorted) columns at query boundaries
+        q = df["query"].astype(str).to_numpy()
+        order = np.argsort(q, kind="stable")
+        q = q[order]
+        items = df["item"].astype(str).to_numpy()[order].tolist()
+        labels = df["label"].to_numpy()[order].astype(int).tolist()
+        scores = df["score"].to_numpy()[order].tolist()
+        bounds = np.flatnonzero(q[1:] != q[:-1]) + 1
+        starts = [0, *bounds.tolist()]
+        ends = [*bounds.tolist(), len(q)]
+        qrels = {q[a]: dict(zip(items[a:b], labels[a:b])) for a, b in zip(starts, ends)}
+        runs = {q[a]: dict(zip(items[a:b], scores[a:b])) for a, b in zip(starts, ends)}
+        ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"})
+        res = ev.evaluate(runs)
+        return float(np.mean([v["ndcg_cut_10"] for v in res.values()]))
+
+    return run, {"pytrec_eval": "0.5.11 (trec_eval 9)"}
+
+
+def task_ranx(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+    import ranx
+
+    df = load_arrow(path).to_pandas()
+    df["query"] = df["query"].astype(str)
+    df["item"] = df["item"].astype(str)
+
+    def run() -> float:
+        qrels = ranx.Qrels.from_df(df[df["label"] > 0], q_id_col="query", doc_id_col="item", score_col="label")
+        r = ranx.Run.from_df(df, q_id_col="query", doc_id_col="item", score_col="score")
+        return float(ranx.evaluate(qrels, r, "ndcg@10", make_comparable=True))
+
+    return run, {"ranx": ranx.__version__ if hasattr(ranx, "__version__") else "?"}
+
+
+def task_ir_measures(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+    import ir_measures
+
+    df = load_arrow(path).to_pandas()
+    qrels = df[["query", "item", "label"]].rename(columns={"query": "query_id", "item": "doc_id", "label": "relevance"})
+    run_df = df[["query", "item", "score"]].rename(columns={"query": "query_id", "item": "doc_id"})
+    qrels["query_id"] = qrels["query_id"].astype(str)
+    qrels["doc_id"] = qrels["doc_id"].astype(str)
+    run_df["query_id"] = run_df["query_id"].astype(str)
+    run_df["doc_id"] = run_df["doc_id"].astype(str)
+
+    def run() -> float:
+        m = ir_measures.nDCG @ 10
+        return float(ir_measures.calc_aggregate([m], qrels, run_df)[m])
+
+    return run, {"ir_measures": ir_measures.__version__}
+
+
+def task_torchmetrics(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+    import torch
+    import torchmetrics
+    from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+    t = load_arrow(path)
+    q = t.column("query").to_numpy(zero_copy_only=False)
+    s = t.column("score").to_numpy()
+    lab = t.column("label").to_numpy()
+
+    def run() -> float:
+        _, idx = np.unique(q, return_inverse=True)
+        m = RetrievalNormalizedDCG(top_k=10)
+        v = m(torch.from_numpy(s), torch.from_numpy(lab), indexes=torch.from_numpy(idx.astype(np.int64)))
+        return float(v)
+
+    return run, {"torchmetrics": torchmetrics.__version__, "torch": torch.__version__}
+
+
+def task_sklearn(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+    import sklearn
+    from sklearn.metrics import ndcg_score
+
+    t = load_arrow(path)
+    q = t.column("query").to_numpy(zero_copy_only=False)
+    s = t.column("score").to_numpy()
+    lab = t.column("label").to_numpy()
+
+    def run() -> float:
+        order = np.argsort(q, kind="stable")
+        n_q = len(np.unique(q))
+        return float(ndcg_score(lab[order].reshape(n_q, -1), s[order].reshape(n_q, -1), k=10))
+
+    return run, {"scikit-learn": sklearn.__version__}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lib")
+    ap.add_argument("data")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--metrics", default="ndcg@10")
+    a = ap.parse_args()
+    metrics = a.metrics.split(",")
+    if a.lib.startswith("ranklens"):
+        form = a.lib.split(":", 1)[1] if ":" in a.lib else "arrow"
+        fn, versions = task_ranklens(a.data, form, metrics)
+    else:
+        fn, versions = {"pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ir_measures": task_ir_measures,
+                        "torchmetrics": task_torchmetrics, "sklearn": task_sklearn}[a.lib](a.data)
+    base = rss_kb()
+    times = []
+    value = float("nan")
+    for _ in range(a.repeat):
+        t0 = time.perf_counter()
+        value = fn()
+        times.append(time.perf_counter() - t0)
+    print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base,
+                      "versions": versions, "python": sys.version.split()[0]}))
+
+
+if __name__ == "__main__":
+    main()
