@@ -49,8 +49,17 @@ demo: $(VENV)/.runtime
 test: $(VENV)/.test $(EVENV)/.installed
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.test
-	$(BIN)/python benchmarks/run.py
+# benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
+BVENV := .venv-bench
+$(BVENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(BVENV)
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \
+	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
+	touch $@
+
+bench: $(BVENV)/.installed
+	$(BVENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(EVENV) .pytest_cache
+	rm -rf $(VENV) $(EVENV) $(BVENV) .pytest_cache

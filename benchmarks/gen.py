@@ -68,7 +68,7 @@ def write_trec(data: dict[str, np.ndarray], qrels: Path, run: Path) -> None:
             if q[i] != prev:
                 prev, r = q[i], 0
             r += 1
-            f.write(f"{q[i]} Q0 {it[i]} {r} {data['score'][i]!r} bench\n")
+            f.write(f"{q[i]} Q0 {it[i]} {r} {float(data['score'][i])!r} bench\n")
 
 
 def main() -> None:

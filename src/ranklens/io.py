@@ -136,53 +136,97 @@ def _parse_number(tok: str, what: str, path: str, lineno: int, line: str) -> flo
     return v
 
 
+def _split(data: bytes, path: str, max_fields: int) -> tuple[np.ndarray, ...]:
+    """Fields of every data line (compiled; no Python object per line)."""
+    from ._kernels.text import split_fields
+
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if buf.size == 0:
+        buf = np.zeros(1, np.uint8)
+    return (buf, *split_fields(buf, max_fields))
+
+
+def _line_text(buf: np.ndarray, ls: np.ndarray, le: np.ndarray, i: int) -> str:
+    return bytes(buf[ls[i]:le[i]]).decode("utf-8", errors="replace")
+
+
+def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, path: str, ln: np.ndarray) -> Any:
+    """Column ``c`` as an Arrow large_string array (UTF-8 checked)."""
+    import pyarrow as pa
+
+    from ._kernels.text import gather
+
+    data, offs = gather(buf, st[:, c], en[:, c])
+    arr = pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(offs.astype(np.int64)), pa.py_buffer(data))
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        for i in range(len(offs) - 1):  # error path only: find the line
+            try:
+                bytes(data[offs[i]:offs[i + 1]]).decode("utf-8")
+            except UnicodeDecodeError:
+                raise FormatError("not UTF-8 text", path=path, line=int(ln[i])) from None
+    return arr
+
+
+def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: str, path: str,
+                ln: np.ndarray, ls: np.ndarray, le: np.ndarray, finite: bool = True) -> np.ndarray:
+    """Column ``c`` parsed as float64 by Arrow (correctly rounded); errors name the line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _str_column(buf, st, en, c, path, ln)
+    try:
+        vals = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        vals = None
+    if vals is None:
+        for i, tok in enumerate(arr.to_pylist()):  # error path only
+            if not _is_float(tok):
+                raise FormatError(f"{what} {tok!r} is not a number", path=path, line=int(ln[i]),
+                                  text=_line_text(buf, ls, le, i))
+        raise FormatError(f"cannot read the {what} column", path=path)  # pragma: no cover
+    if finite:
+        bad = ~np.isfinite(vals)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise FormatError(f"{what} is {arr[i].as_py()}; scores and labels must be finite", path=path,
+                              line=int(ln[i]), text=_line_text(buf, ls, le, i))
+    return vals
+
+
 def _read_trec_qrels(data: bytes, path: str) -> Judgments:
-    qids: list[str] = []
-    items: list[str] = []
-    labels: list[float] = []
-    for lineno, line in enumerate(_lines(data, path), 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        toks = s.split()
-        if len(toks) != 4:
-            # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
-            hint = " (this looks like a run line: give the judgments first, the run second)" if len(toks) >= 6 else ""
-            raise FormatError(
-                f"expected 4 fields 'query iteration item relevance', got {len(toks)}{hint}",
-                path=path, line=lineno, text=line,
-            )
-        qids.append(toks[0])
-        items.append(toks[2])
-        labels.append(_parse_number(toks[3], "relevance", path, lineno, line))
-    if not labels:
+    buf, st, en, nf, ln, ls, le = _split(data, path, 4)
+    if nf.size == 0:
         raise InputError(f"{path}: no judgments in the file.")
-    return Judgments(np.asarray(qids, dtype=object), np.asarray(items, dtype=object),
-                     np.asarray(labels, dtype=np.float64), source=path)
+    bad = nf != 4
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
+        hint = " (this looks like a run line: give the judgments first, the run second)" if nf[i] >= 6 else ""
+        raise FormatError(f"expected 4 fields 'query iteration item relevance', got {nf[i]}{hint}",
+                          path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
+    labels = _num_column(buf, st, en, 3, "relevance", path, ln, ls, le)
+    return Judgments(_str_column(buf, st, en, 0, path, ln), _str_column(buf, st, en, 2, path, ln), labels,
+                     source=path)
 
 
 def _read_trec_run(data: bytes, path: str) -> Rankings:
-    qids: list[str] = []
-    items: list[str] = []
-    scores: list[float] = []
-    ranks: list[float] = []
-    for lineno, line in enumerate(_lines(data, path), 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        toks = s.split()
-        if len(toks) < 5:
-            raise FormatError(
-                f"expected 6 fields 'query Q0 item rank score tag', got {len(toks)}", path=path, line=lineno, text=line
-            )
-        qids.append(toks[0])
-        items.append(toks[2])
-        ranks.append(_parse_number(toks[3], "rank", path, lineno, line) if _is_float(toks[3]) else math.nan)
-        scores.append(_parse_number(toks[4], "score", path, lineno, line))
-    if not scores:
+    buf, st, en, nf, ln, ls, le = _split(data, path, 5)
+    if nf.size == 0:
         raise InputError(f"{path}: no ranked items in the file.")
-    return Rankings(np.asarray(qids, dtype=object), np.asarray(items, dtype=object),
-                    score=np.asarray(scores, dtype=np.float64), rank=np.asarray(ranks, dtype=np.float64), source=path)
+    bad = nf < 5
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise FormatError(f"expected 6 fields 'query Q0 item rank score tag', got {nf[i]}",
+                          path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
+    scores = _num_column(buf, st, en, 4, "score", path, ln, ls, le)
+    try:
+        ranks = _num_column(buf, st, en, 3, "rank", path, ln, ls, le, finite=False)
+    except FormatError:
+        ranks = None  # the rank column is ignored (trec_eval ignores it too)
+    return Rankings(_str_column(buf, st, en, 0, path, ln), _str_column(buf, st, en, 2, path, ln),
+                    score=scores, rank=ranks, source=path)
 
 
 def _group_file(path: Path) -> Path | None:
@@ -197,32 +241,40 @@ def _group_file(path: Path) -> Path | None:
 
 
 def _read_svmlight(data: bytes, path: str, groups: str | os.PathLike[str] | None) -> Judgments:
-    labels: list[float] = []
-    qids: list[str] = []
-    any_qid = False
-    for lineno, line in enumerate(_lines(data, path), 1):
-        s = line.split("#", 1)[0].strip()
-        if not s:
-            continue
-        toks = s.split()
-        labels.append(_parse_number(toks[0], "label", path, lineno, line))
-        if len(toks) > 1 and toks[1].startswith("qid:"):
-            q = toks[1][4:]
-            if not q:
-                raise FormatError("empty qid:", path=path, line=lineno, text=line)
-            qids.append(q)
-            any_qid = True
-        else:
-            if any_qid:
-                raise FormatError("line without qid: in a file that uses qid:", path=path, line=lineno, text=line)
-            qids.append("")
-            for t in toks[1:2]:
-                if not _is_feature(t):
-                    raise FormatError(f"expected 'qid:Q' or 'index:value', got {t!r}", path=path, line=lineno, text=line)
-    if not labels:
+    buf, st, en, nf, ln, ls, le = _split(data, path, 2)
+    # a line whose first field starts a comment is no data
+    keep = buf[st[:, 0]] != ord("#")
+    if not keep.all():
+        st, en, nf, ln, ls, le = st[keep], en[keep], nf[keep], ln[keep], ls[keep], le[keep]
+    if nf.size == 0:
         raise InputError(f"{path}: no rows in the file.")
-    n = len(labels)
-    if not any_qid:
+    labels = _num_column(buf, st, en, 0, "label", path, ln, ls, le)
+    n = labels.shape[0]
+    s1 = st[:, 1]
+    has2 = (nf >= 2) & (en[:, 1] - s1 >= 4)
+    s1c = np.where(has2, s1, 0)
+    is_qid = has2 & (buf[s1c] == ord("q")) & (buf[s1c + 1] == ord("i")) & (buf[s1c + 2] == ord("d")) & (
+        buf[s1c + 3] == ord(":"))
+    if is_qid.any():
+        if not is_qid.all():
+            i = int(np.flatnonzero(~is_qid)[0])
+            raise FormatError("line without qid: in a file that uses qid:", path=path, line=int(ln[i]),
+                              text=_line_text(buf, ls, le, i))
+        empty = en[:, 1] - s1 == 4
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            raise FormatError("empty qid:", path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
+        st2 = st.copy()
+        st2[:, 1] += 4
+        qid_arr: Any = _str_column(buf, st2, en, 1, path, ln)
+    else:
+        first = buf[np.where(nf >= 2, s1, 0)]
+        bad = (nf >= 2) & (first != ord("#")) & ((first < ord("0")) | (first > ord("9")))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            tok = bytes(buf[s1[i]:en[i, 1]]).decode("utf-8", "replace")
+            raise FormatError(f"expected 'qid:Q' or 'index:value', got {tok!r}", path=path, line=int(ln[i]),
+                              text=_line_text(buf, ls, le, i))
         gpath = Path(groups) if groups is not None else _group_file(Path(path))
         if gpath is None:
             raise FormatError(
@@ -239,25 +291,19 @@ def _read_svmlight(data: bytes, path: str, groups: str | os.PathLike[str] | None
         if sum(sizes) != n:
             raise InputError(f"{gpath}: group sizes add up to {sum(sizes)} but {path} has {n} rows.")
         qid_arr = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-    else:
-        qid_arr = np.asarray(qids, dtype=object)
     # items are the row numbers of the file (0-based), so predictions align by row
-    return Judgments(qid_arr, np.arange(n, dtype=np.int64), np.asarray(labels, dtype=np.float64), source=path)
+    return Judgments(qid_arr, np.arange(n, dtype=np.int64), labels, source=path)
 
 
 def _read_predictions(data: bytes, path: str) -> Rankings:
-    scores = []
-    for lineno, line in enumerate(_lines(data, path), 1):
-        s = line.strip()
-        if not s:
-            continue
-        toks = s.split()
-        if len(toks) != 1:
-            raise FormatError("expected one score per line", path=path, line=lineno, text=line)
-        scores.append(_parse_number(toks[0], "score", path, lineno, line))
-    if not scores:
+    buf, st, en, nf, ln, ls, le = _split(data, path, 2)
+    if nf.size == 0:
         raise InputError(f"{path}: no scores in the file.")
-    return Rankings(None, None, score=np.asarray(scores, dtype=np.float64), source=path)
+    bad = nf != 1
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise FormatError("expected one score per line", path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
+    return Rankings(None, None, score=_num_column(buf, st, en, 0, "score", path, ln, ls, le), source=path)
 
 
 def _read_table(data: bytes, path: str, fmt: str, columns: dict[str, Any] | None = None) -> Any:
