@@ -14,7 +14,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "IdArray", "arrow_to_numpy", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
     "str_buffers", "take_ids", "to_str_ids", "unify_ids",
 ]
 
@@ -25,6 +25,17 @@ def _pa() -> Any:
     import pyarrow as pa
 
     return pa
+
+
+def arrow_to_numpy(arr: Any) -> np.ndarray:
+    """A numeric/boolean Arrow array as numpy, zero-copy when it has no nulls (and without importing
+    pandas, which pyarrow's generic conversion does)."""
+    if arr.null_count == 0:
+        try:
+            return arr.to_numpy(zero_copy_only=True)
+        except Exception:  # booleans and chunked layouts need a copy
+            pass
+    return arr.to_numpy(zero_copy_only=False)
 
 
 def is_str_ids(ids: IdArray) -> bool:
@@ -76,11 +87,11 @@ def as_ids(x: Any, what: str = "ids") -> IdArray:
             x = x.cast(t.value_type)
             t = x.type
         if pa.types.is_integer(t):
-            return x.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+            return arrow_to_numpy(x).astype(np.int64, copy=False)
         if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
             return x.cast(pa.large_string())
         if pa.types.is_floating(t):
-            return as_ids(x.to_numpy(zero_copy_only=False), what)
+            return as_ids(arrow_to_numpy(x), what)
         return x.cast(pa.large_string())
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)
@@ -157,9 +168,9 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     enc = pc.dictionary_encode(arr)
     dictionary = enc.dictionary
     order = pc.array_sort_indices(dictionary).to_numpy()
-    codes = enc.indices.to_numpy(zero_copy_only=False)
+    codes = arrow_to_numpy(enc.indices)
     if pa.types.is_integer(dictionary.type):
-        uniques = dictionary.to_numpy(zero_copy_only=False).astype(np.int64)
+        uniques = arrow_to_numpy(dictionary).astype(np.int64)
     else:
         uniques = np.asarray(dictionary.to_pylist(), dtype=object)
     return codes, uniques, order
@@ -187,10 +198,10 @@ def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:
     order = pc.array_sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    codes = rank[enc.indices.to_numpy(zero_copy_only=False)]
+    codes = rank[arrow_to_numpy(enc.indices)]
     sorted_dict = dictionary.take(pa.array(order))
     if pa.types.is_integer(sorted_dict.type):
-        uniques = sorted_dict.to_numpy(zero_copy_only=False).astype(np.int64)
+        uniques = arrow_to_numpy(sorted_dict).astype(np.int64)
     else:
         uniques = np.asarray(sorted_dict.to_pylist(), dtype=object)
     return codes, uniques

@@ -180,13 +180,15 @@ def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
         return np.asarray(s.to_list(), dtype=object)
     import pyarrow as pa
 
+    from ._ids import arrow_to_numpy
+
     arr = obj.column(col)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type):
         if arr.null_count:
-            return arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        return arr.to_numpy(zero_copy_only=False)
+            return arrow_to_numpy(arr.cast(pa.float64()))
+        return arrow_to_numpy(arr)
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
     return np.asarray(arr.to_pylist(), dtype=object)

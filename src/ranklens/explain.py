@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import as_ids, filter_ids, ids_to_numpy, is_str_ids
+from ._ids import arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
 from ._problem import build_problem, gains_for, query_view
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
@@ -161,7 +161,7 @@ def _match(ids: Any, query: Any) -> np.ndarray:
     if is_str_ids(ids):
         import pyarrow.compute as pc
 
-        return np.asarray(pc.equal(ids, str(query)).to_numpy(zero_copy_only=False), dtype=bool)
+        return np.asarray(arrow_to_numpy(pc.equal(ids, str(query))), dtype=bool)
     try:
         return ids == int(str(query))
     except ValueError:

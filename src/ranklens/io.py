@@ -19,7 +19,6 @@ file, the line number and the offending text.
 from __future__ import annotations
 
 import gzip
-import io as _io
 import json
 import math
 import os
@@ -28,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .data import Judgments, Rankings, _id_array, split_table
+from ._ids import arrow_to_numpy
+from .data import Judgments, Rankings, split_table
 from .errors import FormatError, InputError, InvalidParameterError
 
 __all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings"]
@@ -177,7 +177,7 @@ def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: s
 
     arr = _str_column(buf, st, en, c, path, ln)
     try:
-        vals = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+        vals = arrow_to_numpy(pc.cast(arr, pa.float64()))
     except pa.ArrowInvalid:
         vals = None
     if vals is None:
@@ -506,4 +506,3 @@ def _check_format(fmt: str | None) -> str | None:
     return f
 
 
-_ = (_io, _id_array)
