@@ -18,6 +18,12 @@ from typing import Any, Callable
 import numpy as np
 
 
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
 def rss_kb() -> int:
     with open("/proc/self/status") as f:
         for line in f:
@@ -79,22 +85,22 @@ def task_pytrec_eval(path: str) -> tuple[Callable[[], float], dict[str, str]]:
         res = ev.evaluate(runs)
         return float(np.mean([v["ndcg_cut_10"] for v in res.values()]))
 
-    return run, {"pytrec_eval": "0.5.11 (trec_eval 9)"}
+    return run, {"pytrec_eval": _version("pytrec-eval-terrier") + " (trec_eval 9)"}
 
 
 def task_ranx(path: str) -> tuple[Callable[[], float], dict[str, str]]:
     import ranx
 
     df = load_arrow(path).to_pandas()
-    df["query"] = df["query"].astype(str)
-    df["item"] = df["item"].astype(str)
+    df["query"] = df["query"].astype(str).astype(object)  # ranx asserts object dtype
+    df["item"] = df["item"].astype(str).astype(object)
 
     def run() -> float:
         qrels = ranx.Qrels.from_df(df[df["label"] > 0], q_id_col="query", doc_id_col="item", score_col="label")
         r = ranx.Run.from_df(df, q_id_col="query", doc_id_col="item", score_col="score")
         return float(ranx.evaluate(qrels, r, "ndcg@10", make_comparable=True))
 
-    return run, {"ranx": ranx.__version__ if hasattr(ranx, "__version__") else "?"}
+    return run, {"ranx": _version("ranx")}
 
 
 def task_ir_measures(path: str) -> tuple[Callable[[], float], dict[str, str]]:
@@ -103,10 +109,9 @@ def task_ir_measures(path: str) -> tuple[Callable[[], float], dict[str, str]]:
     df = load_arrow(path).to_pandas()
     qrels = df[["query", "item", "label"]].rename(columns={"query": "query_id", "item": "doc_id", "label": "relevance"})
     run_df = df[["query", "item", "score"]].rename(columns={"query": "query_id", "item": "doc_id"})
-    qrels["query_id"] = qrels["query_id"].astype(str)
-    qrels["doc_id"] = qrels["doc_id"].astype(str)
-    run_df["query_id"] = run_df["query_id"].astype(str)
-    run_df["doc_id"] = run_df["doc_id"].astype(str)
+    for frame in (qrels, run_df):
+        frame["query_id"] = frame["query_id"].astype(str).astype(object)
+        frame["doc_id"] = frame["doc_id"].astype(str).astype(object)
 
     def run() -> float:
         m = ir_measures.nDCG @ 10
@@ -151,21 +156,33 @@ def task_sklearn(path: str) -> tuple[Callable[[], float], dict[str, str]]:
     return run, {"scikit-learn": sklearn.__version__}
 
 
+def _input_mb(path: str) -> float:
+    """Size of the input columns as Arrow arrays in memory."""
+    return load_arrow(path).nbytes / 2**20
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("lib")
     ap.add_argument("data")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--metrics", default="ndcg@10")
+    ap.add_argument("--warmup", default=None, help="a small data file run once, untimed, first (JIT compilation)")
     a = ap.parse_args()
     metrics = a.metrics.split(",")
-    if a.lib.startswith("ranklens"):
-        form = a.lib.split(":", 1)[1] if ":" in a.lib else "arrow"
-        fn, versions = task_ranklens(a.data, form, metrics)
-    else:
-        fn, versions = {"pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ir_measures": task_ir_measures,
-                        "torchmetrics": task_torchmetrics, "sklearn": task_sklearn}[a.lib](a.data)
+
+    def task(path: str) -> tuple[Callable[[], float], dict[str, str]]:
+        if a.lib.startswith("ranklens"):
+            form = a.lib.split(":", 1)[1] if ":" in a.lib else "arrow"
+            return task_ranklens(path, form, metrics)
+        return {"pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ir_measures": task_ir_measures,
+                "torchmetrics": task_torchmetrics, "sklearn": task_sklearn}[a.lib](path)
+
+    if a.warmup:
+        task(a.warmup)[0]()
+    fn, versions = task(a.data)
     base = rss_kb()
+    input_mb = _input_mb(a.data)
     times = []
     value = float("nan")
     for _ in range(a.repeat):
@@ -173,6 +190,7 @@ def main() -> None:
         value = fn()
         times.append(time.perf_counter() - t0)
     print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base,
+                      "input_arrays_mb": input_mb,
                       "versions": versions, "python": sys.version.split()[0]}))
 
 

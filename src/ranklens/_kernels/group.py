@@ -79,19 +79,6 @@ def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
-    if not is_str:
-        return ints[a] == ints[b]
-    la = offs[a + 1] - offs[a]
-    if la != offs[b + 1] - offs[b]:
-        return False
-    for t in range(la):
-        if data[offs[a] + t] != data[offs[b] + t]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
     if not is_str:
         return ints_a[a] == ints_b[b]
@@ -102,6 +89,11 @@ def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pra
         if data_a[offs_a[a] + t] != data_b[offs_b[b] + t]:
             return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
+    return _same2(is_str, ints, offs, data, a, ints, offs, data, b)
 
 
 @njit(parallel=True, cache=True, nogil=True)
