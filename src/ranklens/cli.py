@@ -108,8 +108,14 @@ def _fail(message: str, code: int = 2) -> None:
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ranklens", prog_name="ranklens")
-def cli() -> None:
+@click.option("--threads", type=click.IntRange(min=1), default=None, envvar="RANKLENS_THREADS",
+              help="Threads for the kernels (default: all cores; env RANKLENS_THREADS). Results do not depend on it.")
+def cli(threads: int | None) -> None:
     """Exact ranking evaluation (NDCG, MAP, MRR, ERR...) under named conventions."""
+    if threads is not None:
+        from ._threads import set_threads
+
+        set_threads(threads)
 
 
 @cli.command("eval")
