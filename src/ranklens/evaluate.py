@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ._ids import arrow_to_numpy
 from ._kernels import fused as F
 from ._kernels import measures as K
 from ._problem import Problem, build_problem
@@ -149,17 +150,21 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     if weights is None:
         return None
     if isinstance(weights, Mapping):
-        w = np.empty(qids.shape[0], dtype=np.float64)
-        missing = []
-        lookup = {str(k): v for k, v in weights.items()}
-        for i, q in enumerate(qids):
-            val = weights.get(q, lookup.get(str(q)))
-            if val is None:
-                missing.append(q)
-                continue
-            w[i] = float(val)
-        if missing:
-            raise InvalidParameterError(f"`weights` has no weight for {len(missing)} queries ({', '.join(map(str, missing[:5]))}).")
+        # vectorised lookup: the mapping's keys and the evaluated ids, both as strings, matched by Arrow
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        keys = pa.array([str(k) for k in weights.keys()], type=pa.large_string())
+        vals = np.fromiter((float(v) for v in weights.values()), dtype=np.float64, count=len(weights))
+        wanted = pa.array(qids.astype(str).astype(object) if qids.dtype.kind != "O" else qids, type=pa.large_string())
+        pos = pc.index_in(wanted, value_set=keys)
+        found = ~np.asarray(arrow_to_numpy(pos.is_null()), dtype=bool)
+        if not found.all():
+            missing = qids[~found][:5]
+            raise InvalidParameterError(
+                f"`weights` has no weight for {int((~found).sum())} queries ({', '.join(map(str, missing))})."
+            )
+        w = vals[np.asarray(arrow_to_numpy(pos.fill_null(0)), dtype=np.int64)]
     else:
         w = np.asarray(weights, dtype=np.float64).reshape(-1)
         if w.shape[0] != qids.shape[0]:
