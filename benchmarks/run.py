@@ -34,7 +34,7 @@ TOL = {"torchmetrics": 1e-6}
 
 def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> dict:
     cmd = [sys.executable, str(HERE / "workers.py"), lib, str(data), "--repeat", str(repeat), "--metrics", metrics,
-           "--warmup", str(dataset(1_000, 100))]
+           "--warmup", str(dataset(1_000, 100, ids="int" if "_int" in data.name else "str"))]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -50,13 +50,31 @@ def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> d
     return res
 
 
-def dataset(n_q: int, n_i: int, ids: str = "str") -> Path:
+def dataset(n_q: int, n_i: int | tuple[int, int], ids: str = "str") -> Path:
     d = Path(os.environ.get("RANKLENS_BENCH_DATA", HERE / ".data"))
     d.mkdir(parents=True, exist_ok=True)
-    p = d / f"q{n_q}_i{n_i}_{ids}.parquet"
+    tag = f"{n_i[0]}-{n_i[1]}" if isinstance(n_i, tuple) else str(n_i)
+    p = d / f"q{n_q}_i{tag}_{ids}.parquet"
     if not p.exists():
         gen.write_parquet(gen.make(n_q, n_i, ids=ids), p)
     return p
+
+
+def side_by_side(title: str, data: Path, libs: list[str]) -> list[dict]:
+    """Run libraries on one data set; the first is the reference value."""
+    print(f"{title}: {data.name}", flush=True)
+    out = []
+    for lib in libs:
+        try:
+            r = run_worker(lib, data, 3 if lib.startswith("ranklens") else 1)
+        except RuntimeError as exc:
+            print(f"  {lib} FAILED: {exc}", flush=True)
+            continue
+        out.append(r)
+        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}", flush=True)
+    for r in out:
+        r["agrees"] = abs(r["value"] - out[0]["value"]) <= TOL.get(r["lib"], 1e-9)
+    return out
 
 
 def machine() -> str:
@@ -107,7 +125,7 @@ def main() -> None:
     many = run_worker("ranklens", main_data, 5, suite)
 
     # scaling curve
-    sizes = [1_000, 10_000, 100_000] + ([1_000_000] if a.large else [])
+    sizes = [1_000, 10_000, 100_000]
     curve: dict[str, list[tuple[int, float]]] = {}
     for n_q in sizes:
         data = dataset(n_q, 100)
@@ -121,11 +139,26 @@ def main() -> None:
             curve.setdefault(lib, []).append((n_q * 100, r["median_s"]))
             print(f"  scaling {lib:<14} {n_q * 100:>11,} rows {r['median_s']:8.3f} s", flush=True)
 
-    write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb)
+    # variable-length lists (scikit-learn needs equal lengths) and very long lists
+    peers_var = [] if a.skip_peers else [p for p in PEERS if p != "sklearn"]
+    extra = {
+        "variable-length lists (10,000 queries, 1 to 1,000 items each)":
+            side_by_side("variable", dataset(10_000, (1, 1000)), ["ranklens"] + peers_var),
+        "very long lists (5 queries, 100,000 items each)":
+            side_by_side("long", dataset(5, 100_000), ["ranklens"] + peers_var),
+    }
+    if a.large:
+        big = dataset(1_000_000, 100, ids="int")
+        res = side_by_side("large", big, ["ranklens"])
+        extra["1,000,000 queries x 100 (100,000,000 rows, integer ids)"] = res
+        if res:
+            curve["ranklens"].append((100_000_000, res[0]["median_s"]))
+    write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra)
 
 
 def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
-                 curve: dict[str, list[tuple[int, float]]], a: argparse.Namespace, input_mb: float) -> None:
+                 curve: dict[str, list[tuple[int, float]]], a: argparse.Namespace, input_mb: float,
+                 extra: dict[str, list[dict]]) -> None:
     base = rows[0]["median_s"]
     lines = [
         "# Benchmarks",
@@ -168,6 +201,12 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
             t = dict(curve[lib]).get(n)
             cells.append("" if t is None else f"{t:.3f}")
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    for title, res in extra.items():
+        lines += ["", f"## {title[0].upper()}{title[1:]}", "", "| library | median time (s) | x ranklens | peak RSS (MB) | value | agrees |",
+                  "|---|---:|---:|---:|---|---|"]
+        for r in res:
+            lines.append(f"| {r['lib']} | {r['median_s']:.3f} | {r['median_s'] / res[0]['median_s']:.1f} | "
+                         f"{r['peak_rss_mb']:.0f} | {r['value']:.12f} | {'yes' if r['agrees'] else 'NO'} |")
     png = out.with_name("benchmarks-scaling.png")
     try:
         import matplotlib
