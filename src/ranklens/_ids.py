@@ -14,7 +14,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "arrow_to_numpy", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
     "str_buffers", "take_ids", "to_str_ids", "unify_ids",
 ]
 
@@ -27,15 +27,37 @@ def _pa() -> Any:
     return pa
 
 
+_NP_OF_ARROW = {
+    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8), "uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64), "halffloat": np.dtype(np.float16), "float": np.dtype(np.float32),
+    "double": np.dtype(np.float64),
+}
+
+
 def arrow_to_numpy(arr: Any) -> np.ndarray:
     """A numeric/boolean Arrow array as numpy, zero-copy when it has no nulls (and without importing
     pandas, which pyarrow's generic conversion does)."""
-    if arr.null_count == 0:
-        try:
-            return arr.to_numpy(zero_copy_only=True)
-        except Exception:  # booleans and chunked layouts need a copy
-            pass
+    pa = _pa()
+    t = arr.type
+    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        # straight from the value buffer: Array.to_numpy() imports pandas (~0.1 s) when it is installed
+        dtype = _NP_OF_ARROW.get(str(t))
+        if dtype is None:
+            return arr.to_numpy(zero_copy_only=False)
+        buf = arr.buffers()[1]
+        return np.frombuffer(buf, dtype=dtype)[arr.offset: arr.offset + len(arr)]
     return arr.to_numpy(zero_copy_only=False)
+
+
+def np_to_arrow(a: np.ndarray) -> Any:
+    """A numeric numpy array as an Arrow array without copying (``pa.array`` would import pandas, which
+    costs a tenth of a second at start-up when it is installed)."""
+    pa = _pa()
+    a = np.ascontiguousarray(a)
+    if a.dtype == np.bool_:
+        return pa.array(a)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), a.shape[0], [None, pa.py_buffer(a)])
 
 
 def is_str_ids(ids: IdArray) -> bool:
@@ -126,7 +148,7 @@ def unify_ids(a: IdArray, b: IdArray) -> tuple[IdArray, IdArray]:
 
 def _int_to_str(a: np.ndarray) -> Any:
     pa = _pa()
-    return pa.array(a).cast(pa.large_string())
+    return np_to_arrow(a.astype(np.int64, copy=False)).cast(pa.large_string())
 
 
 def str_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -164,10 +186,10 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     pa = _pa()
     import pyarrow.compute as pc
 
-    arr = pa.array(ids) if isinstance(ids, np.ndarray) else ids
+    arr = np_to_arrow(ids) if isinstance(ids, np.ndarray) else ids
     enc = pc.dictionary_encode(arr)
     dictionary = enc.dictionary
-    order = pc.array_sort_indices(dictionary).to_numpy()
+    order = arrow_to_numpy(pc.array_sort_indices(dictionary))
     codes = arrow_to_numpy(enc.indices)
     if pa.types.is_integer(dictionary.type):
         uniques = arrow_to_numpy(dictionary).astype(np.int64)
@@ -186,7 +208,7 @@ def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow.compute as pc
 
     if isinstance(ids, np.ndarray) and ids.dtype.kind != "O":
-        arr = pa.array(ids)
+        arr = np_to_arrow(ids)
     elif isinstance(ids, np.ndarray):
         arr = as_ids(ids)
         if isinstance(arr, np.ndarray):
@@ -195,11 +217,11 @@ def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:
         arr = ids
     enc = pc.dictionary_encode(arr)
     dictionary = enc.dictionary
-    order = pc.array_sort_indices(dictionary).to_numpy()
+    order = arrow_to_numpy(pc.array_sort_indices(dictionary))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     codes = rank[arrow_to_numpy(enc.indices)]
-    sorted_dict = dictionary.take(pa.array(order))
+    sorted_dict = dictionary.take(np_to_arrow(np.asarray(order, dtype=np.int64)))
     if pa.types.is_integer(sorted_dict.type):
         uniques = arrow_to_numpy(sorted_dict).astype(np.int64)
     else:
@@ -217,8 +239,7 @@ def ids_to_numpy(ids: IdArray) -> np.ndarray:
 def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
     if isinstance(ids, np.ndarray):
         return ids[idx]
-    pa = _pa()
-    return ids.take(pa.array(np.asarray(idx, dtype=np.int64)))
+    return ids.take(np_to_arrow(np.asarray(idx, dtype=np.int64)))
 
 
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
