@@ -14,7 +14,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
     "str_buffers", "take_ids", "to_str_ids", "unify_ids",
 ]
 
@@ -196,37 +196,6 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     else:
         uniques = np.asarray(dictionary.to_pylist(), dtype=object)
     return codes, uniques, order
-
-
-def factorize(ids: IdArray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense codes in sorted order of the unique values: ``(codes, uniques)``.
-
-    Integers sort numerically, strings by byte order (as ``strcmp``). Hash
-    based (Arrow's dictionary encoding), then only the uniques are sorted.
-    """
-    pa = _pa()
-    import pyarrow.compute as pc
-
-    if isinstance(ids, np.ndarray) and ids.dtype.kind != "O":
-        arr = np_to_arrow(ids)
-    elif isinstance(ids, np.ndarray):
-        arr = as_ids(ids)
-        if isinstance(arr, np.ndarray):
-            return factorize(arr)
-    else:
-        arr = ids
-    enc = pc.dictionary_encode(arr)
-    dictionary = enc.dictionary
-    order = arrow_to_numpy(pc.array_sort_indices(dictionary))
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    codes = rank[arrow_to_numpy(enc.indices)]
-    sorted_dict = dictionary.take(np_to_arrow(np.asarray(order, dtype=np.int64)))
-    if pa.types.is_integer(sorted_dict.type):
-        uniques = arrow_to_numpy(sorted_dict).astype(np.int64)
-    else:
-        uniques = np.asarray(sorted_dict.to_pylist(), dtype=object)
-    return codes, uniques
 
 
 def ids_to_numpy(ids: IdArray) -> np.ndarray:

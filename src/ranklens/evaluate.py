@@ -62,7 +62,6 @@ def compute_values(
 
     One kernel call computes every measure of every query (one ordering per query, shared).
     """
-    n_q = problem.n_queries
     if conv.k_beyond_longest == "error":
         _check_k_beyond_deepest(problem, measures, conv)
     max_grade = conv.err_max_grade if conv.err_max_grade is not None else max(problem.max_label, 1.0)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -124,16 +123,6 @@ def _lines(data: bytes, path: str):
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(f"not UTF-8 text (byte {exc.start})", path=path, line=line) from None
     return text.splitlines()
-
-
-def _parse_number(tok: str, what: str, path: str, lineno: int, line: str) -> float:
-    try:
-        v = float(tok)
-    except ValueError:
-        raise FormatError(f"{what} {tok!r} is not a number", path=path, line=lineno, text=line) from None
-    if math.isnan(v) or math.isinf(v):
-        raise FormatError(f"{what} is {tok}; scores and labels must be finite", path=path, line=lineno, text=line)
-    return v
 
 
 def _split(data: bytes, path: str, max_fields: int) -> tuple[np.ndarray, ...]:
