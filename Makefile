@@ -14,6 +14,7 @@ $(BIN)/python:
 
 $(VENV)/.runtime: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
+	$(BIN)/python -m ranklens._warmup
 	touch $@
 
 # peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build

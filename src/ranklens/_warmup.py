@@ -1,0 +1,53 @@
+"""Compile (and cache) the kernels once, right after installation: ``python -m ranklens._warmup``.
+
+numba compiles a kernel the first time it meets a new combination of argument types and caches the
+machine code beside the sources; this runs the usual combinations (TREC files, dicts, integer and
+string ids, Arrow tables, every tie rule) on tiny data so that a user's first ``ranklens eval`` does
+not pay for compilation.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+import numpy as np
+
+
+def main() -> None:
+    import ranklens
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d:
+        q = os.path.join(d, "qrels.txt")
+        r = os.path.join(d, "run.txt")
+        with open(q, "w") as f:
+            f.write("1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 a 1\n")
+        with open(r, "w") as f:
+            f.write("1 Q0 a 1 3.0 s\n1 Q0 b 2 2.0 s\n1 Q0 c 3 2.0 s\n2 Q0 b 1 1.0 s\n")
+        measures = ["ndcg@10", "ndcg", "map", "mrr@10", "P@10", "recall@100", "err@10", "r_precision"]
+        for conv in ("ranklens", "trec_eval", "ir_measures", "lightgbm", "ranx", "catboost"):
+            try:
+                ranklens.evaluate(q, r, measures, convention=conv, empty=0)
+            except ranklens.InputError:
+                pass
+        ranklens.explain(q, r, "1", k=3, compare="lightgbm")
+    labels = np.array([[3, 0, 1, 0], [0, 1, 2, 0]])
+    scores = np.array([[0.1, 0.4, 0.4, 0.2], [0.3, 0.2, 0.1, 0.0]])
+    ranklens.evaluate(labels, scores, ["ndcg@3", "map"])
+    ranklens.ndcg_score(labels, scores, k=3)
+    ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.5, "b": 0.7}}, ["ndcg"])
+    try:
+        import pyarrow as pa
+
+        t = pa.table({"query": ["x", "x", "y"], "item": ["a", "b", "a"], "score": [1.0, 2.0, 1.0],
+                      "relevance": [1, 0, 1]})
+        ranklens.evaluate(t, None, ["ndcg@10", "map"])
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pass
+    print(f"ranklens: kernels compiled and cached in {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
