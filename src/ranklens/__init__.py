@@ -5,7 +5,9 @@
 0.69...
 """
 
+from . import stats
 from ._version import __version__
+from .compare import Comparison, compare
 from .conventions import CONVENTIONS, Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings
 from .errors import (
@@ -25,6 +27,7 @@ from .sklearn import dcg_score, ndcg_score
 
 __all__ = [
     "CONVENTIONS",
+    "Comparison",
     "Convention",
     "EmptyQueryError",
     "Explanation",
@@ -40,6 +43,7 @@ __all__ = [
     "__version__",
     "as_judgments",
     "as_rankings",
+    "compare",
     "dcg_score",
     "evaluate",
     "explain",
@@ -49,4 +53,5 @@ __all__ = [
     "parse_measures",
     "read_judgments",
     "read_rankings",
+    "stats",
 ]

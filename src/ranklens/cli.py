@@ -1,4 +1,4 @@
-"""Command line: ``ranklens eval``, ``ranklens explain``, ``ranklens conventions``.
+"""Command line: ``ranklens eval``, ``ranklens explain``, ``ranklens compare``, ``ranklens conventions``.
 
 A user's mistake (a missing file, a malformed line, an unknown measure...)
 prints one line on stderr and exits with status 2; never a traceback.
@@ -296,6 +296,60 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
         for key, value in c.as_dict().items():
             if key not in ("name", "description", "mirrors"):
                 click.echo(f"  {key} = {value!r}")
+
+
+@cli.command("compare")
+@click.argument("judgments", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
+@click.option("-b", "--baseline", default=None, help="The run the others are compared with (path or name; default: the first).")
+@click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
+              default="randomization", show_default=True, help="Paired test against the baseline (two-sided).")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Multiple-testing correction over runs x measures.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
+@click.option("--ci", "ci", type=click.Choice(["bca", "percentile"]), default="bca", show_default=True,
+              help="Bootstrap interval method (the t interval is in json/csv too).")
+@click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Resamples of the randomization test and the bootstrap.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed: the same numbers on any number of threads.")
+@click.option("-c", "--convention", default="ranklens", show_default=True, help="Convention (see `ranklens conventions`).")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
+@click.option("-f", "--output-format", "--fmt", "fmt",
+              type=click.Choice(["table", "json", "csv", "markdown", "latex"]), default="table", show_default=True)
+@click.option("--digits", default=4, show_default=True, help="Decimals in table, markdown and latex output.")
+@_column_options
+def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
+                correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
+                convention: str, sets: tuple[str, ...], fmt: str, digits: int, **kw: Any) -> None:
+    """Compare RUN1 RUN2 [RUN...] on JUDGMENTS: means, intervals, paired tests against a baseline.
+
+    Every run is evaluated under one convention; each run other than the baseline gets the mean
+    difference with its interval, wins/ties/losses over queries, Cohen's d_z and a p-value corrected
+    over runs x measures. Significant differences are marked with *.
+    """
+    from .compare import compare
+    from .errors import InvalidParameterError
+
+    if len(runs) < 2:
+        raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
+    columns = _columns(kw)
+    c = compare(judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline, convention=convention,
+                test=test, correction=correction, alpha=alpha, confidence=confidence, ci=ci, n_resamples=resamples,
+                seed=seed, **columns, **_parse_sets(sets))
+    out = click.get_text_stream("stdout")
+    if fmt == "json":
+        out.write(c.to_json() + "\n")
+    elif fmt == "csv":
+        out.write(c.to_csv())
+    elif fmt == "markdown":
+        out.write(c.to_markdown(digits))
+    elif fmt == "latex":
+        out.write(c.to_latex(digits))
+    else:
+        out.write(c.table(digits) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:

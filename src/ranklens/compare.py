@@ -1,0 +1,499 @@
+"""``compare``: several runs on the same judgments -> means, intervals, paired tests against a baseline.
+
+Every run is evaluated with :func:`ranklens.evaluate` under one convention. A run's mean and its
+intervals are over the queries that run counts (those ``evaluate`` does not skip); a comparison with
+the baseline is over the queries both count, and the queries left out of a pair are reported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import stats as S
+from .errors import InvalidParameterError
+
+__all__ = ["Comparison", "compare"]
+
+_TEST_NAMES = {
+    "randomization": "paired randomization (sign-flip, Fisher) test, two-sided",
+    "t": "paired Student's t-test, two-sided",
+    "wilcoxon": "Wilcoxon signed-rank test, two-sided (scipy's defaults)",
+    "bootstrap": "paired bootstrap test (centred differences), two-sided",
+}
+_CORRECTION_NAMES = {
+    "holm": "Holm (family-wise error)",
+    "bonferroni": "Bonferroni (family-wise error)",
+    "bh": "Benjamini-Hochberg (false discovery rate)",
+    "none": "none",
+}
+
+
+@dataclass
+class Comparison:
+    """Runs compared on the same judgments.
+
+    Attributes
+    ----------
+    runs : list of str
+        Run names, in the order given; ``baseline`` is one of them.
+    metrics : list of str
+        Measure keys.
+    rows : list of dict
+        One per run and metric: ``run``, ``metric``, ``mean``, ``n``, ``ci_low``, ``ci_high``,
+        ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
+        ``diff_low``, ``diff_high``, ``wins``, ``ties``, ``losses``, ``effect_size``, ``statistic``,
+        ``p_value``, ``p_adjusted``, ``significant``, ``only_baseline``, ``only_run``.
+    settings : dict
+        Test, correction, alpha, confidence, interval method, resamples, seed, convention.
+    notes : list of str
+        Queries left out, and why.
+    """
+
+    runs: list[str]
+    baseline: str
+    metrics: list[str]
+    rows: list[dict[str, Any]]
+    settings: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    per_query: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def row(self, run: str, metric: str) -> dict[str, Any]:
+        """The row of one run and metric."""
+        for r in self.rows:
+            if r["run"] == run and r["metric"] == metric:
+                return r
+        raise KeyError(f"no row for run {run!r} and metric {metric!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (NaN as None), for JSON."""
+        return {
+            "settings": dict(self.settings),
+            "baseline": self.baseline,
+            "runs": list(self.runs),
+            "metrics": list(self.metrics),
+            "rows": [{k: _plain(v) for k, v in r.items()} for r in self.rows],
+            "notes": list(self.notes),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_csv(self) -> str:
+        """One line per run and metric, every field, full precision."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(_CSV_FIELDS)
+        for r in self.rows:
+            w.writerow(["" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k]))
+                        else (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in _CSV_FIELDS])
+        return buf.getvalue()
+
+    # -- display --------------------------------------------------------------------------------------
+    def _cells(self, r: dict[str, Any], digits: int) -> list[str]:
+        f = _fmt(digits)
+        cells = [r["run"], f(r["mean"]), f"[{f(r['ci_low'])}, {f(r['ci_high'])}]", str(r["n"])]
+        if r["run"] == self.baseline:
+            return cells + ["(baseline)", "", "", "", "", ""]
+        sig = "*" if r["significant"] else ""
+        return cells + [
+            f"{r['diff']:+.{digits}f}" if not math.isnan(r["diff"]) else "n/a",
+            f"[{f(r['diff_low'])}, {f(r['diff_high'])}]",
+            f"{r['wins']}/{r['ties']}/{r['losses']}",
+            f"{r['effect_size']:.2f}" if not math.isnan(r["effect_size"]) else "n/a",
+            _pfmt(r["p_value"]),
+            _pfmt(r["p_adjusted"]) + sig,
+        ]
+
+    def _header(self) -> list[str]:
+        s = self.settings
+        ci = f"{s['confidence']:.0%} CI"
+        corr = "p (adj.)" if s["correction"] == "none" else f"p ({s['correction']})"
+        return ["run", "mean", ci, "queries", "diff", f"{ci} diff", "W/T/L", "d", "p", corr]
+
+    def _legend(self) -> list[str]:
+        s = self.settings
+        lines = [
+            f"* significant at alpha={s['alpha']:g} after correction ({_CORRECTION_NAMES[s['correction']]}, "
+            f"over {s['n_tests']} tests: runs x metrics)",
+            f"test: {_TEST_NAMES[s['test']]}"
+            + (f", {s['n_resamples']} resamples, seed {s['seed']}" if s["test"] in ("randomization", "bootstrap") else ""),
+            f"intervals: {s['ci_method']} bootstrap over queries ({s['n_resamples']} resamples, seed {s['seed']}); "
+            "t intervals in json/csv",
+            f"diff = run - baseline over the queries both count; W/T/L = queries where the run is above / equal "
+            f"to / below the baseline; d = Cohen's d_z (mean diff / sd of diffs); convention: {s['convention']}",
+        ]
+        return lines
+
+    def table(self, digits: int = 4) -> str:
+        """A plain-text table per metric; significant differences are marked with ``*``."""
+        header = self._header()
+        out: list[str] = []
+        for m in self.metrics:
+            rows = [self._cells(r, digits) for r in self.rows if r["metric"] == m]
+            widths = [max(len(h), *(len(c[i]) for c in rows)) for i, h in enumerate(header)]
+            out.append(f"{m}  (baseline: {self.baseline})")
+            out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
+            out.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
+            for c in rows:
+                out.append("  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))))
+            out.append("")
+        out.extend(self._legend())
+        out.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A GitHub-flavoured Markdown table (one row per run and metric)."""
+        header = ["metric"] + self._header()
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + [":--"] + ["--:"] * (len(header) - 2)) + "|"]
+        for r in self.rows:
+            cells = [r["metric"]] + self._cells(r, digits)
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+        lines.extend(self._legend())
+        lines.extend(f"Note: {n}" for n in self.notes)
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, digits: int = 4) -> str:
+        """A LaTeX ``tabular`` (booktabs); significant differences in bold with a dagger."""
+        header = ["metric"] + self._header()
+        esc = _latex_escape
+        lines = [
+            "% " + " ; ".join(self._legend()),
+            "\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}",
+            "\\toprule",
+            " & ".join(esc(h) for h in header) + " \\\\",
+            "\\midrule",
+        ]
+        for r in self.rows:
+            cells = [esc(c) for c in [r["metric"]] + self._cells(r, digits)]
+            if r.get("significant"):
+                cells[5] = f"\\textbf{{{cells[5]}}}$^\\dagger$"
+                cells[-1] = cells[-1].replace("*", "")
+            lines.append(" & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+_CSV_FIELDS = [
+    "metric", "run", "baseline", "mean", "n", "ci_low", "ci_high", "t_low", "t_high", "n_pairs", "diff",
+    "diff_low", "diff_high", "diff_t_low", "diff_t_high", "wins", "ties", "losses", "effect_size", "test",
+    "statistic", "p_value", "p_adjusted", "significant", "only_baseline", "only_run",
+]
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _fmt(digits: int) -> Any:
+    return lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def _pfmt(p: float) -> str:
+    if p is None or math.isnan(p):
+        return "n/a"
+    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+
+
+def _latex_escape(s: str) -> str:
+    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#"),
+                 ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
+        s = s.replace(a, b)
+    return s
+
+
+# -- the verb -------------------------------------------------------------------------------------------
+def _names(runs: Any) -> tuple[list[str], list[Any]]:
+    if isinstance(runs, Mapping):
+        if not runs:
+            raise InvalidParameterError("`runs` is empty; compare needs at least two runs.")
+        return [str(k) for k in runs.keys()], list(runs.values())
+    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
+        raise InvalidParameterError("`runs` must be a list of runs (paths, dicts, tables) or a mapping {name: run}.")
+    items = list(runs)
+    names = []
+    for i, r in enumerate(items):
+        if isinstance(r, (str, os.PathLike)):
+            names.append(os.path.basename(os.fspath(r)))
+        else:
+            names.append(f"run{i + 1}")
+    if len(set(names)) < len(names):  # same file name in two folders: use the paths as given
+        names = [os.fspath(r) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}" for i, r in enumerate(items)]
+    if len(set(names)) < len(names):
+        raise InvalidParameterError("two runs have the same name; pass a mapping {name: run}.")
+    return _shorten(names), items
+
+
+def _shorten(names: list[str]) -> list[str]:
+    """Drop the prefix and suffix every name shares (``run.X.dl19.txt.gz`` -> ``X``), cut at . _ - or /."""
+    if len(names) < 2:
+        return names
+    pre = os.path.commonprefix(names)
+    suf = os.path.commonprefix([n[::-1] for n in names])[::-1]
+    cut_pre = max((pre.rfind(c) + 1 for c in "._-/"), default=0)
+    cut_suf = min((i for i in (suf.find(c) for c in "._-") if i >= 0), default=len(suf))
+    suf_len = len(suf) - cut_suf
+    short = [n[cut_pre: len(n) - suf_len if suf_len else None] for n in names]
+    if any(not s for s in short) or len(set(short)) < len(short):
+        return names
+    return short
+
+
+def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
+    if baseline is None:
+        return 0
+    if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
+        if 0 <= baseline < len(names):
+            return int(baseline)
+        raise InvalidParameterError(f"`baseline` index {baseline} is out of range for {len(names)} runs.")
+    if isinstance(baseline, (str, os.PathLike)):
+        b = os.fspath(baseline)
+        for i, (n, it) in enumerate(zip(names, items)):
+            if b == n or (isinstance(it, (str, os.PathLike)) and os.path.normpath(os.fspath(it)) == os.path.normpath(b)):
+                return i
+        base = os.path.basename(b)
+        hits = [i for i, it in enumerate(items)
+                if isinstance(it, (str, os.PathLike)) and os.path.basename(os.fspath(it)) == base]
+        if len(hits) == 1:
+            return hits[0]
+        raise InvalidParameterError(f"`baseline` {b!r} is not one of the runs ({', '.join(names)}).")
+    for i, it in enumerate(items):
+        if it is baseline:
+            return i
+    raise InvalidParameterError("`baseline` must be a run's name, path or index.")
+
+
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    metrics: str | Iterable[str] = ("ndcg@10",),
+    *,
+    baseline: Any = None,
+    convention: Any = None,
+    test: str = "randomization",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    ci: str = "bca",
+    n_resamples: int = 10000,
+    seed: int = 0,
+    **options: Any,
+) -> Comparison:
+    """Compare runs on the same judgments: means with intervals, and paired tests against a baseline.
+
+    Parameters
+    ----------
+    judgments : path, dict, array-like or table
+        As for :func:`ranklens.evaluate`.
+    runs : list of runs, or mapping ``{name: run}``
+        At least two runs (paths, dicts, tables...). Paths are named by their file name.
+    metrics : str or list of str
+        Measures (``ndcg@10``, ``map``, ...); the summed counts (``num_ret``...) are not compared.
+    baseline : name, path or index, optional
+        The run the others are compared with (default: the first).
+    convention : str or Convention, optional
+        As for ``evaluate``; its query rule decides which queries each run counts.
+    test : {"randomization", "t", "wilcoxon", "bootstrap"}
+        Paired test of each run against the baseline. Default: the sign-flip randomization test,
+        which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        Multiple-testing correction over all runs x metrics (default Holm: controls the family-wise
+        error without Bonferroni's loss of power).
+    alpha : float
+        Level at which a corrected p-value is called significant (default 0.05).
+    confidence : float
+        Level of the intervals (default 0.95).
+    ci : {"bca", "percentile"}
+        Bootstrap interval of the means and of the differences (default BCa). The t interval is
+        always given too (``t_low``, ``t_high``).
+    n_resamples, seed : int
+        Resamples of the randomization test and of the bootstrap; a seed gives the same numbers for
+        any number of threads.
+    **options
+        Passed to ``evaluate`` (column names, formats, convention fields).
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    >>> bm25 = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}, "q3": {"d": 0.5, "x": 0.9}}
+    >>> dense = {"q1": {"a": 3.0, "b": 2.0}, "q2": {"c": 1.0}, "q3": {"d": 0.9, "e": 0.8}}
+    >>> c = ranklens.compare(qrels, {"bm25": bm25, "dense": dense}, ["mrr"], n_resamples=1000)
+    >>> row = c.row("dense", "mrr")
+    >>> round(row["diff"], 4), (row["wins"], row["ties"], row["losses"])
+    (0.3333, (2, 1, 0))
+    """
+    from .evaluate import evaluate
+
+    if test not in S.TESTS:
+        raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}.")
+    if correction not in S.CORRECTIONS:
+        raise InvalidParameterError(f"`correction` must be one of {', '.join(S.CORRECTIONS)}; got {correction!r}.")
+    if ci not in ("bca", "percentile"):
+        raise InvalidParameterError(f"`ci` must be 'bca' or 'percentile'; got {ci!r}.")
+    if "weights" in options:
+        raise InvalidParameterError("compare does not take `weights`: its tests and intervals are of plain means.")
+    confidence = S._confidence(confidence)
+    n_resamples, seed = S._resamples(n_resamples), S._seed(seed)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InvalidParameterError(f"`alpha` must be a number in (0, 1); got {alpha!r}.")
+    names, items = _names(runs)
+    if len(items) < 2:
+        raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
+    bi = _baseline_index(baseline, names, items)
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+
+    results = [evaluate(judgments, run, metric_list, convention=convention, **options) for run in items]
+    first = results[0]
+    keys = first.keys
+    for m in first.measures:
+        if m.summed:
+            raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged over queries.")
+    conv_name = first.convention.name
+
+    # one table of values: the union of the queries of every run (string ids), NaN where not counted
+    qkeys = [np.asarray([str(q) for q in r.queries], dtype=object) for r in results]
+    universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
+    pos = {q: i for i, q in enumerate(universe)}
+    n_u = len(universe)
+    V = np.full((len(metric_list), n_u, len(items)), np.nan)
+    for ri, (res, ks) in enumerate(zip(results, qkeys)):
+        rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
+        V[:, rows, ri] = res.values.T
+
+    out_rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    seen_notes: set[str] = set()
+    for name, res in zip(names, results):
+        for e in res.excluded:
+            text = f"{name}: {e}"
+            if text not in seen_notes:
+                seen_notes.add(text)
+                notes.append(text)
+
+    for mi, key in enumerate(keys):
+        vals = V[mi]
+        valid = ~np.isnan(vals)
+        base = vals[:, bi]
+        # bootstrap means of each run's values and of each difference, grouped by query set so that
+        # columns over the same queries share one kernel call (and equal stats.bootstrap_ci's numbers)
+        columns: list[tuple[str, int, np.ndarray]] = []
+        for ri in range(len(items)):
+            columns.append(("run", ri, valid[:, ri]))
+        for ri in range(len(items)):
+            if ri != bi:
+                columns.append(("diff", ri, valid[:, ri] & valid[:, bi]))
+        intervals: dict[tuple[str, int], tuple[float, float]] = {}
+        groups: dict[bytes, list[int]] = {}
+        for ci_idx, (_, _, mask) in enumerate(columns):
+            groups.setdefault(np.packbits(mask).tobytes(), []).append(ci_idx)
+        for idxs in groups.values():
+            mask = columns[idxs[0]][2]
+            if mask.sum() < 2:
+                for c in idxs:
+                    intervals[columns[c][:2]] = (math.nan, math.nan)
+                continue
+            X = np.empty((int(mask.sum()), len(idxs)))
+            for j, c in enumerate(idxs):
+                kind, ri, _ = columns[c]
+                X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
+            boot = S._boot(X, n_resamples, seed, S._STREAM_BOOT)
+            for j, c in enumerate(idxs):
+                intervals[columns[c][:2]] = S._interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
+
+        # the sign-flip test of every pair in one kernel call: differences over the baseline's queries,
+        # zero where the other run does not count the query (a zero adds nothing to any sign flip)
+        rand_p: dict[int, float] = {}
+        if test == "randomization":
+            others = [ri for ri in range(len(items)) if ri != bi]
+            bmask = valid[:, bi]
+            D = np.zeros((int(bmask.sum()), len(others)))
+            for j, ri in enumerate(others):
+                dcol = vals[bmask, ri] - base[bmask]
+                D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
+            if D.shape[0]:
+                ps = S._sign_flip_p(D, n_resamples, seed)
+                rand_p = {ri: float(ps[j]) for j, ri in enumerate(others)}
+
+        for ri, name in enumerate(names):
+            x = vals[valid[:, ri], ri]
+            n = int(x.shape[0])
+            mean = float(x.mean()) if n else math.nan
+            t_iv = S.t_interval(x, confidence) if n >= 2 else None
+            lo, hi = intervals[("run", ri)]
+            row: dict[str, Any] = {
+                "metric": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo, "ci_high": hi,
+                "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
+            }
+            if ri != bi:
+                both = valid[:, ri] & valid[:, bi]
+                a, b = vals[both, ri], base[both]
+                n_pairs = int(both.sum())
+                only_b = int((valid[:, bi] & ~valid[:, ri]).sum())
+                only_r = int((valid[:, ri] & ~valid[:, bi]).sum())
+                if only_b or only_r:
+                    notes.append(
+                        f"{key}: {name} vs {names[bi]} over the {n_pairs} queries both count; left out: {only_b} "
+                        f"counted only for {names[bi]}, {only_r} only for {name}"
+                    )
+                dlo, dhi = intervals[("diff", ri)]
+                row.update({"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
+                            "diff_low": dlo, "diff_high": dhi})
+                if n_pairs >= 2:
+                    dt = S.t_interval(a - b, confidence)
+                    wtl = S.win_tie_loss(a, b)
+                    es = S.effect_size(a, b).value
+                    if test == "randomization":
+                        stat, p = float((a - b).mean()), rand_p[ri]
+                    elif test == "t":
+                        r = S.paired_t(a, b)
+                        stat, p = r.statistic, r.p_value
+                    elif test == "wilcoxon":
+                        r = S.wilcoxon(a, b)
+                        stat, p = r.statistic, r.p_value
+                    else:
+                        stat, p = float((a - b).mean()), S._bootstrap_p(a - b, n_resamples, seed)
+                    row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
+                                "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat,
+                                "p_value": p})
+                else:
+                    row.update({"diff_t_low": math.nan, "diff_t_high": math.nan, "wins": 0, "ties": 0,
+                                "losses": 0, "effect_size": math.nan, "test": test, "statistic": math.nan,
+                                "p_value": math.nan})
+                row.update({"only_baseline": only_b, "only_run": only_r})
+            out_rows.append(row)
+
+    tested = [r for r in out_rows if "p_value" in r]
+    corr = S.correct([r["p_value"] for r in tested], correction, alpha)
+    for r, adj, rej in zip(tested, corr.adjusted, corr.reject):
+        r["p_adjusted"] = adj
+        r["significant"] = bool(rej)
+    n_tests = sum(1 for r in tested if not math.isnan(r["p_value"]))
+    settings = {
+        "test": test, "test_description": _TEST_NAMES[test], "correction": correction, "alpha": float(alpha),
+        "confidence": confidence, "ci_method": ci, "n_resamples": n_resamples, "seed": seed,
+        "convention": conv_name, "n_tests": n_tests,
+        "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
+    }
+    per_query = {"queries": universe, "values": V, "runs": names, "metrics": keys}
+    return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)
