@@ -245,3 +245,37 @@ def test_cli_same_numbers_on_1_and_2_threads():
     assert outs[0] == outs[1]
     d = json.loads(outs[0])
     assert all(r["p_value"] is not None for r in d["rows"] if r["run"] != d["baseline"])
+
+
+# -- plots --------------------------------------------------------------------------------------------
+def test_cli_plots_png_and_svg(tmp_path, capsys):
+    out_dir = tmp_path / "plots"
+    code, out, err = _run(["compare", QRELS, BM25, TASB, SPLADE, "-m", "ndcg@10", "-m", "map", "--resamples", "500",
+                           "--plot", str(out_dir)], capsys)
+    assert code == 0, err
+    names = sorted(os.listdir(out_dir))
+    assert names == sorted(f"{stem}.{ext}" for stem in ("diff_ndcg_10", "diff_map", "forest_ndcg_10", "forest_map",
+                                                        "curve_ndcg") for ext in ("png", "svg"))
+    for n in names:
+        data = (out_dir / n).read_bytes()
+        assert data.startswith(b"\x89PNG") if n.endswith(".png") else b"<svg" in data
+    assert "wrote 10 plots" in err
+
+
+def test_cutoff_curves_are_evaluate_means():
+    from ranklens.plot import cutoff_curves
+
+    curves = cutoff_curves(QRELS, {"bm25": BM25, "splade": SPLADE}, ["ndcg@10", "map", "P@5"], ks=(1, 10))
+    assert set(curves) == {"ndcg", "P"}
+    res = ranklens.evaluate(QRELS, SPLADE, ["ndcg@1", "ndcg@10", "P@1", "P@10"])
+    assert curves["ndcg"]["splade"] == [(1, res["ndcg@1"]), (10, res["ndcg@10"])]
+    assert curves["P"]["splade"] == [(1, res["P@1"]), (10, res["P@10"])]
+
+
+def test_plot_without_matplotlib_is_one_line_exit_2(tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from ranklens.cli import main\n"
+            f"main(['compare', {QRELS!r}, {BM25!r}, {SPLADE!r}, '--plot', {str(tmp_path / 'p')!r}])\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "pip install 'ranklens[plot]'" in p.stderr

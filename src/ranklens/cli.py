@@ -320,10 +320,14 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
 @click.option("-f", "--output-format", "--fmt", "fmt",
               type=click.Choice(["table", "json", "csv", "markdown", "latex"]), default="table", show_default=True)
 @click.option("--digits", default=4, show_default=True, help="Decimals in table, markdown and latex output.")
+@click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
+              help="Write plots (PNG and SVG) into this folder: sorted per-query differences, forest plot, "
+                   "metric@k curves (needs matplotlib: pip install 'ranklens[plot]').")
 @_column_options
 def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
                 correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
-                convention: str, sets: tuple[str, ...], fmt: str, digits: int, **kw: Any) -> None:
+                convention: str, sets: tuple[str, ...], fmt: str, digits: int, plot_dir: str | None,
+                **kw: Any) -> None:
     """Compare RUN1 RUN2 [RUN...] on JUDGMENTS: means, intervals, paired tests against a baseline.
 
     Every run is evaluated under one convention; each run other than the baseline gets the mean
@@ -336,9 +340,21 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
     columns = _columns(kw)
+    overrides = _parse_sets(sets)
+    if plot_dir is not None:
+        from ._deps import require
+
+        require("matplotlib")  # fail before the work, not after
     c = compare(judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline, convention=convention,
                 test=test, correction=correction, alpha=alpha, confidence=confidence, ci=ci, n_resamples=resamples,
-                seed=seed, **columns, **_parse_sets(sets))
+                seed=seed, **columns, **overrides)
+    if plot_dir is not None:
+        from .plot import cutoff_curves, plot_comparison
+
+        curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.metrics, convention=convention,
+                               **columns, **overrides)
+        written = plot_comparison(c, plot_dir, curves)
+        click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
     out = click.get_text_stream("stdout")
     if fmt == "json":
         out.write(c.to_json() + "\n")

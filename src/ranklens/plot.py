@@ -1,0 +1,144 @@
+"""Plots of a :class:`~ranklens.compare.Comparison` (matplotlib, an optional dependency: ``ranklens[plot]``).
+
+* ``diff_<metric>``: per-query difference of each run against the baseline, sorted;
+* ``forest_<metric>``: each run's mean difference with its interval (a forest plot), significant ones filled;
+* ``curve_<family>``: the mean of a measure at several cutoffs, per run (metric@k curves).
+
+Each is written as PNG and SVG. matplotlib is imported here only, through ``ranklens._deps.require``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ._deps import require
+from .errors import InvalidParameterError
+
+__all__ = ["CURVE_CUTOFFS", "cutoff_curves", "plot_comparison"]
+
+#: cutoffs of the metric@k curves
+CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+_FORMATS = ("png", "svg")
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "metric"
+
+
+def cutoff_curves(
+    judgments: Any, runs: Mapping[str, Any], metrics: Iterable[str], ks: Iterable[int] = CURVE_CUTOFFS,
+    convention: Any = None, **options: Any,
+) -> dict[str, dict[str, list[tuple[int, float]]]]:
+    """Means of each cutoff measure family (``ndcg@10`` -> ``ndcg@k``) at the cutoffs ``ks``, per run.
+
+    Returns ``{family: {run: [(k, mean), ...]}}``; measures without a cutoff are left out.
+    """
+    from .evaluate import evaluate
+    from .measures import parse_measures
+
+    families = []
+    for m in parse_measures(list(metrics)):
+        if m.k is None or m.summed or not m.key.rsplit("@", 1)[-1].isdigit():
+            continue
+        fam = m.key.rsplit("@", 1)[0]
+        if fam not in families:
+            families.append(fam)
+    ks = sorted(set(int(k) for k in ks))
+    if not families:
+        return {}
+    names = [f"{fam}@{k}" for fam in families for k in ks]
+    out: dict[str, dict[str, list[tuple[int, float]]]] = {fam: {} for fam in families}
+    for run_name, run in runs.items():
+        res = evaluate(judgments, run, names, convention=convention, **options)
+        for fam in families:
+            out[fam][run_name] = [(k, float(res[f"{fam}@{k}"])) for k in ks]
+    return out
+
+
+def plot_comparison(
+    comparison: Any, directory: str | os.PathLike[str], curves: Mapping[str, Any] | None = None,
+    formats: Iterable[str] = _FORMATS,
+) -> list[str]:
+    """Write the plots of ``comparison`` into ``directory`` (created if needed); returns the paths written.
+
+    ``curves`` is the output of :func:`cutoff_curves` (no curve plots without it).
+    """
+    require("matplotlib")
+    from matplotlib.figure import Figure
+
+    formats = tuple(formats)
+    for f in formats:
+        if f not in _FORMATS:
+            raise InvalidParameterError(f"plot format must be png or svg; got {f!r}.")
+    os.makedirs(directory, exist_ok=True)
+    written: list[str] = []
+
+    def save(fig: Any, stem: str) -> None:
+        for f in formats:
+            path = os.path.join(os.fspath(directory), f"{stem}.{f}")
+            fig.savefig(path, format=f, dpi=120, bbox_inches="tight")
+            written.append(path)
+
+    values = comparison.per_query["values"]
+    runs = comparison.runs
+    bi = runs.index(comparison.baseline)
+    s = comparison.settings
+    for mi, metric in enumerate(comparison.metrics):
+        others = [ri for ri in range(len(runs)) if ri != bi]
+        # per-query differences, sorted
+        fig = Figure(figsize=(7, 1.8 + 1.6 * len(others)))
+        axes = fig.subplots(len(others), 1, squeeze=False)[:, 0]
+        for ax, ri in zip(axes, others):
+            d = values[mi][:, ri] - values[mi][:, bi]
+            d = np.sort(d[~np.isnan(d)])[::-1]
+            colors = np.where(d > 0, "tab:green", np.where(d < 0, "tab:red", "tab:gray"))
+            ax.bar(np.arange(d.shape[0]), d, width=1.0, color=colors, linewidth=0)
+            ax.axhline(0, color="black", linewidth=0.6)
+            row = comparison.row(runs[ri], metric)
+            ax.set_title(f"{runs[ri]} - {comparison.baseline}: {row['wins']} wins, {row['ties']} ties, "
+                         f"{row['losses']} losses", fontsize=9)
+            ax.set_ylabel(f"diff {metric}", fontsize=8)
+            ax.set_xlim(-0.5, max(d.shape[0], 1) - 0.5)
+        axes[-1].set_xlabel("queries, sorted by difference")
+        fig.tight_layout()
+        save(fig, f"diff_{_safe(metric)}")
+
+        # forest plot of the mean differences
+        fig = Figure(figsize=(7, 1.2 + 0.5 * len(others)))
+        ax = fig.subplots()
+        for y, ri in enumerate(others):
+            row = comparison.row(runs[ri], metric)
+            lo, hi, diff = row["diff_low"], row["diff_high"], row["diff"]
+            if not math.isnan(lo):
+                ax.plot([lo, hi], [y, y], color="tab:blue", linewidth=2)
+            ax.plot([diff], [y], marker="o", color="tab:blue", markersize=7,
+                    markerfacecolor="tab:blue" if row.get("significant") else "white")
+        ax.axvline(0, color="black", linewidth=0.6, linestyle="--")
+        ax.set_yticks(range(len(others)), [runs[ri] for ri in others], fontsize=8)
+        ax.set_ylim(-0.7, len(others) - 0.3)
+        ax.invert_yaxis()
+        ax.set_xlabel(f"{metric}: mean difference against {comparison.baseline} ({s['confidence']:.0%} "
+                      f"{s['ci_method']} interval; filled = significant after {s['correction']})", fontsize=8)
+        fig.tight_layout()
+        save(fig, f"forest_{_safe(metric)}")
+
+    for fam, per_run in (curves or {}).items():
+        fig = Figure(figsize=(6, 4))
+        ax = fig.subplots()
+        for run_name, pts in per_run.items():
+            ks = [k for k, _ in pts]
+            ax.plot(ks, [v for _, v in pts], marker="o", label=run_name)
+        ax.set_xscale("log")
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.set_xlabel("cutoff k")
+        ax.set_ylabel(f"mean {fam}@k")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        save(fig, f"curve_{_safe(fam)}")
+    return written
