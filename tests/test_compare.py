@@ -279,3 +279,14 @@ def test_plot_without_matplotlib_is_one_line_exit_2(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "pip install 'ranklens[plot]'" in p.stderr
+
+
+def test_ci_t_gives_the_t_intervals():
+    c = ranklens.compare(QRELS, RUNS, ["map"], ci="t", n_resamples=200)
+    for name, path in [("D_BERT_KD_TASB", TASB), ("SPLADE_P_P_ENSEMBLE_DISTIL", SPLADE)]:
+        row = c.row(name, "map")
+        a, b = _aligned(path, BM25, "map")
+        lo, hi = ss.ttest_rel(a, b).confidence_interval(0.95)
+        assert (row["diff_low"], row["diff_high"]) == pytest.approx((lo, hi), rel=1e-10)
+        assert (row["ci_low"], row["ci_high"]) == (row["t_low"], row["t_high"])
+    assert "intervals: Student's t" in c.table()

@@ -288,3 +288,9 @@ def test_seed_reproducible_and_thread_independent():
     q = stats.paired_bootstrap(a, b, n_resamples=3000, seed=5)
     assert outs[0] == [r1.p_value, c.low, c.high, q.p_value]
     assert stats.bootstrap_ci(a - b, "bca", n_resamples=3000, seed=6) != c
+
+
+def test_bootstrap_ci_of_a_constant_sample_is_the_constant():
+    for method in ("bca", "percentile"):
+        iv = stats.bootstrap_ci([0.5, 0.5, 0.5], method=method, n_resamples=100)
+        assert (iv.low, iv.estimate, iv.high) == (0.5, 0.5, 0.5)

@@ -309,8 +309,8 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
               show_default=True, help="Multiple-testing correction over runs x measures.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
-@click.option("--ci", "ci", type=click.Choice(["bca", "percentile"]), default="bca", show_default=True,
-              help="Bootstrap interval method (the t interval is in json/csv too).")
+@click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
+              help="Interval: bootstrap BCa or percentile, or t (no bootstrap; the t interval is in json/csv too).")
 @click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
               help="Resamples of the randomization test and the bootstrap.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,

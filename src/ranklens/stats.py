@@ -410,6 +410,8 @@ def t_interval(x: Any, confidence: float = 0.95) -> Interval:
 
 def _interval_from_bootstrap(x: np.ndarray, boot: np.ndarray, method: str, confidence: float) -> tuple[float, float]:
     """scipy.stats.bootstrap's percentile / BCa interval of the mean from the bootstrap means ``boot``."""
+    if x.shape[0] and bool((x == x[0]).all()):  # every resample is the sample itself
+        return float(x[0]), float(x[0])
     alpha = (1.0 - confidence) / 2.0
     if method == "percentile":
         lo_q, hi_q = alpha, 1.0 - alpha
@@ -440,8 +442,8 @@ def bootstrap_ci(
     """Bootstrap confidence interval of the mean of ``x`` (resampling queries with replacement).
 
     ``method`` is ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated, scipy's default);
-    the formulas are those of ``scipy.stats.bootstrap``. A degenerate sample (all values equal) gives
-    NaN bounds under BCa, as in scipy.
+    the formulas are those of ``scipy.stats.bootstrap``. When all values are equal the interval is that
+    value (scipy's BCa gives NaN there).
 
     Examples
     --------
