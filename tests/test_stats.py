@@ -294,3 +294,16 @@ def test_bootstrap_ci_of_a_constant_sample_is_the_constant():
     for method in ("bca", "percentile"):
         iv = stats.bootstrap_ci([0.5, 0.5, 0.5], method=method, n_resamples=100)
         assert (iv.low, iv.estimate, iv.high) == (0.5, 0.5, 0.5)
+
+
+@pytest.mark.parametrize("n", [3, 13, 14, 60])
+def test_wilcoxon_all_zero_differences_like_scipy(n):
+    import warnings
+
+    a = np.linspace(0, 1, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ss.wilcoxon(a, a)
+    got = stats.wilcoxon(a, a)
+    assert got.statistic == ref.statistic
+    assert (math.isnan(got.p_value) and math.isnan(ref.pvalue)) or got.p_value == ref.pvalue
