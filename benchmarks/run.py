@@ -213,6 +213,8 @@ def main() -> None:
         if res:
             curve["ranklens"].append((100_000_000, res[0]["median_s"]))
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files)
+    # ranklens.compare at scale, in its own process (appends its section to the report)
+    subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
 
 
 def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
