@@ -96,7 +96,8 @@ def task_ranx(path: str) -> tuple[Callable[[], float], dict[str, str]]:
     df["item"] = df["item"].astype(str).astype(object)
 
     def run() -> float:
-        qrels = ranx.Qrels.from_df(df[df["label"] > 0], q_id_col="query", doc_id_col="item", score_col="label")
+        # every judgment, zeros included: a query with no relevant item stays in (scores 0), as in the others
+        qrels = ranx.Qrels.from_df(df, q_id_col="query", doc_id_col="item", score_col="label")
         r = ranx.Run.from_df(df, q_id_col="query", doc_id_col="item", score_col="score")
         return float(ranx.evaluate(qrels, r, "ndcg@10", make_comparable=True))
 
