@@ -22,8 +22,8 @@ from .errors import InvalidParameterError
 
 __all__ = ["CURVE_CUTOFFS", "cutoff_curves", "plot_comparison"]
 
-#: cutoffs of the metric@k curves
-CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+#: cutoffs of the metric@k curves: every k from 1 to 100
+CURVE_CUTOFFS = tuple(range(1, 101))
 _FORMATS = ("png", "svg")
 
 
@@ -133,9 +133,10 @@ def plot_comparison(
         ax = fig.subplots()
         for run_name, pts in per_run.items():
             ks = [k for k, _ in pts]
-            ax.plot(ks, [v for _, v in pts], marker="o", label=run_name)
+            ax.plot(ks, [v for _, v in pts], marker="o", markersize=2.5, linewidth=1.2, label=run_name)
         ax.set_xscale("log")
-        ax.set_xticks(ks, [str(k) for k in ks])
+        ticks = [k for k in ks if k in (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)] or ks
+        ax.set_xticks(ticks, [str(k) for k in ticks])
         ax.set_xlabel("cutoff k")
         ax.set_ylabel(f"mean {fam}@k")
         ax.legend(fontsize=8)
