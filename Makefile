@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.runtime: pyproject.toml | $(BIN)/python
-	$(PIP) install -e .
+	$(PIP) install -e ".[stats]"
 	$(BIN)/python -m ranklens._warmup
 	touch $@
 
@@ -39,9 +39,13 @@ demo: $(VENV)/.runtime
 	    -m ndcg@10 -m ndcg@100 -m map -m mrr@10 -m "recall@100(rel=2)" -m P@10 -m err@20
 	@echo
 	@echo "== the same nDCG@10 under other libraries' conventions =="
-	@for c in trec_eval ir_measures sklearn lightgbm ranx; do \
-	    printf "%-12s" $$c; $(BIN)/ranklens eval examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
-	    -m ndcg@10 -c $$c -f csv | tail -1 | cut -d, -f4; done
+	@for c in ranklens trec_eval ir_measures sklearn lightgbm ranx; do \
+	    v=$$($(BIN)/ranklens eval examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
+	    -m ndcg@10 -c $$c -f csv | tail -1 | cut -d, -f4); printf "%-12s %.6f\n" $$c $$v; done
+	@echo
+	@echo "== is SPLADE++ better than BM25? (paired randomization test, Holm, BCa intervals) =="
+	$(BIN)/ranklens compare examples/data/qrels.dl19-passage.txt \
+	    examples/data/run.bm25.dl19.txt examples/data/run.splade.dl19.txt -m ndcg@10 -m map
 	@echo
 	@echo "== why: one query under ranklens vs lightgbm =="
 	$(BIN)/ranklens explain examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
