@@ -25,7 +25,7 @@ from .conventions import Convention
 from .data import Judgments, Rankings
 from .errors import InputError
 
-__all__ = ["Exclusion", "Problem", "build_problem", "gains_for", "query_view"]
+__all__ = ["Exclusion", "Problem", "build_problem", "query_view"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,6 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
-    missing_ranking: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -293,7 +292,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
-        max_label=float(label_j.max()), notes=notes, missing_ranking=missing[universe],
+        max_label=float(label_j.max()), notes=notes,
     )
 
 
@@ -311,31 +310,3 @@ def query_view(p: Problem, q: int) -> dict[str, Any]:
         "item": ids_to_numpy(take_ids(p.r_item, rows[o])), "score": s[o], "label": lab[o],
         "j_item": ids_to_numpy(take_ids(p.j_item, jrows)), "j_label": p.j_label[jrows],
     }
-
-
-def gains_for(label: np.ndarray, conv: Convention, gain: object) -> np.ndarray:
-    """Gain of each label (NaN = unjudged -> 0) under the convention's label rules (vectorised twin of
-    the kernels' ``_gain``, for explain)."""
-    lab = np.where(np.isnan(label), 0.0, label)
-    if conv.negative_labels == "zero":
-        lab = np.maximum(lab, 0.0)
-    if conv.gain_threshold is not None:
-        lab = np.where(lab >= conv.gain_threshold, lab, 0.0)
-    if gain == "linear":
-        return lab
-    if gain == "exponential":
-        return np.exp2(lab) - 1.0
-    mapping = dict(gain)  # type: ignore[call-overload]
-    keys = np.array(sorted(mapping), dtype=np.float64)
-    vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64)
-    out = lab.copy()
-    if keys.size:
-        pos = np.clip(np.searchsorted(keys, lab), 0, keys.size - 1)
-        found = keys[pos] == lab
-        out[found] = vals[pos[found]]
-    # unjudged items, and negative labels under negative_labels="zero", gain nothing whatever the
-    # mapping says of level 0 (trec_eval: not in the qrels / not judged -> gain 0)
-    out[np.isnan(label)] = 0.0
-    if conv.negative_labels == "zero":
-        out[label < 0] = 0.0
-    return out

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ._ids import arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
-from ._problem import build_problem, gains_for, query_view
+from ._kernels.fused import GAIN_EXP, GAIN_LINEAR, GAIN_MAP, _gain
+from ._problem import build_problem, query_view
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
@@ -259,7 +260,7 @@ def explain(
         p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
         view = query_view(p, 0)
         v_item, v_score, v_label = view["item"], view["score"], view["label"]
-        gains = gains_for(v_label, conv, conv.gain)
+        gains = _gains(v_label, conv)
         n = len(gains)
         depth = n if eff_k is None else min(eff_k, n)
         used = gains.copy()
@@ -292,7 +293,7 @@ def explain(
             })
         dcg = running
         if conv.ideal == "judgments":
-            ig = gains_for(view["j_label"], conv, conv.gain)
+            ig = _gains(view["j_label"], conv)
             items = view["j_item"]
         else:
             ig, items = gains, v_item
@@ -336,6 +337,17 @@ def explain(
             prev = after
         exp.aggregate_only = [f for f in _AGGREGATE_FIELDS if f in diffs]
     return exp
+
+
+def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
+    """Gains of one query's labels, by the kernels' own gain function (one definition of a gain)."""
+    gain = conv.gain
+    kind = {"linear": GAIN_LINEAR, "exponential": GAIN_EXP}.get(gain, GAIN_MAP) if isinstance(gain, str) else GAIN_MAP
+    keys = np.array(sorted(gain), dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
+    vals = np.array([gain[k] for k in sorted(gain)], dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
+    thr = -np.inf if conv.gain_threshold is None else float(conv.gain_threshold)
+    neg_zero = conv.negative_labels == "zero"
+    return np.array([_gain(float(x), kind, neg_zero, thr, keys, vals) for x in labels], dtype=np.float64)
 
 
 def _py(x: Any) -> Any:

@@ -82,7 +82,7 @@ class Result:
         aggregate: dict[str, float] = {}
         counted: dict[str, int] = {}
         excluded = list(problem.notes)
-        skipped_by: dict[tuple[str, ...], list[str]] = {}
+        by_reason: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}  # same queries, same reason: one note
         for i, m in enumerate(measures):
             v = values[:, i]
             valid = ~np.isnan(v)
@@ -109,20 +109,17 @@ class Result:
                     aggregate[m.key] = min(1.0, aggregate[m.key])
             skipped = ~valid
             if skipped.any():
+                reason = "no relevant item: skipped (not in the mean)"
                 ids = tuple(str(q) for q in problem.qids[skipped][:20])
-                skipped_by.setdefault(ids + (str(int(skipped.sum())),), []).append(m.key)
+                by_reason.setdefault((reason, int(skipped.sum()), ids), []).append(m.key)
             emp = empties[:, i] & valid
             if emp.any() and m.family not in ("dcg", "idcg"):
                 rule = m.empty if m.empty is not None else conv.empty
-                key = ("__scored__", str(rule), str(int(emp.sum()))) + tuple(str(q) for q in problem.qids[emp][:20])
-                skipped_by.setdefault(key, []).append(m.key)
-        for key, keys in skipped_by.items():
-            if key[0] == "__scored__":
-                rule, count, ids = key[1], int(key[2]), key[3:]
-                excluded.append(Exclusion(f"no relevant item: scored {float(rule):g} by the convention", count, ids, tuple(keys)))
-            else:
-                count = int(key[-1])
-                excluded.append(Exclusion("no relevant item: skipped (not in the mean)", count, key[:-1], tuple(keys)))
+                reason = f"no relevant item: scored {float(rule):g} by the convention"
+                ids = tuple(str(q) for q in problem.qids[emp][:20])
+                by_reason.setdefault((reason, int(emp.sum()), ids), []).append(m.key)
+        for (reason, count, ids), keys in by_reason.items():
+            excluded.append(Exclusion(reason, count, ids, tuple(keys)))
         return cls(measures, aggregate, problem.qids, values, counted, excluded, conv, weights, per_query)
 
     # -- access ---------------------------------------------------------

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.measures import DCG, NDCG, TIES_AVERAGE, TIES_NONE, compute_measures
+from ._kernels.fused import GAIN_LINEAR, ORDER_INPUT, evaluate_queries
+from ._kernels.measures import DCG, NDCG, TIES_AVERAGE, TIES_NONE
 from .errors import InvalidParameterError
 
 __all__ = ["dcg_score", "ndcg_score"]
@@ -159,23 +160,24 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, c
     if math.log(log_base) == 0.0:
         # log_base 1: every discount is 1 / (log(i + 1) / 0) = 0, as in scikit-learn
         return np.zeros(n_q)
-    offsets = np.arange(n_q + 1, dtype=np.int64) * n
+    start = np.arange(n_q, dtype=np.int64) * n
+    end = start + n
     if ignore_ties:
-        # scikit-learn: ranking = np.argsort(y_score)[:, ::-1] (numpy's default sort)
+        # scikit-learn: ranking = np.argsort(y_score)[:, ::-1] (numpy's default sort); rows are given in
+        # that order with strictly decreasing scores, so the kernel keeps it
         order = np.argsort(ys)[:, ::-1]
+        label = np.take_along_axis(yt, order, axis=1).reshape(-1)
+        score = -np.tile(np.arange(n, dtype=np.float64), n_q)
         ties = TIES_NONE
     else:
-        order = np.argsort(-ys, axis=1, kind="stable")
+        label, score = yt.reshape(-1), ys.reshape(-1)
         ties = TIES_AVERAGE
-    gain = np.take_along_axis(yt, order, axis=1).reshape(-1)
-    score = np.take_along_axis(ys, order, axis=1).reshape(-1)
-    if ignore_ties:
-        score = -np.tile(np.arange(n, dtype=np.float64), n_q)
-    ideal = -np.sort(-yt, axis=1).reshape(-1)
-    zeros = np.zeros(n_q * n)
-    out = compute_measures(
-        offsets, score, gain, zeros, zeros, offsets, ideal, np.zeros(n_q, np.int64),
-        np.array([code], np.int64), np.array([0 if k is None else int(k)], np.int64), ties, float(log_base),
+    no_idx, none = np.empty(0, np.int64), np.zeros(0)
+    out, _ = evaluate_queries(
+        start, end, no_idx, score, label, ORDER_INPUT, np.zeros(2, np.int64), np.zeros(1, np.uint8),
+        start, end, no_idx, label, False, ties, float(log_base), False, -np.inf, 1.0, 0,
+        np.array([code], np.int64), np.array([0 if k is None else int(k)], np.int64),
+        np.array([GAIN_LINEAR], np.int64), np.ones(1), none, none,
     )
     return out[:, 0]
 

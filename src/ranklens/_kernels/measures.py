@@ -1,16 +1,14 @@
-"""Per-query measure values from ranked flat arrays.
+"""Per-measure arithmetic on one query's rows in ranked order.
 
-Input rows are already in ranked order (see :func:`ranklens._kernels.fused._order`).
-For each query ``q`` the rows ``offsets[q]:offsets[q+1]`` carry
+:func:`ranklens._kernels.fused.evaluate_queries` orders a query's rows and
+calls these helpers on its local arrays (rows ``lo:hi``):
 
 * ``score``  - the ordering score, used only to find groups of tied rows;
 * ``gain``   - the graded gain of the row (0 for unjudged rows);
 * ``rel``    - 1.0 if the row counts as relevant for binary measures, else 0.0;
-* ``err_p``  - the ERR stopping probability of the row.
+* ``p``      - the ERR stopping probability of the row;
 
-and ``ideal_gain[ideal_off[q]:ideal_off[q+1]]`` holds the gains of the ideal
-list in descending order, ``n_rel[q]`` the number of relevant items the
-normalisers (recall, AP, R-precision) divide by.
+and ``ideal`` holds the ideal list's gains in descending order.
 
 Tie modes: ``TIES_NONE`` takes the rows in the given order; ``TIES_AVERAGE``
 returns, for every measure, the exact expectation over all orders of each
@@ -20,7 +18,7 @@ row of a tied group the truncated mean position of the group (Evidently's
 rule, DCG-family only).
 
 A measure whose normaliser is zero yields 0 here; the caller applies the
-convention's rule for such queries. Kernels never aggregate.
+convention's rule for such queries. Nothing here aggregates over queries.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 DCG, IDCG, NDCG, AP, RR, P, RECALL, HIT, ERR, RPREC, NUM_RET, NUM_REL_RET = range(12)
 TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
@@ -49,7 +47,6 @@ __all__ = [
     "TIES_AVERAGE",
     "TIES_NONE",
     "TIES_SHARED_RANK",
-    "compute_measures",
 ]
 
 
@@ -264,70 +261,3 @@ def _err(score, p, lo, hi, depth, ties):  # pragma: no cover - compiled
         pos += m
         i = j
     return total
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def compute_measures(
-    offsets,
-    score,
-    gain,
-    rel,
-    err_p,
-    ideal_off,
-    ideal_gain,
-    n_rel,
-    codes,
-    ks,
-    ties,
-    log_base,
-):  # pragma: no cover - compiled
-    """Return ``out[n_queries, n_measures]``; ``ks[m] <= 0`` means no cutoff."""
-    n_q = offsets.shape[0] - 1
-    n_m = codes.shape[0]
-    out = np.zeros((n_q, n_m), np.float64)
-    ln_base = math.log(log_base)
-    for q in prange(n_q):
-        lo = offsets[q]
-        hi = offsets[q + 1]
-        n = hi - lo
-        ilo = ideal_off[q]
-        ihi = ideal_off[q + 1]
-        big_r = n_rel[q]
-        for mi in range(n_m):
-            code = codes[mi]
-            k = ks[mi]
-            depth = n if k <= 0 else min(k, n)
-            v = 0.0
-            if code == DCG:
-                v = _dcg(score, gain, lo, hi, depth, ties, ln_base)
-            elif code == IDCG:
-                v = _idcg(ideal_gain, ilo, ihi, (ihi - ilo) if k <= 0 else k, ln_base)
-            elif code == NDCG:
-                idcg = _idcg(ideal_gain, ilo, ihi, (ihi - ilo) if k <= 0 else k, ln_base)
-                if idcg != 0.0:
-                    v = _dcg(score, gain, lo, hi, depth, ties, ln_base) / idcg
-            elif code == P:
-                denom = n if k <= 0 else k
-                if denom > 0:
-                    v = _rel_in_top(score, rel, lo, hi, depth, ties) / denom
-            elif code == RECALL:
-                if big_r > 0:
-                    v = _rel_in_top(score, rel, lo, hi, depth, ties) / big_r
-            elif code == RPREC:
-                if big_r > 0:
-                    v = _rel_in_top(score, rel, lo, hi, min(big_r, n), ties) / big_r
-            elif code == HIT:
-                v = _hit(score, rel, lo, hi, depth, ties)
-            elif code == RR:
-                v = _rr(score, rel, lo, hi, depth, ties)
-            elif code == AP:
-                if big_r > 0:
-                    v = _ap_sum(score, rel, lo, hi, depth, ties) / big_r
-            elif code == ERR:
-                v = _err(score, err_p, lo, hi, depth, ties)
-            elif code == NUM_RET:
-                v = depth
-            elif code == NUM_REL_RET:
-                v = _rel_in_top(score, rel, lo, hi, depth, ties)
-            out[q, mi] = v
-    return out
