@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.runtime: pyproject.toml | $(BIN)/python
-	$(PIP) install -e ".[stats]"
+	$(PIP) install -e ".[stats,monitor,web]"
 	$(BIN)/python -m ranklens._warmup
 	touch $@
 

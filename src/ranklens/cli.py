@@ -88,7 +88,48 @@ def _value(text: str) -> Any:
     return text
 
 
+# Commands that live in their own modules (and may need optional extras), imported only when invoked,
+# so `ranklens --help` and `ranklens eval` never import duckdb, the web stack or pyspark.
+_LAZY: dict[str, tuple[str, str, str]] = {
+    # name: (module, attribute, one-line help)
+    "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
+    "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),
+    "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
+}
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_LAZY))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is not None or name not in _LAZY:
+            return cmd
+        module, attr, help_ = _LAZY[name]
+        if ctx.resilient_parsing:
+            return click.Command(name, help=help_)
+        try:
+            import importlib
+
+            return getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("ranklens"):
+                return None  # not built yet in this checkout
+            raise
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = super().get_command(ctx, name)
+            if cmd is not None:
+                rows.append((name, cmd.get_short_help_str(limit=formatter.width - 6 - len(name))))
+            elif name in _LAZY:
+                rows.append((name, _LAZY[name][2]))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
