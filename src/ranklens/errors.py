@@ -7,7 +7,8 @@
     ├── InputError (also ValueError)     bad data: NaN scores, duplicates, empty input
     │   └── FormatError                  a file that cannot be parsed (file, line, text)
     ├── EmptyQueryError (also ValueError) a query without relevant items under ``empty="error"``
-    └── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    └── StoreBusyError                   the monitoring store is locked by another writer
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "InvalidParameterError",
     "MissingDependencyError",
     "RanklensError",
+    "StoreBusyError",
 ]
 
 
@@ -62,3 +64,7 @@ class EmptyQueryError(RanklensError, ValueError):
 
 class MissingDependencyError(RanklensError, ImportError):
     """An optional dependency is needed for what was asked."""
+
+
+class StoreBusyError(RanklensError):
+    """The monitoring store is held by another process for longer than we were asked to wait."""

@@ -1,0 +1,79 @@
+"""The store's tables and their migrations.
+
+Version 1 holds the events: served groups (one row per served list, with its slice values and the stored
+per-group values of the tracked measures), their items, late label events, ingested batches and the
+quarantine. Version 2 adds the record of fired alerts. A store is migrated forward, in one transaction per
+step, the first time a writer opens it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "migrate", "schema_version"]
+
+_V1 = [
+    "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+    """CREATE TABLE batches (
+        batch_id VARCHAR PRIMARY KEY, kind VARCHAR, source VARCHAR, ingested_at TIMESTAMP,
+        rows BIGINT, ranking_rows BIGINT, label_rows BIGINT, groups BIGINT, quarantined BIGINT,
+        skipped BIGINT)""",
+    """CREATE TABLE groups (
+        gid BIGINT PRIMARY KEY, model VARCHAR NOT NULL, model_version VARCHAR NOT NULL,
+        environment VARCHAR NOT NULL, group_id VARCHAR NOT NULL, ts TIMESTAMP NOT NULL,
+        n_items INTEGER, n_relevant INTEGER, order_by VARCHAR, source VARCHAR NOT NULL,
+        batch_id VARCHAR NOT NULL)""",
+    """CREATE TABLE items (
+        gid BIGINT NOT NULL, item_id VARCHAR NOT NULL, rank INTEGER, score DOUBLE, relevance DOUBLE,
+        labels VARCHAR[])""",
+    """CREATE TABLE feedback (
+        group_id VARCHAR NOT NULL, item_id VARCHAR NOT NULL, ts TIMESTAMP NOT NULL, relevance DOUBLE,
+        labels VARCHAR[], batch_id VARCHAR NOT NULL)""",
+    """CREATE TABLE quarantine (
+        batch_id VARCHAR NOT NULL, source VARCHAR, row_number BIGINT, reason VARCHAR NOT NULL,
+        record VARCHAR)""",
+    "CREATE TABLE slice_columns (name VARCHAR PRIMARY KEY, col VARCHAR NOT NULL)",
+    "CREATE TABLE metric_columns (key VARCHAR PRIMARY KEY, col VARCHAR NOT NULL, fingerprint VARCHAR)",
+]
+
+_V2 = [
+    """CREATE TABLE alerts (
+        fired_at TIMESTAMP, monitor VARCHAR, metric VARCHAR, window_start TIMESTAMP, window_end TIMESTAMP,
+        model VARCHAR, model_version VARCHAR, environment VARCHAR, series VARCHAR, value DOUBLE,
+        baseline DOUBLE, threshold DOUBLE, p_value DOUBLE, n_groups BIGINT, n_baseline BIGINT,
+        reason VARCHAR)""",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(con: Any) -> int:
+    """Schema version of an open store (0: empty file)."""
+    has_meta = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta' AND table_schema = 'main'"
+    ).fetchone()[0]
+    if not has_meta:
+        return 0
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(con: Any, target: int = SCHEMA_VERSION) -> list[int]:
+    """Apply the missing migrations up to ``target``; returns the versions applied."""
+    done = []
+    current = schema_version(con)
+    for v in range(current, target):
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for stmt in MIGRATIONS[v]:
+                con.execute(stmt)
+            con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(v + 1)]
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        done.append(v + 1)
+    return done

@@ -1,0 +1,328 @@
+"""The monitoring configuration: attribution of event labels to gains, evaluation, baseline, monitors.
+
+A small TOML file (``ranklens.toml`` by default) holds it; every key is optional::
+
+    [attribution]
+    rule = "weighted"                 # "binary" | "count" | "weighted"
+    positive = ["click"]              # positive classes for "binary" and "count"
+    weights = { click = 1, favorite = 2, buy = 3 }   # for "weighted"
+
+    [evaluation]
+    convention = "ranklens"           # any preset of ranklens.CONVENTIONS
+    empty = "skip"                    # lists without any gain: "skip" (counted as excluded) or 0
+    tracked = ["ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10"]   # stored per group at ingest
+
+    [baseline]
+    environment = "training"          # or: start = "2026-10-01", end = "2026-10-08"; or: previous = true
+
+    [[monitors]]
+    name = "ndcg@10 drop"
+    metric = "ndcg@10"
+    window = "day"
+    relative_drop = 0.10              # or threshold = 0.7 (absolute)
+    min_groups = 50
+    significance = 0.05               # also require Welch's test p < 0.05
+    where = { environment = "production" }
+
+    [alerts]
+    webhook = "http://127.0.0.1:9000/hook"
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..conventions import CONVENTIONS, get_convention
+from ..errors import InvalidParameterError
+from ..measures import parse_measure
+
+__all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config"]
+
+_RULES = ("binary", "count", "weighted")
+_WINDOWS = ("hour", "day", "week")
+DEFAULT_TRACKED = ("ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10")
+
+
+def _where(path: str, key: str) -> str:
+    return f"{path}: [{key}]" if path else f"[{key}]"
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """How event labels become a gain.
+
+    Parameters
+    ----------
+    rule : {"binary", "count", "weighted"}, default="binary"
+        ``"binary"``: 1 when one of the item's labels is a positive class, else 0 (the seed's attribution
+        model). ``"count"``: the number of the item's distinct labels that are positive classes (the seed's
+        multi-label sum: labels ``['click', 'favorite', 'buy']`` with positive class ``'click'`` give
+        ``sum([1, 0, 0]) = 1``). ``"weighted"``: the sum of the weights of the item's distinct labels
+        (labels without a weight count 0).
+    positive : tuple of str, default=("click",)
+        Positive classes for ``"binary"`` and ``"count"``.
+    weights : mapping, optional
+        Label -> gain for ``"weighted"``, e.g. ``{"click": 1, "favorite": 2, "buy": 3}``.
+
+    Examples
+    --------
+    >>> Attribution("weighted", weights={"click": 1, "buy": 3}).gain_of(["click", "buy", "click"])
+    4.0
+    >>> Attribution("binary", positive=("buy",)).gain_of(["click"])
+    0.0
+    """
+
+    rule: str = "binary"
+    positive: tuple[str, ...] = ("click",)
+    weights: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.rule not in _RULES:
+            raise InvalidParameterError(f"attribution `rule` must be one of {', '.join(_RULES)}; got {self.rule!r}.")
+        object.__setattr__(self, "positive", tuple(str(p) for p in self.positive))
+        w = {}
+        for k, v in dict(self.weights).items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise InvalidParameterError(f"attribution weight of {k!r} must be a finite number >= 0; got {v!r}.")
+            w[str(k)] = float(v)
+        object.__setattr__(self, "weights", w)
+        if self.rule == "weighted" and not w:
+            raise InvalidParameterError("attribution rule 'weighted' needs `weights`, e.g. {click = 1, buy = 3}.")
+        if self.rule != "weighted" and not self.positive:
+            raise InvalidParameterError(f"attribution rule {self.rule!r} needs at least one `positive` class.")
+
+    def label_values(self) -> dict[str, float]:
+        """Value each label adds to an item's gain (labels absent add 0)."""
+        if self.rule == "weighted":
+            return dict(self.weights)
+        return {p: 1.0 for p in self.positive}
+
+    def gain_of(self, labels: Any) -> float:
+        """Gain of one item from its labels (reference implementation, for documentation and tests)."""
+        vals = self.label_values()
+        s = sum(vals.get(str(lab), 0.0) for lab in set(labels or ()))
+        return float(min(s, 1.0)) if self.rule == "binary" else float(s)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What a window is compared with.
+
+    ``kind`` is ``"environment"`` (groups of that environment, e.g. training, of the same model), ``"range"``
+    (the same series over a fixed ``[start, end)``) or ``"previous"`` (the same series, the window before).
+    """
+
+    kind: str = "environment"
+    environment: str = "training"
+    start: str | None = None
+    end: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("environment", "range", "previous"):
+            raise InvalidParameterError(f"baseline kind must be environment, range or previous; got {self.kind!r}.")
+        if self.kind == "range" and not (self.start and self.end):
+            raise InvalidParameterError("a baseline range needs both `start` and `end`.")
+
+    @classmethod
+    def parse(cls, spec: Any, where: str = "baseline") -> Baseline:
+        """From TOML / CLI forms: ``"training"``, ``"previous"``, ``"2026-10-01..2026-10-08"`` or a table."""
+        if spec is None:
+            return cls()
+        if isinstance(spec, Baseline):
+            return spec
+        if isinstance(spec, str):
+            s = spec.strip()
+            if s == "previous":
+                return cls(kind="previous")
+            if ".." in s:
+                a, _, b = s.partition("..")
+                return cls(kind="range", start=a.strip(), end=b.strip())
+            if s in ("training", "validation", "production"):
+                return cls(kind="environment", environment=s)
+            raise InvalidParameterError(
+                f"{where}: expected 'training', 'validation', 'production', 'previous' or 'START..END'; got {spec!r}."
+            )
+        if isinstance(spec, Mapping):
+            unknown = set(spec) - {"environment", "start", "end", "previous"}
+            if unknown:
+                raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
+            if spec.get("previous"):
+                return cls(kind="previous")
+            if "start" in spec or "end" in spec:
+                return cls(kind="range", start=str(spec.get("start") or ""), end=str(spec.get("end") or ""))
+            return cls(kind="environment", environment=str(spec.get("environment", "training")))
+        raise InvalidParameterError(f"{where}: expected a string or a table; got {spec!r}.")
+
+    def describe(self) -> str:
+        if self.kind == "environment":
+            return f"environment={self.environment}"
+        if self.kind == "range":
+            return f"{self.start}..{self.end}"
+        return "previous window"
+
+
+@dataclass(frozen=True)
+class MonitorSpec:
+    """One monitor: fire when ``metric`` of a window falls below a threshold or drops against the baseline."""
+
+    name: str
+    metric: str = "ndcg@10"
+    window: str = "day"
+    threshold: float | None = None
+    relative_drop: float | None = None
+    absolute_drop: float | None = None
+    min_groups: int = 1
+    significance: float | None = None
+    where: Mapping[str, Any] = field(default_factory=dict)
+    by: tuple[str, ...] = ("model", "model_version", "environment")
+    baseline: Baseline | None = None
+
+    def __post_init__(self) -> None:
+        parse_measure(self.metric)
+        if self.window not in _WINDOWS:
+            raise InvalidParameterError(f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}.")
+        if self.threshold is None and self.relative_drop is None and self.absolute_drop is None:
+            raise InvalidParameterError(
+                f"monitor {self.name!r}: give `threshold`, `relative_drop` or `absolute_drop`."
+            )
+        for k in ("relative_drop", "absolute_drop", "significance"):
+            v = getattr(self, k)
+            if v is not None and not (isinstance(v, (int, float)) and 0 < v < (1 if k != "absolute_drop" else math.inf)):
+                raise InvalidParameterError(f"monitor {self.name!r}: `{k}` must be a number in (0, 1); got {v!r}.")
+        if not isinstance(self.min_groups, int) or self.min_groups < 1:
+            raise InvalidParameterError(f"monitor {self.name!r}: `min_groups` must be an integer >= 1.")
+
+
+@dataclass(frozen=True)
+class MonitorConfig:
+    """Everything the monitoring commands read from ``ranklens.toml``."""
+
+    attribution: Attribution = field(default_factory=Attribution)
+    convention: str = "ranklens"
+    empty: float | str = "skip"
+    tracked: tuple[str, ...] = DEFAULT_TRACKED
+    baseline: Baseline = field(default_factory=Baseline)
+    monitors: tuple[MonitorSpec, ...] = ()
+    webhook: str | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise InvalidParameterError(
+                f"evaluation `convention` must be one of {', '.join(CONVENTIONS)}; got {self.convention!r}."
+            )
+        if self.empty not in ("skip", 0, 0.0, 1, 1.0):
+            raise InvalidParameterError(f"evaluation `empty` must be 'skip', 0 or 1; got {self.empty!r}.")
+        keys = [m.key for t in self.tracked for m in parse_measure(t)]
+        object.__setattr__(self, "tracked", tuple(dict.fromkeys(keys)))
+
+    def convention_obj(self) -> Any:
+        """The core Convention the store evaluates with."""
+        return get_convention(self.convention, empty=self.empty)
+
+    def fingerprint(self) -> str:
+        """Hash of what stored per-group values depend on (attribution and evaluation)."""
+        doc = {"attribution": asdict(self.attribution), "convention": self.convention, "empty": self.empty}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    unknown = set(table) - allowed
+    if unknown:
+        raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
+
+
+def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = None) -> MonitorConfig:
+    """Read a monitoring configuration from a TOML file (or a dict of the same shape).
+
+    ``None`` reads ``ranklens.toml`` from the current directory when it exists, else the defaults.
+
+    Examples
+    --------
+    >>> cfg = load_config({"attribution": {"rule": "weighted", "weights": {"click": 1, "favorite": 2, "buy": 3}},
+    ...                    "monitors": [{"name": "drop", "metric": "ndcg@10", "relative_drop": 0.1}]})
+    >>> cfg.attribution.gain_of(["click", "buy"]), cfg.monitors[0].metric
+    (4.0, 'ndcg@10')
+    """
+    if isinstance(source, MonitorConfig):
+        return source
+    path = ""
+    if source is None:
+        p = Path("ranklens.toml")
+        if not p.exists():
+            return MonitorConfig()
+        source = p
+    if isinstance(source, (str, Path)):
+        p = Path(source)
+        if not p.is_file():
+            raise InvalidParameterError(f"config file {str(p)!r} does not exist.")
+        path = str(p)
+        doc = _load_toml(p)
+    elif isinstance(source, Mapping):
+        doc = dict(source)
+    else:
+        raise InvalidParameterError(f"`config` must be a path, a dict or a MonitorConfig; got {type(source).__name__}.")
+    try:
+        return _build(doc, path)
+    except InvalidParameterError as exc:
+        msg = str(exc)
+        if path and not msg.startswith(path):
+            msg = f"{path}: {msg}"
+        raise InvalidParameterError(msg) from None
+
+
+def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts"}, path or "config")
+    a = doc.get("attribution", {})
+    _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
+    positive = a.get("positive", ("click",))
+    if isinstance(positive, str):
+        positive = (positive,)
+    attribution = Attribution(rule=a.get("rule", "binary"), positive=tuple(positive), weights=a.get("weights", {}))
+    e = doc.get("evaluation", {})
+    _check_keys(e, {"convention", "empty", "tracked"}, _where(path, "evaluation"))
+    baseline = Baseline.parse(doc.get("baseline"), _where(path, "baseline"))
+    monitors = []
+    for i, m in enumerate(doc.get("monitors", [])):
+        where = _where(path, f"monitors {i + 1}")
+        if not isinstance(m, Mapping):
+            raise InvalidParameterError(f"{where}: expected a table.")
+        _check_keys(m, {f.name for f in MonitorSpec.__dataclass_fields__.values()}, where)
+        kw = dict(m)
+        kw.setdefault("name", f"{kw.get('metric', 'ndcg@10')} monitor {i + 1}")
+        if "by" in kw:
+            kw["by"] = tuple(kw["by"]) if not isinstance(kw["by"], str) else (kw["by"],)
+        if "baseline" in kw:
+            kw["baseline"] = Baseline.parse(kw["baseline"], where)
+        monitors.append(MonitorSpec(**kw))
+    al = doc.get("alerts", {})
+    _check_keys(al, {"webhook"}, _where(path, "alerts"))
+    return MonitorConfig(
+        attribution=attribution,
+        convention=e.get("convention", "ranklens"),
+        empty=e.get("empty", "skip"),
+        tracked=tuple(e.get("tracked", DEFAULT_TRACKED)),
+        baseline=baseline,
+        monitors=tuple(monitors),
+        webhook=al.get("webhook"),
+        source=path or None,
+    )
