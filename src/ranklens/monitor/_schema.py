@@ -52,10 +52,11 @@ def schema_version(con: Any) -> int:
     """Schema version of an open store (0: empty file)."""
     has_meta = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta' AND table_schema = 'main'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not has_meta:
         return 0
-    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    row = rows[0] if rows else None
     return int(row[0]) if row else 0
 
 

@@ -200,6 +200,14 @@ class MonitorSpec:
             raise InvalidParameterError(f"monitor {self.name!r}: `min_groups` must be an integer >= 1.")
 
 
+# used when the configuration declares no [[monitors]]: production NDCG@10 per model version, daily,
+# significantly (Welch, p < 0.05) more than 5% below the training baseline, over at least 30 groups
+DEFAULT_MONITORS = (
+    MonitorSpec(name="ndcg@10 below training", metric="ndcg@10", window="day", relative_drop=0.05, min_groups=30,
+                significance=0.05, where={"environment": "production"}),
+)
+
+
 @dataclass(frozen=True)
 class MonitorConfig:
     """Everything the monitoring commands read from ``ranklens.toml``."""
@@ -209,7 +217,7 @@ class MonitorConfig:
     empty: float | str = "skip"
     tracked: tuple[str, ...] = DEFAULT_TRACKED
     baseline: Baseline = field(default_factory=Baseline)
-    monitors: tuple[MonitorSpec, ...] = ()
+    monitors: tuple[MonitorSpec, ...] = field(default_factory=lambda: DEFAULT_MONITORS)
     webhook: str | None = None
     source: str | None = None
 
@@ -322,7 +330,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         empty=e.get("empty", "skip"),
         tracked=tuple(e.get("tracked", DEFAULT_TRACKED)),
         baseline=baseline,
-        monitors=tuple(monitors),
+        monitors=tuple(monitors) if "monitors" in doc else DEFAULT_MONITORS,
         webhook=al.get("webhook"),
         source=path or None,
     )

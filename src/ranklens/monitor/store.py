@@ -424,7 +424,7 @@ class Store:
         batch_id = _sha_table(obj) if kind == "table" else _sha_file(obj)
         con = self._connect(write=True)
         try:
-            if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]:
+            if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
                 return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
                         "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
                         "reasons": {}}
@@ -601,11 +601,11 @@ class Store:
             skipped_groups = con.execute("""
                 SELECT count(*), coalesce(sum(g.n_items), 0) FROM _g g JOIN groups s
                   ON s.model = g.model AND s.model_version = g.model_version AND s.environment = g.environment
-                 AND s.group_id = g.group_id""").fetchone()
+                 AND s.group_id = g.group_id""").fetchall()[0]
             con.execute("""
                 DELETE FROM _g WHERE EXISTS (SELECT 1 FROM groups s WHERE s.model = _g.model
                   AND s.model_version = _g.model_version AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
-            base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchone()[0]
+            base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
             slice_sel = "".join(f", v.{_q('s_' + s)}" for s in slices)
             slice_cols = "".join(f", {_q(known[s])}" for s in slices)
             con.execute(f"""
@@ -624,11 +624,11 @@ class Store:
                 ORDER BY s.gid, v._row""", [batch_id])
             label_rows = con.execute("""
                 INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
-                FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchone()[0]
+                FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
             ranking_rows = con.execute(
                 "SELECT count(*) FROM items i JOIN groups g USING (gid) WHERE g.batch_id = ?", [batch_id]
-            ).fetchone()[0]
-            n_groups = con.execute("SELECT count(*) FROM groups WHERE batch_id = ?", [batch_id]).fetchone()[0]
+            ).fetchall()[0][0]
+            n_groups = con.execute("SELECT count(*) FROM groups WHERE batch_id = ?", [batch_id]).fetchall()[0][0]
             # values of new groups, and of stored groups that received labels in this batch
             con.execute("""
                 CREATE OR REPLACE TEMP TABLE _aff AS
@@ -640,7 +640,7 @@ class Store:
                         [batch_id, batch_id, batch_id])
             updated = con.execute(
                 "SELECT count(*) FROM _aff a JOIN groups g USING (gid) WHERE g.batch_id <> ?", [batch_id]
-            ).fetchone()[0]
+            ).fetchall()[0][0]
             self._update_values(con, "SELECT gid FROM _aff")
             con.execute(
                 "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
@@ -1002,7 +1002,7 @@ class Store:
                 raise InputError("the store has no slice columns to break the change down by.")
             s, e = _time(start, "start"), _time(end, "end")
             if s is None and e is None:
-                last = con.execute("SELECT max(ts) FROM groups").fetchone()[0]
+                last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
                 if last is None:
                     raise InputError("the store is empty.")
                 s = _dt.datetime(last.year, last.month, last.day)
@@ -1131,7 +1131,7 @@ class Store:
         batch_id = _sha_table(obj) if kind == "table" else _sha_file(obj)
         con = self._connect(write=True)
         try:
-            if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]:
+            if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
                 return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
                         "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0, "reasons": {}}
             table = self._read(con, name, kind, obj)
@@ -1177,16 +1177,16 @@ class Store:
                 txt = {c: f"NULLIF(TRIM(CAST(_res.{_q(cols[c])} AS VARCHAR)), '')" for c in ("model", "model_version", "environment", "group_id")}
                 bad = con.execute(f"""SELECT count(*) FROM _res WHERE {ts} IS NULL OR {txt['group_id']} IS NULL
                     OR {txt['model']} IS NULL OR {txt['model_version']} IS NULL
-                    OR lower({txt['environment']}) NOT IN ('training', 'validation', 'production')""").fetchone()[0]
+                    OR lower({txt['environment']}) NOT IN ('training', 'validation', 'production')""").fetchall()[0][0]
                 if bad:
                     raise InputError(f"{name}: {bad} rows lack a valid timestamp, model, model_version, group_id or environment.")
-                base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchone()[0]
+                base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
                 mset = "".join(f", {_q(mcols[k][0])}" for k in metric_cols)
                 mval = "".join(f", CASE WHEN isnan(TRY_CAST(_res.{_q(c)} AS DOUBLE)) THEN NULL ELSE TRY_CAST(_res.{_q(c)} AS DOUBLE) END"
                                for c in metric_cols.values())
                 sset = "".join(f", {_q(known[s])}" for s in slice_cols)
                 sval = "".join(f", CAST(_res.{_q(cols[s])} AS VARCHAR)" for s in slice_cols)
-                before = con.execute("SELECT count(*) FROM groups").fetchone()[0]
+                before = con.execute("SELECT count(*) FROM groups").fetchall()[0][0]
                 con.execute(f"""
                     INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id{mset}{sset})
                     SELECT ? + row_number() OVER (ORDER BY {ts}), {txt['model']}, {txt['model_version']},
@@ -1194,7 +1194,7 @@ class Store:
                     FROM _res WHERE NOT EXISTS (SELECT 1 FROM groups s WHERE s.model = {txt['model']}
                         AND s.model_version = {txt['model_version']} AND s.environment = lower({txt['environment']})
                         AND s.group_id = {txt['group_id']})""", [base, batch_id])
-                added = con.execute("SELECT count(*) FROM groups").fetchone()[0] - before
+                added = con.execute("SELECT count(*) FROM groups").fetchall()[0][0] - before
                 con.execute("INSERT INTO batches VALUES (?, 'results', ?, now()::TIMESTAMP, ?, 0, 0, ?, 0, ?)",
                             [batch_id, name, table.num_rows, added, table.num_rows - added])
                 con.execute("COMMIT")
@@ -1220,7 +1220,7 @@ class Store:
             one = con.execute("""SELECT (SELECT count(*) FROM groups), (SELECT count(*) FROM items),
                                         (SELECT count(*) FROM feedback), (SELECT count(*) FROM batches),
                                         (SELECT count(*) FROM quarantine), (SELECT min(ts) FROM groups),
-                                        (SELECT max(ts) FROM groups)""").fetchone()
+                                        (SELECT max(ts) FROM groups)""").fetchall()[0]
             models = [dict(zip(("model", "model_version", "environment", "groups", "first", "last"), r))
                       for r in con.execute("""SELECT model, model_version, environment, count(*), min(ts), max(ts)
                                               FROM groups GROUP BY ALL ORDER BY 1, 2, 3""").fetchall()]

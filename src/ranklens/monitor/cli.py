@@ -1,0 +1,273 @@
+"""``ranklens monitor``: ingest | ingest-results | report | check | slices | groups | explain | info | simulate."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from typing import Any
+
+import click
+
+__all__ = ["monitor"]
+
+_STORE = click.option("--store", "store_path", default="ranklens.duckdb", envvar="RANKLENS_STORE", show_default=True,
+                      type=click.Path(dir_okay=False), help="The DuckDB store (env RANKLENS_STORE).")
+_CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG", type=click.Path(dir_okay=False),
+                       help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
+_WAIT = click.option("--wait", default=30.0, show_default=True, type=click.FloatRange(min=0),
+                     help="Seconds to wait for another process writing the store.")
+_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+                       show_default=True, help="Output format.")
+_WHERE = click.option("--where", "where", multiple=True, metavar="COL=VALUE",
+                      help="Filter, repeatable: environment=production, country=BR, model_version=v2 ...")
+_RANGE = [click.option("--start", default=None, help="Start of the time range (ISO date/time, UTC, inclusive)."),
+          click.option("--end", default=None, help="End of the time range (ISO date/time, UTC, exclusive).")]
+
+
+def _opts(*decorators: Any) -> Any:
+    def apply(f: Any) -> Any:
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+
+    return apply
+
+
+def _store(store_path: str, config_path: str | None, wait: float = 30.0, read_only: bool = False) -> Any:
+    from .store import Store
+
+    return Store(store_path, config=config_path, wait=wait, read_only=read_only)
+
+
+def _where(items: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for it in items:
+        col, sep, val = it.partition("=")
+        if not sep or not col.strip():
+            raise click.UsageError(f"--where expects COLUMN=VALUE, got {it!r}")
+        out.setdefault(col.strip(), []).append(val.strip())
+    return {k: (v[0] if len(v) == 1 else v) for k, v in out.items()}
+
+
+def _cell(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+    if hasattr(v, "isoformat"):
+        s = v.isoformat()
+        return s[:10] if s.endswith("T00:00:00") else s.replace("T", " ")
+    return str(v)
+
+
+def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
+    rows = table.to_pylist()
+    names = table.column_names
+    if fmt == "json":
+        click.echo(json.dumps(rows, default=lambda o: o.isoformat() if hasattr(o, "isoformat") else str(o), indent=1,
+                              allow_nan=True).replace("NaN", "null"))
+        return
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(names)
+        for r in rows:
+            w.writerow([_cell(r[n], 12) if isinstance(r[n], float) else _cell(r[n]) for n in names])
+        click.echo(buf.getvalue(), nl=False)
+        return
+    cells = [[_cell(r[n], digits) for n in names] for r in rows]
+    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+    click.echo("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip())
+    for c in cells:
+        click.echo("  ".join(x.rjust(w) if _numeric(x) else x.ljust(w) for x, w in zip(c, widths)).rstrip())
+
+
+def _numeric(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+@click.group("monitor")
+def monitor() -> None:
+    """Production monitoring: events to gains, NDCG over time, baselines, alerts, root cause.
+
+    \b
+    ranklens monitor simulate events/          a realistic event stream with a planted decay
+    ranklens monitor ingest events/            load events into ranklens.duckdb
+    ranklens monitor report -m ndcg -k 1 -k 5 -k 10
+    ranklens monitor check                     alerts as JSON; exit status 1 when one fires
+    ranklens monitor slices                    which slice values explain a drop
+    ranklens monitor explain GROUP_ID          one served list, position by position
+    """
+
+
+@monitor.command("ingest")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
+@_opts(_STORE, _CONFIG, _WAIT)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float, as_json: bool) -> None:
+    """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
+
+    Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
+    with their reason and counted.
+    """
+    st = _store(store_path, config_path, wait)
+    summary = st.ingest(list(sources))
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), indent=1))
+        return
+    click.echo(str(summary))
+    click.echo(f"total: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
+               f"{summary.skipped} skipped (groups already in the store) -> {store_path}")
+
+
+@monitor.command("ingest-results")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
+@_opts(_STORE, _CONFIG, _WAIT)
+def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float) -> None:
+    """Load per-group values computed elsewhere (e.g. ranklens.spark.evaluate(..., per_query=True)).
+
+    Columns: timestamp, model, model_version, environment, group_id, slice columns, and one column per
+    measure named by its key (ndcg@10, ...).
+    """
+    st = _store(store_path, config_path, wait)
+    summary = st.ingest_results(list(sources))
+    for b in summary.batches:
+        click.echo(f"{b['source']}: {b['status']}, {b['groups']} groups added, {b['skipped']} skipped")
+
+
+@monitor.command("report")
+@click.option("-m", "--metric", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
+@click.option("-k", "ks", multiple=True, type=click.IntRange(min=1),
+              help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
+@click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
+@click.option("--by", "by", multiple=True, help="Series column, repeatable (default: model, model_version, environment).")
+@_opts(_WHERE, *_RANGE)
+@click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
+              help="Confidence interval of each mean (bootstrap over groups).")
+@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=10))
+@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
+def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: tuple[str, ...], where: tuple[str, ...],
+               start: str | None, end: str | None, ci: str, resamples: int, store_path: str, config_path: str | None,
+               wait: float, fmt: str) -> None:
+    """Metric per time window and series, with confidence intervals."""
+    st = _store(store_path, config_path, wait, read_only=True)
+    metrics = metrics or ("ndcg",)
+    if not ks and any("@" not in m and "." not in m for m in metrics):
+        ks = (1, 5, 10)
+    table = st.report(list(metrics), window=window, by=list(by) if by else ("model", "model_version", "environment"),
+                      where=_where(where), start=start, end=end, k=list(ks), ci=None if ci == "none" else ci,
+                      n_resamples=resamples)
+    if ci == "none":
+        table = table.drop_columns(["ci_low", "ci_high"])
+    _print_table(table, fmt)
+
+
+@monitor.command("check")
+@click.option("--at", default=None, help="Check the window holding this time (default: the last window).")
+@click.option("--all", "all_windows", is_flag=True, help="Check every window (in --start/--end when given).")
+@_opts(*_RANGE)
+@click.option("--webhook", default=None, help="POST fired alerts as JSON to this URL (default: [alerts] webhook).")
+@click.option("--no-record", is_flag=True, help="Do not record fired alerts in the store.")
+@_opts(_STORE, _CONFIG, _WAIT)
+def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
+              no_record: bool, store_path: str, config_path: str | None, wait: float) -> None:
+    """Run the monitors of the configuration; print the alerts as JSON; exit 1 when one fires."""
+    st = _store(store_path, config_path, wait)
+    if (start or end) and not all_windows:
+        raise click.UsageError("--start/--end go with --all")
+    alerts = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
+    click.echo(json.dumps([a.to_dict() for a in alerts], indent=1))
+    if alerts:
+        sys.exit(1)
+
+
+@monitor.command("slices")
+@click.option("--metric", default="ndcg@10", show_default=True)
+@_opts(*_RANGE)
+@click.option("--baseline", default=None,
+              help="training | validation | production | previous | START..END (default: the configuration's).")
+@click.option("--column", "columns", multiple=True, help="Slice column, repeatable (default: all).")
+@_opts(_WHERE)
+@click.option("--drill", default=None, metavar="COL=VALUE",
+              help="Instead: the worst groups of one slice value in the window.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
+def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | None, columns: tuple[str, ...],
+               where: tuple[str, ...], drill: str | None, limit: int, store_path: str, config_path: str | None,
+               wait: float, fmt: str) -> None:
+    """Rank slice values by their contribution to the change between the baseline and a window.
+
+    The window is [--start, --end) (default: the last day in the store).
+    """
+    st = _store(store_path, config_path, wait, read_only=True)
+    w = _where(where)
+    if drill:
+        w.update(_where((drill,)))
+        table = st.groups(metric, start=start, end=end, where=w, order="worst", limit=limit)
+        _print_table(table, fmt)
+        return
+    table = st.slices(metric, start=start, end=end, baseline=baseline, columns=list(columns) or None, where=w)
+    meta = json.loads(table.schema.metadata[b"ranklens"])
+    if fmt == "table":
+        click.echo(f"{meta['metric']}: baseline ({meta['baseline']}) {meta['baseline_value']:.4f} over "
+                   f"{meta['n_baseline']} groups -> window {meta['window_start'][:19]}..{meta['window_end'][:19]} "
+                   f"{meta['window_value']:.4f} over {meta['n_window']} groups (change {meta['change']:+.4f})")
+        table = table.select(["column", "value", "n_baseline", "n_window", "baseline_value", "window_value", "change",
+                              "share_window", "contribution", "mix", "p_value"]).slice(0, limit)
+    _print_table(table, fmt)
+
+
+@monitor.command("groups")
+@click.option("--metric", default="ndcg@10", show_default=True)
+@_opts(*_RANGE, _WHERE)
+@click.option("--best", is_flag=True, help="Best first (default: worst first).")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
+def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str, ...], best: bool, limit: int,
+               store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
+    """Served lists with their value, worst first."""
+    st = _store(store_path, config_path, wait, read_only=True)
+    table = st.groups(metric, start=start, end=end, where=_where(where), order="best" if best else "worst", limit=limit)
+    _print_table(table, fmt)
+
+
+@monitor.command("explain")
+@click.argument("group_id")
+@click.option("--model", default=None)
+@click.option("--model-version", default=None)
+@click.option("--environment", default=None)
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1))
+@_opts(_STORE, _CONFIG, _WAIT)
+@click.option("--json", "as_json", is_flag=True)
+def explain_cmd(group_id: str, model: str | None, model_version: str | None, environment: str | None, k: int,
+                store_path: str, config_path: str | None, wait: float, as_json: bool) -> None:
+    """One served list position by position: labels, gains, discounts, contributions, ideal order."""
+    st = _store(store_path, config_path, wait, read_only=True)
+    e = st.explain(group_id, model=model, model_version=model_version, environment=environment, k=k)
+    click.echo(json.dumps(e.to_dict(), indent=1, default=str) if as_json else e.table())
+
+
+@monitor.command("info")
+@_opts(_STORE, _CONFIG, _WAIT)
+def info_cmd(store_path: str, config_path: str | None, wait: float) -> None:
+    """What the store holds."""
+    st = _store(store_path, config_path, wait, read_only=True)
+    click.echo(json.dumps(st.info(), indent=1, default=str))
+
+
+def _add_simulate() -> None:
+    try:
+        from .simulate import simulate_command
+    except ImportError:  # pragma: no cover - the simulator module is missing from this checkout
+        return
+    monitor.add_command(simulate_command, "simulate")
+
+
+_add_simulate()
