@@ -1,0 +1,131 @@
+"""``ranklens serve`` (the dashboard) and ``ranklens report`` (a self-contained HTML file).
+
+Registered lazily by :mod:`ranklens.cli`, so the web stack is imported only when one of them runs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from ..cli import _column_options, _columns, _parse_sets
+from ..errors import InputError, InvalidParameterError
+
+__all__ = ["report", "serve"]
+
+TOKEN_ENV = "RANKLENS_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost).
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0"), is_loopback("::")
+    (True, True, False, False)
+    """
+    import ipaddress
+
+    h = host.strip().strip("[]")
+    if h.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
+
+@click.command("serve")
+@click.option("--store", "store_path", default="ranklens.duckdb", show_default=True,
+              type=click.Path(dir_okay=False), help="The monitoring store (opened read-only).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Any address other than loopback requires --token.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free port).")
+@click.option("--token", default=None, envvar=TOKEN_ENV, show_envvar=True,
+              help="Secret every request must carry (header 'Authorization: Bearer TOKEN', or ?token= once in a "
+                   "browser, which sets a cookie). Required when --host is not loopback.")
+@click.option("--no-cache", is_flag=True, help="Do not cache API responses (they are keyed by the store's version).")
+def serve(store_path: str, host: str, port: int, token: str | None, no_cache: bool) -> None:
+    """Serve the dashboard over a monitoring store at http://HOST:PORT (127.0.0.1:8000 by default).
+
+    Pages: Overview (metric over time), Slices, Groups (explain one served list), Compare. The JSON
+    API behind them is described at /api/openapi.json and /api/docs. Everything is served from the
+    package: the dashboard works with no internet.
+    """
+    if token is not None and len(token.strip()) < 8:
+        raise InvalidParameterError("--token must be at least 8 characters.")
+    if not is_loopback(host) and not token:
+        raise InvalidParameterError(
+            f"binding {host} exposes the dashboard beyond this machine: give --token (or {TOKEN_ENV})."
+        )
+    if not os.path.exists(store_path):
+        raise InputError(f"{store_path}: no such store (create one with 'ranklens monitor ingest').")
+    from .._deps import require
+    from .app import create_app
+
+    uvicorn = _require_web("uvicorn")
+    require("duckdb")
+    app = create_app(store_path, token=token, cache=not no_cache, host=host)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"ranklens: serving {store_path} (read-only) at http://{shown}:{port}/"
+               + ("  (token required)" if token else ""), err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
+
+
+def _require_web(name: str) -> Any:
+    from .._deps import require
+    from ..errors import MissingDependencyError
+
+    try:
+        return require(name)
+    except MissingDependencyError:
+        raise MissingDependencyError(
+            f"this needs the optional dependency {name!r}; install it with: pip install 'ranklens[web]'") from None
+
+
+@click.command("report")
+@click.argument("judgments", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", default="ranklens-report.html", show_default=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
+@click.option("--title", default=None, help="Title of the report.")
+@click.option("-b", "--baseline", default=None, help="The run the others are compared with (default: the first).")
+@click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
+              default="randomization", show_default=True, help="Paired test against the baseline (two-sided).")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Multiple-testing correction over runs x measures.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
+@click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
+              help="Interval: bootstrap BCa or percentile, or t.")
+@click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Resamples of the randomization test and the bootstrap.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling.")
+@click.option("--no-curves", is_flag=True, help="Leave out the metric@k curves (k = 1..100).")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Queries listed with the largest gains and losses.")
+@click.option("-c", "--convention", default="ranklens", show_default=True, help="Convention (see `ranklens conventions`).")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
+@click.option("--digits", type=click.IntRange(0, 12), default=4, show_default=True, help="Decimals in the tables.")
+@_column_options
+def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[str, ...], title: str | None,
+           baseline: str | None, test: str, correction: str, alpha: float, confidence: float, ci: str,
+           resamples: int, seed: int, no_curves: bool, top: int, convention: str, sets: tuple[str, ...],
+           digits: int, **kw: Any) -> None:
+    """Write one self-contained HTML report of RUN (evaluation) or RUN1 RUN2 [RUN...] (comparison).
+
+    The page holds the tables of `ranklens eval` and `ranklens compare`, metric@k curves, per-query
+    differences and interval plots, with its charts embedded: it opens from disk, with no server.
+    """
+    from .report import write_report
+
+    if os.path.isdir(output):
+        raise InputError(f"{output}: is a folder; give a file name for the report.")
+    columns = _columns(kw)
+    overrides = _parse_sets(sets)
+    out = write_report(output, judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline,
+                       convention=convention, test=test, correction=correction, alpha=alpha, confidence=confidence,
+                       ci=ci, n_resamples=resamples, seed=seed, title=title, digits=digits, curves=not no_curves,
+                       top=top, **columns, **overrides)
+    click.echo(f"ranklens: wrote {out}", err=True)

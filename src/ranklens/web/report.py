@@ -1,0 +1,338 @@
+"""``ranklens report``: one self-contained HTML file for an offline evaluation or comparison.
+
+The file holds everything it shows: the tables as HTML, the numbers of the charts as JSON, and the
+chart code and styles inline (the same SVG charts as the dashboard). It opens from disk, with no
+server and no network: its Content-Security-Policy forbids every fetch.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+__all__ = ["build_report", "write_report"]
+
+_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+
+def _asset(name: str) -> str:
+    return resources.files("ranklens.web").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _num(v: Any, digits: int) -> str:
+    v = _plain(v)
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _e(s: Any) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _script_json(obj: Any) -> str:
+    """JSON for a ``<script type="application/json">``: no ``<`` can close the element."""
+    return json.dumps(obj, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c").replace(
+        "\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
+    from ..compare import _names
+
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    if not isinstance(runs, Mapping) and isinstance(runs, Iterable):
+        runs = list(runs)
+        if len(runs) == 1:  # one run keeps its file name (compare's shortening needs two)
+            r = runs[0]
+            return [os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else "run1"], runs
+    return _names(runs)
+
+
+def build_report(
+    judgments: Any,
+    runs: Any,
+    metrics: str | Iterable[str] = ("ndcg@10",),
+    *,
+    baseline: Any = None,
+    convention: Any = None,
+    test: str = "randomization",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    ci: str = "bca",
+    n_resamples: int = 10000,
+    seed: int = 0,
+    title: str | None = None,
+    digits: int = 4,
+    curves: bool = True,
+    top: int = 10,
+    **options: Any,
+) -> str:
+    """The HTML text of a self-contained report of one run (evaluation) or several (comparison).
+
+    Parameters
+    ----------
+    judgments, runs
+        As for :func:`ranklens.evaluate` (one run) and :func:`ranklens.compare` (a list or a mapping
+        ``{name: run}`` of two or more runs).
+    metrics : str or list of str
+        Measures (default ``ndcg@10``).
+    baseline, convention, test, correction, alpha, confidence, ci, n_resamples, seed
+        As for :func:`ranklens.compare` (used with two runs or more).
+    title : str, optional
+        Title of the page (default: "ranklens report").
+    digits : int
+        Decimals in the tables.
+    curves : bool
+        Add metric@k curves (k = 1..100) for the measures with a cutoff.
+    top : int
+        Queries listed with the largest gains and losses against the baseline.
+    **options
+        Column names, formats and convention fields, as for ``evaluate``.
+
+    Returns
+    -------
+    str
+        A complete HTML document.
+
+    Examples
+    --------
+    >>> from ranklens.web import build_report
+    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    >>> bm25 = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}, "q3": {"d": 0.5, "x": 0.9}}
+    >>> dense = {"q1": {"a": 3.0, "b": 2.0}, "q2": {"c": 1.0}, "q3": {"d": 0.9, "e": 0.8}}
+    >>> page = build_report(qrels, {"bm25": bm25, "dense": dense}, ["mrr"], n_resamples=200, curves=False)
+    >>> page.startswith("<!DOCTYPE html>"), "dense" in page, "http" not in page.split("<script")[0]
+    (True, True, True)
+    """
+    from ..compare import compare
+    from ..evaluate import evaluate
+
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 12:
+        raise InvalidParameterError(f"`digits` must be an integer in [0, 12]; got {digits!r}.")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise InvalidParameterError(f"`top` must be an integer >= 0; got {top!r}.")
+    names, items = _run_names(runs)
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metric_list:
+        raise InvalidParameterError("`metrics` is empty: give at least one measure.")
+    results = [evaluate(judgments, run, metric_list, convention=convention, **options) for run in items]
+    keys = results[0].keys
+    comparison = None
+    if len(items) >= 2:
+        comparison = compare(judgments, dict(zip(names, items)), metric_list, baseline=baseline,
+                             convention=convention, test=test, correction=correction, alpha=alpha,
+                             confidence=confidence, ci=ci, n_resamples=n_resamples, seed=seed, **options)
+    curve_data: list[dict[str, Any]] = []
+    if curves:
+        from ..plot import cutoff_curves
+
+        fams = cutoff_curves(judgments, dict(zip(names, items)), keys, convention=convention, **options)
+        for fam, per_run in fams.items():
+            curve_data.append({"family": fam, "series": [
+                {"name": rn, "points": [[k, _plain(v)] for k, v in pts]} for rn, pts in per_run.items()]})
+
+    conv_name = results[0].convention.name
+    page_title = title or ("ranklens comparison" if comparison else "ranklens evaluation")
+    sections: list[str] = []
+    data: dict[str, Any] = {"curves": curve_data, "metrics": []}
+
+    # -- the table of `ranklens eval` -------------------------------------------------------------------
+    rows = []
+    for k in keys:
+        cells = "".join(f"<td>{_num(r.aggregate[k], digits)}</td>" for r in results)
+        rows.append(f"<tr><td class='l'>{_e(k)}</td>{cells}</tr>")
+    counted = "".join(f"<td>{_e(', '.join(sorted({str(v) for v in r.counted.values()})))}</td>" for r in results)
+    rows.append(f"<tr><td class='l muted'>queries</td>{counted}</tr>")
+    notes = []
+    for name, r in zip(names, results):
+        for ex in r.excluded:
+            notes.append(f"{name}: {ex}" if len(results) > 1 else str(ex))
+    head = "".join(f"<th>{_e(n)}</th>" for n in names)
+    sections.append(
+        "<section class='card'><h2>Evaluation <span class='hint'>as <code>ranklens eval</code> prints it; "
+        f"convention {_e(conv_name)}</span></h2>"
+        f"<table class='rl' id='eval-table'><thead><tr><th class='l'>measure</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>{_notes(notes)}</section>"
+    )
+
+    # -- the table of `ranklens compare`, interval plots, per-query differences --------------------------
+    if comparison is not None:
+        c = comparison
+        s = c.settings
+        data["baseline"] = c.baseline
+        data["ci_label"] = f"{s['confidence']:.0%} {s['ci_method']} interval"
+        header = c._header()
+        blocks = []
+        for mi, m in enumerate(c.metrics):
+            body = []
+            for r in (r for r in c.rows if r["metric"] == m):
+                cells = c._cells(r, digits)
+                tds = [f"<td class='l'>{_e(cells[0])}</td>"]
+                for i, x in enumerate(cells[1:], start=1):
+                    cls = ""
+                    if header[i] == "diff" and x not in ("", "n/a"):
+                        cls = " class='pos'" if x.startswith("+") and float(x) > 0 else (
+                            " class='neg'" if x.startswith("-") else "")
+                    if x.endswith("*"):
+                        x = f"{_e(x[:-1])}<span class='sig'>*</span>"
+                        tds.append(f"<td{cls}>{x}</td>")
+                    else:
+                        tds.append(f"<td{cls}>{_e(x)}</td>")
+                body.append("<tr>" + "".join(tds) + "</tr>")
+            ths = "".join(f"<th class='l'>{_e(h)}</th>" if i == 0 else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
+            blocks.append(f"<h3>{_e(m)} <span class='muted'>(baseline: {_e(c.baseline)})</span></h3>"
+                          f"<table class='rl compare-table'><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+        legend = "".join(f"<li>{_e(x)}</li>" for x in c._legend())
+        sections.append(
+            "<section class='card'><h2>Comparison <span class='hint'>as <code>ranklens compare</code> prints it"
+            f"</span></h2>{''.join(blocks)}<ul class='notes'>{legend}</ul>{_notes(c.notes)}</section>"
+        )
+        V = c.per_query["values"]
+        queries = c.per_query["queries"]
+        bi = c.runs.index(c.baseline)
+        for mi, m in enumerate(c.metrics):
+            mrows = [r for r in c.rows if r["metric"] == m]
+            means = [{"label": r["run"], "value": _plain(r["mean"]), "lo": _plain(r["ci_low"]),
+                      "hi": _plain(r["ci_high"]), "note": f"n={r['n']}"} for r in mrows]
+            diffs = [{"label": f"{r['run']} - {c.baseline}", "value": _plain(r["diff"]), "lo": _plain(r["diff_low"]),
+                      "hi": _plain(r["diff_high"]), "filled": bool(r.get("significant")),
+                      "note": ("p=" + _num(r.get("p_adjusted"), 4) + ("*" if r.get("significant") else ""))}
+                     for r in mrows if r["run"] != c.baseline]
+            per_query = []
+            tables = []
+            for ri, rn in enumerate(c.runs):
+                if ri == bi:
+                    continue
+                d = V[mi][:, ri] - V[mi][:, bi]
+                ok = ~np.isnan(d)
+                idx = np.nonzero(ok)[0]
+                order = idx[np.argsort(-d[idx], kind="stable")]
+                row = c.row(rn, m)
+                per_query.append({
+                    "values": [_plain(x) for x in d[order]], "labels": [str(queries[i]) for i in order],
+                    "xlabel": f"queries sorted by difference ({row['wins']} wins, {row['ties']} ties, "
+                              f"{row['losses']} losses)",
+                    "ylabel": f"{rn} - {c.baseline}",
+                })
+                tables.append(_query_table(m, rn, c.baseline, queries, V[mi][:, bi], V[mi][:, ri], order, top, digits))
+            data["metrics"].append({"metric": m, "means": means, "diffs": diffs, "per_query": per_query})
+            charts = "".join(
+                f"<h3>{_e(pq['ylabel'])}</h3><div class='chart' id='pq-{mi}-{j}'></div>{tables[j]}"
+                for j, pq in enumerate(per_query))
+            sections.append(
+                f"<section class='card'><h2>{_e(m)}: intervals <span class='hint'>{_e(data['ci_label'])} over "
+                f"queries</span></h2><div class='grid2'><div><h3>Means</h3><div class='chart' id='means-{mi}'></div>"
+                f"</div><div><h3>Differences against {_e(c.baseline)}</h3><div class='chart' id='diffs-{mi}'></div>"
+                f"</div></div></section>"
+                f"<section class='card'><h2>{_e(m)}: per-query differences</h2>{charts}</section>"
+            )
+    else:
+        res = results[0]
+        data["baseline"] = names[0]
+        data["ci_label"] = ""
+        for mi, m in enumerate(keys):
+            v = res.values[:, mi]
+            ok = ~np.isnan(v)
+            idx = np.nonzero(ok)[0]
+            order = idx[np.argsort(-v[idx], kind="stable")]
+            data["metrics"].append({"metric": m, "per_query": [{
+                "values": [_plain(x) for x in v[order]], "labels": [str(res.queries[i]) for i in order],
+                "xlabel": f"{int(ok.sum())} queries, sorted by value", "ylabel": m}]})
+            sections.append(f"<section class='card'><h2>{_e(m)} per query</h2><div class='chart' id='pq-{mi}-0'>"
+                            "</div></section>")
+
+    if curve_data:
+        charts = "".join(f"<div><h3>{_e(cv['family'])}@k</h3><div class='chart' id='curve-{i}'></div></div>"
+                         for i, cv in enumerate(curve_data))
+        sections.insert(2 if comparison is not None else 1,
+                        f"<section class='card'><h2>metric@k curves <span class='hint'>mean over queries, "
+                        f"k = 1..100</span></h2><div class='{'grid2' if len(curve_data) > 1 else ''}'>{charts}</div></section>")
+
+    from .._version import __version__
+
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    inputs = [("judgments", judgments)] + [(f"run {n}", it) for n, it in zip(names, items)]
+    src = "".join(f"<li><b>{_e(a)}</b>: <code>{_e(os.fspath(b) if isinstance(b, (str, os.PathLike)) else type(b).__name__)}"
+                  f"</code></li>" for a, b in inputs)
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{_CSP}\">"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(page_title)}</title><style>{_asset('style.css')}\n"
+        ".chart{min-height:120px} code{font-family:var(--mono);font-size:12.5px}</style></head><body>"
+        "<header class='rl-top'><div class='brand'>rank<span>lens</span></div>"
+        f"<div class='store'>report &middot; {_e(when)} &middot; ranklens {_e(__version__)}</div></header>"
+        f"<main><h1>{_e(page_title)}</h1><p class='subtitle'>{len(names)} run{'s' if len(names) > 1 else ''}, "
+        f"{len(keys)} measure{'s' if len(keys) > 1 else ''}, convention <b>{_e(conv_name)}</b></p>"
+        f"<section class='card'><h2>Inputs</h2><ul class='notes'>{src}</ul></section>"
+        + "".join(sections)
+        + "<noscript><p class='error-box'>The charts need JavaScript; the tables above do not.</p></noscript>"
+        f"</main><footer>written by ranklens {_e(__version__)}: a single file, no network needed</footer>"
+        f"<script type='application/json' id='rl-data'>{_script_json(data)}</script>"
+        f"<script>{_asset('charts.js')}</script><script>{_asset('report.js')}</script></body></html>\n"
+    )
+
+
+def _notes(notes: list[str]) -> str:
+    if not notes:
+        return ""
+    return "<ul class='notes'>" + "".join(f"<li>note: {_e(n)}</li>" for n in notes) + "</ul>"
+
+
+def _query_table(metric: str, run: str, baseline: str, queries: list[str], base: np.ndarray, other: np.ndarray,
+                 order: np.ndarray, top: int, digits: int) -> str:
+    if top == 0 or len(order) == 0:
+        return ""
+    picks = list(order[:top]) + [i for i in order[::-1][:top] if i not in set(order[:top])][::-1]
+    body = []
+    for i in picks:
+        d = other[i] - base[i]
+        cls = "pos" if d > 0 else "neg" if d < 0 else ""
+        body.append(f"<tr><td class='l mono'>{_e(queries[i])}</td><td>{_num(base[i], digits)}</td>"
+                    f"<td>{_num(other[i], digits)}</td><td class='{cls}'>{d:+.{digits}f}</td></tr>")
+    return (f"<details><summary>the {top} largest gains and losses of {_e(run)} (of {len(order)} queries)</summary>"
+            f"<table class='rl'><thead><tr><th class='l'>query</th><th>{_e(baseline)}</th><th>{_e(run)}</th>"
+            f"<th>diff {_e(metric)}</th></tr></thead><tbody>{''.join(body)}</tbody></table></details>")
+
+
+def write_report(path: str | os.PathLike[str], judgments: Any, runs: Any, metrics: str | Iterable[str] = ("ndcg@10",),
+                 **kwargs: Any) -> str:
+    """Write :func:`build_report`'s page to ``path`` (UTF-8); returns the path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from ranklens.web import write_report
+    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    >>> run = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}}
+    >>> out = write_report(os.path.join(tempfile.mkdtemp(), "r.html"), qrels, {"bm25": run}, ["mrr"])
+    >>> open(out, encoding="utf-8").read().count("<script")
+    3
+    """
+    page = build_report(judgments, runs, metrics, **kwargs)
+    out = os.fspath(path)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    return out
