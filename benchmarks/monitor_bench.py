@@ -1,0 +1,348 @@
+"""Monitoring benchmark (issue 5): ~10 million simulated events, the DuckDB store beside pandas.
+
+    python benchmarks/monitor_bench.py [--groups-per-day 16000] [--days 30] [--out docs/benchmarks-monitor.md]
+
+1. The events are simulated once (``ranklens.monitor.simulate``: 30 days, one Parquet file per day, late
+   labels, the planted decay) and cached under ``benchmarks/.data/``.
+2. Every measured step then runs in a fresh Python process, which reports its own time and peak resident
+   memory (``ru_maxrss``): the store's ingest of all files; the 30-day daily NDCG@10 report without and
+   with the bootstrap interval; the same report restricted to one day (memory follows the window, not
+   the store); and a pandas baseline written the obvious way (read the files, join the late labels to
+   the lists, attribute gains with the store's default rule, ``groupby(list).apply(ndcg@10)``, then
+   ``groupby(day).mean()``).
+3. The baseline's numbers must equal the store's to 1e-9 (and its counts exactly); the table goes to
+   ``docs/benchmarks-monitor.md``.
+
+The store's default configuration is used (``config={}``): binary attribution on the positive class
+``click``, convention ``ranklens`` (linear gain, log2 discount), lists without any gain skipped and
+counted as excluded; an explicit ``relevance`` wins over labels (the largest, if several rows give one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / ".data"
+SERIES = ["model", "model_version", "environment"]
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
+
+
+# ---------------------------------------------------------------------------------------------- steps (children)
+
+
+def step_generate(args: argparse.Namespace) -> dict[str, Any]:
+    from ranklens.monitor.simulate import simulate
+
+    out = Path(args.data) / "events"
+    if out.exists():
+        shutil.rmtree(out)
+    t0 = time.perf_counter()
+    paths = simulate(out, days=args.days, groups_per_day=args.groups_per_day, seed=0)
+    seconds = time.perf_counter() - t0
+    import pyarrow.parquet as pq
+
+    n = rank = 0
+    for p in paths:
+        f = pq.ParquetFile(p)
+        n += f.metadata.num_rows
+        rank += f.metadata.num_rows - f.read(columns=["rank"]).column(0).null_count
+    return {"seconds": seconds, "paths": [str(p) for p in paths], "events": n, "ranking_rows": rank,
+            "label_rows": n - rank, "bytes": sum(p.stat().st_size for p in paths)}
+
+
+def step_ingest(args: argparse.Namespace) -> dict[str, Any]:
+    from ranklens.monitor import Store
+
+    paths = json.loads(Path(args.manifest).read_text())["paths"]
+    store = Path(args.store)
+    for p in (store, Path(str(store) + ".wal")):
+        if p.exists():
+            p.unlink()
+    st = Store(store, config={})
+    t0 = time.perf_counter()
+    summary = st.ingest(paths)
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "rows": summary.rows, "groups": summary.groups,
+            "quarantined": summary.quarantined, "store_bytes": store.stat().st_size}
+
+
+def step_report(args: argparse.Namespace) -> dict[str, Any]:
+    from ranklens.monitor import Store
+
+    st = Store(args.store, config={}, read_only=True)
+    kw: dict[str, Any] = {"metrics": ("ndcg@10",), "window": "day"}
+    if args.ci != "none":
+        kw["ci"] = args.ci
+    else:
+        kw["ci"] = None
+    if args.start:
+        kw["start"], kw["end"] = args.start, args.end
+    t0 = time.perf_counter()
+    table = st.report(**kw)
+    seconds = time.perf_counter() - t0
+    if args.save:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, args.save)
+    return {"seconds": seconds, "rows": table.num_rows}
+
+
+def ndcg_at_10(g: Any) -> float:
+    """NDCG@10 of one served list: linear gains in rank order, log2 discounts, ideal from its own gains."""
+    import numpy as np
+
+    gains = g.sort_values("rank")["gain"].to_numpy()
+    ideal = np.sort(gains)[::-1][:10]
+    disc = 1.0 / np.log2(np.arange(2, ideal.shape[0] + 2))
+    idcg = float((ideal * disc).sum())
+    if idcg == 0.0:
+        return float("nan")  # no gain: skipped, counted as excluded (the store's empty="skip")
+    return float((gains[:10] * disc).sum()) / idcg
+
+
+def step_pandas(args: argparse.Namespace) -> dict[str, Any]:
+    import numpy as np
+    import pandas as pd
+
+    paths = json.loads(Path(args.manifest).read_text())["paths"]
+    t0 = time.perf_counter()
+    df = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+    t_read = time.perf_counter() - t0
+    ranked = df["rank"].notna() | df["score"].notna()
+    lists, outcomes = df[ranked], df[~ranked]
+    # the union of an item's labels (in-line on training rows, late label rows in production): gain 1 with a click
+    both = pd.concat([lists[["group_id", "item_id", "labels"]], outcomes[["group_id", "item_id", "labels"]]])
+    labels = both.explode("labels")
+    clicked = labels.loc[labels["labels"] == "click", ["group_id", "item_id"]].drop_duplicates()
+    rows = lists.merge(clicked.assign(gain=1.0), on=["group_id", "item_id"], how="left")
+    rows["gain"] = rows["gain"].fillna(0.0)
+    # an explicit relevance wins (the largest of the item's rows)
+    rel = pd.concat([lists[["group_id", "item_id", "relevance"]], outcomes[["group_id", "item_id", "relevance"]]])
+    rel = rel.dropna().groupby(["group_id", "item_id"], as_index=False)["relevance"].max()
+    if len(rel):
+        rows = rows.merge(rel.rename(columns={"relevance": "rel_max"}), on=["group_id", "item_id"], how="left")
+        rows["gain"] = rows["rel_max"].where(rows["rel_max"].notna(), rows["gain"])
+    rows["day"] = rows.groupby(SERIES + ["group_id"])["timestamp"].transform("min").dt.floor("D")
+    per_list = rows.groupby(SERIES + ["group_id", "day"]).apply(ndcg_at_10, include_groups=False)
+    per_list = per_list.rename("ndcg").reset_index()
+    daily = per_list.groupby(["day"] + SERIES).agg(
+        value=("ndcg", "mean"), n_groups=("ndcg", "count"), n_lists=("ndcg", "size")).reset_index()
+    daily["n_excluded"] = daily["n_lists"] - daily["n_groups"]
+    seconds = time.perf_counter() - t0
+    out = daily[["day", *SERIES, "value", "n_groups", "n_excluded"]]
+    out.to_parquet(args.save, index=False)
+    return {"seconds": seconds, "read_seconds": t_read, "rows": len(out), "lists": len(per_list),
+            "numpy": np.__version__, "pandas": pd.__version__}
+
+
+STEPS = {"generate": step_generate, "ingest": step_ingest, "report": step_report, "pandas": step_pandas}
+
+
+# ---------------------------------------------------------------------------------------------- parent
+
+
+def run_step(name: str, *extra: str) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--step", name, *extra]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=DATA, check=False)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"step {name} failed ({proc.returncode})")
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["process_seconds"] = wall
+    print(f"  {name} {' '.join(extra)}: {res['seconds']:.2f} s, peak RSS {res['rss_mb']:.0f} MB", flush=True)
+    return res
+
+
+def compare(store_path: Path, pandas_path: Path) -> dict[str, Any]:
+    import pyarrow.parquet as pq
+
+    st = pq.read_table(store_path).to_pylist()
+    pd_rows = pq.read_table(pandas_path).to_pylist()
+
+    def key(r: dict[str, Any], col: str) -> tuple[Any, ...]:
+        return (r[col].date().isoformat(), *(r[c] for c in SERIES))
+
+    a = {key(r, "window"): r for r in st if r["metric"] == "ndcg@10"}
+    b = {key(r, "day"): r for r in pd_rows}
+    common = sorted(set(a) & set(b))
+    diffs = [abs(a[k]["value"] - b[k]["value"]) for k in common if a[k]["value"] is not None]
+    counts = all(a[k]["n_groups"] == b[k]["n_groups"] and a[k]["n_excluded"] == b[k]["n_excluded"] for k in common)
+    return {"store_rows": len(a), "pandas_rows": len(b), "common": len(common), "max_abs_diff": max(diffs),
+            "counts_equal": counts, "same_keys": set(a) == set(b)}
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, {platform.system()} {platform.release()}"
+
+
+def versions() -> str:
+    from importlib.metadata import version
+
+    out = [f"Python {platform.python_version()}"]
+    for d in ("ranklens", "duckdb", "pyarrow", "numpy", "pandas"):
+        try:
+            out.append(f"{d} {version(d)}")
+        except Exception:  # noqa: BLE001 - a missing distribution is reported, not fatal
+            out.append(f"{d} (missing)")
+    return ", ".join(out)
+
+
+def ok(cond: bool) -> str:
+    return "yes" if cond else "**no**"
+
+
+def fmt_s(s: float) -> str:
+    return f"{s:.2f} s" if s < 10 else f"{s:.1f} s"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--days", type=int, default=30)
+    ap.add_argument("--groups-per-day", type=int, default=16_000,
+                    help="production lists per day (16000 x 30 days: ~10 million events with the training lists)")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks-monitor.md"), help="markdown report")
+    ap.add_argument("--regenerate", action="store_true", help="simulate the events again even when cached")
+    ap.add_argument("--skip-pandas", action="store_true", help="leave the pandas baseline out")
+    # child-process arguments
+    ap.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
+    ap.add_argument("--manifest", help=argparse.SUPPRESS)
+    ap.add_argument("--store", help=argparse.SUPPRESS)
+    ap.add_argument("--ci", default="none", help=argparse.SUPPRESS)
+    ap.add_argument("--start", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--end", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--save", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.step:  # a child: one step, one JSON line
+        res = STEPS[args.step](args)
+        res["rss_mb"] = peak_rss_mb()
+        print(json.dumps(res))
+        return
+
+    data = DATA / f"monitor-{args.days}d-{args.groups_per_day}"
+    data.mkdir(parents=True, exist_ok=True)
+    manifest = data / "manifest.json"
+    store = data / "ranklens.duckdb"
+    print(f"monitor benchmark: {args.days} days x {args.groups_per_day} lists/day, data in {data}", flush=True)
+    if args.regenerate or not manifest.exists():
+        gen = run_step("generate", "--data", str(data), "--days", str(args.days),
+                       "--groups-per-day", str(args.groups_per_day))
+        manifest.write_text(json.dumps(gen))
+    gen = json.loads(manifest.read_text())
+    files = ["--manifest", str(manifest), "--store", str(store)]
+    ingest = run_step("ingest", *files)
+    rep = run_step("report", *files, "--save", str(data / "report.parquet"))
+    rep_warm = run_step("report", *files)
+    rep_ci = run_step("report", *files, "--ci", "bootstrap")
+    last_day = [_day(args, args.days - 1), _day(args, args.days)]
+    rep_day = run_step("report", *files, "--start", last_day[0], "--end", last_day[1])
+    pand = None
+    agree = None
+    if not args.skip_pandas:
+        pand = run_step("pandas", *files, "--save", str(data / "pandas.parquet"))
+        agree = compare(data / "report.parquet", data / "pandas.parquet")
+        print(f"  agreement: {agree}", flush=True)
+    write_report(Path(args.out), args, gen, ingest, rep, rep_warm, rep_ci, rep_day, pand, agree, last_day)
+    print(f"wrote {args.out}")
+
+
+def _day(args: argparse.Namespace, i: int) -> str:
+    import datetime as dt
+
+    return (dt.date(2026, 10, 1) + dt.timedelta(days=i)).isoformat()
+
+
+def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], ingest: dict[str, Any],
+                 rep: dict[str, Any], rep_warm: dict[str, Any], rep_ci: dict[str, Any], rep_day: dict[str, Any],
+                 pand: dict[str, Any] | None, agree: dict[str, Any] | None, last_day: list[str]) -> None:
+    events = f"{gen['events']:,}"
+    call = f"simulate(out, days={args.days}, groups_per_day={args.groups_per_day}, seed=0)"
+    data = (f"`{call}`: {events} events ({gen['ranking_rows']:,} ranking rows, {gen['label_rows']:,} label"
+            f" rows), {ingest['groups']:,} served lists, {len(gen['paths'])} Parquet files,"
+            f" {gen['bytes'] / 2**20:.0f} MiB; simulated in {fmt_s(gen['seconds'])}.")
+    lines = [
+        "# Monitoring benchmark",
+        "",
+        "Generated by `python benchmarks/monitor_bench.py` (`make bench-monitor`); every number below is from",
+        "one run on this machine. Each step runs in a fresh Python process: *time* is the call alone, *process*",
+        "the whole process (interpreter, imports, call), *peak RSS* the process's peak resident set (`ru_maxrss`).",
+        "",
+        f"* Machine: {machine()}",
+        f"* Versions: {versions()}",
+        f"* Events: {data}",
+        f"* Store: {ingest['store_bytes'] / 2**20:.0f} MiB DuckDB file, default configuration (binary gain on"
+        + " `click`, convention `ranklens`, lists without any gain skipped and counted as excluded).",
+        "",
+        "| step | call | time | process | peak RSS | target | holds |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
+    steps = [
+        ("ingest", f"`Store(...).ingest(files)`, {events} events", ingest, "< 60 s", ingest["seconds"] < 60),
+        ("daily NDCG@10", f"`report(metrics=('ndcg@10',), window='day', ci=None)`: {rep['rows']} rows", rep,
+         "< 2 s", rep["seconds"] < 2),
+        ("the same, again", "a second process (file in the OS cache)", rep_warm, "< 2 s", rep_warm["seconds"] < 2),
+        ("with intervals", "`ci='bootstrap'` (default: 1000 resamples)", rep_ci, "", None),
+        ("one day", f"`start='{last_day[0]}', end='{last_day[1]}'`: {rep_day['rows']} rows", rep_day,
+         "memory set by the window", None),
+    ]
+    for name, what, r, target, holds in steps:
+        verdict = "" if holds is None else ok(holds)
+        lines.append(f"| {name} | {what} | {fmt_s(r['seconds'])} | {fmt_s(r['process_seconds'])} |"
+                     f" {r['rss_mb']:,.0f} MB | {target} | {verdict} |")
+    if pand is not None and agree is not None:
+        both = ingest["seconds"] + rep["seconds"]
+        compute = pand["seconds"] - pand["read_seconds"]
+        lines += [
+            "",
+            "## pandas baseline",
+            "",
+            "Written the obvious way (`step_pandas` in the script): `pd.read_parquet` of every file, the late",
+            "labels joined to the lists by (`group_id`, `item_id`), gain 1 when an item has a `click` (its",
+            "relevance instead when one is given), `groupby(list).apply(ndcg@10)`, then `groupby(day).mean()`.",
+            "",
+            "| | pandas | ranklens | pandas / ranklens |",
+            "|---|---:|---:|---:|",
+            (f"| files -> daily NDCG@10 (pandas: read, join, apply; ranklens: ingest, report) | {fmt_s(pand['seconds'])}"
+            f" | {fmt_s(both)} | {pand['seconds'] / both:.1f}x |"),
+            (f"| events loaded -> daily NDCG@10 (pandas: join, apply; ranklens: report) | {fmt_s(compute)}"
+            f" | {fmt_s(rep['seconds'])} | {compute / rep['seconds']:.0f}x |"),
+            (f"| peak RSS (ranklens: the report; the ingest: {ingest['rss_mb']:,.0f} MB) | {pand['rss_mb']:,.0f} MB"
+            f" | {rep['rss_mb']:,.0f} MB | {pand['rss_mb'] / rep['rss_mb']:.1f}x |"),
+            "",
+            (f"Agreement: {agree['common']} (day, model, version, environment) rows in both (store"
+            f" {agree['store_rows']}, pandas {agree['pandas_rows']}; same keys: {agree['same_keys']}); largest"
+            f" difference of NDCG@10 {agree['max_abs_diff']:.1e} (at most 1e-9: {ok(agree['max_abs_diff'] <= 1e-9)});"
+            f" `n_groups` and `n_excluded` equal: {agree['counts_equal']}."),
+        ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
