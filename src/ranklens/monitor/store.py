@@ -533,7 +533,6 @@ class Store:
         select, slices = self._normalize(name, table)
         con.register("_raw", table)
         try:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _ev AS SELECT {select} FROM _raw")
             envs = ", ".join(f"'{e}'" for e in _ENVIRONMENTS)
             con.execute(f"""
                 CREATE OR REPLACE TEMP TABLE _v AS
@@ -557,7 +556,7 @@ class Store:
                     WHEN NOT (rank_given OR score_given) AND NOT relevance_given AND coalesce(len(labels), 0) = 0
                       THEN 'no rank, score, labels or relevance'
                   END AS reason
-                FROM _ev""")
+                FROM (SELECT {select} FROM _raw) _ev""")
             # an item twice in one served list: the first row counts, the others are quarantined
             con.execute("""
                 UPDATE _v SET reason = 'duplicate item in group'
@@ -654,10 +653,13 @@ class Store:
             pass  # the temporary tables and the registered batch go with the connection
 
     # -- per-group values ------------------------------------------------------------------------------------
-    def _events(self, con: Any, gid_sql: str, params: Sequence[Any] = ()) -> Any:
-        """Items of the selected groups with their attributed gains, ordered by group: an Arrow table."""
+    def _events(self, con: Any, gid_sql: str, params: Sequence[Any] = (), lo: int | None = None,
+                hi: int | None = None) -> Any:
+        """Items of the selected groups (gids in [lo, hi] when given) with their labels, ordered by group."""
+        rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
+        grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
         return _arrow(con.sql(f"""
-            WITH sel AS (SELECT g.gid, g.group_id, g.order_by FROM groups g WHERE g.gid IN ({gid_sql})),
+            WITH sel AS (SELECT g.gid, g.group_id, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
             fb AS (
               SELECT f.group_id, f.item_id, max(f.relevance) AS relevance,
                      flatten(list(f.labels) FILTER (WHERE f.labels IS NOT NULL)) AS labels
@@ -668,6 +670,7 @@ class Store:
                    list_distinct(list_concat(coalesce(i.labels, []), coalesce(fb.labels, []))) AS labels
             FROM items i JOIN sel s ON i.gid = s.gid
             LEFT JOIN fb ON fb.group_id = s.group_id AND fb.item_id = i.item_id
+            WHERE TRUE{rng}
             ORDER BY i.gid""", params=list(params)))
 
     def _gains(self, events: Any) -> np.ndarray:
@@ -693,12 +696,13 @@ class Store:
         rel = np.fmax(r1, r2)  # NaN (missing) loses against a number
         return np.where(np.isnan(rel), attr, rel)
 
-    def _compute(self, con: Any, gid_sql: str, params: Sequence[Any], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _compute(self, con: Any, gid_sql: str, params: Sequence[Any], keys: list[str], lo: int | None = None,
+                 hi: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events."""
         pa = require("pyarrow")
         from ..evaluate import evaluate
 
-        ev = self._events(con, gid_sql, params)
+        ev = self._events(con, gid_sql, params, lo, hi)
         if ev.num_rows == 0:
             return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
         gain = self._gains(ev)
@@ -725,8 +729,7 @@ class Store:
         if not keys:
             return
         for lo, hi in self._chunks(con, gid_sql, params):
-            sub = f"SELECT gid FROM ({gid_sql}) WHERE gid BETWEEN {int(lo)} AND {int(hi)}"
-            gid, values, nrel = self._compute(con, sub, params, keys)
+            gid, values, nrel = self._compute(con, gid_sql, params, keys, lo, hi)
             if len(gid) == 0:
                 continue
             data = {"gid": gid, "n_relevant": nrel.astype(np.int32)}
@@ -791,8 +794,7 @@ class Store:
             # results ingested from elsewhere have no events: their missing measures stay NaN
             gid_sql = f"SELECT gid FROM groups WHERE {cond} AND source = 'events'"
             for lo, hi in self._chunks(con, gid_sql, params):
-                sub = f"SELECT gid FROM ({gid_sql}) WHERE gid BETWEEN {int(lo)} AND {int(hi)}"
-                g, v, _ = self._compute(con, sub, params, missing)
+                g, v, _ = self._compute(con, gid_sql, params, missing, lo, hi)
                 pos = np.searchsorted(gids, g)
                 for j, k in enumerate(missing):
                     values[pos, keys.index(k)] = v[:, j]
