@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -189,22 +187,16 @@ def compare(store_path: Path, pandas_path: Path) -> dict[str, Any]:
 
 
 def machine() -> str:
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, {platform.system()} {platform.release()}"
+    sys.path.insert(0, str(HERE))
+    from run import machine as run_machine  # the description the other benchmark reports use
+
+    return run_machine()
 
 
 def versions() -> str:
     from importlib.metadata import version
 
-    out = [f"Python {platform.python_version()}"]
+    out = []
     for d in ("ranklens", "duckdb", "pyarrow", "numpy", "pandas"):
         try:
             out.append(f"{d} {version(d)}")
@@ -229,6 +221,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks-monitor.md"), help="markdown report")
     ap.add_argument("--regenerate", action="store_true", help="simulate the events again even when cached")
     ap.add_argument("--skip-pandas", action="store_true", help="leave the pandas baseline out")
+    ap.add_argument("--data-only", action="store_true", help="simulate (or find) the events and stop")
     # child-process arguments
     ap.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
@@ -256,6 +249,9 @@ def main() -> None:
                        "--groups-per-day", str(args.groups_per_day))
         manifest.write_text(json.dumps(gen))
     gen = json.loads(manifest.read_text())
+    if args.data_only:
+        print(f"  {gen['events']:,} events in {len(gen['paths'])} files")
+        return
     files = ["--manifest", str(manifest), "--store", str(store)]
     ingest = run_step("ingest", *files)
     rep = run_step("report", *files, "--save", str(data / "report.parquet"))

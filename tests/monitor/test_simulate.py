@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 import ranklens
 from ranklens.errors import InvalidParameterError
-from ranklens.monitor.simulate import LABELS, SLICES, simulate, simulate_command
+from ranklens.monitor.simulate import COLUMNS, LABELS, SLICES, simulate, simulate_command
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "monitoring.md"
 SMALL = {"days": 6, "groups_per_day": 120, "items": (5, 12), "seed": 3}
@@ -108,7 +108,7 @@ def test_columns_and_types_follow_the_documented_schema(small: pa.Table) -> None
     names = [c for c, _ in documented]
     assert names == ["timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank",
                      "score", "relevance", "labels"]
-    assert small.column_names == names + list(SLICES)
+    assert small.column_names == names + list(SLICES) == list(COLUMNS)
     doc_type = dict(documented)
     schema = small.schema
     assert doc_type["timestamp"].startswith("timestamp") and schema.field("timestamp").type == pa.timestamp("ms")

@@ -15,14 +15,17 @@ from __future__ import annotations
 import datetime as _dt
 import pathlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
 
 from ..errors import InvalidParameterError
 
-__all__ = ["LABELS", "SLICES", "simulate", "simulate_command"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["COLUMNS", "LABELS", "SLICES", "simulate", "simulate_command"]
 
 #: Outcome labels, from the weakest to the strongest.
 LABELS: tuple[str, ...] = ("click", "favorite", "buy")
@@ -34,6 +37,7 @@ SLICES: dict[str, dict[str, float]] = {
     "query_type": {"head": 0.50, "torso": 0.30, "tail": 0.20},
 }
 
+#: Columns of the events, in order: the event schema of ``docs/monitoring.md``, then the slices.
 COLUMNS: tuple[str, ...] = (
     "timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
     "relevance", "labels", "country", "device", "query_type",
@@ -85,8 +89,9 @@ def _fraction(name: str, value: Any, high_open: bool) -> float:
 
 def _date(name: str, value: Any) -> _dt.datetime:
     if isinstance(value, _dt.datetime):
-        d = value.replace(tzinfo=None) if value.tzinfo is None else value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return _dt.datetime(d.year, d.month, d.day)
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc)
+        return _dt.datetime(value.year, value.month, value.day)
     if isinstance(value, _dt.date):
         return _dt.datetime(value.year, value.month, value.day)
     if isinstance(value, str):
@@ -231,7 +236,7 @@ def simulate(
     second_model: bool = False,
     malformed: float = 0.0,
     format: str = "parquet",
-) -> Any:
+) -> pa.Table | list[pathlib.Path]:
     """Simulate the ranking events of a search ranker in production, with a planted decay.
 
     Model ``"ranker"`` serves every production list, version ``"v1"`` from ``start`` and, from
