@@ -43,7 +43,8 @@ class Alert:
         for k, v in list(d.items()):
             if isinstance(v, float) and math.isnan(v):
                 d[k] = None
-        d.pop("extra")
+        extra = d.pop("extra")
+        d.update(extra)
         return d
 
 
@@ -137,6 +138,7 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
                 else:
                     fires = False
             if fires:
+                top = _top_slices(store, key, w0, w1, bspec, where)
                 alerts.append(Alert(
                     monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
                     value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
@@ -144,8 +146,23 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
                     reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
                     + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
                     relative_change=(value - base) / base if base else math.nan,
+                    extra={"top_slices": top},
                 ))
     return alerts
+
+
+def _top_slices(store: Any, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any], n: int = 3) -> list:
+    """The slice values contributing most to the drop of this window (root cause, see Store.slices)."""
+    try:
+        tab = store.slices(key, start=w0, end=w1, baseline=bspec, where=where)
+    except InputError:  # no slice columns, or nothing counted on one side
+        return []
+    out = []
+    for r in tab.to_pylist()[:n]:
+        if r["contribution"] < 0:
+            out.append({k: r[k] for k in ("column", "value", "baseline_value", "window_value", "change",
+                                          "share_window", "contribution")})
+    return out
 
 
 def _values(store: Any, key: str, where: dict[str, Any], start: Any, end: Any) -> np.ndarray:
