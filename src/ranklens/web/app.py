@@ -354,6 +354,7 @@ def _store_version(path: str) -> tuple[int, ...]:
 def create_app(
     store: str | os.PathLike[str],
     *,
+    config: Any = None,
     token: str | None = None,
     cache: bool = True,
     cache_size: int = 512,
@@ -366,6 +367,9 @@ def create_app(
     ----------
     store : path
         A store written by ``ranklens monitor ingest``.
+    config : path, dict or MonitorConfig, optional
+        The monitoring configuration (baseline, attribution...), as for :class:`ranklens.monitor.Store`;
+        default: ``ranklens.toml`` in the current directory when present.
     token : str, optional
         When given, every request must carry it: ``Authorization: Bearer TOKEN``, the
         ``ranklens_token`` cookie, or ``?token=TOKEN`` (a page opened so sets the cookie).
@@ -406,7 +410,7 @@ def create_app(
 
     from ..monitor import Store
 
-    st = Store(path, read_only=True)
+    st = Store(path, config=config, read_only=True)
     static = _static_files()
     shell = static["index.html"][0]
     docs_page = static["apidocs.html"][0]
@@ -503,7 +507,7 @@ def create_app(
                 if f"`{p}`" in str(exc) or f"'{p}'" in str(exc):
                     out["parameter"] = p
                     break
-            if "no such group" in str(exc).lower() or "not found" in str(exc).lower():
+            if ep.path == "/api/explain" and str(exc).startswith("no served list"):
                 status = 404
         except RanklensError as exc:
             name = type(exc).__name__

@@ -44,8 +44,10 @@ def is_loopback(host: str) -> bool:
 @click.option("--token", default=None, envvar=TOKEN_ENV, show_envvar=True,
               help="Secret every request must carry (header 'Authorization: Bearer TOKEN', or ?token= once in a "
                    "browser, which sets a cookie). Required when --host is not loopback.")
+@click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG", type=click.Path(dir_okay=False),
+              help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
 @click.option("--no-cache", is_flag=True, help="Do not cache API responses (they are keyed by the store's version).")
-def serve(store_path: str, host: str, port: int, token: str | None, no_cache: bool) -> None:
+def serve(store_path: str, host: str, port: int, token: str | None, config_path: str | None, no_cache: bool) -> None:
     """Serve the dashboard over a monitoring store at http://HOST:PORT (127.0.0.1:8000 by default).
 
     Pages: Overview (metric over time), Slices, Groups (explain one served list), Compare. The JSON
@@ -65,7 +67,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, no_cache: bo
 
     uvicorn = _require_web("uvicorn")
     require("duckdb")
-    app = create_app(store_path, token=token, cache=not no_cache, host=host)
+    app = create_app(store_path, config=config_path, token=token, cache=not no_cache, host=host)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"ranklens: serving {store_path} (read-only) at http://{shown}:{port}/"
                + ("  (token required)" if token else ""), err=True)
