@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -148,7 +149,20 @@ def step_pandas(args: argparse.Namespace) -> dict[str, Any]:
             "numpy": np.__version__, "pandas": pd.__version__}
 
 
-STEPS = {"generate": step_generate, "ingest": step_ingest, "report": step_report, "pandas": step_pandas}
+def step_idle(args: argparse.Namespace) -> dict[str, Any]:
+    """The floor: the imports a report needs and an open store, no query."""
+    import pyarrow  # noqa: F401
+
+    from ranklens.monitor import Store
+
+    t0 = time.perf_counter()
+    st = Store(args.store, config={}, read_only=True)
+    info = st.info()
+    return {"seconds": time.perf_counter() - t0, "rows": len(info)}
+
+
+STEPS = {"generate": step_generate, "ingest": step_ingest, "report": step_report, "pandas": step_pandas,
+         "idle": step_idle}
 
 
 # ---------------------------------------------------------------------------------------------- parent
@@ -164,7 +178,8 @@ def run_step(name: str, *extra: str) -> dict[str, Any]:
         raise SystemExit(f"step {name} failed ({proc.returncode})")
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     res["process_seconds"] = wall
-    print(f"  {name} {' '.join(extra)}: {res['seconds']:.2f} s, peak RSS {res['rss_mb']:.0f} MB", flush=True)
+    print(f"  {name} {' '.join(extra)}: {res['seconds']:.2f} s, peak RSS {res['rss_mb']:.0f} MB,"
+          f" load {res['load']:.1f}", flush=True)
     return res
 
 
@@ -234,26 +249,27 @@ def main() -> None:
     args = ap.parse_args()
 
     if args.step:  # a child: one step, one JSON line
+        load = os.getloadavg()[0]
         res = STEPS[args.step](args)
+        res["load"] = load
         res["rss_mb"] = peak_rss_mb()
         print(json.dumps(res))
         return
 
-    data = DATA / f"monitor-{args.days}d-{args.groups_per_day}"
-    data.mkdir(parents=True, exist_ok=True)
-    manifest = data / "manifest.json"
-    store = data / "ranklens.duckdb"
-    print(f"monitor benchmark: {args.days} days x {args.groups_per_day} lists/day, data in {data}", flush=True)
-    if args.regenerate or not manifest.exists():
-        gen = run_step("generate", "--data", str(data), "--days", str(args.days),
-                       "--groups-per-day", str(args.groups_per_day))
-        manifest.write_text(json.dumps(gen))
-    gen = json.loads(manifest.read_text())
+    print(f"monitor benchmark: {args.days} days x {args.groups_per_day} lists/day", flush=True)
+    data, manifest, gen = dataset(args.days, args.groups_per_day, args.regenerate)
     if args.data_only:
-        print(f"  {gen['events']:,} events in {len(gen['paths'])} files")
+        print(f"  {gen['events']:,} events in {len(gen['paths'])} files in {data}")
         return
+    store = data / "ranklens.duckdb"
     files = ["--manifest", str(manifest), "--store", str(store)]
+    # memory against the size of the store: the same report over a store with 1/100 of the events
+    small_data, small_manifest, small_gen = dataset(args.days, max(args.groups_per_day // 100, 1), args.regenerate)
+    small = ["--manifest", str(small_manifest), "--store", str(small_data / "ranklens.duckdb")]
+    small_ingest = run_step("ingest", *small)
+    small_rep = run_step("report", *small)
     ingest = run_step("ingest", *files)
+    idle = run_step("idle", *files)
     rep = run_step("report", *files, "--save", str(data / "report.parquet"))
     rep_warm = run_step("report", *files)
     rep_ci = run_step("report", *files, "--ci", "bootstrap")
@@ -266,7 +282,46 @@ def main() -> None:
         agree = compare(data / "report.parquet", data / "pandas.parquet")
         print(f"  agreement: {agree}", flush=True)
     write_report(Path(args.out), args, gen, ingest, rep, rep_warm, rep_ci, rep_day, pand, agree, last_day)
+    memory_section(Path(args.out), gen, ingest, rep, rep_day, idle, small_gen, small_ingest, small_rep)
     print(f"wrote {args.out}")
+
+
+def dataset(days: int, groups_per_day: int, regenerate: bool) -> tuple[Path, Path, dict[str, Any]]:
+    """The simulated events (cached under benchmarks/.data/): directory, manifest, manifest content."""
+    data = DATA / f"monitor-{days}d-{groups_per_day}"
+    data.mkdir(parents=True, exist_ok=True)
+    manifest = data / "manifest.json"
+    if regenerate or not manifest.exists():
+        gen = run_step("generate", "--data", str(data), "--days", str(days), "--groups-per-day", str(groups_per_day))
+        manifest.write_text(json.dumps(gen))
+    return data, manifest, json.loads(manifest.read_text())
+
+
+def memory_section(path: Path, gen: dict[str, Any], ingest: dict[str, Any], rep: dict[str, Any], rep_day: dict[str, Any],
+                   idle: dict[str, Any], small_gen: dict[str, Any], small_ingest: dict[str, Any],
+                   small_rep: dict[str, Any]) -> None:
+    rows = [
+        ("imports, the store opened (`info()`), no report", "", idle),
+        (f"daily NDCG@10, store of {small_gen['events']:,} events", f"{small_ingest['store_bytes'] / 2**20:.0f} MiB",
+         small_rep),
+        (f"daily NDCG@10, store of {gen['events']:,} events", f"{ingest['store_bytes'] / 2**20:.0f} MiB", rep),
+        ("one day of it", "", rep_day),
+    ]
+    lines = [
+        "",
+        "## Memory against the size of the store",
+        "",
+        "The report reads the stored per-list values of the window, not the events: its peak memory above the",
+        "floor of the imports follows the number of lists in the window, not the size of the store.",
+        "",
+        "| report process | store file | time | peak RSS | above the floor |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, size, r in rows:
+        lines.append(f"| {name} | {size} | {fmt_s(r['seconds'])} | {r['rss_mb']:,.0f} MB |"
+                     f" {r['rss_mb'] - idle['rss_mb']:+,.0f} MB |")
+    with open(path, "a") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def _day(args: argparse.Namespace, i: int) -> str:
@@ -288,7 +343,8 @@ def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], inge
         "",
         "Generated by `python benchmarks/monitor_bench.py` (`make bench-monitor`); every number below is from",
         "one run on this machine. Each step runs in a fresh Python process: *time* is the call alone, *process*",
-        "the whole process (interpreter, imports, call), *peak RSS* the process's peak resident set (`ru_maxrss`).",
+        "the whole process (interpreter, imports, call), *peak RSS* the process's peak resident set (`ru_maxrss`),",
+        "*load* the machine's 1-minute load average when the step started (other work shares the 2 cores).",
         "",
         f"* Machine: {machine()}",
         f"* Versions: {versions()}",
@@ -296,8 +352,8 @@ def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], inge
         f"* Store: {ingest['store_bytes'] / 2**20:.0f} MiB DuckDB file, default configuration (binary gain on"
         + " `click`, convention `ranklens`, lists without any gain skipped and counted as excluded).",
         "",
-        "| step | call | time | process | peak RSS | target | holds |",
-        "|---|---|---:|---:|---:|---|---|",
+        "| step | call | time | process | peak RSS | load | target | holds |",
+        "|---|---|---:|---:|---:|---:|---|---|",
     ]
     steps = [
         ("ingest", f"`Store(...).ingest(files)`, {events} events", ingest, "< 60 s", ingest["seconds"] < 60),
@@ -311,7 +367,7 @@ def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], inge
     for name, what, r, target, holds in steps:
         verdict = "" if holds is None else ok(holds)
         lines.append(f"| {name} | {what} | {fmt_s(r['seconds'])} | {fmt_s(r['process_seconds'])} |"
-                     f" {r['rss_mb']:,.0f} MB | {target} | {verdict} |")
+                     f" {r['rss_mb']:,.0f} MB | {r['load']:.1f} | {target} | {verdict} |")
     if pand is not None and agree is not None:
         both = ingest["seconds"] + rep["seconds"]
         compute = pand["seconds"] - pand["read_seconds"]
