@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from web_support import LiveServer, client_for, seed_events  # noqa: E402
+from web_support import LiveServer, client_for, seed_events
 
 
 @pytest.fixture(scope="session")

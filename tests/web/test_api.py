@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
-import sys
-from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from web_support import SEED, TRAIN, V2, client_for, dcg, ndcg
+from web_support import SEED, TRAIN, V2, client_for, ndcg
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

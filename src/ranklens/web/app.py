@@ -405,7 +405,7 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, RedirectResponse, Response
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     from ..monitor import Store
@@ -515,7 +515,7 @@ def create_app(
                 out, status = {"error": str(exc)}, 503
             else:
                 out, status = {"error": str(exc)}, 400
-        except Exception:  # a bug: log it, do not leak it
+        except Exception:  # noqa: BLE001 - a bug: log it, do not leak it
             traceback.print_exc(file=sys.stderr)
             out, status = {"error": "internal error (see the server's log)"}, 500
         body = json.dumps(_jsonable(out), allow_nan=False, separators=(",", ":")).encode()

@@ -122,8 +122,6 @@ def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[s
     """
     from .report import write_report
 
-    if os.path.isdir(output):
-        raise InputError(f"{output}: is a folder; give a file name for the report.")
     columns = _columns(kw)
     overrides = _parse_sets(sets)
     out = write_report(output, judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline,

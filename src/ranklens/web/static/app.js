@@ -149,7 +149,7 @@
       }).join("") + "</tr></thead><tbody>";
       data.forEach(function (r) {
         h += "<tr>" + cols.map(function (c) {
-          var v = r[c.key], cls = (c.num ? "" : "l") + (c.cls ? " " + c.cls(v, r) : "");
+          var v = r[c.key], cls = (c.num ? "" : "l") + (c.wrap ? " wrap" : "") + (c.cls ? " " + c.cls(v, r) : "");
           return "<td class='" + cls + "'>" + (c.html ? c.html(v, r) : esc(c.fmt ? c.fmt(v, r) : (v === null || v === undefined ? "" : v))) + "</td>";
         }).join("") + "</tr>";
       });
@@ -239,7 +239,7 @@
           {key: "value", label: "value", num: true, fmt: function (v) { return fmt(v, 4); }},
           {key: "baseline", label: "baseline", num: true, fmt: function (v) { return fmt(v, 4); }},
           {key: "threshold", label: "threshold", num: true, fmt: function (v) { return fmt(v, 4); }},
-          {key: "reason", label: "reason"}
+          {key: "reason", label: "reason", wrap: true}
         ];
         sortableTable($("#alerts-table"), cols, alerts, {key: "fired_at", dir: -1});
       }).catch(fail);

@@ -1,0 +1,183 @@
+"""The dashboard in a real browser: Debian's Chromium driven by Playwright, over a store filled by the simulator.
+
+`make test` installs Chromium (apt-get install chromium). Without /usr/bin/chromium these tests fail, on purpose.
+Screenshots of every page are saved under test-artifacts/web/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from web_support import ARTIFACTS
+
+CHROMIUM = "/usr/bin/chromium"
+PAGES = {"overview": "/", "slices": "/slices", "groups": "/groups", "compare": "/compare", "api": "/api/docs"}
+# what shows that a page has drawn its data
+READY = {
+    "overview": "document.querySelector('#overview-chart svg') && document.querySelectorAll('#overview-kpis .kpi').length > 0",
+    "slices": "document.querySelector('#slices-table table') && document.querySelector('#slices-heatmap svg')",
+    "groups": "document.querySelector('#groups-table table')",
+    "compare": "document.querySelector('#compare-means svg') && document.querySelector('#compare-diff svg')",
+    "api": "document.querySelectorAll('#endpoints section').length > 5",
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's Chromium. `make test` installs it "
+                    "(apt-get install -y chromium).", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        yield b
+        b.close()
+
+
+class Watched:
+    """A page whose console errors, page errors, failed requests and requests elsewhere are recorded."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.page = browser.new_page(viewport={"width": 1360, "height": 900})
+        self.problems: list[str] = []
+        self.base = base
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                     if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url}"))
+        self.page.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith("data:")
+                     else self.problems.append(f"request elsewhere: {r.url}"))
+        self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+
+    def open(self, path: str, ready: str) -> None:
+        self.page.goto(self.base + path)
+        self.page.wait_for_function(f"() => !!({ready})", timeout=30000)
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def _shot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_loads_without_console_errors(browser: Any, live_sim: Any, name: str) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open(PAGES[name], READY[name])
+        w.page.wait_for_load_state("networkidle")
+        assert w.page.locator("#error").is_hidden() if name != "api" else True
+        _shot(w.page, name)
+        assert w.problems == []
+    finally:
+        w.close()
+
+
+def test_overview_filter_change_updates_the_chart(browser: Any, live_sim: Any) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open("/", READY["overview"])
+        chart = w.page.locator("#overview-chart")
+        before = chart.get_attribute("data-signature")
+        legend_before = w.page.locator("#overview-chart .rl-legend-item").all_inner_texts()
+        w.page.select_option("#overview-controls select[name=k]", "5")
+        w.page.wait_for_function(
+            f"() => document.querySelector('#overview-chart').dataset.signature !== {json.dumps(before)}")
+        assert w.page.locator("#overview-title").inner_text() == "ndcg@5 per day"
+        assert "metric=ndcg%405" in w.page.url or "metric=ndcg@5" in w.page.url
+        # the chart draws what the API says for the new filter
+        api = json.load(urllib.request.urlopen(live_sim.url + "/api/report?metric=ndcg@5&model=ranker&window=day"
+                                               "&start=2026-09-24&end=2026-10-15&ci=bootstrap"))
+        series = {(r["model"], r["model_version"], r["environment"]) for r in api["rows"]}
+        names = [t for t in w.page.locator("#overview-chart .rl-legend-item").all_inner_texts() if "\u00b7" in t]
+        assert len(names) == len(series)
+        # one environment only: fewer series
+        w.page.select_option("#overview-controls select[name=environment]", "production")
+        w.page.wait_for_function("() => [...document.querySelectorAll('#overview-chart .rl-legend-item')]"
+                                 ".every(e => !e.textContent.includes('training'))")
+        legend_after = w.page.locator("#overview-chart .rl-legend-item").all_inner_texts()
+        assert len(legend_after) < len(legend_before)
+        # a weekly window: fewer points on the line
+        points = w.page.locator("#overview-chart circle").count()
+        w.page.select_option("#overview-controls select[name=window]", "week")
+        w.page.wait_for_function(f"() => document.querySelectorAll('#overview-chart circle').length < {points}")
+        _shot(w.page, "overview-filtered")
+        assert w.problems == []
+    finally:
+        w.close()
+
+
+def test_group_search_shows_its_table(browser: Any, live_sim: Any) -> None:
+    worst = json.load(urllib.request.urlopen(live_sim.url + "/api/groups?metric=ndcg@10&limit=1"))["rows"][0]
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open("/groups", READY["groups"])
+        w.page.fill("#group-form input[name=group_id]", worst["group_id"])
+        w.page.select_option("#group-form select[name=model_version]", worst["model_version"])
+        w.page.select_option("#group-form select[name=environment]", worst["environment"])
+        w.page.click("#group-form button[type=submit]")
+        w.page.wait_for_selector("#explain-rows tbody tr")
+        q = (f"group_id={worst['group_id']}&model={worst['model']}&model_version={worst['model_version']}"
+             f"&environment={worst['environment']}&k=10")
+        e = json.load(urllib.request.urlopen(live_sim.url + "/api/explain?" + q))
+        rows = w.page.locator("#explain-rows tbody tr")
+        assert rows.count() == max(len(e["rows"]), len(e["ideal_rows"]))
+        first = rows.nth(0).locator("td").all_inner_texts()
+        assert first[0] == "1" and first[1] == str(e["rows"][0]["item"])
+        assert first[4] == "1.00000"  # the discount of position 1
+        summary = w.page.locator("#explain-summary").inner_text()
+        assert f"{e['dcg']:.5f}" in summary and f"{e['idcg']:.5f}" in summary and f"{e['value']:.5f}" in summary
+        headers = w.page.locator("#explain-rows thead th").all_inner_texts()
+        assert headers[:7] == ["pos", "item", "relevance", "gain", "discount", "contribution", "DCG"]
+        assert "ideal item" in headers
+        _shot(w.page, "groups-explain")
+        # a group that does not exist: a readable error, no table
+        w.page.fill("#group-form input[name=group_id]", "no-such-group")
+        w.page.click("#group-form button[type=submit]")
+        w.page.wait_for_selector("#error:not([hidden])")
+        assert "no-such-group" in w.page.locator("#error").inner_text()
+        assert w.page.locator("#explain-card").is_hidden()
+        # clicking a group id in the worst-groups table explains it
+        w.page.locator("#groups-table a.pick").first.click()
+        w.page.wait_for_function("() => !document.querySelector('#explain-card').hidden")
+        # the only problems: the 404 of the group that does not exist (the response and its console line)
+        assert [p for p in w.problems if "404" not in p] == []
+    finally:
+        w.close()
+
+
+def test_slices_table_sorts_and_compare_changes(browser: Any, live_sim: Any) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open("/slices", READY["slices"])
+        contributions = w.page.locator("#slices-table tbody tr td:nth-child(9)").all_inner_texts()
+        assert [float(x) for x in contributions] == sorted(float(x) for x in contributions)
+        w.page.click("#slices-table th[data-key=n_window]")
+        counts = [int(x) for x in w.page.locator("#slices-table tbody tr td:nth-child(7)").all_inner_texts()]
+        assert counts == sorted(counts)
+        w.page.click("#slices-table th[data-key=n_window]")
+        counts = [int(x) for x in w.page.locator("#slices-table tbody tr td:nth-child(7)").all_inner_texts()]
+        assert counts == sorted(counts, reverse=True)
+        w.open("/compare", READY["compare"])
+        before = w.page.locator("#compare-diff").get_attribute("data-signature")
+        w.page.select_option("select[name=b_model_version]", "v2")
+        w.page.wait_for_function(
+            f"() => document.querySelector('#compare-diff').dataset.signature !== {json.dumps(before)}")
+        assert "not significant" in w.page.locator("#compare-verdict").inner_text()  # the same selection twice
+        assert w.problems == []
+    finally:
+        w.close()
