@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test install install-test bench clean
+.PHONY: demo test install install-test bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,7 +51,15 @@ demo: $(VENV)/.runtime
 	$(BIN)/ranklens explain examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
 	    --query 1037798 -k 10 --compare lightgbm
 
-test: $(VENV)/.test $(EVENV)/.installed
+# Debian's Chromium for the dashboard's browser tests (Playwright launches /usr/bin/chromium; no browser download)
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	    SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	    $$SUDO apt-get update -qq && \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; \
+	fi
+
+test: $(VENV)/.test $(EVENV)/.installed browser
 	$(BIN)/python -m pytest -q
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
