@@ -2,7 +2,8 @@
 
 Version 1 holds the events: served groups (one row per served list, with its slice values and the stored
 per-group values of the tracked measures), their items, late label events, ingested batches and the
-quarantine. Version 2 adds the record of fired alerts. A store is migrated forward, in one transaction per
+quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups whose stored values
+are stale (``dirty``) so that values are computed once per ingest call rather than once per batch. A store is migrated forward, in one transaction per
 step, the first time a writer opens it.
 """
 
@@ -44,7 +45,14 @@ _V2 = [
         reason VARCHAR)""",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+_V3 = [
+    # stored values are a cache: a group is dirty from its ingest (or the arrival of late labels for it)
+    # until its values are computed again; reads compute dirty groups from their events
+    "ALTER TABLE groups ADD COLUMN dirty BOOLEAN",
+    "UPDATE groups SET dirty = (source = 'events' AND n_relevant IS NULL)",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -377,7 +377,53 @@ class Store:
         summary = IngestSummary()
         for name, kind, obj in self._sources(source, source_name):
             summary.batches.append(self._ingest_one(name, kind, obj))
+        self.refresh()
         return summary
+
+    def refresh(self) -> int:
+        """Compute and store the tracked values of the groups whose values are stale; returns their number.
+
+        :meth:`ingest` calls it after its batches, so each group is computed once per ingest call however
+        many of its batches brought labels. Until then (or after a crash in between) reads compute stale
+        groups from their events, so results never depend on it. A configuration whose attribution or
+        convention changed makes every stored value stale.
+        """
+        pa = require("pyarrow")
+        con = self._connect(write=True)
+        try:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                self._refresh_tracked(con)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            cols = self._metric_cols(con)
+            keys = list(cols)
+            done = 0
+            dirty = "SELECT gid FROM groups WHERE dirty"
+            for lo, hi in self._chunks(con, dirty, ()):
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    gid, values, nrel = self._compute(con, dirty, (), keys, lo, hi)
+                    data = {"gid": gid, "n_relevant": nrel.astype(np.int32)}
+                    for j, k in enumerate(keys):
+                        v = values[:, j]
+                        data[cols[k][0]] = pa.array(v, mask=np.isnan(v))
+                    con.register("_vals", pa.table(data))
+                    sets = ", ".join([f"{_q(cols[k][0])} = _vals.{_q(cols[k][0])}" for k in keys]
+                                     + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
+                    con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
+                    con.unregister("_vals")
+                    con.execute(f"UPDATE groups SET dirty = FALSE WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}")
+                    con.execute("COMMIT")
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
+                done += len(gid)
+            return done
+        finally:
+            con.close()
 
     def _sources(self, source: Any, source_name: str | None) -> list[tuple[str, str, Any]]:
         if isinstance(source, (str, Path)):
@@ -432,7 +478,6 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 info = self._load(con, name, batch_id, table)
-                self._refresh_tracked(con)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -563,7 +608,10 @@ class Store:
                 FROM (SELECT _row FROM (
                         SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
                                                         ORDER BY _row) AS k
-                        FROM _v WHERE reason IS NULL AND is_ranking) WHERE k > 1) d
+                        FROM _v WHERE reason IS NULL AND is_ranking
+                          AND (model, model_version, environment, group_id, item_id) IN (
+                              SELECT (model, model_version, environment, group_id, item_id) FROM _v
+                              WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
                 WHERE _v._row = d._row""")
             # every row of a list must be ordered the same way: all with a rank, or all by score
             con.execute("""
@@ -605,42 +653,34 @@ class Store:
                 DELETE FROM _g WHERE EXISTS (SELECT 1 FROM groups s WHERE s.model = _g.model
                   AND s.model_version = _g.model_version AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
             base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
+            con.execute("""
+                CREATE OR REPLACE TEMP TABLE _gn AS
+                SELECT ? + row_number() OVER (ORDER BY ts, model, model_version, environment, group_id) AS gid, *
+                FROM _g""", [base])
             slice_sel = "".join(f", v.{_q('s_' + s)}" for s in slices)
             slice_cols = "".join(f", {_q(known[s])}" for s in slices)
             con.execute(f"""
                 INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
-                                    batch_id{slice_cols})
-                SELECT ? + row_number() OVER (ORDER BY g.ts, g.model, g.model_version, g.environment, g.group_id),
-                       g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by, 'events', ?
-                       {slice_sel}
-                FROM _g g JOIN _v v ON v._row = g.first_row""", [base, batch_id])
+                                    batch_id, dirty{slice_cols})
+                SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
+                       'events', ?, TRUE{slice_sel}
+                FROM _gn g JOIN _v v ON v._row = g.first_row""", [batch_id])
             con.execute("""
                 INSERT INTO items
                 SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER), v.score, v.relevance, v.labels
-                FROM _v v JOIN groups s ON s.batch_id = ? AND s.model = v.model AND s.model_version = v.model_version
+                FROM _v v JOIN _gn s ON s.model = v.model AND s.model_version = v.model_version
                  AND s.environment = v.environment AND s.group_id = v.group_id
-                WHERE v.reason IS NULL AND v.is_ranking
-                ORDER BY s.gid, v._row""", [batch_id])
+                WHERE v.reason IS NULL AND v.is_ranking""")  # a batch's gids are one range: pruned by zone maps
             label_rows = con.execute("""
                 INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
                 FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
-            ranking_rows = con.execute(
-                "SELECT count(*) FROM items i JOIN groups g USING (gid) WHERE g.batch_id = ?", [batch_id]
-            ).fetchall()[0][0]
-            n_groups = con.execute("SELECT count(*) FROM groups WHERE batch_id = ?", [batch_id]).fetchall()[0][0]
-            # values of new groups, and of stored groups that received labels in this batch
-            con.execute("""
-                CREATE OR REPLACE TEMP TABLE _aff AS
-                SELECT gid FROM groups WHERE batch_id = ?
-                UNION
-                SELECT g.gid FROM groups g
-                WHERE g.source = 'events' AND g.batch_id <> ?
-                  AND g.group_id IN (SELECT DISTINCT group_id FROM feedback WHERE batch_id = ?)""",
-                        [batch_id, batch_id, batch_id])
-            updated = con.execute(
-                "SELECT count(*) FROM _aff a JOIN groups g USING (gid) WHERE g.batch_id <> ?", [batch_id]
-            ).fetchall()[0][0]
-            self._update_values(con, "SELECT gid FROM _aff")
+            n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
+            # stored groups that receive labels in this batch: their values are stale until the refresh
+            updated = con.execute("""
+                UPDATE groups SET dirty = TRUE
+                WHERE source = 'events' AND batch_id <> ?
+                  AND group_id IN (SELECT DISTINCT group_id FROM feedback WHERE batch_id = ?)""",
+                                  [batch_id, batch_id]).fetchall()[0][0]
             con.execute(
                 "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
                 [batch_id, name, n, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
@@ -670,8 +710,7 @@ class Store:
                    list_distinct(list_concat(coalesce(i.labels, []), coalesce(fb.labels, []))) AS labels
             FROM items i JOIN sel s ON i.gid = s.gid
             LEFT JOIN fb ON fb.group_id = s.group_id AND fb.item_id = i.item_id
-            WHERE TRUE{rng}
-            ORDER BY i.gid""", params=list(params)))
+            WHERE TRUE{rng}""", params=list(params)))
 
     def _gains(self, events: Any) -> np.ndarray:
         """Attributed gain of each item: its largest explicit relevance, else the attribution of its labels."""
@@ -721,28 +760,6 @@ class Store:
         values[pos] = np.asarray(res.values, dtype=np.float64)
         return uniq, values, nrel
 
-    def _update_values(self, con: Any, gid_sql: str, params: Sequence[Any] = (), keys: list[str] | None = None) -> None:
-        """Recompute and store the tracked values of the selected groups (chunks of bounded size)."""
-        pa = require("pyarrow")
-        cols = self._metric_cols(con)
-        keys = [k for k in (keys if keys is not None else list(cols))]
-        if not keys:
-            return
-        for lo, hi in self._chunks(con, gid_sql, params):
-            gid, values, nrel = self._compute(con, gid_sql, params, keys, lo, hi)
-            if len(gid) == 0:
-                continue
-            data = {"gid": gid, "n_relevant": nrel.astype(np.int32)}
-            for j, k in enumerate(keys):
-                v = values[:, j]
-                data[cols[k][0]] = pa.array(v, mask=np.isnan(v))
-            con.register("_vals", pa.table(data))
-            try:
-                sets = ", ".join([f"{_q(cols[k][0])} = _vals.{_q(cols[k][0])}" for k in keys] + ["n_relevant = _vals.n_relevant"])
-                con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
-            finally:
-                con.unregister("_vals")
-
     def _chunks(self, con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, int]]:
         """Contiguous gid ranges of the selection holding at most about _CHUNK_ITEMS items each."""
         rows = con.execute(f"""
@@ -753,7 +770,7 @@ class Store:
         return [(a, b) for a, b in rows if a is not None]
 
     def _refresh_tracked(self, con: Any) -> None:
-        """Add columns for newly tracked measures and recompute values made stale by a config change."""
+        """Add columns for newly tracked measures; a changed attribution or convention makes every value stale."""
         fp = self.config.fingerprint()
         cols = self._metric_cols(con)
         stale = [k for k, (_, f) in cols.items() if f != fp]
@@ -765,12 +782,9 @@ class Store:
             con.execute(f"ALTER TABLE groups ADD COLUMN {_q(col)} DOUBLE")
             con.execute("INSERT INTO metric_columns VALUES (?, ?, ?)", [k, col, fp])
             cols[k] = (col, fp)
-        todo = stale + new
-        if todo:
-            self._update_values(con, "SELECT gid FROM groups WHERE source = 'events'", (), todo)
-            con.execute(
-                f"UPDATE metric_columns SET fingerprint = ? WHERE key IN ({', '.join('?' * len(todo))})", [fp, *todo]
-            )
+        if stale or new:
+            con.execute("UPDATE groups SET dirty = TRUE WHERE source = 'events'")
+            con.execute("UPDATE metric_columns SET fingerprint = ?", [fp])
 
     # -- per-group values of a selection --------------------------------------------------------------------
     def _values(
@@ -789,15 +803,20 @@ class Store:
             if k in stored:
                 values[:, j] = groups.column("v:" + k).to_numpy(zero_copy_only=False).astype(np.float64)
         missing = [k for k in keys if k not in stored]
-        if missing and groups.num_rows:
+        # measures not stored: computed for every group with events (results ingested from elsewhere have
+        # none: their missing measures stay NaN); stored ones: computed again for groups marked stale
+        passes = [(missing, "")] if missing else []
+        if stored:
+            passes.append((stored, " AND dirty"))
+        if groups.num_rows:
             gids = groups.column("gid").to_numpy(zero_copy_only=False)
-            # results ingested from elsewhere have no events: their missing measures stay NaN
-            gid_sql = f"SELECT gid FROM groups WHERE {cond} AND source = 'events'"
-            for lo, hi in self._chunks(con, gid_sql, params):
-                g, v, _ = self._compute(con, gid_sql, params, missing, lo, hi)
-                pos = np.searchsorted(gids, g)
-                for j, k in enumerate(missing):
-                    values[pos, keys.index(k)] = v[:, j]
+            for todo, extra_cond in passes:
+                gid_sql = f"SELECT gid FROM groups WHERE {cond} AND source = 'events'{extra_cond}"
+                for lo, hi in self._chunks(con, gid_sql, params):
+                    g, v, _ = self._compute(con, gid_sql, params, todo, lo, hi)
+                    pos = np.searchsorted(gids, g)
+                    for j, k in enumerate(todo):
+                        values[pos, keys.index(k)] = v[:, j]
         return groups, values
 
     # -- reports ---------------------------------------------------------------------------------------------
@@ -1190,9 +1209,9 @@ class Store:
                 sval = "".join(f", CAST(_res.{_q(cols[s])} AS VARCHAR)" for s in slice_cols)
                 before = con.execute("SELECT count(*) FROM groups").fetchall()[0][0]
                 con.execute(f"""
-                    INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id{mset}{sset})
+                    INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id, dirty{mset}{sset})
                     SELECT ? + row_number() OVER (ORDER BY {ts}), {txt['model']}, {txt['model_version']},
-                           lower({txt['environment']}), {txt['group_id']}, {ts}, 'results', ?{mval}{sval}
+                           lower({txt['environment']}), {txt['group_id']}, {ts}, 'results', ?, FALSE{mval}{sval}
                     FROM _res WHERE NOT EXISTS (SELECT 1 FROM groups s WHERE s.model = {txt['model']}
                         AND s.model_version = {txt['model_version']} AND s.environment = lower({txt['environment']})
                         AND s.group_id = {txt['group_id']})""", [base, batch_id])
