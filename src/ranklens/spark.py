@@ -509,7 +509,11 @@ def _run(prepared: Any, plan: _Plan, mode: str, partitions: int | None, max_labe
     worker = _Worker(plan, mode, _arrow_schema(schema), max_labels, rows_per_call)
     n = partitions or int(prepared.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     grouped = prepared.repartition(n, *plan.keys).sortWithinPartitions(*plan.keys, _SIDE, _ROW)
-    return grouped.mapInArrow(worker, schema)
+    import warnings
+
+    with warnings.catch_warnings():  # pyspark warns about pandas >= 3 here, though mapInArrow uses no pandas
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        return grouped.mapInArrow(worker, schema)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,373 @@
+"""ranklens.spark against the local engine (itself tested against the peers), the seeds and real data.
+
+Spark runs in local mode (``local[2]``); one session for the module. Every comparison is at 1e-12
+with :func:`ranklens.evaluate` on the same rows, for every preset of ``ranklens.CONVENTIONS`` and
+every measure family it supports; a convention that refuses the data locally must refuse it on
+Spark with the same error. Small ``rows_per_call`` values force queries to straddle Arrow batches.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import ranklens
+from ranklens import spark as rs
+from ranklens.errors import EmptyQueryError, InputError, InvalidParameterError, MissingDependencyError
+
+DATA = Path(__file__).parent / "data"
+TOL = 1e-12
+
+ALL = ["ndcg@5", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@5", "P@3", "recall@10", "hit_rate@5", "err@5",
+       "r_precision", "num_ret", "num_rel", "num_rel_ret", "ndcg@3(gain=exponential)", "recall@10(rel=2)"]
+NDCG_ONLY = ["ndcg@3", "ndcg@2", "dcg@3", "idcg@2"]
+
+
+def measures_for(conv: str) -> list[str]:
+    return NDCG_ONLY if ranklens.CONVENTIONS[conv].ties == "shared_rank" else ALL
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    s = rs.session("local[2]", app_name="ranklens-tests", spark_ui_enabled="false",
+                   spark_sql_shuffle_partitions="3", spark_default_parallelism="2", spark_sql_adaptive_enabled="false",
+                   spark_sql_session_timeZone="UTC")
+    s.sparkContext.setLogLevel("OFF")
+    yield s
+    s.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# generated data: ties, variable lengths, queries without relevant items, one-sided queries
+# ---------------------------------------------------------------------------------------------
+
+
+def generate(seed: int = 7, n_q: int = 60, str_ids: bool = True) -> tuple[pa.Table, pa.Table]:
+    rng = np.random.default_rng(seed)
+    rq, ri, rs_, jq, ji, jl = [], [], [], [], [], []
+    for q in range(n_q):
+        qid = f"q{q:03d}" if str_ids else 1000 - 7 * q
+        n = int(rng.integers(2, 25))  # variable length (>= 2: scikit-learn's minimum)
+        items = rng.choice(60, size=n, replace=False)
+        scores = rng.integers(0, 6, size=n).astype(float)  # many ties
+        kind = q % 10
+        if kind != 9:  # q % 10 == 9: judged only
+            rq += [qid] * n
+            ri += [f"d{i}" if str_ids else int(i) for i in items]
+            rs_ += list(scores)
+        if kind == 8:  # ranked only
+            continue
+        judged = rng.choice(60, size=int(rng.integers(1, 20)), replace=False)
+        labels = rng.integers(0, 4, size=judged.size)
+        if kind == 3:  # judged, none relevant
+            labels[:] = 0
+        jq += [qid] * judged.size
+        ji += [f"d{i}" if str_ids else int(i) for i in judged]
+        jl += list(labels.astype(float))
+    runs = pa.table({"query": rq, "item": ri, "score": rs_})
+    qrels = pa.table({"query": jq, "item": ji, "relevance": jl})
+    return runs, qrels
+
+
+def both_sides_only(runs: pa.Table, qrels: pa.Table) -> tuple[pa.Table, pa.Table]:
+    import pyarrow.compute as pc
+
+    common = pc.unique(runs["query"]).filter(pc.is_in(pc.unique(runs["query"]), pc.unique(qrels["query"])))
+    return runs.filter(pc.is_in(runs["query"], common)), qrels.filter(pc.is_in(qrels["query"], common))
+
+
+def local_or_error(*args, **kw):
+    try:
+        return ranklens.evaluate(*args, **kw), None
+    except ranklens.RanklensError as exc:
+        return None, exc
+
+
+def assert_same_result(local: ranklens.Result, got: ranklens.Result) -> None:
+    assert set(local.aggregate) == set(got.aggregate)
+    for k, v in local.aggregate.items():
+        g = got.aggregate[k]
+        assert (math.isnan(v) and math.isnan(g)) or abs(v - g) <= TOL, (k, v, g)
+    assert local.counted == got.counted
+    assert [str(e) for e in local.excluded] == [str(e) for e in got.excluded]
+    assert [e.measures for e in local.excluded] == [e.measures for e in got.excluded]
+
+
+def assert_same_per_query(local: ranklens.Result, df, query_col: str = "query", group: tuple = ()) -> None:
+    rows = df.collect()
+    keys = local.keys
+    got = {r[query_col]: r for r in rows}
+    assert len(rows) == len(got) == len(local.queries), (len(rows), len(local.queries))
+    for qi, q in enumerate(local.queries):
+        r = got[q.item() if isinstance(q, np.generic) else q]
+        for c, k in enumerate(keys):
+            v = local.values[qi, c]
+            if math.isnan(v):
+                assert r[k] is None, (q, k, r[k])
+            else:
+                assert r[k] is not None and abs(r[k] - v) <= TOL, (q, k, r[k], v)
+
+
+@pytest.fixture(scope="module")
+def generated(spark):
+    runs, qrels = generate()
+    runs2, qrels2 = both_sides_only(runs, qrels)
+    return {
+        "mixed": (runs, qrels, spark.createDataFrame(runs), spark.createDataFrame(qrels)),
+        "both": (runs2, qrels2, spark.createDataFrame(runs2), spark.createDataFrame(qrels2)),
+    }
+
+
+AGG_CASES = [(c, "mixed") for c in ranklens.CONVENTIONS] + [("ranx", "both"), ("trec_eval10", "both")]
+
+
+@pytest.mark.parametrize("conv,data", AGG_CASES, ids=[f"{c}-{d}" for c, d in AGG_CASES])
+def test_every_convention_aggregates(generated, conv, data):
+    runs, qrels, rdf, jdf = generated[data]
+    ms = measures_for(conv)
+    local, err = local_or_error(qrels, runs, ms, convention=conv)
+    if err is not None:
+        with pytest.raises(type(err)) as info:
+            rs.evaluate(rdf, jdf, ms, convention=conv, rows_per_call=37)
+        assert str(info.value) == str(err)
+        return
+    got = rs.evaluate(rdf, jdf, ms, convention=conv, rows_per_call=37)
+    assert_same_result(local, got)
+
+
+@pytest.mark.parametrize("conv", list(ranklens.CONVENTIONS))
+def test_every_convention_per_query(generated, conv):
+    runs, qrels, rdf, jdf = generated["both"]
+    ms = measures_for(conv)
+    local = ranklens.evaluate(qrels, runs, ms, convention=conv)
+    assert_same_per_query(local, rs.evaluate(rdf, jdf, ms, convention=conv, per_query=True, rows_per_call=50))
+
+
+def test_integer_ids_one_table_and_rank_column(spark):
+    """Integer ids; one table with labels and scores (null label: unjudged; null score: judged only); ranks."""
+    runs, qrels = generate(seed=3, n_q=40, str_ids=False)
+    import pyarrow.compute as pc
+
+    # one table: the rankings' rows with their labels (null when unjudged) + judged-only rows (null score)
+    rk = runs.to_pylist()
+    jd = {(r["query"], r["item"]): r["relevance"] for r in qrels.to_pylist()}
+    ranked_keys = {(r["query"], r["item"]) for r in rk}
+    rows = [dict(r, relevance=jd.get((r["query"], r["item"]))) for r in rk]
+    rows += [{"query": q, "item": i, "score": None, "relevance": v} for (q, i), v in jd.items() if (q, i) not in ranked_keys]
+    one = pa.Table.from_pylist(rows)
+    for conv in ("ranklens", "trec_eval", "lightgbm"):
+        local = ranklens.evaluate(one, None, ALL, convention=conv)
+        assert_same_result(local, rs.evaluate(spark.createDataFrame(one), None, ALL, convention=conv, rows_per_call=29))
+    # ranks instead of scores (rank 1 best), ties impossible: input order of ranks
+    order = pc.sort_indices(runs, [("query", "ascending"), ("score", "descending")])
+    ranked = runs.take(order)
+    ranks = np.concatenate([np.arange(1, n + 1) for n in
+                            np.unique(np.asarray(ranked["query"]), return_counts=True)[1][
+                                np.argsort(np.unique(np.asarray(ranked["query"]), return_index=True)[1])]])
+    rtab = pa.table({"query": ranked["query"], "item": ranked["item"], "rank": ranks})
+    local = ranklens.evaluate(qrels, rtab, ALL, convention="trec_eval")
+    assert_same_result(local, rs.evaluate(spark.createDataFrame(rtab), spark.createDataFrame(qrels), ALL,
+                                          convention="trec_eval"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the seeds: groups x, y, z (by hand)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_seed_groups_by_hand(spark):
+    gains = {"x": [0, 0, 1, 1, 1], "y": [1, 0, 1, 0, 1], "z": [1, 0, 0, 0, 0]}
+    rows = [(q, f"{q}{i}", float(5 - i), g) for q, gs in gains.items() for i, g in enumerate(gs)]
+    df = spark.createDataFrame(rows, ["search_group_id", "item_id", "score", "gains"])
+
+    def ndcg(g):  # the definition, written out: sum g_i / log2(i + 1) over the ideal order
+        dcg = sum(v / math.log2(i + 2) for i, v in enumerate(g))
+        return dcg / sum(v / math.log2(i + 2) for i, v in enumerate(sorted(g, reverse=True)))
+
+    hand = {q: ndcg(g) for q, g in gains.items()}
+    # the seed's printed values (5 decimals, truncated)
+    assert all(abs(hand[q] - v) <= 1e-5 for q, v in zip("xyz", [0.61828, 0.88546, 1.0]))
+    per_q = rs.evaluate(df, metrics=["ndcg"], per_query=True, query_col="search_group_id", label_col="gains")
+    got = {r["search_group_id"]: r["ndcg"] for r in per_q.collect()}
+    assert set(got) == set("xyz")
+    for q in "xyz":
+        assert abs(got[q] - hand[q]) <= TOL
+    res = rs.evaluate(df, metrics=["ndcg"], query_col="search_group_id", label_col="gains")
+    assert abs(res["ndcg"] - 0.83458) <= 1e-5
+    assert abs(res["ndcg"] - sum(hand.values()) / 3) <= TOL
+    assert res.counted == {"ndcg": 3} and res.excluded == []
+
+
+# ---------------------------------------------------------------------------------------------
+# groups (monitoring: date, model version, slice)
+# ---------------------------------------------------------------------------------------------
+
+
+def _with_day(runs: pa.Table, seed: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    q = np.asarray(runs["query"].to_pylist(), dtype=object)
+    uq = np.unique(q)
+    day_of = dict(zip(uq, rng.integers(0, 3, size=uq.size)))
+    return runs.append_column("day", pa.array([f"2026-11-{20 + day_of[x]:02d}" for x in q]))
+
+
+def test_group_by_judgments_without_group_columns(spark):
+    runs, qrels = generate(seed=11, n_q=80)
+    runs = _with_day(runs, 1)
+    # the same query ranked on two days by two models: groups are (day, model)
+    runs = pa.concat_tables([runs.append_column("model", pa.array(["a"] * runs.num_rows)),
+                             _with_day(runs.drop(["day"]), 2).append_column("model", pa.array(["b"] * runs.num_rows))])
+    rdf, jdf = spark.createDataFrame(runs), spark.createDataFrame(qrels)
+    ms = ["ndcg@5", "map", "err@5", "num_rel", "mrr@5"]
+    for conv in ("ranklens", "trec_eval", "lightgbm"):
+        agg = {(r["day"], r["model"]): r for r in
+               rs.evaluate(rdf, jdf, ms, convention=conv, group_by=["day", "model"], rows_per_call=41).collect()}
+        per_q = rs.evaluate(rdf, jdf, ms, convention=conv, group_by=["day", "model"], per_query=True).collect()
+        import pyarrow.compute as pc
+
+        keys = sorted({(d, m) for d, m in zip(runs["day"].to_pylist(), runs["model"].to_pylist())})
+        assert sorted(agg) == keys
+        for d, m in keys:
+            part = runs.filter(pc.and_(pc.equal(runs["day"], d), pc.equal(runs["model"], m)))
+            jpart = qrels.filter(pc.is_in(qrels["query"], pc.unique(part["query"])))
+            local = ranklens.evaluate(jpart, part.drop(["day", "model"]), ms, convention=conv)
+            row = agg[(d, m)]
+            assert row["queries"] == len(local.queries)
+            for k in local.keys:
+                v = local.aggregate[k]
+                assert (math.isnan(v) and row[k] is None) or abs(row[k] - v) <= TOL, (conv, d, m, k, row[k], v)
+                assert row[f"queries:{k}"] == local.counted[k]
+            mine = [r for r in per_q if (r["day"], r["model"]) == (d, m)]
+            got = {r["query"]: r for r in mine}
+            assert len(got) == len(mine) == len(local.queries)
+            for qi, q in enumerate(local.queries):
+                for c, k in enumerate(local.keys):
+                    v = local.values[qi, c]
+                    g = got[q][k]
+                    assert (math.isnan(v) and g is None) or abs(g - v) <= TOL, (conv, q, k, g, v)
+
+
+def test_group_by_with_group_columns_in_judgments(spark):
+    """Judgments that carry the group column: a group's judged-only queries belong to it."""
+    runs, qrels = generate(seed=5, n_q=50)
+    runs = _with_day(runs, 4)
+    day_of = dict(zip(runs["query"].to_pylist(), runs["day"].to_pylist()))
+    qrels = qrels.append_column("day", pa.array([day_of.get(q, "2026-11-22") for q in qrels["query"].to_pylist()]))
+    import pyarrow.compute as pc
+
+    ms = ["ndcg@5", "recall@10", "err@5"]
+    for conv in ("ir_measures", "trec_eval"):
+        res = {r["day"]: r for r in rs.evaluate(spark.createDataFrame(runs), spark.createDataFrame(qrels), ms,
+                                                convention=conv, group_by="day").collect()}
+        days = sorted(set(qrels["day"].to_pylist()) | set(runs["day"].to_pylist()))
+        for d in days:
+            jpart = qrels.filter(pc.equal(qrels["day"], d)).drop(["day"])
+            part = runs.filter(pc.equal(runs["day"], d)).drop(["day"])
+            if part.num_rows == 0:
+                assert d not in res  # nothing ranked that day: no group (ranked rows define the groups)
+                continue
+            local = ranklens.evaluate(jpart, part, ms, convention=conv)
+            assert res[d]["queries"] == len(local.queries)
+            for k in ms:
+                assert abs(res[d][k] - local[k]) <= TOL
+
+
+# ---------------------------------------------------------------------------------------------
+# real data: TREC DL 2019 passage runs, LightGBM's lambdarank sample
+# ---------------------------------------------------------------------------------------------
+
+
+def _arrow(j: ranklens.Judgments | None, r: ranklens.Rankings | None) -> pa.Table:
+    from ranklens._ids import ids_to_numpy
+
+    if r is None:
+        return pa.table({"query": ids_to_numpy(j.qid).tolist(), "item": ids_to_numpy(j.item).tolist(),
+                         "relevance": j.label})
+    return pa.table({"query": ids_to_numpy(r.qid).tolist(), "item": ids_to_numpy(r.item).tolist(), "score": r.score})
+
+
+def test_trec_dl_2019(spark):
+    retriever = "BM25"
+    dl = DATA / "trec-dl-passage"
+    qrels_path, run_path = dl / "qrels.dl19-passage.txt.gz", dl / f"run.rank_llm.{retriever}.dl19.txt.gz"
+    qrels = _arrow(ranklens.read_judgments(qrels_path), None)
+    runs = _arrow(None, ranklens.read_rankings(run_path))
+    rdf, jdf = spark.createDataFrame(runs), spark.createDataFrame(qrels)
+    ms = ["ndcg_cut.10", "ndcg_cut.100", "P.10", "recip_rank", "map@100(rel=2)", "recall@100(rel=2)", "err@10",
+          "ndcg", "num_rel_ret"]
+    for conv, kw in (("trec_eval", {"queries": "judged"}), ("trec_eval", {}), ("ranklens", {})):
+        local = ranklens.evaluate(qrels_path, run_path, ms, convention=conv, **kw)
+        got = rs.evaluate(rdf, jdf, ms, convention=conv, **kw)
+        assert_same_result(local, got)
+        if kw:
+            # Anserini's published values (tests/data/trec-dl-passage/SOURCE.md): trec_eval -c, 4 decimals
+            assert abs(got["ndcg_cut.10"] - 0.5058) <= 5e-5 and abs(got["recall@100(rel=2)"] - 0.4910) <= 5e-5
+            assert got.counted["ndcg_cut.10"] == 43
+    per_q = rs.evaluate(rdf, jdf, ms, convention="ir_measures", per_query=True)
+    assert_same_per_query(ranklens.evaluate(qrels_path, run_path, ms, convention="ir_measures"), per_q)
+
+
+def test_lightgbm_lambdarank_sample(spark):
+    lgb = DATA / "lightgbm-lambdarank"
+    j = ranklens.read_judgments(lgb / "rank.test.gz")
+    r = ranklens.read_rankings(lgb / "rank.test.pred")
+    from ranklens._ids import ids_to_numpy
+
+    one = pa.table({"query": ids_to_numpy(j.qid), "item": ids_to_numpy(j.item), "relevance": j.label, "score": r.score})
+    df = spark.createDataFrame(one)
+    ms = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map", "mrr@10", "err@10"]
+    for conv, kw in (("lightgbm", {}), ("sklearn", {"min_items": 1}), ("catboost", {})):
+        local = ranklens.evaluate(lgb / "rank.test.gz", lgb / "rank.test.pred", ms, convention=conv, **kw)
+        assert_same_result(local, rs.evaluate(df, None, ms, convention=conv, **kw))
+    # LightGBM's own value (tests/data/lightgbm-lambdarank/expected_ndcg.tsv, EXPECTED.md section 2)
+    got = rs.evaluate(df, None, ["ndcg@10"], convention="lightgbm")
+    assert abs(got["ndcg@10"] - 0.7477712744462751) <= TOL and got.counted["ndcg@10"] == 50
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------------------------
+
+
+def test_errors_come_back_as_ranklens_errors(spark):
+    dup = spark.createDataFrame([("q", "a", 1.0, 1), ("q", "a", 2.0, 0), ("r", "b", 1.0, 1)],
+                                ["query", "item", "score", "relevance"])
+    with pytest.raises(InputError, match="duplicate"):
+        rs.evaluate(dup, metrics=["ndcg"])
+    ok = spark.createDataFrame([("q", "a", 1.0, 0), ("q", "b", 2.0, 0)], ["query", "item", "score", "relevance"])
+    with pytest.raises(EmptyQueryError, match="no relevant item"):
+        rs.evaluate(ok, metrics=["ndcg"], empty="error")
+    with pytest.raises(InvalidParameterError, match="beyond the deepest rank"):
+        rs.evaluate(ok, metrics=["ndcg@5"], convention="evidently", empty=0.0)
+    with pytest.raises(InvalidParameterError, match="beyond the deepest rank"):
+        rs.evaluate(ok, metrics=["ndcg@5"], convention="evidently", empty=0.0, per_query=True)
+    with pytest.raises(InvalidParameterError, match="group_by"):
+        rs.evaluate(ok, metrics=["ndcg"], group_by=["nope"])
+    with pytest.raises(InvalidParameterError, match="score or rank"):
+        rs.evaluate(ok.drop("score"), metrics=["ndcg"])
+    with pytest.raises(InvalidParameterError, match="rankings_df"):
+        rs.evaluate(ok.toPandas(), metrics=["ndcg"])
+    with pytest.raises(InvalidParameterError, match="weights"):
+        rs.evaluate(ok, metrics=["ndcg"], weights={"q": 1.0})
+
+
+def test_without_pyspark_the_error_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark -> ImportError
+
+    class FakeDF:  # passes the type check, so the import is what fails
+        pass
+
+    FakeDF.__module__ = "pyspark.sql.dataframe"
+    FakeDF.__name__ = "DataFrame"
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ranklens\[spark\]'"):
+        rs.evaluate(FakeDF(), metrics=["ndcg"])
+    with pytest.raises(MissingDependencyError, match="pyspark"):
+        rs.session()
