@@ -452,6 +452,9 @@ def create_app(
                     raise _BadParam(k, "is not a parameter of " + ep.path + (
                         f" (filters: {', '.join(sorted(cols))})" if cols else ""))
                 vals = [x for r in raw[k] for x in r.split(",")] if len(raw[k]) == 1 else raw[k]
+                vals = [x for x in vals if x != ""]
+                if not vals:  # `?model=`: no filter, as for the other parameters
+                    continue
                 if any(len(x) > 200 for x in vals) or len(vals) > 100:
                     raise _BadParam(k, "has too many or too long values")
                 where[k] = vals[0] if len(vals) == 1 else vals
