@@ -3,7 +3,8 @@
 Version 1 holds the events: served groups (one row per served list, with its slice values and the stored
 per-group values of the tracked measures), their items, late label events, ingested batches and the
 quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups whose stored values
-are stale (``dirty``) so that values are computed once per ingest call rather than once per batch. A store is migrated forward, in one transaction per
+are stale (``dirty``) so that values are computed once per ingest call rather than once per batch, and
+moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers). A store is migrated forward, in one transaction per
 step, the first time a writer opens it.
 """
 
@@ -50,6 +51,21 @@ _V3 = [
     # until its values are computed again; reads compute dirty groups from their events
     "ALTER TABLE groups ADD COLUMN dirty BOOLEAN",
     "UPDATE groups SET dirty = (source = 'events' AND n_relevant IS NULL)",
+    # outcomes resolved to the served lists they belong to: one row per (list, item, label) or per given
+    # relevance; in-line labels and late label rows alike, so that reads join integers, not strings
+    """CREATE TABLE item_labels (gid BIGINT NOT NULL, item_id VARCHAR NOT NULL, label VARCHAR,
+                                 relevance DOUBLE, batch_id VARCHAR)""",
+    """INSERT INTO item_labels
+       SELECT gid, item_id, unnest(labels), NULL, NULL FROM items WHERE coalesce(len(labels), 0) > 0
+       UNION ALL SELECT gid, item_id, NULL, relevance, NULL FROM items WHERE relevance IS NOT NULL
+       UNION ALL SELECT g.gid, f.item_id, unnest(f.labels), NULL, f.batch_id
+                 FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+                 WHERE coalesce(len(f.labels), 0) > 0
+       UNION ALL SELECT g.gid, f.item_id, NULL, f.relevance, f.batch_id
+                 FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+                 WHERE f.relevance IS NOT NULL""",
+    "ALTER TABLE items DROP COLUMN labels",
+    "ALTER TABLE items DROP COLUMN relevance",
 ]
 
 MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]

@@ -546,9 +546,9 @@ class Store:
         if "labels" in cols:
             lt = typ("labels")
             if pa.types.is_list(lt) or pa.types.is_large_list(lt):
-                labels = f"list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), lambda l: l IS NOT NULL AND l <> '')"
+                labels = f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), lambda l: l IS NOT NULL AND l <> ''))"
             else:
-                labels = f"list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), lambda l: TRIM(l)), lambda l: l <> '')"
+                labels = f"list_distinct(list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), lambda l: TRIM(l)), lambda l: l <> ''))"
         else:
             labels = "CAST(NULL AS VARCHAR[])"
         select = [
@@ -666,15 +666,31 @@ class Store:
                        'events', ?, TRUE{slice_sel}
                 FROM _gn g JOIN _v v ON v._row = g.first_row""", [batch_id])
             con.execute("""
-                INSERT INTO items
-                SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER), v.score, v.relevance, v.labels
+                CREATE OR REPLACE TEMP TABLE _items AS
+                SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
                 FROM _v v JOIN _gn s ON s.model = v.model AND s.model_version = v.model_version
                  AND s.environment = v.environment AND s.group_id = v.group_id
-                WHERE v.reason IS NULL AND v.is_ranking""")  # a batch's gids are one range: pruned by zone maps
+                WHERE v.reason IS NULL AND v.is_ranking""")
+            # a batch's gids are one range: later reads prune by zone maps
+            con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
             label_rows = con.execute("""
                 INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
                 FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
             n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
+            # outcomes resolved to lists: in-line ones, this batch's label rows for any list with that
+            # group_id, and label rows stored earlier for the lists that arrive now
+            con.execute("""
+                CREATE OR REPLACE TEMP TABLE _fb AS
+                SELECT g.gid, f.item_id, f.labels, f.relevance
+                FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+                WHERE f.batch_id = ? OR f.group_id IN (SELECT group_id FROM _gn)""", [batch_id])
+            con.execute("""
+                INSERT INTO item_labels
+                SELECT gid, item_id, unnest(labels), NULL, ? FROM _items WHERE coalesce(len(labels), 0) > 0
+                UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _items WHERE relevance IS NOT NULL
+                UNION ALL SELECT gid, item_id, unnest(labels), NULL, ? FROM _fb WHERE coalesce(len(labels), 0) > 0
+                UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _fb WHERE relevance IS NOT NULL""",
+                        [batch_id] * 4)
             # stored groups that receive labels in this batch: their values are stale until the refresh
             updated = con.execute("""
                 UPDATE groups SET dirty = TRUE
@@ -698,41 +714,35 @@ class Store:
         """Items of the selected groups (gids in [lo, hi] when given) with their labels, ordered by group."""
         rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
         grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
+        # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range; each distinct
+        # label of an item adds its attribution value (the _w table), the largest given relevance wins
+        pa = require("pyarrow")
+        vals = self.config.attribution.label_values()
+        con.register("_w", pa.table({"label": pa.array(list(vals), pa.string()),
+                                     "weight": pa.array(list(vals.values()), pa.float64())}))
+        lrng = rng.replace("i.gid", "l.gid")
         return _arrow(con.sql(f"""
-            WITH sel AS (SELECT g.gid, g.group_id, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
-            fb AS (
-              SELECT f.group_id, f.item_id, max(f.relevance) AS relevance,
-                     flatten(list(f.labels) FILTER (WHERE f.labels IS NOT NULL)) AS labels
-              FROM feedback f WHERE f.group_id IN (SELECT group_id FROM sel) GROUP BY ALL)
+            WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
+            lab AS (SELECT DISTINCT l.gid, l.item_id, l.label FROM item_labels l
+                    WHERE l.label IS NOT NULL{lrng} AND l.gid IN (SELECT gid FROM sel)),
+            att AS (SELECT lab.gid, lab.item_id, sum(_w.weight) AS attr FROM lab JOIN _w ON _w.label = lab.label
+                    GROUP BY ALL),
+            rel AS (SELECT l.gid, l.item_id, max(l.relevance) AS relevance FROM item_labels l
+                    WHERE l.relevance IS NOT NULL{lrng} AND l.gid IN (SELECT gid FROM sel) GROUP BY ALL)
             SELECT i.gid, i.item_id, i.rank, i.score,
                    CASE WHEN s.order_by = 'rank' THEN -CAST(i.rank AS DOUBLE) ELSE i.score END AS key,
-                   i.relevance AS rel_item, fb.relevance AS rel_fb,
-                   list_distinct(list_concat(coalesce(i.labels, []), coalesce(fb.labels, []))) AS labels
+                   rel.relevance, coalesce(att.attr, 0.0) AS attr
             FROM items i JOIN sel s ON i.gid = s.gid
-            LEFT JOIN fb ON fb.group_id = s.group_id AND fb.item_id = i.item_id
+            LEFT JOIN att ON att.gid = i.gid AND att.item_id = i.item_id
+            LEFT JOIN rel ON rel.gid = i.gid AND rel.item_id = i.item_id
             WHERE TRUE{rng}""", params=list(params)))
 
     def _gains(self, events: Any) -> np.ndarray:
-        """Attributed gain of each item: its largest explicit relevance, else the attribution of its labels."""
-        pa = require("pyarrow")
-        pc = require("pyarrow.compute")
-        n = events.num_rows
-        labels = events.column("labels").combine_chunks()
-        if isinstance(labels, pa.ChunkedArray):  # pragma: no cover
-            labels = pa.concat_arrays(labels.chunks)
-        vals = self.config.attribution.label_values()
-        flat = pc.list_flatten(labels)
-        parent = pc.list_parent_indices(labels).to_numpy(zero_copy_only=False)
-        names = pa.array(list(vals), type=pa.string())
-        idx = pc.index_in(flat.cast(pa.string()), value_set=names).to_numpy(zero_copy_only=False)
-        weights = np.asarray(list(vals.values()) + [0.0], dtype=np.float64)
-        idx = np.where(np.isnan(idx.astype(np.float64)), len(vals), idx).astype(np.int64) if len(idx) else idx.astype(np.int64)
-        attr = np.bincount(parent, weights=weights[idx], minlength=n) if len(idx) else np.zeros(n)
+        """Gain of each item: its largest explicit relevance, else the attribution of its distinct labels."""
+        attr = events.column("attr").to_numpy(zero_copy_only=False).astype(np.float64)
         if self.config.attribution.rule == "binary":
             attr = np.minimum(attr, 1.0)
-        r1 = events.column("rel_item").to_numpy(zero_copy_only=False).astype(np.float64)
-        r2 = events.column("rel_fb").to_numpy(zero_copy_only=False).astype(np.float64)
-        rel = np.fmax(r1, r2)  # NaN (missing) loses against a number
+        rel = events.column("relevance").to_numpy(zero_copy_only=False).astype(np.float64)
         return np.where(np.isnan(rel), attr, rel)
 
     def _compute(self, con: Any, gid_sql: str, params: Sequence[Any], keys: list[str], lo: int | None = None,
