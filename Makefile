@@ -50,14 +50,17 @@ demo: $(VENV)/.runtime
 	@echo "== why: one query under ranklens vs lightgbm =="
 	$(BIN)/ranklens explain examples/data/qrels.dl19-passage.txt examples/data/run.splade.dl19.txt \
 	    --query 1037798 -k 10 --compare lightgbm
+	@echo
+	@echo "== production monitoring: simulated events, the seed's swap planted in country=BR from 2026-10-11 =="
+	rm -rf .demo && mkdir -p .demo
+	$(BIN)/ranklens monitor simulate .demo/events --days 14 --groups-per-day 1000 --decay-start 2026-10-11 --malformed 0.001
+	$(BIN)/ranklens monitor ingest .demo/events --store .demo/ranklens.duckdb --config examples/ranklens.toml | tail -3
+	$(BIN)/ranklens monitor report --store .demo/ranklens.duckdb --config examples/ranklens.toml -m ndcg -k 10 \
+	    --where environment=production --where country=BR --by country --ci none
+	-$(BIN)/ranklens monitor check --store .demo/ranklens.duckdb --config examples/ranklens.toml --no-record -f table
+	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
+	    --where environment=production --limit 5
 
-# Debian's Chromium for the dashboard's browser tests (Playwright launches /usr/bin/chromium; no browser download)
-browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
-	    SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
-	    $$SUDO apt-get update -qq && \
-	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; \
-	fi
 
 test: $(VENV)/.test $(EVENV)/.installed browser
 	$(BIN)/python -m pytest -q

@@ -176,14 +176,27 @@ def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: t
 @click.option("--webhook", default=None, help="POST fired alerts as JSON to this URL (default: [alerts] webhook).")
 @click.option("--no-record", is_flag=True, help="Do not record fired alerts in the store.")
 @_opts(_STORE, _CONFIG, _WAIT)
+@click.option("-f", "--format", "fmt", type=click.Choice(["json", "table"]), default="json", show_default=True,
+              help="Alerts as JSON, or one line each.")
 def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
-              no_record: bool, store_path: str, config_path: str | None, wait: float) -> None:
+              no_record: bool, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Run the monitors of the configuration; print the alerts as JSON; exit 1 when one fires."""
     st = _store(store_path, config_path, wait)
     if (start or end) and not all_windows:
         raise click.UsageError("--start/--end go with --all")
     alerts = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
-    click.echo(json.dumps([a.to_dict() for a in alerts], indent=1))
+    if fmt == "table":
+        if not alerts:
+            click.echo("no alert")
+        for a in alerts:
+            d = a.to_dict()
+            series = " ".join(f"{k}={v}" for k, v in d["series"].items())
+            top = d.get("top_slices") or []
+            cause = f"  top slice {top[0]['column']}={top[0]['value']} ({top[0]['baseline_value']:.4f} -> " \
+                    f"{top[0]['window_value']:.4f})" if top else ""
+            click.echo(f"ALERT {d['monitor']!r} {d['window_start'][:10]} {series}: {d['reason']}{cause}")
+    else:
+        click.echo(json.dumps([a.to_dict() for a in alerts], indent=1))
     if alerts:
         sys.exit(1)
 
