@@ -217,8 +217,9 @@ def test_serve_refuses_a_public_address_without_token(seed_store: str) -> None:
         assert r.returncode == 2, r.stderr
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("ranklens: error:") and "--token" in lines[0]
-    r = _cli("serve", "--store", seed_store, "--host", "0.0.0.0", "--token", "short")
-    assert r.returncode == 2 and "at least 8" in r.stderr
+    for bad in ("short", "has space inside", "semi;colon-token", "comma,separated", 'quote"token12'):
+        r = _cli("serve", "--store", seed_store, "--host", "0.0.0.0", "--token", bad)
+        assert r.returncode == 2 and "at least 8 printable" in r.stderr, bad
     # the token may come from the environment: then the next check (the store) is what fails
     r = _cli("serve", "--store", seed_store + ".missing", "--host", "0.0.0.0", env={"RANKLENS_TOKEN": TOKEN})
     assert r.returncode == 2 and "no such store" in r.stderr and "--token" not in r.stderr

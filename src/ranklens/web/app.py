@@ -298,12 +298,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 
 # -- the app ------------------------------------------------------------------------------------------------
 class _Cache:
-    """Responses keyed by (request, store version), least recently used dropped first; one computation per key."""
+    """Responses keyed by (request, store version), least recently used dropped first."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.data: OrderedDict[Any, tuple[int, bytes]] = OrderedDict()
-        self.pending: dict[Any, asyncio.Future[tuple[int, bytes]]] = {}
         self.lock = threading.Lock()
 
     def get(self, key: Any) -> tuple[int, bytes] | None:
@@ -338,6 +337,20 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
 
     walk(root, "")
     return out
+
+
+def check_token(token: str | None, name: str = "the token") -> None:
+    """A token is at least 8 printable ASCII characters, none of them a space, a quote, ',' or ';'.
+
+    >>> check_token("0123abcd-efgh")
+    >>> check_token("short")
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: the token must be at least 8 printable ASCII characters, without spaces, quotes, ',' or ';'.
+    """
+    if token is not None and not re.fullmatch(r"[!#-&(-+\--:<-~]{8,}", token):
+        raise InvalidParameterError(f"{name} must be at least 8 printable ASCII characters, without spaces, "
+                                    "quotes, ',' or ';'.")
 
 
 def _store_version(path: str) -> tuple[int, ...]:
@@ -397,6 +410,7 @@ def create_app(
     ranklens.errors.InputError: no-such-store.duckdb: no such store
     """
     path = os.fspath(store)
+    check_token(token)
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such store")
     from .cli import _require_web
@@ -415,6 +429,8 @@ def create_app(
     shell = static["index.html"][0]
     docs_page = static["apidocs.html"][0]
     responses = _Cache(cache_size) if cache else None
+    pending: dict[Any, asyncio.Future[tuple[int, bytes]]] = {}  # requests being computed, by key
+    slots = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
     hosts = tuple(h.lower() for h in (allowed_hosts or ("localhost", "127.0.0.1", "[::1]", "::1")))
     info_cache: dict[str, Any] = {}
 
@@ -468,41 +484,40 @@ def create_app(
                 return error(400, str(exc), exc.name)
             except RanklensError as exc:
                 return error(400, str(exc))
-            key = None
+            key = (ep.path, tuple(sorted((k, repr(v)) for k, v in {**params, **where}.items())), _store_version(path))
             if responses is not None:
-                key = (ep.path, tuple(sorted((k, repr(v)) for k, v in {**params, **where}.items())), _store_version(path))
                 hit = responses.get(key)
                 if hit is not None:
                     return Response(hit[1], status_code=hit[0], media_type="application/json",
                                     headers={"X-Cache": "hit"})
-                fut = responses.pending.get(key)
-                if fut is not None:  # the same request is being computed: wait for it
-                    status, body = await asyncio.shield(fut)
-                    return Response(body, status_code=status, media_type="application/json", headers={"X-Cache": "hit"})
-                fut = asyncio.get_running_loop().create_future()
-                responses.pending[key] = fut
+            fut = pending.get(key)
+            if fut is not None:  # the same request is being computed: wait for its answer
+                status, body = await asyncio.shield(fut)
+                return Response(body, status_code=status, media_type="application/json",
+                                headers={"X-Cache": "hit"} if responses is not None else None)
+            fut = asyncio.get_running_loop().create_future()
+            pending[key] = fut
             try:
                 status, body = await run_in_threadpool(compute, ep, params, where)
             except BaseException as exc:
-                if key is not None:
-                    responses.pending.pop(key, None)
-                    if not fut.done():
-                        fut.set_exception(exc)
-                        fut.exception()  # retrieved: no "never retrieved" warning
+                pending.pop(key, None)
+                if not fut.done():
+                    fut.set_exception(exc)
+                    fut.exception()  # retrieved: no "never retrieved" warning
                 raise
-            if key is not None:
-                responses.pending.pop(key, None)
-                fut.set_result((status, body))
-                if status == 200:
-                    responses.put(key, (status, body))
+            pending.pop(key, None)
+            fut.set_result((status, body))
+            if responses is not None and status == 200:
+                responses.put(key, (status, body))
             return Response(body, status_code=status, media_type="application/json",
-                            headers={"X-Cache": "miss"} if key is not None else None)
+                            headers={"X-Cache": "miss"} if responses is not None else None)
 
         return handler
 
     def compute(ep: Endpoint, params: dict[str, Any], where: dict[str, Any]) -> tuple[int, bytes]:
         try:
-            out = ep.call(st, params, where)
+            with slots:  # as many store computations at once as cores: more only thrash
+                out = ep.call(st, params, where)
             status = 200
         except (InvalidParameterError, InputError) as exc:
             out, status = {"error": str(exc)}, 400

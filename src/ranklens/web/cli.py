@@ -54,8 +54,9 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     API behind them is described at /api/openapi.json and /api/docs. Everything is served from the
     package: the dashboard works with no internet.
     """
-    if token is not None and len(token.strip()) < 8:
-        raise InvalidParameterError("--token must be at least 8 characters.")
+    from .app import check_token
+
+    check_token(token, "--token")
     if not is_loopback(host) and not token:
         raise InvalidParameterError(
             f"binding {host} exposes the dashboard beyond this machine: give --token (or {TOKEN_ENV})."

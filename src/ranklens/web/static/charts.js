@@ -337,7 +337,7 @@
     var sx = m.l, sw = Math.min(240, W - m.l - m.r), sy = H - 24;
     var grad = el("defs", {}, svg), lgid = "rlg" + Math.floor(Math.random() * 1e9);
     var lgr = el("linearGradient", {id: lgid}, grad);
-    var a = lim > 0 ? center - lim : lo, b2 = lim > 0 ? center + lim : hi;
+    var a = lo, b2 = hi;  // the scale spans the data; with a centre, white sits at the centre
     for (var k = 0; k <= 10; k++) el("stop", {offset: (k * 10) + "%", "stop-color": colour(a + (b2 - a) * k / 10)}, lgr);
     el("rect", {x: sx, y: sy, width: sw, height: 10, fill: "url(#" + lgid + ")"}, svg);
     text(svg, sx, sy + 22, fmt(a, 3), {"class": "rl-tick-label"});
