@@ -82,8 +82,8 @@ def mix(info: dict[str, Any]) -> list[str]:
         f"/api/slices?metric=ndcg@10&start={week}&end={end}&environment=production",
         f"/api/heatmap?metric=ndcg@10&window=day&limit=12&start={week}&end={end}&environment=production",
         f"/api/groups?metric=ndcg@10&limit=50&start={week}&end={end}&order=worst",
-        f"/api/compare?metric=ndcg@10&confidence=0.95&a_model={model}&a_model_version=v2&a_environment=production"
-        f"&b_model={model}&b_model_version=v1&b_environment=production",
+        (f"/api/compare?metric=ndcg@10&confidence=0.95&a_model={model}&a_model_version=v2&a_environment=production"
+         f"&b_model={model}&b_model_version=v1&b_environment=production"),
     ]
     return urls
 
@@ -119,7 +119,7 @@ def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
     s = sorted(xs)
-    i = min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))
+    i = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
     return s[i]
 
 
