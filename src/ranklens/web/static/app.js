@@ -282,7 +282,11 @@
         ].filter(function (c) { return !res.rows.length || c.key in res.rows[0]; });
         sortableTable($("#slices-table"), cols, res.rows, {key: "contribution", dir: 1});
       }).catch(fail);
-      api("/api/heatmap", Object.assign({window: s.window, limit: 12}, q), "heatmap").then(function (hm) {
+      // the heatmap shows the four weeks up to the window's end: the onset of a drop is visible
+      var hstart = s.end ? addDays(s.end, -28) : "", first = dateOnly(info.first);
+      if (hstart && first && hstart < first) hstart = first;
+      $("#heatmap-range").textContent = hstart && s.end ? "(" + hstart + " to " + s.end + ")" : "";
+      api("/api/heatmap", Object.assign({window: s.window, limit: 12}, q, {start: hstart || s.start}), "heatmap").then(function (hm) {
         var draw = function () {
           C.heatmap($("#slices-heatmap"), {rows: hm.rows, cols: hm.cols.map(tsMs), values: hm.values, counts: hm.counts,
                                            center: hm.baseline, label: metric, title: "slice x time"});
