@@ -24,7 +24,7 @@ PAGES = {"overview": "/", "slices": "/slices", "groups": "/groups", "compare": "
 READY = {
     "overview": "document.querySelector('#overview-chart svg') && document.querySelectorAll('#overview-kpis .kpi').length > 0",
     "slices": "document.querySelector('#slices-table table') && document.querySelector('#slices-heatmap svg')",
-    "groups": "document.querySelector('#groups-table table')",
+    "groups": "document.querySelector('#groups-table table') && document.querySelector('#explain-rows tbody tr')",
     "compare": "document.querySelector('#compare-means svg') && document.querySelector('#compare-diff svg')",
     "api": "document.querySelectorAll('#endpoints section').length > 5",
 }
@@ -130,7 +130,10 @@ def test_group_search_shows_its_table(browser: Any, live_sim: Any) -> None:
         w.page.select_option("#group-form select[name=model_version]", worst["model_version"])
         w.page.select_option("#group-form select[name=environment]", worst["environment"])
         w.page.click("#group-form button[type=submit]")
-        w.page.wait_for_selector("#explain-rows tbody tr")
+        # the page explained the worst group of its window on arrival; now the title names the searched one
+        w.page.wait_for_function("([gid, v]) => { const t = document.querySelector('#explain-title').textContent;"
+                                 " return t.includes('group ' + gid + ' ') && t.includes(v); }",
+                                 arg=[worst["group_id"], worst["model_version"] + " \u00b7 " + worst["environment"]])
         q = (f"group_id={worst['group_id']}&model={worst['model']}&model_version={worst['model_version']}"
              f"&environment={worst['environment']}&k=10")
         e = json.load(urllib.request.urlopen(live_sim.url + "/api/explain?" + q))

@@ -339,7 +339,7 @@
       api("/api/explain", s, "explain").then(function (e) {
         $("#explain-card").hidden = false;
         $("#explain-title").textContent = "group " + (e.query || s.group_id) + " \u2014 " + e.measure +
-          (e.model_version ? " \u00b7 " + [e.model, e.model_version, e.environment].filter(Boolean).join(" \u00b7 ") : "");
+          [s.model_version, s.environment].filter(Boolean).map(function (x) { return " \u00b7 " + x; }).join("");
         var cut = e.k ? "@" + e.k : "";
         $("#explain-summary").innerHTML = "DCG" + cut + " = <b>" + fmt(e.dcg, 5) + "</b> &nbsp; IDCG" + cut + " = <b>" +
           fmt(e.idcg, 5) + "</b> &nbsp; " + esc(e.measure) + " = DCG / IDCG = <b>" + fmt(e.value, 5) + "</b>";
@@ -347,6 +347,13 @@
         $("#explain-note").innerHTML = "<span class='formula'>contribution = gain &times; discount, discount = 1 / log2(position + 1)</span>" +
           (e.note ? " &nbsp; " + esc(e.note) : "") + (e.convention ? " &nbsp; convention: " + esc(e.convention) : "");
       }).catch(function (err) { $("#explain-card").hidden = true; fail(err); });
+    }
+    var autoDone = false;
+    function pick(row) {
+      $("[name=group_id]", form).value = row.group_id;
+      if (row.model_version) $("[name=model_version]", form).value = row.model_version;
+      if (row.environment) $("[name=environment]", form).value = row.environment;
+      explain();
     }
     form.addEventListener("submit", function (ev) { ev.preventDefault(); explain(); });
     function loadGroups() {
@@ -363,13 +370,16 @@
           {key: "n_items", label: "items", num: true}, {key: "n_relevant", label: "relevant", num: true}
         ]);
         sortableTable($("#groups-table"), cols, res.rows, null);
+        if (res.rows.length) $("[name=group_id]", form).placeholder = "a prediction group id, e.g. " + res.rows[0].group_id;
+        if (!autoDone && !url.group_id && res.rows.length) {  // first visit: explain the worst group straight away
+          autoDone = true;
+          pick(res.rows[0]);
+        }
         $all("a.pick", $("#groups-table")).forEach(function (a) {
           a.addEventListener("click", function (ev) {
             ev.preventDefault();
             var row = res.rows.filter(function (r) { return r.group_id === a.getAttribute("data-id"); })[0];
-            $("[name=group_id]", form).value = a.getAttribute("data-id");
-            if (row) { $("[name=model_version]", form).value = row.model_version; $("[name=environment]", form).value = row.environment; }
-            explain();
+            pick(row || {group_id: a.getAttribute("data-id")});
             window.scrollTo({top: 0, behavior: "smooth"});
           });
         });
