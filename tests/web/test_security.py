@@ -220,6 +220,11 @@ def test_serve_refuses_a_public_address_without_token(seed_store: str) -> None:
     for bad in ("short", "has space inside", "semi;colon-token", "comma,separated", 'quote"token12'):
         r = _cli("serve", "--store", seed_store, "--host", "0.0.0.0", "--token", bad)
         assert r.returncode == 2 and "at least 8 printable" in r.stderr, bad
+    # not a store: one line, before serving
+    bogus = Path(seed_store).with_name("not-a-store.duckdb")
+    bogus.write_text("hello")
+    r = _cli("serve", "--store", str(bogus), "--port", "0")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "not-a-store" in r.stderr, r.stderr
     # the token may come from the environment: then the next check (the store) is what fails
     r = _cli("serve", "--store", seed_store + ".missing", "--host", "0.0.0.0", env={"RANKLENS_TOKEN": TOKEN})
     assert r.returncode == 2 and "no such store" in r.stderr and "--token" not in r.stderr

@@ -69,6 +69,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     uvicorn = _require_web("uvicorn")
     require("duckdb")
     app = create_app(store_path, config=config_path, token=token, cache=not no_cache, host=host)
+    app.state.store.info()  # a file that is not a store (or of another schema) fails here, in one line
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"ranklens: serving {store_path} (read-only) at http://{shown}:{port}/"
                + ("  (token required)" if token else ""), err=True)
