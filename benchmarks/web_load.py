@@ -43,10 +43,16 @@ def build_store(days: int, groups_per_day: int) -> tuple[Path, dict[str, Any]]:
     d.mkdir(parents=True, exist_ok=True)
     store = d / "ranklens.duckdb"
     meta = d / "store.json"
-    if store.exists() and meta.exists():
-        return store, json.loads(meta.read_text())
+    from ranklens.errors import InputError
     from ranklens.monitor import Store
     from ranklens.monitor.simulate import simulate
+
+    if store.exists() and meta.exists():
+        try:
+            Store(store, config={}, read_only=True).info()
+            return store, json.loads(meta.read_text())
+        except InputError as exc:  # e.g. written by an older schema: build it again
+            print(f"rebuilding the store: {exc}", file=sys.stderr)
 
     for p in (store, Path(str(store) + ".wal")):
         if p.exists():

@@ -197,8 +197,12 @@
           var key = seriesName(r);
           (groups[key] = groups[key] || []).push({x: tsMs(r.window), y: r.value, lo: r.ci_low, hi: r.ci_high, n: r.n_groups});
         });
+        // a series keeps its colour whatever the filters: its place among all the store's series
+        var all = info.models.map(seriesName);
         var series = Object.keys(groups).sort().map(function (k) {
-          return {name: k, points: groups[k].sort(function (a, b) { return a.x - b.x; })};
+          var i = all.indexOf(k);
+          return {name: k, points: groups[k].sort(function (a, b) { return a.x - b.x; }),
+                  color: i >= 0 ? C.palette[i % C.palette.length] : undefined};
         });
         var band = base && base.value !== null ? {value: base.value, lo: base.ci_low, hi: base.ci_high,
                                                    label: "baseline"} : null;
