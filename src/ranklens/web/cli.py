@@ -70,6 +70,12 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     require("duckdb")
     app = create_app(store_path, config=config_path, token=token, cache=not no_cache, host=host)
     app.state.store.info()  # a file that is not a store (or of another schema) fails here, in one line
+    if port == 0:  # any free port: choose it here so that the address printed is the one served
+        import socket
+
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+            sock.bind((host.strip("[]"), 0))
+            port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"ranklens: serving {store_path} (read-only) at http://{shown}:{port}/"
                + ("  (token required)" if token else ""), err=True)
