@@ -173,25 +173,137 @@ def cli(threads: int | None) -> None:
 @click.option("-f", "--output-format", "--fmt", "fmt", type=click.Choice(["table", "json", "csv", "trec"]),
               default="table", show_default=True, help="Output format.")
 @click.option("--digits", default=4, show_default=True, help="Decimals in table and trec output.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="spark: read Parquet/CSV/JSON Lines tables with Spark and compute in its executors "
+                   "(needs pip install 'ranklens[spark]'); same numbers as local.")
+@click.option("--master", default=None, help="Spark master URL (with --engine spark; default: local[*], or the "
+              "one spark-submit sets).")
+@click.option("--partitions", type=click.IntRange(min=1), default=None,
+              help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
+@click.option("--group-by", "group_by", multiple=True,
+              help="With --engine spark: evaluate each group of these columns (date, model version, slice); repeatable.")
+@click.option("--output", "output", default=None,
+              help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
+                   "as Parquet to this path instead of printing them.")
 @_column_options
 def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
-             sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, **kw: Any) -> None:
+             sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, engine: str, master: str | None,
+             partitions: int | None, group_by: tuple[str, ...], output: str | None, **kw: Any) -> None:
     """Evaluate RUN(s) against JUDGMENTS.
 
     JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
     file; RUN a TREC run, a predictions file or a table. A table holding both
-    relevance and scores can be given alone.
+    relevance and scores can be given alone. With --engine spark, both are
+    tables (Parquet, CSV or JSON Lines; files or directories, any path Spark
+    can read: hdfs://, s3a://...).
     """
     from .evaluate import evaluate
 
     columns = _columns(kw)
     overrides = _parse_sets(sets)
     ms = list(measures) or ["ndcg@10"]
+    if engine == "spark":
+        _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
+                    partitions, list(group_by), output)
+        return
+    if group_by or output or master or partitions:
+        raise click.UsageError("--group-by, --output, --master and --partitions need --engine spark.")
     results = []
     if not runs:
         results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
     for run in runs:
         results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
+    _print_results(results, per_query, fmt, digits)
+
+
+def _spark_read(spark: Any, path: str) -> Any:
+    """A table Spark can read, by its extension (a directory: Parquet unless its files say otherwise)."""
+    from .errors import InputError
+
+    low = path.lower().rstrip("/")
+    if low.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        sep = "\t" if ".tsv" in low else ","
+        return spark.read.options(header=True, inferSchema=True, sep=sep).csv(path)
+    if low.endswith((".jsonl", ".jsonl.gz", ".json", ".ndjson")):
+        return spark.read.json(path)
+    if low.endswith((".parquet", ".pq")) or "." not in os.path.basename(low):
+        return spark.read.parquet(path)
+    raise InputError(f"{path}: --engine spark reads Parquet, CSV/TSV or JSON Lines tables (TREC and LETOR text "
+                     "files: convert them, or use the local engine).")
+
+
+def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention: str, overrides: dict[str, Any],
+                columns: dict[str, Any], per_query: bool, fmt: str, digits: int, master: str | None,
+                partitions: int | None, group_by: list[str], output: str | None) -> None:
+    from .errors import InputError, InvalidParameterError
+
+    for k in ("format", "run_format", "groups"):
+        if k in columns:
+            raise InvalidParameterError(f"--{k.replace('_', '-')} is for the local engine; --engine spark reads tables.")
+    from . import spark as rs
+
+    rs._deps_check()
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        if master is None and os.environ.get("SPARK_ENV_LOADED"):
+            # under spark-submit: its --master and --conf hold
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            spark = SparkSession.builder.appName("ranklens eval").getOrCreate()
+        else:
+            spark = rs.session(master or "local[*]", app_name="ranklens eval")
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        results = []
+        jdf = _spark_read(spark, judgments)
+        for name, rdf, judged in ([(judgments, jdf, None)] if not runs else
+                                  [(run, _spark_read(spark, run), jdf) for run in runs]):
+            kw = dict(columns, **overrides)
+            if group_by or output:
+                out = rs.evaluate(rdf, judged, ms, convention=convention, per_query=per_query,
+                                  group_by=group_by or None, partitions=partitions, **kw)
+                if output:
+                    target = output if len(runs) <= 1 else os.path.join(output, os.path.basename(name))
+                    with rs._Reraise():
+                        out.write.mode("overwrite").parquet(target)
+                    click.echo(f"{name}: wrote {'per-query values' if per_query else 'per-group aggregates'} to {target}")
+                    continue
+                with rs._Reraise():
+                    table = out.toArrow() if hasattr(out, "toArrow") else None
+                    if table is None:  # pragma: no cover - pyspark < 4
+                        import pyarrow as pa
+
+                        table = pa.Table.from_pylist([r.asDict() for r in out.collect()])
+                _print_arrow(table, fmt, name if len(runs) > 1 else None)
+                continue
+            res = rs.evaluate(rdf, judged, ms, convention=convention, partitions=partitions, **kw)
+            if per_query:
+                res = rs._with_per_query(res, rs.evaluate(rdf, judged, ms, convention=convention, per_query=True,
+                                                          partitions=partitions, **kw))
+            results.append((name, res))
+        if results:
+            _print_results(results, per_query, fmt, digits)
+    except Exception as exc:  # Spark's own errors (a missing path...) as one line
+        if isinstance(exc, (RanklensError, click.ClickException)):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"spark: {first}") from None
+
+
+def _print_arrow(table: Any, fmt: str, name: str | None) -> None:
+    out = click.get_text_stream("stdout")
+    rows = table.to_pylist()
+    if fmt == "json":
+        out.write(json.dumps({"run": name, "rows": rows} if name else rows, indent=2, default=str) + "\n")
+        return
+    w = csv.writer(out, lineterminator="\n", delimiter="," if fmt == "csv" else "\t")
+    w.writerow(([] if name is None else ["run"]) + table.column_names)
+    for r in rows:
+        w.writerow(([] if name is None else [name]) + [repr(v) if isinstance(v, float) else v for v in r.values()])
+
+
+def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, digits: int) -> None:
     out = click.get_text_stream("stdout")
     if fmt == "json":
         if len(results) == 1:

@@ -541,6 +541,25 @@ class _Reraise:
         raise cls(message.strip()) from None
 
 
+def _deps_check() -> None:
+    require("pyspark")
+
+
+def _with_per_query(res: Result, per_query_df: Any) -> Result:
+    """The Result with its per-query values filled from the per-query DataFrame (for printing; small inputs)."""
+    keys = res.keys
+    rows = _collect(per_query_df)
+    qcol = per_query_df.columns[0]
+    qids = [r[qcol] for r in rows]
+    integral = all(isinstance(q, int) for q in qids)
+    order = sorted(range(len(rows)), key=lambda i: qids[i] if integral else str(qids[i]))
+    values = np.array([[math.nan if rows[i][k] is None else rows[i][k] for k in keys] for i in order],
+                      dtype=np.float64).reshape(len(rows), len(keys))
+    queries = np.array([qids[i] for i in order], dtype=np.int64 if integral else object)
+    return Result(res.measures, res.aggregate, queries, values, res.counted, res.excluded, res.convention, None,
+                  per_query=True)
+
+
 def _collect(df: Any) -> list[Any]:
     with _Reraise():
         return df.collect()
