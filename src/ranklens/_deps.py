@@ -16,6 +16,9 @@ _EXTRAS = {
     "duckdb": "monitor",
     "pyspark": "spark",
     "matplotlib": "plot",
+    "starlette": "web",
+    "uvicorn": "web",
+    "scipy": "stats",
 }
 
 

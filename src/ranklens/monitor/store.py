@@ -1113,12 +1113,15 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             for a in alerts:
                 d = a.to_dict()
+                # an alert already recorded for this monitor, window and series is not recorded again
                 con.execute(
-                    "INSERT INTO alerts VALUES (now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    """INSERT INTO alerts SELECT now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                       WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE monitor = ? AND window_start = ? AND series = ?)""",
                     [d["monitor"], d["metric"], _time(d["window_start"], "window"), _time(d["window_end"], "window"),
                      d["series"].get("model"), d["series"].get("model_version"), d["series"].get("environment"),
-                     json.dumps(d["series"]), d["value"], d["baseline"], d["threshold"], d["p_value"],
-                     d["n_groups"], d["n_baseline"], d["reason"]],
+                     json.dumps(d["series"], sort_keys=True), d["value"], d["baseline"], d["threshold"], d["p_value"],
+                     d["n_groups"], d["n_baseline"], d["reason"],
+                     d["monitor"], _time(d["window_start"], "window"), json.dumps(d["series"], sort_keys=True)],
                 )
             con.execute("COMMIT")
         finally:
