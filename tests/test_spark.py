@@ -371,3 +371,85 @@ def test_without_pyspark_the_error_says_how_to_install(monkeypatch):
         rs.evaluate(FakeDF(), metrics=["ndcg"])
     with pytest.raises(MissingDependencyError, match="pyspark"):
         rs.session()
+
+
+# ---------------------------------------------------------------------------------------------
+# command line, and the monitoring store fed from Spark
+# ---------------------------------------------------------------------------------------------
+
+
+def _seed_table() -> pa.Table:
+    gains = {"x": [0, 0, 1, 1, 1], "y": [1, 0, 1, 0, 1], "z": [1, 0, 0, 0, 0]}
+    rows = [(q, f"{q}{i}", float(5 - i), float(g)) for q, gs in gains.items() for i, g in enumerate(gs)]
+    return pa.table({"query": [r[0] for r in rows], "item": [r[1] for r in rows], "score": [r[2] for r in rows],
+                     "relevance": [r[3] for r in rows], "day": ["d1"] * 10 + ["d2"] * 5})
+
+
+def test_cli_engine_spark_matches_local(spark, tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from ranklens.cli import cli
+
+    runs, qrels = generate(seed=2, n_q=30)
+    pq.write_table(runs, tmp_path / "run.parquet")
+    pq.write_table(qrels, tmp_path / "qrels.parquet")
+    base = ["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "ndcg@10", "-m", "map",
+            "-m", "err@5", "-c", "trec_eval", "-f", "json", "--per-query"]
+    local = CliRunner().invoke(cli, base)
+    got = CliRunner().invoke(cli, base + ["--engine", "spark"])
+    assert local.exit_code == 0 and got.exit_code == 0, (local.output, got.output)
+    a, b = json.loads(local.output), json.loads(got.output)
+    assert a["queries"] == b["queries"] and a["excluded"] == b["excluded"]
+    for k, v in a["aggregate"].items():
+        assert abs(b["aggregate"][k] - v) <= TOL
+    assert a["per_query"].keys() == b["per_query"].keys()
+    for q, row in a["per_query"].items():
+        for k, v in row.items():
+            assert abs(b["per_query"][q][k] - v) <= TOL
+    # groups, written as Parquet
+    pq.write_table(_seed_table(), tmp_path / "seed.parquet")
+    out = CliRunner().invoke(cli, ["eval", str(tmp_path / "seed.parquet"), "-m", "ndcg", "--engine", "spark",
+                                   "--group-by", "day", "--output", str(tmp_path / "by_day")])
+    assert out.exit_code == 0, out.output
+    t = pq.read_table(tmp_path / "by_day").sort_by("day").to_pylist()
+    hand_x, hand_y = 1.3175293 / 2.1309297, 1.8868528 / 2.1309297  # the seed's DCG / IDCG (x, y), 7 digits
+    assert [r["day"] for r in t] == ["d1", "d2"] and [r["queries"] for r in t] == [2, 1]
+    assert abs(t[0]["ndcg"] - (hand_x + hand_y) / 2) <= 1e-6 and t[1]["ndcg"] == 1.0
+    # errors: one line, exit 2
+    bad = CliRunner().invoke(cli, ["eval", str(tmp_path / "missing.parquet"), "--engine", "spark"])
+    assert bad.exit_code == 2 and bad.output.startswith("ranklens: error: spark: ") and bad.output.count("\n") == 1
+    bad = CliRunner().invoke(cli, ["eval", str(tmp_path / "seed.parquet"), "--group-by", "day"])
+    assert bad.exit_code == 2 and "--engine spark" in bad.output
+
+
+def test_per_query_results_into_the_monitoring_store(spark, tmp_path):
+    """Per-query values computed on Spark, written as Parquet, ingested by the store, reported per day."""
+    pytest.importorskip("duckdb")  # the monitor extra; installed with the test extra
+    from ranklens.monitor.store import Store
+
+    t = _seed_table()
+    n = t.num_rows
+    days = {"d1": "2026-11-20T10:00:00", "d2": "2026-11-21T10:00:00"}
+    logs = pa.table({"group_id": t["query"], "item": t["item"], "score": t["score"], "relevance": t["relevance"],
+                     "timestamp": [days[d] for d in t["day"].to_pylist()], "model": ["ranker"] * n,
+                     "model_version": ["v1"] * n, "environment": ["production"] * n,
+                     "country": ["US"] * 10 + ["BR"] * 5})
+    df = spark.createDataFrame(logs).withColumn("timestamp", __import__("pyspark.sql.functions", fromlist=["x"])
+                                                .to_timestamp("timestamp"))
+    per_q = rs.evaluate(df, metrics=["ndcg@10", "mrr@10"], per_query=True, query_col="group_id",
+                        group_by=["timestamp", "model", "model_version", "environment", "country"])
+    assert per_q.columns == ["timestamp", "model", "model_version", "environment", "country", "group_id",
+                             "ndcg@10", "mrr@10"]
+    per_q.write.parquet(str(tmp_path / "per_query"))
+    st = Store(tmp_path / "m.duckdb")
+    s = st.ingest_results(str(tmp_path / "per_query"))
+    assert s.groups == 3
+    rep = {(r["window"].day, r["metric"]): r for r in st.report(["ndcg@10", "mrr@10"], ci=None).to_pylist()}
+    hand_x, hand_y = 1.3175293 / 2.1309297, 1.8868528 / 2.1309297  # the seed's DCG / IDCG, 7 digits
+    assert abs(rep[(20, "ndcg@10")]["value"] - (hand_x + hand_y) / 2) <= 1e-6
+    assert rep[(21, "ndcg@10")]["value"] == 1.0
+    assert abs(rep[(20, "mrr@10")]["value"] - (1 / 3 + 1) / 2) <= TOL  # first relevant at 3 (x) and 1 (y)
+    assert st.ingest_results(str(tmp_path / "per_query")).groups == 0  # the same files again add nothing

@@ -477,14 +477,12 @@ class _Worker:
         yield pa.RecordBatch.from_arrays(arrays, schema=self.out_schema)
 
 
-def _arrow_schema(spark_schema: Any) -> Any:
+def _arrow_schema(spark_schema: Any, timezone: str) -> Any:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
     try:
-        from pyspark.sql.pandas.types import to_arrow_schema
-    except ImportError:  # pragma: no cover
-        from pyspark.sql.types import to_arrow_schema  # type: ignore[no-redef]
-    try:
-        return to_arrow_schema(spark_schema, prefers_large_types=False)
-    except TypeError:  # older signature
+        return to_arrow_schema(spark_schema, timezone=timezone, prefers_large_types=False)
+    except TypeError:  # pragma: no cover - pyspark 3.5's signature
         return to_arrow_schema(spark_schema)
 
 
@@ -506,7 +504,8 @@ def _run(prepared: Any, plan: _Plan, mode: str, partitions: int | None, max_labe
         fields += [T.StructField(_REASON, T.StringType(), True), T.StructField(_MEAS, T.IntegerType(), True),
                    T.StructField(_COUNT, T.LongType(), True), T.StructField(_EX, T.ArrayType(T.StringType()), True)]
     schema = T.StructType(fields)
-    worker = _Worker(plan, mode, _arrow_schema(schema), max_labels, rows_per_call)
+    tz = prepared.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+    worker = _Worker(plan, mode, _arrow_schema(schema, tz), max_labels, rows_per_call)
     n = partitions or int(prepared.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     grouped = prepared.repartition(n, *plan.keys).sortWithinPartitions(*plan.keys, _SIDE, _ROW)
     import warnings
