@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test install install-test bench clean browser
+.PHONY: demo test install install-test bench clean browser bench-monitor
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ $(BVENV)/.installed: pyproject.toml
 
 bench: $(BVENV)/.installed
 	$(BVENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+
+# monitoring: ~10M simulated events, store ingest and daily report beside a pandas group-by (docs/benchmarks-monitor.md)
+bench-monitor: $(BVENV)/.installed
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]"
+	$(BVENV)/bin/python benchmarks/monitor_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(EVENV) $(BVENV) .pytest_cache

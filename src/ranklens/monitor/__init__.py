@@ -9,10 +9,9 @@ Needs the ``monitor`` extra (``pip install 'ranklens[monitor]'``: duckdb, scipy)
 
 from __future__ import annotations
 
-from typing import Any
-
 from .alerts import Alert
 from .config import Attribution, Baseline, MonitorConfig, MonitorSpec, load_config
+from .simulate import simulate
 from .store import IngestSummary, Store
 
 __all__ = [
@@ -26,10 +25,3 @@ __all__ = [
     "load_config",
     "simulate",
 ]
-
-
-def simulate(*args: Any, **kwargs: Any) -> Any:
-    """A realistic ranking event stream with a planted decay; see :func:`ranklens.monitor.simulate.simulate`."""
-    from .simulate import simulate as _simulate
-
-    return _simulate(*args, **kwargs)
