@@ -84,3 +84,7 @@ bench-monitor: $(BVENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(EVENV) $(BVENV) .pytest_cache
+
+# Spark: rows/s of ranklens.spark on local[1] and local[2] against the local engine (docs/spark.md)
+bench-spark: $(VENV)/.test
+	$(BIN)/python benchmarks/spark_bench.py $(BENCH_ARGS)
