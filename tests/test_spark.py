@@ -143,9 +143,13 @@ def test_every_convention_aggregates(generated, conv, data):
     assert_same_result(local, got)
 
 
-@pytest.mark.parametrize("conv", list(ranklens.CONVENTIONS))
-def test_every_convention_per_query(generated, conv):
-    runs, qrels, rdf, jdf = generated["both"]
+PQ_CASES = [(c, "both") for c in ranklens.CONVENTIONS] + [("ir_measures", "mixed"), ("ranklens", "mixed")]
+
+
+@pytest.mark.parametrize("conv,data", PQ_CASES, ids=[f"{c}-{d}" for c, d in PQ_CASES])
+def test_every_convention_per_query(generated, conv, data):
+    """Per-query values; on "mixed", judged-only queries that the convention scores are rows too."""
+    runs, qrels, rdf, jdf = generated[data]
     ms = measures_for(conv)
     local = ranklens.evaluate(qrels, runs, ms, convention=conv)
     assert_same_per_query(local, rs.evaluate(rdf, jdf, ms, convention=conv, per_query=True, rows_per_call=50))
@@ -253,6 +257,21 @@ def test_group_by_judgments_without_group_columns(spark):
                     v = local.values[qi, c]
                     g = got[q][k]
                     assert (math.isnan(v) and g is None) or abs(g - v) <= TOL, (conv, q, k, g, v)
+
+
+def test_group_without_counted_queries(spark):
+    """A group whose only query has no relevant item: skipped (null, NaN locally) or scored 1 (XGBoost)."""
+    rows = [("d1", "q1", "a", 2.0, 0.0), ("d1", "q1", "b", 1.0, 0.0),
+            ("d2", "q2", "c", 2.0, 1.0), ("d2", "q2", "d", 1.0, 0.0)]
+    df = spark.createDataFrame(rows, ["day", "query", "item", "score", "relevance"])
+    got = {r["day"]: r for r in rs.evaluate(df, None, ["ndcg@2", "num_rel"], group_by="day").collect()}
+    assert got["d1"]["ndcg@2"] is None and got["d1"]["queries:ndcg@2"] == 0 and got["d1"]["queries"] == 1
+    assert got["d1"]["num_rel"] == 0 and got["d2"]["ndcg@2"] == 1.0 and got["d2"]["num_rel"] == 1
+    local = ranklens.evaluate(pa.table({"query": ["q1", "q1"], "item": ["a", "b"], "score": [2.0, 1.0],
+                                        "relevance": [0.0, 0.0]}), None, ["ndcg@2"])
+    assert math.isnan(local["ndcg@2"]) and local.counted["ndcg@2"] == 0
+    got = {r["day"]: r for r in rs.evaluate(df, None, ["ndcg@2"], group_by="day", convention="xgboost").collect()}
+    assert got["d1"]["ndcg@2"] == 1.0 and got["d1"]["queries:ndcg@2"] == 1
 
 
 def test_group_by_with_group_columns_in_judgments(spark):

@@ -76,7 +76,8 @@ _N_EXAMPLES = 20
 _ERROR_LINE = re.compile(r"ranklens\.errors\.(\w+): (.*)")
 
 
-def session(master: str = "local[*]", app_name: str = "ranklens", **conf: Any) -> Any:
+def session(master: str = "local[*]", app_name: str = "ranklens", config: dict[str, Any] | None = None,
+            **conf: Any) -> Any:
     """A SparkSession whose Python workers run this interpreter (``PYSPARK_PYTHON``).
 
     Parameters
@@ -85,6 +86,8 @@ def session(master: str = "local[*]", app_name: str = "ranklens", **conf: Any) -
         Spark master URL (``local[2]``, ``yarn``, ``spark://host:7077``...).
     app_name : str, default="ranklens"
         Application name.
+    config : dict, optional
+        Spark settings by their exact names (``{"spark.executorEnv.PYSPARK_PYTHON": ...}``).
     **conf
         Spark settings; ``_`` in a keyword stands for ``.`` (``spark_sql_shuffle_partitions=4``).
 
@@ -102,8 +105,10 @@ def session(master: str = "local[*]", app_name: str = "ranklens", **conf: Any) -
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     b = SparkSession.builder.master(master).appName(app_name)
-    for k, v in conf.items():
-        b = b.config(k.replace("_", "."), str(v))
+    settings = {k.replace("_", "."): v for k, v in conf.items()}
+    settings.update(config or {})
+    for k, v in settings.items():
+        b = b.config(k, str(v))
     return b.getOrCreate()
 
 
@@ -724,9 +729,10 @@ def _grouped(out: Any, plan: _Plan, keep_top: bool = False) -> Any:
         if m.summed:
             v = s_i
         else:
-            v = F.when(n_i > 0, s_i / n_i)
+            v = s_i / n_i
             if plan.conv.clamp_mean and m.family == "ndcg":
-                v = F.least(F.lit(1.0), v)
+                v = F.least(F.lit(1.0), v)  # XGBoost's Finalize
+            v = F.when(n_i > 0, v)  # no query counted: null (NaN locally)
         sel.append(v.alias(m.key))
         sel.append(n_i.alias(f"queries:{m.key}"))
     return g.select(*sel)
