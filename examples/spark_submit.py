@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import warnings
 from pathlib import Path
 
 import ranklens
@@ -42,6 +43,8 @@ def write_demo(directory: Path) -> tuple[str, str]:
 
 
 def main() -> None:
+    # pyspark 4 warns about pandas >= 3 though nothing here uses pandas
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rankings", help="Parquet table(s) of ranked items: query, item, score (or rank).")
     ap.add_argument("--judgments", help="Parquet table(s) of judgments: query, item, relevance (optional when the "
