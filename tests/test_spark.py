@@ -177,8 +177,10 @@ def test_integer_ids_one_table_and_rank_column(spark):
                             np.unique(np.asarray(ranked["query"]), return_counts=True)[1][
                                 np.argsort(np.unique(np.asarray(ranked["query"]), return_index=True)[1])]])
     rtab = pa.table({"query": ranked["query"], "item": ranked["item"], "rank": ranks})
-    local = ranklens.evaluate(qrels, rtab, ALL, convention="trec_eval")
-    assert_same_result(local, rs.evaluate(spark.createDataFrame(rtab), spark.createDataFrame(qrels), ALL,
+    # judgments with float query ids (1000.0...), rankings with integer ones: matched as locally
+    fq = qrels.set_column(0, "query", pc.cast(qrels["query"], pa.float64()))
+    local = ranklens.evaluate(fq, rtab, ALL, convention="trec_eval")
+    assert_same_result(local, rs.evaluate(spark.createDataFrame(rtab), spark.createDataFrame(fq), ALL,
                                           convention="trec_eval"))
 
 

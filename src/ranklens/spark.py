@@ -133,6 +133,11 @@ def _common_type(df_a: Any, a: str, df_b: Any, b: str) -> Any:
         return F.col(a).cast("long"), F.col(b).cast("long")
     if ta == tb:
         return F.col(a), F.col(b)
+    numeric = integral + (T.FloatType, T.DoubleType)
+    if isinstance(ta, numeric) and isinstance(tb, numeric):
+        # integers and floats: doubles, which the executors turn back into integers when they all are,
+        # as the local engine does with float ids
+        return F.col(a).cast("double"), F.col(b).cast("double")
     return F.col(a).cast("string"), F.col(b).cast("string")
 
 
@@ -255,6 +260,11 @@ def _changes(cols: Sequence[Any]) -> np.ndarray:
             ne = pc.if_else(pc.and_(an, bn), False, pc.if_else(pc.or_(an, bn), True, ne))
         out[1:] |= np.asarray(ne.to_numpy(zero_copy_only=False), dtype=bool)
     return out
+
+
+def _id_text(x: Any) -> str:
+    """An id as the local engine prints it (float ids that are integers are integers there)."""
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
 def _sentinel_items(item_type: Any, m: int) -> Any:
@@ -451,7 +461,7 @@ class _Worker:
             qvals = t.column(_Q)
 
             def ex(mask_rows: np.ndarray) -> list[str]:
-                return [str(x) for x in qvals.take(pa.array(mask_rows[: self.n_examples])).to_pylist()]
+                return [_id_text(x) for x in qvals.take(pa.array(mask_rows[: self.n_examples])).to_pylist()]
 
             for note in notes:
                 code_rows = first[np.array([int(e) for e in note.examples], dtype=np.int64)]
@@ -648,7 +658,7 @@ def _check_depth(plan: _Plan, tops: dict[Any, float]) -> None:
 
 def _sort_examples(ex: Iterable[str], integral: bool) -> tuple[str, ...]:
     uniq = set(ex)
-    key = (lambda s: int(s)) if integral else None
+    key = (lambda s: int(s) if s.lstrip("-").isdigit() else float(s)) if integral else None
     return tuple(sorted(uniq, key=key)[:_N_EXAMPLES])
 
 
@@ -876,5 +886,5 @@ def evaluate(
             _check_depth(plan, {tuple(r[g] for g in gb): r[_TOP] for r in _collect(res)})
             res = res.drop(_TOP)
         return res
-    integral = isinstance(prepared.schema[_Q].dataType, T.LongType)
+    integral = isinstance(prepared.schema[_Q].dataType, (T.LongType, T.DoubleType))  # numeric ids sort as numbers
     return _result(_collect(out), plan, integral)
