@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test install install-test bench clean browser bench-monitor
+.PHONY: demo test install install-test bench clean browser bench-monitor bench-spark
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

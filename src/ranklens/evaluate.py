@@ -176,6 +176,17 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     return w
 
 
+def check_measures(measures: list[Measure], conv: Convention) -> None:
+    """Refuse measures the kernels do not compute, and non-NDCG measures under a shared-rank convention."""
+    for m in measures:
+        if m.family not in _CODES and m.family != "num_rel":
+            raise InvalidParameterError(f"measure {m.key!r} is not supported.")
+    if conv.ties == "shared_rank":
+        bad = [m.key for m in measures if m.family not in ("ndcg", "dcg", "idcg")]
+        if bad:
+            raise InvalidParameterError(f"convention {conv.name!r} reproduces NDCG only; not {', '.join(bad)}.")
+
+
 def evaluate(
     judgments: Any,
     rankings: Any = None,
@@ -238,13 +249,7 @@ def evaluate(
     overrides = {k: v for k, v in options.items() if k not in column_keys}
     conv = get_convention(convention, **overrides)
     measures = parse_measures(metrics)
-    for m in measures:
-        if m.family not in _CODES and m.family != "num_rel":
-            raise InvalidParameterError(f"measure {m.key!r} is not supported.")
-    if conv.ties == "shared_rank":
-        bad = [m.key for m in measures if m.family not in ("ndcg", "dcg", "idcg")]
-        if bad:
-            raise InvalidParameterError(f"convention {conv.name!r} reproduces NDCG only; not {', '.join(bad)}.")
+    check_measures(measures, conv)
     j, r = _inputs(judgments, rankings, columns)
     problem = build_problem(j, r, conv)
     values, empties = compute_values(problem, measures, conv)

@@ -50,7 +50,7 @@ from ._problem import Exclusion, build_problem
 from .conventions import Convention, get_convention
 from .data import _pick, split_table
 from .errors import EmptyQueryError, InputError, InvalidParameterError, RanklensError
-from .evaluate import _CODES, _rule, compute_values
+from .evaluate import _rule, check_measures, compute_values
 from .measures import Measure, parse_measures
 from .result import _XGB_MAX_MEAN, Result
 
@@ -852,13 +852,7 @@ def evaluate(
     overrides = {k: v for k, v in options.items() if k not in column_keys}
     conv = get_convention(convention, **overrides)
     measures = parse_measures(metrics)
-    for m in measures:
-        if m.family not in _CODES and m.family != "num_rel":
-            raise InvalidParameterError(f"measure {m.key!r} is not supported.")
-    if conv.ties == "shared_rank":
-        bad = [m.key for m in measures if m.family not in ("ndcg", "dcg", "idcg")]
-        if bad:
-            raise InvalidParameterError(f"convention {conv.name!r} reproduces NDCG only; not {', '.join(bad)}.")
+    check_measures(measures, conv)
     keys = [m.key for m in measures]
     if len(set(keys)) != len(keys):
         raise InvalidParameterError(f"a measure is asked twice: {keys}.")

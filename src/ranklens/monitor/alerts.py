@@ -142,7 +142,7 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
                 alerts.append(Alert(
                     monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
                     value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
-                    n_groups=int(row["n_groups"]), n_baseline=int(len(bvals)), p_value=p,
+                    n_groups=int(row["n_groups"]), n_baseline=len(bvals), p_value=p,
                     reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
                     + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
                     relative_change=(value - base) / base if base else math.nan,
@@ -182,7 +182,7 @@ def send_webhook(url: str, alerts: list[Alert], timeout: float = 10.0) -> None:
     body = json.dumps({"source": "ranklens", "alerts": [a.to_dict() for a in alerts]}).encode()
     req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - the user's own URL
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
             if resp.status >= 300:
                 raise InputError(f"webhook {url} answered HTTP {resp.status}.")
     except urllib.error.HTTPError as exc:

@@ -264,7 +264,7 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None
 
     # -- connection ----------------------------------------------------------------------------------------
@@ -868,7 +868,6 @@ class Store:
             ``window``, the ``by`` columns, ``metric``, ``value``, ``n_groups`` (groups counted),
             ``n_excluded`` (groups left out by the empty-list rule), ``ci_low``, ``ci_high``.
         """
-        pa = require("pyarrow")
         window = _check_window(window)
         keys = _metric_keys(metrics, k)
         by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
@@ -1055,14 +1054,20 @@ class Store:
         nw, nb = int(cw.sum()), int(cb.sum())
         if nw == 0 or nb == 0:
             raise InputError(f"no counted groups in the {'window' if nw == 0 else 'baseline'} for {key}.")
+        pc = require("pyarrow.compute")
         for c in cols:
-            aw = np.asarray(wg.column("c:" + c).to_pylist(), dtype=object)
-            ab = np.asarray(bg.column("c:" + c).to_pylist(), dtype=object)
-            aw = np.where(aw == None, "(missing)", aw)  # noqa: E711
-            ab = np.where(ab == None, "(missing)", ab)  # noqa: E711
-            for val in sorted(set(aw[cw]) | set(ab[cb]), key=str):
-                xw = vw[cw & (aw == val)]
-                xb = vb[cb & (ab == val)]
+            # slice values as integer codes over one dictionary (no Python object per group)
+            sw = pc.fill_null(wg.column("c:" + c).cast(pa.string()), "(missing)")
+            sb = pc.fill_null(bg.column("c:" + c).cast(pa.string()), "(missing)")
+            values_c = pc.unique(pa.chunked_array(sw.chunks + sb.chunks, pa.string())).to_pylist()
+            dictionary = pa.array(values_c, pa.string())
+            aw = pc.index_in(sw, value_set=dictionary).to_numpy(zero_copy_only=False)
+            ab = pc.index_in(sb, value_set=dictionary).to_numpy(zero_copy_only=False)
+            present = set(np.unique(aw[cw]).tolist()) | set(np.unique(ab[cb]).tolist())
+            for code in sorted(present, key=lambda i: values_c[i]):
+                val = values_c[code]
+                xw = vw[cw & (aw == code)]
+                xb = vb[cb & (ab == code)]
                 sw, sb = len(xw) / nw, len(xb) / nb
                 mw = float(xw.mean()) if len(xw) else math.nan
                 mb = float(xb.mean()) if len(xb) else math.nan
@@ -1182,7 +1187,7 @@ class Store:
                     if len(parsed) != 1:
                         raise InvalidParameterError(c)
                     metric_cols[parsed[0].key] = c
-                except Exception:
+                except InvalidParameterError:
                     if not _NAME.match(low):
                         raise InputError(f"{name}: column {c!r} is neither a measure key nor a slice name.") from None
                     slice_cols.append(low)
@@ -1235,11 +1240,6 @@ class Store:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-            finally:
-                try:
-                    con.unregister("_res")
-                except Exception:  # pragma: no cover
-                    pass
             return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": table.num_rows,
                     "ranking_rows": 0, "label_rows": 0, "groups": int(added), "quarantined": 0,
                     "skipped": int(table.num_rows - added), "reasons": {}}
@@ -1300,7 +1300,7 @@ def _summary(v: np.ndarray, confidence: float, n_resamples: int, seed: int) -> d
     if len(v) == 1:
         return {"value": float(v[0]), "ci_low": math.nan, "ci_high": math.nan, "n_groups": 1}
     iv = bootstrap_ci(v, method="percentile", confidence=confidence, n_resamples=n_resamples, seed=seed)
-    return {"value": float(v.mean()), "ci_low": iv.low, "ci_high": iv.high, "n_groups": int(len(v))}
+    return {"value": float(v.mean()), "ci_low": iv.low, "ci_high": iv.high, "n_groups": len(v)}
 
 
 def _welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict[str, Any]:
@@ -1327,7 +1327,7 @@ def _welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict
 
 
 def _difference(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    from ..stats import _boot, _STREAM_BOOT
+    from ..stats import _STREAM_BOOT, _boot
 
     if len(a) < 2 or len(b) < 2:
         return {"difference": float(a.mean() - b.mean()) if len(a) and len(b) else math.nan,
@@ -1345,7 +1345,7 @@ def _aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[s
                ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
-    from ..stats import _boot, _STREAM_BOOT, t_interval
+    from ..stats import _STREAM_BOOT, _boot, t_interval
 
     n = groups.num_rows
     if n == 0:
