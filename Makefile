@@ -57,7 +57,8 @@ demo: $(VENV)/.runtime
 	$(BIN)/ranklens monitor ingest .demo/events --store .demo/ranklens.duckdb --config examples/ranklens.toml | tail -3
 	$(BIN)/ranklens monitor report --store .demo/ranklens.duckdb --config examples/ranklens.toml -m ndcg -k 10 \
 	    --where environment=production --where country=BR --by country --ci none
-	-$(BIN)/ranklens monitor check --store .demo/ranklens.duckdb --config examples/ranklens.toml --no-record -f table
+	@$(BIN)/ranklens monitor check --store .demo/ranklens.duckdb --config examples/ranklens.toml --no-record -f table \
+	    || echo "(ranklens monitor check exits with status 1 when an alert fires: CI jobs can fail on it)"
 	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
 	    --where environment=production --limit 5
 
