@@ -387,3 +387,27 @@ def test_config_change_recomputes(tmp_path):
     assert st2.groups("ndcg@2").to_pylist()[0]["value"] == pytest.approx(ndcg([2, 1], 2), abs=1e-12)
     st1 = Store(p, config={"attribution": {"rule": "binary", "positive": ["click"]}})
     assert st1.groups("ndcg@2").to_pylist()[0]["value"] == pytest.approx(ndcg([0, 1], 2), abs=1e-12)
+
+
+def test_malformed_files(tmp_path, store):
+    header = "timestamp,model,model_version,environment,group_id,item_id,rank,labels\n"
+    csv = tmp_path / "e.csv"
+    csv.write_text(header + "2026-10-01,m,v1,production,g,a,1,click\n"
+                   "2026-10-01,m,v1,production,g,b,2,click|buy,surplus\n"
+                   "2026-10-01,m,v1,production,g,c,3\n"
+                   "2026-10-01,m,v1,production,g,d,4,\n")
+    s = store.ingest(csv)
+    assert s.groups == 1 and s.quarantined == 2
+    assert s.reasons == {"row has 9 fields, the header has 8": 1, "row has 7 fields, the header has 8": 1}
+    q = {r["row_number"]: r for r in store.quarantine().to_pylist()}
+    assert set(q) == {3, 4} and "surplus" in q[3]["record"]  # the file's lines
+    assert store.groups("ndcg@4").to_pylist()[0]["value"] == pytest.approx(ndcg([1, 0], 4), abs=1e-12)
+    jl = tmp_path / "e.jsonl"
+    jl.write_text('{"timestamp": "2026-10-01", "group_id": "g", "item_id": "a", "labels": ["buy"]}\n'
+                  '{"timestamp": "2026-10-01", "group_id": oops}\n')
+    with pytest.raises(InputError, match=r"e\.jsonl, line 2: not valid JSON.*oops"):
+        store.ingest(jl)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(InputError, match=r"empty\.csv, line 1: no header line"):
+        store.ingest(empty)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._deps import require
-from ..errors import InputError, InvalidParameterError, StoreBusyError
+from ..errors import FormatError, InputError, InvalidParameterError, StoreBusyError
 from ..measures import parse_measure
 from . import _schema
 from .config import Baseline, MonitorConfig, load_config
@@ -447,23 +447,63 @@ class Store:
         return [(source_name or "table", "table", _to_arrow(source, "source"))]
 
     def _read(self, con: Any, name: str, kind: str, obj: Any) -> Any:
+        """The batch as an Arrow table; CSV rows with the wrong number of fields are kept aside in
+        ``self._bad_rows`` as (line, text, reason) for the quarantine."""
         pa = require("pyarrow")
         duckdb = require("duckdb")
+        self._bad_rows: list[tuple[int | None, str, str]] = []
+        if kind in ("csv", "tsv"):
+            return self._read_csv(name, Path(obj), "\t" if kind == "tsv" else ",")
         try:
             if kind == "table":
                 t = obj
             elif kind == "parquet":
                 t = _arrow(con.sql("SELECT * FROM read_parquet(?)", params=[str(obj)]))
-            elif kind in ("csv", "tsv"):
-                sep = "\t" if kind == "tsv" else ","
-                t = _arrow(con.sql("SELECT * FROM read_csv(?, all_varchar = true, header = true, delim = ?)",
-                                   params=[str(obj), sep]))
             else:
                 t = _arrow(con.sql("SELECT * FROM read_json(?, format = 'newline_delimited')", params=[str(obj)]))
         except duckdb.Error as exc:
+            if kind == "jsonl":
+                _raise_json_line(name, Path(obj))
             raise InputError(f"{name}: cannot be read: {str(exc).splitlines()[0]}") from None
         if not isinstance(t, pa.Table):  # pragma: no cover
             t = pa.table(t)
+        return t
+
+    def _read_csv(self, name: str, path: Path, sep: str) -> Any:
+        import csv as _csv
+
+        pa = require("pyarrow")
+        pacsv = require("pyarrow.csv")
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            header = next(_csv.reader(f, delimiter=sep), None)
+        if not header:
+            raise FormatError("no header line (the event columns are named on the first line)", path=name, line=1)
+        bad: list[tuple[int | None, str, str]] = []
+
+        def invalid(row: Any) -> str:
+            bad.append((row.number, row.text,
+                        f"row has {row.actual_columns} fields, the header has {row.expected_columns}"))
+            return "skip"
+
+        try:
+            t = pacsv.read_csv(
+                path,
+                parse_options=pacsv.ParseOptions(delimiter=sep, invalid_row_handler=invalid),
+                convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
+                                                     strings_can_be_null=True),
+            )
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"{name}: cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+        if bad and any(n is None for n, _, _ in bad):  # the reader ran in parallel: find the lines
+            want = [text for _, text, _ in bad]
+            lines: dict[str, list[int]] = {}
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for i, line in enumerate(f, start=1):
+                    line = line.rstrip("\r\n")
+                    if line in want:
+                        lines.setdefault(line, []).append(i)
+            bad = [(n if n is not None else (lines.get(text) or [None]).pop(0), text, why) for n, text, why in bad]
+        self._bad_rows = bad
         return t
 
     def _ingest_one(self, name: str, kind: str, obj: Any) -> dict[str, Any]:
@@ -629,6 +669,12 @@ class Store:
             reasons = dict(con.execute(
                 "SELECT reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY reason ORDER BY 2 DESC, 1"
             ).fetchall())
+            for line, text, why in getattr(self, "_bad_rows", []):  # rows the CSV reader could not split
+                con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
+                            [batch_id, name, line, why, json.dumps({"text": text})])
+                reasons[why] = reasons.get(why, 0) + 1
+            self._bad_rows = []
+            reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
             quarantined = int(sum(reasons.values()))
             # new slice columns
             known = self._slices(con)
@@ -1283,6 +1329,20 @@ class Store:
 
 
 # -- aggregation and statistics (no Python loop over groups; loops over cells) -------------------------------
+def _raise_json_line(name: str, path: Path) -> None:
+    """Name the first line of a JSON Lines file that is not a JSON object (error path only)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for i, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise FormatError(f"not valid JSON ({exc.msg})", path=name, line=i, text=line) from None
+            if not isinstance(obj, dict):
+                raise FormatError("a line must be one JSON object", path=name, line=i, text=line)
+
+
 def _baseline_selection(spec: Baseline, where: Mapping[str, Any] | None) -> tuple[dict[str, Any], Any, Any]:
     w = dict(where or {})
     if spec.kind == "environment":
