@@ -44,7 +44,19 @@ def main() -> None:
         t = pa.table({"query": ["x", "x", "y"], "item": ["a", "b", "a"], "score": [1.0, 2.0, 1.0],
                       "relevance": [1, 0, 1]})
         ranklens.evaluate(t, None, ["ndcg@10", "map"])
+        # the monitoring store's shape: integer list ids, integer item positions, float gains
+        m = pa.table({"query": np.array([1, 1, 2], dtype=np.int64), "item": np.arange(3, dtype=np.int64),
+                      "score": np.array([-1.0, -2.0, -1.0]), "label": np.array([1.0, 0.0, 2.0])})
+        ranklens.evaluate(m, None, ["ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10"],
+                          query_col="query", item_col="item", score_col="score", label_col="label")
     except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pass
+    try:  # resampling kernels of compare, stats and the monitoring reports (scipy: the stats extra)
+        a, b = np.array([0.1, 0.5, 0.9, 0.4]), np.array([0.2, 0.4, 0.7, 0.1])
+        ranklens.stats.bootstrap_ci(a, n_resamples=20)
+        ranklens.stats.randomization(a, b, n_resamples=20)
+        ranklens.stats.paired_bootstrap(a, b, n_resamples=20)
+    except ImportError:  # pragma: no cover - without scipy
         pass
     print(f"ranklens: kernels compiled and cached in {time.perf_counter() - t0:.1f} s")
 
