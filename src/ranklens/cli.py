@@ -40,6 +40,34 @@ def _column_options(f: Any) -> Any:
     return f
 
 
+_COMPARISON_OPTS = [
+    click.option("-b", "--baseline", default=None,
+                 help="The run the others are compared with (path or name; default: the first)."),
+    click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
+                 default="randomization", show_default=True, help="Paired test against the baseline (two-sided)."),
+    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+                 show_default=True, help="Multiple-testing correction over runs x measures."),
+    click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction."),
+    click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals."),
+    click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
+                 help="Interval: bootstrap BCa or percentile, or t (no bootstrap; the t interval is in json/csv too)."),
+    click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
+                 help="Resamples of the randomization test and the bootstrap."),
+    click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                 help="Seed: the same numbers on any number of threads."),
+    click.option("-c", "--convention", default="ranklens", show_default=True,
+                 help="Convention (see `ranklens conventions`)."),
+    click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field."),
+]
+
+
+def comparison_options(f: Any) -> Any:
+    """The options of a comparison (baseline, test, correction, intervals, resampling, convention)."""
+    for opt in reversed(_COMPARISON_OPTS):
+        f = opt(f)
+    return f
+
+
 def _columns(kw: dict[str, Any]) -> dict[str, Any]:
     out = {k: kw.pop(k) for k in ("query_col", "item_col", "score_col", "rank_col", "label_col") if kw.get(k) is not None}
     for k in ("query_col", "item_col", "score_col", "rank_col", "label_col"):
@@ -455,21 +483,7 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
 @click.argument("judgments", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
-@click.option("-b", "--baseline", default=None, help="The run the others are compared with (path or name; default: the first).")
-@click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
-              default="randomization", show_default=True, help="Paired test against the baseline (two-sided).")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Multiple-testing correction over runs x measures.")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction.")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
-@click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
-              help="Interval: bootstrap BCa or percentile, or t (no bootstrap; the t interval is in json/csv too).")
-@click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Resamples of the randomization test and the bootstrap.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Seed: the same numbers on any number of threads.")
-@click.option("-c", "--convention", default="ranklens", show_default=True, help="Convention (see `ranklens conventions`).")
-@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
+@comparison_options
 @click.option("-f", "--output-format", "--fmt", "fmt",
               type=click.Choice(["table", "json", "csv", "markdown", "latex"]), default="table", show_default=True)
 @click.option("--digits", default=4, show_default=True, help="Decimals in table, markdown and latex output.")

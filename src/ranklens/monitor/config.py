@@ -194,8 +194,10 @@ class MonitorSpec:
             )
         for k in ("relative_drop", "absolute_drop", "significance"):
             v = getattr(self, k)
-            if v is not None and not (isinstance(v, (int, float)) and 0 < v < (1 if k != "absolute_drop" else math.inf)):
-                raise InvalidParameterError(f"monitor {self.name!r}: `{k}` must be a number in (0, 1); got {v!r}.")
+            top = math.inf if k == "absolute_drop" else 1
+            if v is not None and not (isinstance(v, (int, float)) and 0 < v < top):
+                rng = "> 0" if k == "absolute_drop" else "in (0, 1)"
+                raise InvalidParameterError(f"monitor {self.name!r}: `{k}` must be a number {rng}; got {v!r}.")
         if not isinstance(self.min_groups, int) or self.min_groups < 1:
             raise InvalidParameterError(f"monitor {self.name!r}: `min_groups` must be an integer >= 1.")
 

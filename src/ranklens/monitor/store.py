@@ -5,10 +5,11 @@ A writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``w
 then gets :class:`~ranklens.errors.StoreBusyError`. An ingest batch is one transaction (a crash leaves
 nothing of it) and is identified by a hash of its content (ingesting it again adds nothing).
 
-The values of the tracked measures (``[evaluation] tracked``) are computed per served group when its
-events arrive, and again when late labels for it arrive, by the core's kernels; reports over them are
-aggregations of a small per-group table. Other measures are computed on demand from the events, a
-bounded chunk of groups at a time.
+The values of the tracked measures (``[evaluation] tracked``) are a per-group cache: a group is marked
+stale when its events or late labels arrive, and :meth:`Store.refresh` (run at the end of every ingest
+call) computes the stale groups once with the core's kernels. Reads compute stale groups from their
+events, so results never depend on the cache. Reports over stored values aggregate a small per-group
+table; other measures are computed on demand from the events, a bounded chunk of groups at a time.
 """
 
 from __future__ import annotations
@@ -446,12 +447,11 @@ class Store:
             return out
         return [(source_name or "table", "table", _to_arrow(source, "source"))]
 
-    def _read(self, con: Any, name: str, kind: str, obj: Any) -> Any:
-        """The batch as an Arrow table; CSV rows with the wrong number of fields are kept aside in
-        ``self._bad_rows`` as (line, text, reason) for the quarantine."""
+    def _read(self, con: Any, name: str, kind: str, obj: Any) -> tuple[Any, list[tuple[int | None, str, str]]]:
+        """The batch as an Arrow table, and the CSV lines that do not split into the header's fields
+        as (line, text, reason), for the quarantine."""
         pa = require("pyarrow")
         duckdb = require("duckdb")
-        self._bad_rows: list[tuple[int | None, str, str]] = []
         if kind in ("csv", "tsv"):
             return self._read_csv(name, Path(obj), "\t" if kind == "tsv" else ",")
         try:
@@ -467,9 +467,9 @@ class Store:
             raise InputError(f"{name}: cannot be read: {str(exc).splitlines()[0]}") from None
         if not isinstance(t, pa.Table):  # pragma: no cover
             t = pa.table(t)
-        return t
+        return t, []
 
-    def _read_csv(self, name: str, path: Path, sep: str) -> Any:
+    def _read_csv(self, name: str, path: Path, sep: str) -> tuple[Any, list[tuple[int | None, str, str]]]:
         import csv as _csv
 
         pa = require("pyarrow")
@@ -503,8 +503,7 @@ class Store:
                     if line in want:
                         lines.setdefault(line, []).append(i)
             bad = [(n if n is not None else (lines.get(text) or [None]).pop(0), text, why) for n, text, why in bad]
-        self._bad_rows = bad
-        return t
+        return t, bad
 
     def _ingest_one(self, name: str, kind: str, obj: Any) -> dict[str, Any]:
         batch_id = _sha_table(obj) if kind == "table" else _sha_file(obj)
@@ -514,10 +513,10 @@ class Store:
                 return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
                         "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
                         "reasons": {}}
-            table = self._read(con, name, kind, obj)
+            table, unsplit = self._read(con, name, kind, obj)
             con.execute("BEGIN TRANSACTION")
             try:
-                info = self._load(con, name, batch_id, table)
+                info = self._load(con, name, batch_id, table, unsplit)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -611,153 +610,150 @@ class Store:
         select += [f"NULLIF(TRIM(CAST({raw(s)} AS VARCHAR)), '') AS {_q('s_' + s)}" for s in slices]
         return ",\n".join(select), slices
 
-    def _load(self, con: Any, name: str, batch_id: str, table: Any) -> dict[str, Any]:
+    def _load(self, con: Any, name: str, batch_id: str, table: Any,
+              unsplit: list[tuple[int | None, str, str]]) -> dict[str, Any]:
         pa = require("pyarrow")
         n = table.num_rows
         table = table.append_column("_row", pa.array(np.arange(n, dtype=np.int64)))
         select, slices = self._normalize(name, table)
         con.register("_raw", table)
-        try:
-            envs = ", ".join(f"'{e}'" for e in _ENVIRONMENTS)
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE _v AS
-                SELECT *, (rank_given OR score_given) AS is_ranking,
-                  CASE
-                    WHEN group_id IS NULL THEN 'missing group_id'
-                    WHEN item_id IS NULL THEN 'missing item_id'
-                    WHEN NOT ts_given THEN 'missing timestamp'
-                    WHEN ts IS NULL THEN 'timestamp is not a date or time'
-                    WHEN rank_given AND (rank IS NULL OR rank <> floor(rank) OR rank < 1 OR rank > 1000000000)
-                      THEN 'rank is not a positive integer'
-                    WHEN score_given AND (score IS NULL OR isnan(score) OR isinf(score))
-                      THEN 'score is not a finite number'
-                    WHEN relevance_given AND (relevance IS NULL OR isnan(relevance) OR isinf(relevance) OR relevance < 0)
-                      THEN 'relevance is not a number >= 0'
-                    WHEN (rank_given OR score_given) AND model IS NULL THEN 'missing model'
-                    WHEN (rank_given OR score_given) AND model_version IS NULL THEN 'missing model_version'
-                    WHEN (rank_given OR score_given) AND environment IS NULL THEN 'missing environment'
-                    WHEN (rank_given OR score_given) AND environment NOT IN ({envs})
-                      THEN 'environment is not training, validation or production'
-                    WHEN NOT (rank_given OR score_given) AND NOT relevance_given AND coalesce(len(labels), 0) = 0
-                      THEN 'no rank, score, labels or relevance'
-                  END AS reason
-                FROM (SELECT {select} FROM _raw) _ev""")
-            # an item twice in one served list: the first row counts, the others are quarantined
-            con.execute("""
-                UPDATE _v SET reason = 'duplicate item in group'
-                FROM (SELECT _row FROM (
-                        SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
-                                                        ORDER BY _row) AS k
-                        FROM _v WHERE reason IS NULL AND is_ranking
-                          AND (model, model_version, environment, group_id, item_id) IN (
-                              SELECT (model, model_version, environment, group_id, item_id) FROM _v
-                              WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
-                WHERE _v._row = d._row""")
-            # every row of a list must be ordered the same way: all with a rank, or all by score
-            con.execute("""
-                UPDATE _v SET reason = 'group mixes rows with and without rank'
-                FROM (SELECT model, model_version, environment, group_id FROM _v
-                      WHERE reason IS NULL AND is_ranking
-                      GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
-                WHERE _v.reason IS NULL AND _v.is_ranking AND _v.model = m.model AND _v.model_version = m.model_version
-                  AND _v.environment = m.environment AND _v.group_id = m.group_id""")
-            # quarantine, with the row as it came
-            con.execute("""
-                INSERT INTO quarantine
-                SELECT ?, ?, v._row + 1, v.reason, to_json(r)
-                FROM _v v JOIN _raw r ON r._row = v._row WHERE v.reason IS NOT NULL""", [batch_id, name])
-            reasons = dict(con.execute(
-                "SELECT reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY reason ORDER BY 2 DESC, 1"
-            ).fetchall())
-            for line, text, why in getattr(self, "_bad_rows", []):  # rows the CSV reader could not split
-                con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
-                            [batch_id, name, line, why, json.dumps({"text": text})])
-                reasons[why] = reasons.get(why, 0) + 1
-            self._bad_rows = []
-            reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-            quarantined = int(sum(reasons.values()))
-            # new slice columns
-            known = self._slices(con)
-            for s in slices:
-                if s not in known:
-                    col = f"s_{s}"
-                    con.execute(f"ALTER TABLE groups ADD COLUMN {_q(col)} VARCHAR")
-                    con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, col])
-                    known[s] = col
-            # served groups: new ones get ids; rows of groups already stored are skipped
-            con.execute("""
-                CREATE OR REPLACE TEMP TABLE _g AS
-                SELECT model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
-                       CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
-                       min(_row) AS first_row
-                FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL""")
-            skipped_groups = con.execute("""
-                SELECT count(*), coalesce(sum(g.n_items), 0) FROM _g g JOIN groups s
-                  ON s.model = g.model AND s.model_version = g.model_version AND s.environment = g.environment
-                 AND s.group_id = g.group_id""").fetchall()[0]
-            con.execute("""
-                DELETE FROM _g WHERE EXISTS (SELECT 1 FROM groups s WHERE s.model = _g.model
-                  AND s.model_version = _g.model_version AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
-            base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
-            con.execute("""
-                CREATE OR REPLACE TEMP TABLE _gn AS
-                SELECT ? + row_number() OVER (ORDER BY ts, model, model_version, environment, group_id) AS gid, *
-                FROM _g""", [base])
-            slice_sel = "".join(f", v.{_q('s_' + s)}" for s in slices)
-            slice_cols = "".join(f", {_q(known[s])}" for s in slices)
-            con.execute(f"""
-                INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
-                                    batch_id, dirty{slice_cols})
-                SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
-                       'events', ?, TRUE{slice_sel}
-                FROM _gn g JOIN _v v ON v._row = g.first_row""", [batch_id])
-            con.execute("""
-                CREATE OR REPLACE TEMP TABLE _items AS
-                SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
-                FROM _v v JOIN _gn s ON s.model = v.model AND s.model_version = v.model_version
-                 AND s.environment = v.environment AND s.group_id = v.group_id
-                WHERE v.reason IS NULL AND v.is_ranking""")
-            # a batch's gids are one range: later reads prune by zone maps
-            con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
-            label_rows = con.execute("""
-                INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
-                FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
-            n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
-            # outcomes resolved to lists: in-line ones, this batch's label rows for any list with that
-            # group_id, and label rows stored earlier for the lists that arrive now
-            con.execute("""
-                CREATE OR REPLACE TEMP TABLE _fb AS
-                SELECT g.gid, f.item_id, f.labels, f.relevance
-                FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
-                WHERE f.batch_id = ? OR f.group_id IN (SELECT group_id FROM _gn)""", [batch_id])
-            con.execute("""
-                INSERT INTO item_labels
-                SELECT gid, item_id, unnest(labels), NULL, ? FROM _items WHERE coalesce(len(labels), 0) > 0
-                UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _items WHERE relevance IS NOT NULL
-                UNION ALL SELECT gid, item_id, unnest(labels), NULL, ? FROM _fb WHERE coalesce(len(labels), 0) > 0
-                UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _fb WHERE relevance IS NOT NULL""",
-                        [batch_id] * 4)
-            # stored groups that receive labels in this batch: their values are stale until the refresh
-            updated = con.execute("""
-                UPDATE groups SET dirty = TRUE
-                WHERE source = 'events' AND batch_id <> ?
-                  AND group_id IN (SELECT DISTINCT group_id FROM feedback WHERE batch_id = ?)""",
-                                  [batch_id, batch_id]).fetchall()[0][0]
-            con.execute(
-                "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
-                [batch_id, name, n, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
-            )
-            return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": int(n),
-                    "ranking_rows": int(ranking_rows), "label_rows": int(label_rows), "groups": int(n_groups),
-                    "quarantined": quarantined, "skipped": int(skipped_groups[1]),
-                    "skipped_groups": int(skipped_groups[0]), "reasons": reasons, "updated_groups": int(updated)}
-        finally:
-            pass  # the temporary tables and the registered batch go with the connection
+        envs = ", ".join(f"'{e}'" for e in _ENVIRONMENTS)
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _v AS
+            SELECT *, (rank_given OR score_given) AS is_ranking,
+              CASE
+                WHEN group_id IS NULL THEN 'missing group_id'
+                WHEN item_id IS NULL THEN 'missing item_id'
+                WHEN NOT ts_given THEN 'missing timestamp'
+                WHEN ts IS NULL THEN 'timestamp is not a date or time'
+                WHEN rank_given AND (rank IS NULL OR rank <> floor(rank) OR rank < 1 OR rank > 1000000000)
+                  THEN 'rank is not a positive integer'
+                WHEN score_given AND (score IS NULL OR isnan(score) OR isinf(score))
+                  THEN 'score is not a finite number'
+                WHEN relevance_given AND (relevance IS NULL OR isnan(relevance) OR isinf(relevance) OR relevance < 0)
+                  THEN 'relevance is not a number >= 0'
+                WHEN (rank_given OR score_given) AND model IS NULL THEN 'missing model'
+                WHEN (rank_given OR score_given) AND model_version IS NULL THEN 'missing model_version'
+                WHEN (rank_given OR score_given) AND environment IS NULL THEN 'missing environment'
+                WHEN (rank_given OR score_given) AND environment NOT IN ({envs})
+                  THEN 'environment is not training, validation or production'
+                WHEN NOT (rank_given OR score_given) AND NOT relevance_given AND coalesce(len(labels), 0) = 0
+                  THEN 'no rank, score, labels or relevance'
+              END AS reason
+            FROM (SELECT {select} FROM _raw) _ev""")
+        # an item twice in one served list: the first row counts, the others are quarantined
+        con.execute("""
+            UPDATE _v SET reason = 'duplicate item in group'
+            FROM (SELECT _row FROM (
+                    SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
+                                                    ORDER BY _row) AS k
+                    FROM _v WHERE reason IS NULL AND is_ranking
+                      AND (model, model_version, environment, group_id, item_id) IN (
+                          SELECT (model, model_version, environment, group_id, item_id) FROM _v
+                          WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
+            WHERE _v._row = d._row""")
+        # every row of a list must be ordered the same way: all with a rank, or all by score
+        con.execute("""
+            UPDATE _v SET reason = 'group mixes rows with and without rank'
+            FROM (SELECT model, model_version, environment, group_id FROM _v
+                  WHERE reason IS NULL AND is_ranking
+                  GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
+            WHERE _v.reason IS NULL AND _v.is_ranking AND _v.model = m.model AND _v.model_version = m.model_version
+              AND _v.environment = m.environment AND _v.group_id = m.group_id""")
+        # quarantine, with the row as it came
+        con.execute("""
+            INSERT INTO quarantine
+            SELECT ?, ?, v._row + 1, v.reason, to_json(r)
+            FROM _v v JOIN _raw r ON r._row = v._row WHERE v.reason IS NOT NULL""", [batch_id, name])
+        reasons = dict(con.execute(
+            "SELECT reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY reason ORDER BY 2 DESC, 1"
+        ).fetchall())
+        for line, text, why in unsplit:  # lines the CSV reader could not split
+            con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
+                        [batch_id, name, line, why, json.dumps({"text": text})])
+            reasons[why] = reasons.get(why, 0) + 1
+        reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        quarantined = int(sum(reasons.values()))
+        # new slice columns
+        known = self._slices(con)
+        for s in slices:
+            if s not in known:
+                col = f"s_{s}"
+                con.execute(f"ALTER TABLE groups ADD COLUMN {_q(col)} VARCHAR")
+                con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, col])
+                known[s] = col
+        # served groups: new ones get ids; rows of groups already stored are skipped
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE _g AS
+            SELECT model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
+                   CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
+                   min(_row) AS first_row
+            FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL""")
+        skipped_groups = con.execute("""
+            SELECT count(*), coalesce(sum(g.n_items), 0) FROM _g g JOIN groups s
+              ON s.model = g.model AND s.model_version = g.model_version AND s.environment = g.environment
+             AND s.group_id = g.group_id""").fetchall()[0]
+        con.execute("""
+            DELETE FROM _g WHERE EXISTS (SELECT 1 FROM groups s WHERE s.model = _g.model
+              AND s.model_version = _g.model_version AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
+        base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE _gn AS
+            SELECT ? + row_number() OVER (ORDER BY ts, model, model_version, environment, group_id) AS gid, *
+            FROM _g""", [base])
+        slice_sel = "".join(f", v.{_q('s_' + s)}" for s in slices)
+        slice_cols = "".join(f", {_q(known[s])}" for s in slices)
+        con.execute(f"""
+            INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
+                                batch_id, dirty{slice_cols})
+            SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
+                   'events', ?, TRUE{slice_sel}
+            FROM _gn g JOIN _v v ON v._row = g.first_row""", [batch_id])
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE _items AS
+            SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
+            FROM _v v JOIN _gn s ON s.model = v.model AND s.model_version = v.model_version
+             AND s.environment = v.environment AND s.group_id = v.group_id
+            WHERE v.reason IS NULL AND v.is_ranking""")
+        # a batch's gids are one range: later reads prune by zone maps
+        con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
+        label_rows = con.execute("""
+            INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
+            FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
+        n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
+        # outcomes resolved to lists: in-line ones, this batch's label rows for any list with that
+        # group_id, and label rows stored earlier for the lists that arrive now
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE _fb AS
+            SELECT g.gid, f.item_id, f.labels, f.relevance
+            FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+            WHERE f.batch_id = ? OR f.group_id IN (SELECT group_id FROM _gn)""", [batch_id])
+        con.execute("""
+            INSERT INTO item_labels
+            SELECT gid, item_id, unnest(labels), NULL, ? FROM _items WHERE coalesce(len(labels), 0) > 0
+            UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _items WHERE relevance IS NOT NULL
+            UNION ALL SELECT gid, item_id, unnest(labels), NULL, ? FROM _fb WHERE coalesce(len(labels), 0) > 0
+            UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _fb WHERE relevance IS NOT NULL""",
+                    [batch_id] * 4)
+        # stored groups that receive labels in this batch: their values are stale until the refresh
+        updated = con.execute("""
+            UPDATE groups SET dirty = TRUE
+            WHERE source = 'events' AND batch_id <> ?
+              AND group_id IN (SELECT DISTINCT group_id FROM feedback WHERE batch_id = ?)""",
+                              [batch_id, batch_id]).fetchall()[0][0]
+        con.execute(
+            "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+            [batch_id, name, n, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
+        )
+        return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": int(n),
+                "ranking_rows": int(ranking_rows), "label_rows": int(label_rows), "groups": int(n_groups),
+                "quarantined": quarantined, "skipped": int(skipped_groups[1]),
+                "skipped_groups": int(skipped_groups[0]), "reasons": reasons, "updated_groups": int(updated)}
 
     # -- per-group values ------------------------------------------------------------------------------------
     def _events(self, con: Any, gid_sql: str, params: Sequence[Any] = (), lo: int | None = None,
                 hi: int | None = None) -> Any:
-        """Items of the selected groups (gids in [lo, hi] when given) with their labels, ordered by group."""
+        """Items of the selected groups (gids in [lo, hi] when given): order key, explicit relevance, attribution."""
         rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
         grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
         # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range; each distinct
@@ -1219,7 +1215,10 @@ class Store:
             if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
                 return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
                         "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0, "reasons": {}}
-            table = self._read(con, name, kind, obj)
+            table, unsplit = self._read(con, name, kind, obj)
+            if unsplit:
+                line, text, why = unsplit[0]
+                raise FormatError(why, path=name, line=line, text=text)
             cols = {c.strip().lower(): c for c in table.column_names}
             for req in ("timestamp", "model", "model_version", "environment", "group_id"):
                 if req not in cols:

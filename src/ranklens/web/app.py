@@ -413,9 +413,9 @@ def create_app(
     check_token(token)
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such store")
-    from .cli import _require_web
+    from .._deps import require
 
-    _require_web("starlette")
+    require("starlette")
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request

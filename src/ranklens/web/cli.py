@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..cli import _column_options, _columns, _parse_sets
+from ..cli import _column_options, _columns, _parse_sets, comparison_options
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["report", "serve"]
@@ -66,7 +66,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     from .._deps import require
     from .app import create_app
 
-    uvicorn = _require_web("uvicorn")
+    uvicorn = require("uvicorn")
     require("duckdb")
     app = create_app(store_path, config=config_path, token=token, cache=not no_cache, host=host)
     app.state.store.info()  # a file that is not a store (or of another schema) fails here, in one line
@@ -82,17 +82,6 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
 
 
-def _require_web(name: str) -> Any:
-    from .._deps import require
-    from ..errors import MissingDependencyError
-
-    try:
-        return require(name)
-    except MissingDependencyError:
-        raise MissingDependencyError(
-            f"this needs the optional dependency {name!r}; install it with: pip install 'ranklens[web]'") from None
-
-
 @click.command("report")
 @click.argument("judgments", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
@@ -100,23 +89,10 @@ def _require_web(name: str) -> Any:
               help="The HTML file to write.")
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
 @click.option("--title", default=None, help="Title of the report.")
-@click.option("-b", "--baseline", default=None, help="The run the others are compared with (default: the first).")
-@click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
-              default="randomization", show_default=True, help="Paired test against the baseline (two-sided).")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Multiple-testing correction over runs x measures.")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction.")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
-@click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
-              help="Interval: bootstrap BCa or percentile, or t.")
-@click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Resamples of the randomization test and the bootstrap.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling.")
+@comparison_options
 @click.option("--no-curves", is_flag=True, help="Leave out the metric@k curves (k = 1..100).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
               help="Queries listed with the largest gains and losses.")
-@click.option("-c", "--convention", default="ranklens", show_default=True, help="Convention (see `ranklens conventions`).")
-@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
 @click.option("--digits", type=click.IntRange(0, 12), default=4, show_default=True, help="Decimals in the tables.")
 @_column_options
 def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[str, ...], title: str | None,
