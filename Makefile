@@ -12,7 +12,10 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.runtime: pyproject.toml | $(BIN)/python
+# the install builds ranklens/_kernels/_aot (kernels compiled ahead of time, hatch_build.py): redone when they change
+KERNELS := $(wildcard src/ranklens/_kernels/*.py) hatch_build.py
+
+$(VENV)/.runtime: pyproject.toml $(KERNELS) | $(BIN)/python
 	$(PIP) install -e ".[stats,monitor,web]"
 	$(BIN)/python -m ranklens._warmup
 	touch $@
@@ -68,7 +71,7 @@ test: $(VENV)/.test $(EVENV)/.installed browser
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
 BVENV := .venv-bench
-$(BVENV)/.installed: pyproject.toml
+$(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \

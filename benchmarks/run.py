@@ -135,6 +135,51 @@ def files_benchmark(n_q: int, repeat: int = 3) -> dict:
     return {"rows": n_q * 100, "mb": mb, "repeat": repeat, "results": results}
 
 
+def _wall_rss(cmd: list[str]) -> tuple[float, float]:
+    """Wall time and peak resident set (MB) of one command, measured from outside (``wait4``)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise RuntimeError(f"{cmd[:3]} failed: {proc.stderr.read().decode()[-1500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def startup_benchmark(repeat: int = 5) -> dict:
+    """``ranklens eval`` on TREC DL 2019 (examples/data) in a new environment: the first run after
+    ``pip install``, then warm runs. The wheel is built from this checkout (the build compiles the
+    kernels ahead of time) and installed with its runtime dependencies only."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="ranklens-startup-"))
+    try:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp / "wheel")],
+                       check=True)
+        t_wheel = time.perf_counter() - t0
+        subprocess.run([sys.executable, "-m", "venv", str(tmp / "venv")], check=True)
+        wheel = next((tmp / "wheel").glob("ranklens-*.whl"))
+        t0 = time.perf_counter()
+        subprocess.run([str(tmp / "venv" / "bin" / "python"), "-m", "pip", "install", "-q",
+                        "--disable-pip-version-check", str(wheel)], check=True)
+        t_install = time.perf_counter() - t0
+        data = ROOT / "examples" / "data"
+        cmd = [str(tmp / "venv" / "bin" / "ranklens"), "eval", str(data / "qrels.dl19-passage.txt"),
+               str(data / "run.bm25.dl19.txt"), str(data / "run.splade.dl19.txt"), "-m", "ndcg@10", "-m", "map"]
+        first, first_rss = _wall_rss(cmd)
+        warm = [_wall_rss(cmd) for _ in range(repeat)]
+        imp = [_wall_rss([str(tmp / "venv" / "bin" / "python"), "-c", "import ranklens"])[0] for _ in range(repeat)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = {"wheel": wheel.name, "t_wheel": t_wheel, "t_install": t_install, "first": first, "first_rss": first_rss,
+           "warm": statistics.median(w for w, _ in warm), "warm_rss": max(r for _, r in warm),
+           "import": statistics.median(imp), "repeat": repeat, "cmd": " ".join(["ranklens", *cmd[1:]])}
+    print(f"start-up: first run {first:.3f} s, warm {out['warm']:.3f} s, import {out['import']:.3f} s", flush=True)
+    return out
+
+
 def machine() -> str:
     cpu = "?"
     try:
@@ -206,6 +251,7 @@ def main() -> None:
             side_by_side("long", dataset(5, 100_000), ["ranklens"] + peers_var),
     }
     files = files_benchmark(10_000)
+    files["startup"] = startup_benchmark()
     if a.large:
         big = dataset(1_000_000, 100, ids="int")
         res = side_by_side("large", big, ["ranklens"])
@@ -284,6 +330,24 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
     lines += ["", "The trec_eval C program is not in this table: its sources are in no package registry this "
               "machine reaches (pytrec_eval's source distribution downloads them from GitHub when it builds), so the "
               "benchmark cannot build it here."]
+    st = files["startup"]
+    root = str(ROOT) + "/"
+    lines += [
+        "",
+        "## Start-up: `ranklens eval` on TREC DL 2019 (43 queries, two runs, ndcg@10 and map)",
+        "",
+        f"A new virtual environment, `pip install {st['wheel']}` (built from this checkout in {st['t_wheel']:.0f} s; "
+        f"installed with its runtime dependencies in {st['t_install']:.0f} s), then the command "
+        f"`{st['cmd'].replace(root, '')}` timed from outside the process (wall time, peak resident set from `wait4`). "
+        "Small work runs on the kernels compiled ahead of time when the wheel was built, so the first run compiles "
+        "nothing and neither run loads numba.",
+        "",
+        "| run | wall time (s) | peak RSS (MB) |",
+        "|---|---:|---:|",
+        f"| first run after install | {st['first']:.3f} | {st['first_rss']:.0f} |",
+        f"| warm (median of {st['repeat']}) | {st['warm']:.3f} | {st['warm_rss']:.0f} |",
+        f"| `python -c 'import ranklens'` (median of {st['repeat']}) | {st['import']:.3f} | |",
+    ]
     png = out.with_name("benchmarks-scaling.png")
     try:
         import matplotlib

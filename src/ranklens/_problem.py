@@ -16,11 +16,11 @@ import numpy as np
 from ._ids import (
     IdArray, as_ids, concat_ids, factorize_unsorted, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
 )
-from ._kernels.fused import (
-    ORDER_BEST, ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, _order,
+from ._kernels.api import find_duplicates, hash_items, lookup_labels, order, segments
+from ._kernels.codes import (
+    ORDER_BEST, ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, TIES_AVERAGE, TIES_NONE,
+    TIES_SHARED_RANK,
 )
-from ._kernels.group import find_duplicates, hash_items, lookup_labels, segments
-from ._kernels.measures import TIES_AVERAGE, TIES_NONE, TIES_SHARED_RANK
 from .conventions import Convention
 from .data import Judgments, Rankings
 from .errors import InputError
@@ -304,7 +304,7 @@ def query_view(p: Problem, q: int) -> dict[str, Any]:
     """One query's ranked rows in ranked order, and its judged rows (for explain; one query only)."""
     rows = _rows(int(p.r_start[q]), int(p.r_end[q]), p.r_idx)
     s, lab = p.score[rows], p.label[rows]
-    o = _order(s, lab, rows, p.order_mode, p.item_offs, p.item_data) if rows.size else np.zeros(0, np.int64)
+    o = order(s, lab, rows, p.order_mode, p.item_offs, p.item_data) if rows.size else np.zeros(0, np.int64)
     jrows = _rows(int(p.j_start[q]), int(p.j_end[q]), p.j_idx)
     return {
         "item": ids_to_numpy(take_ids(p.r_item, rows[o])), "score": s[o], "label": lab[o],

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ._ids import arrow_to_numpy
-from ._kernels import fused as F
-from ._kernels import measures as K
+from ._kernels import api
+from ._kernels import codes as K
 from ._problem import Problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
@@ -22,9 +22,9 @@ __all__ = ["compute_values", "evaluate"]
 _CODES = {
     "ndcg": K.NDCG, "dcg": K.DCG, "idcg": K.IDCG, "map": K.AP, "mrr": K.RR, "precision": K.P,
     "recall": K.RECALL, "hit_rate": K.HIT, "err": K.ERR, "r_precision": K.RPREC, "num_ret": K.NUM_RET,
-    "num_rel_ret": K.NUM_REL_RET, "num_rel": F.NUM_REL,
+    "num_rel_ret": K.NUM_REL_RET, "num_rel": K.NUM_REL,
 }
-_GAIN_KIND = {"linear": F.GAIN_LINEAR, "exponential": F.GAIN_EXP}
+_GAIN_KIND = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXP}
 _EMPTY_MODE = {"no_gain": 0, "label_sum_zero": 1, "ideal_zero": 2, "ideal_nonpositive": 3}
 _GRADED = {"ndcg", "err"}
 _BINARY = {"map", "mrr", "precision", "recall", "hit_rate", "r_precision"}
@@ -68,13 +68,13 @@ def compute_values(
     codes = np.array([_CODES[m.family] for m in measures], dtype=np.int64)
     ks = np.array([_cutoff(m, conv) for m in measures], dtype=np.int64)
     gains = [m.gain or conv.gain for m in measures]
-    kinds = np.array([_GAIN_KIND[g] if isinstance(g, str) else F.GAIN_MAP for g in gains], dtype=np.int64)
+    kinds = np.array([_GAIN_KIND[g] if isinstance(g, str) else K.GAIN_MAP for g in gains], dtype=np.int64)
     levels = np.array([m.relevance_level if m.relevance_level is not None else conv.relevance_level
                        for m in measures], dtype=np.float64)
     mapping = next((g for g in gains if not isinstance(g, str)), None)
     map_keys = np.array(sorted(mapping), dtype=np.float64) if mapping else np.zeros(0)
     map_vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64) if mapping else np.zeros(0)
-    values, empties = F.evaluate_queries(
+    values, empties = api.evaluate_queries(
         problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
         problem.item_offs, problem.item_data,
         problem.j_start, problem.j_end, problem.j_idx, problem.j_label, conv.ideal == "judgments",
@@ -118,7 +118,7 @@ def _check_k_beyond_deepest(problem: Problem, measures: list[Measure], conv: Con
     ``ties="shared_rank"`` the deepest rank of a list is the shared rank of its last tied group.
     """
     lengths = problem.lengths
-    last, positive = F.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
+    last, positive = api.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
     deepest = lengths.astype(np.float64)
     if problem.ties == K.TIES_SHARED_RANK:
         deepest = np.where(lengths > 0, np.floor(lengths - (last - 1) / 2.0), 0)  # truncated mean rank

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ._ids import arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
-from ._kernels.fused import GAIN_EXP, GAIN_LINEAR, GAIN_MAP, _gain
+from ._kernels.api import gain as _gain
+from ._kernels.codes import GAIN_EXP, GAIN_LINEAR, GAIN_MAP
 from ._problem import build_problem, query_view
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings

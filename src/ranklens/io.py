@@ -127,7 +127,7 @@ def _lines(data: bytes, path: str):
 
 def _split(data: bytes, path: str, max_fields: int) -> tuple[np.ndarray, ...]:
     """Fields of every data line (compiled; no Python object per line)."""
-    from ._kernels.text import split_fields
+    from ._kernels.api import split_fields
 
     buf = np.frombuffer(data, dtype=np.uint8)
     if buf.size == 0:
@@ -143,7 +143,7 @@ def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, path: s
     """Column ``c`` as an Arrow large_string array (UTF-8 checked)."""
     import pyarrow as pa
 
-    from ._kernels.text import gather
+    from ._kernels.api import gather
 
     data, offs = gather(buf, st[:, c], en[:, c])
     arr = pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(offs.astype(np.int64)), pa.py_buffer(data))

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.fused import GAIN_LINEAR, ORDER_INPUT, evaluate_queries
-from ._kernels.measures import DCG, NDCG, TIES_AVERAGE, TIES_NONE
+from ._kernels.api import evaluate_queries
+from ._kernels.codes import DCG, GAIN_LINEAR, NDCG, ORDER_INPUT, TIES_AVERAGE, TIES_NONE
 from .errors import InvalidParameterError
 
 __all__ = ["dcg_score", "ndcg_score"]

@@ -285,12 +285,12 @@ def _sentinel_items(item_type: Any, m: int) -> Any:
 
 def _deepest(problem: Any, measures: list[Measure], conv: Convention) -> np.ndarray:
     """Per query: the deepest rank that counts for Evidently's cutoff check (see evaluate._check_k_beyond_deepest)."""
-    from ._kernels import fused as F
-    from ._kernels import measures as K
+    from ._kernels import api
+    from ._kernels import codes as K
     from .evaluate import _GRADED
 
     lengths = problem.lengths
-    last, positive = F.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
+    last, positive = api.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
     deepest = lengths.astype(np.float64)
     if problem.ties == K.TIES_SHARED_RANK:
         deepest = np.where(lengths > 0, np.floor(lengths - (last - 1) / 2.0), 0)
@@ -321,12 +321,12 @@ class _Worker:
         import pyarrow as pa
 
         try:  # one kernel thread per Spark task core: tasks run side by side
-            import numba
             from pyspark import TaskContext
 
+            from ._threads import set_threads
+
             ctx = TaskContext.get()
-            cpus = int(ctx.cpus()) if ctx is not None else 1
-            numba.set_num_threads(max(1, min(cpus, numba.config.NUMBA_NUM_THREADS)))
+            set_threads(max(1, int(ctx.cpus()) if ctx is not None else 1))
         except Exception:  # pragma: no cover - outside a task
             pass
         pending: list[Any] = []

@@ -320,7 +320,7 @@ def wilcoxon(a: Any, b: Any) -> PairedTest:
 
 def _sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """p-values of the sign-flip test for each column of ``d`` (shape ``(n, m)``, zeros = not in the pair)."""
-    from ._kernels.resample import sign_flip_exceed
+    from ._kernels.api import sign_flip_exceed
 
     d = np.ascontiguousarray(d, dtype=np.float64)
     observed = d.sum(axis=0)
@@ -353,7 +353,7 @@ def randomization(a: Any, b: Any, n_resamples: int = 10000, seed: int = 0) -> Pa
 
 
 def _boot(x: np.ndarray, n_resamples: int, seed: int, stream: int) -> np.ndarray:
-    from ._kernels.resample import bootstrap_means
+    from ._kernels.api import bootstrap_means
 
     x2 = np.ascontiguousarray(x.reshape(x.shape[0], -1), dtype=np.float64)
     return bootstrap_means(x2, _key(seed, stream), n_resamples)

@@ -13,21 +13,17 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .measures import (
-    AP, DCG, ERR, HIT, IDCG, NDCG, NUM_REL_RET, NUM_RET, P, RECALL, RPREC, RR,
-    TIES_NONE, _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr,
+from .codes import (
+    AP, DCG, ERR, GAIN_EXP, GAIN_LINEAR, GAIN_MAP, HIT, IDCG, NDCG, NUM_REL, NUM_REL_RET, NUM_RET, ORDER_BEST,
+    ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, P, RECALL, RPREC, RR, TIES_NONE,
 )
-
-NUM_REL = 12
+from .measures import _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr
 
 __all__ = [
     "NUM_REL",
     "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
     "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "list_stats",
 ]
-
-ORDER_INPUT, ORDER_QUICKSORT, ORDER_WORST, ORDER_BEST, ORDER_ITEM_DESC, ORDER_ITEM_ASC = range(6)
-GAIN_LINEAR, GAIN_EXP, GAIN_MAP = range(3)
 
 
 @njit(cache=True, inline="always")

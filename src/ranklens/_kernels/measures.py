@@ -28,8 +28,10 @@ import math
 import numpy as np
 from numba import njit
 
-DCG, IDCG, NDCG, AP, RR, P, RECALL, HIT, ERR, RPREC, NUM_RET, NUM_REL_RET = range(12)
-TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
+from .codes import (  # noqa: F401 - re-exported
+    AP, DCG, ERR, HIT, IDCG, NDCG, NUM_REL_RET, NUM_RET, P, RECALL, RPREC, RR, TIES_AVERAGE, TIES_NONE,
+    TIES_SHARED_RANK,
+)
 
 __all__ = [
     "AP",

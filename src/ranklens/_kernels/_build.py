@@ -1,0 +1,85 @@
+"""Build ``ranklens._kernels._aot``: the kernels of :data:`api.SIGNATURES` compiled ahead of time by ``numba.pycc``.
+
+Run by the package build (``hatch_build.py``) or by hand: ``python -m ranklens._kernels._build [OUTDIR]``.
+Needs numba, numpy and a C compiler at build time only; the module it writes needs neither numba nor
+a compiler. It also exports ``stamp()``, the digest of the kernel sources (:func:`api.source_digest`),
+so that a module built from other sources is never used.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from pathlib import Path
+
+__all__ = ["build"]
+
+_SCALAR = {"i8": "int64", "i4": "int32", "f8": "float64", "u1": "uint8", "u8": "uint64", "b1": "boolean"}
+
+
+def _type(spec: str):  # noqa: ANN202 - numba types
+    from numba import types as T
+
+    spec = spec.strip()
+    if spec.startswith("("):
+        return T.Tuple(tuple(_type(s) for s in _split(spec[1:-1])))
+    if "[" not in spec:
+        return getattr(T, _SCALAR[spec])
+    t, _, kind = spec.partition("[")
+    kind = kind.rstrip("]")
+    dtype = getattr(T, _SCALAR[t])
+    if kind == "C2":
+        return T.Array(dtype, 2, "C")
+    if kind == "A":
+        return T.Array(dtype, 1, "A")
+    return T.Array(dtype, 1, "C", readonly=kind == "R")
+
+
+def _split(s: str) -> list[str]:
+    return [p for p in (x.strip() for x in s.split(",")) if p]
+
+
+def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
+    """Compile the module into ``out_dir``; return the path of the file written."""
+    import importlib
+
+    from numba import njit
+    from numba import types as T
+    from numba.pycc import CC
+
+    from . import api
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    cc = CC("_aot")
+    cc.output_dir = str(out_dir)
+    cc.verbose = verbose
+    for name, (where, result, args) in api.SIGNATURES.items():
+        mod, _, attr = where.partition(".")
+        fn = getattr(importlib.import_module(f".{mod}", __package__), attr or name)
+        sig = _type(result)(*[_type(a) for a in args.split()])
+        cc.export(name, sig)(fn.py_func)
+    digest = api.source_digest()
+    words = tuple(int(digest[i:i + 16], 16) - (2**64 if int(digest[i:i + 16], 16) >= 2**63 else 0)
+                  for i in range(0, 64, 16))
+    w0, w1, w2, w3 = words
+
+    @njit
+    def stamp():  # pragma: no cover - compiled
+        return (w0, w1, w2, w3)
+
+    cc.export("stamp", T.UniTuple(T.int64, 4)())(stamp.py_func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba.pycc announces its pending deprecation
+        cc.compile()
+    written = sorted(out_dir.glob("_aot.*"), key=lambda p: p.stat().st_mtime)[-1]
+    if verbose:
+        print(f"ranklens: compiled {len(api.SIGNATURES)} kernels ahead of time in "
+              f"{time.perf_counter() - t0:.0f} s -> {written}")
+    return written
+
+
+if __name__ == "__main__":
+    build(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent, verbose=True)

@@ -1,0 +1,166 @@
+"""The kernels compiled ahead of time (numba.pycc, at build time) and numba's parallel JIT give the same numbers.
+
+Small work runs on the ahead-of-time module, large work on the JIT; a result must never depend on
+which one ran. These tests force each side on the same inputs and require bit-identical values.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import ranklens
+from ranklens import stats
+from ranklens._kernels import api
+
+CONVENTIONS = sorted(ranklens.CONVENTIONS)
+MEASURES = ["ndcg@10", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@10", "P@3", "recall@20", "err@5",
+            "hit_rate@3", "r_precision"]
+
+
+def test_ahead_of_time_module_is_built_and_current():
+    # make test installs ranklens, which compiles the module; a missing or stale module is a failed build
+    assert api.aot_status() == "ok"
+
+
+def _both(fn):
+    with api.forced("aot"):
+        a = fn()
+    with api.forced("jit"):
+        b = fn()
+    return a, b
+
+
+def _tables(seed: int, str_ids: bool):
+    rng = np.random.default_rng(seed)
+    n_q = 60
+    lengths = rng.integers(0, 40, n_q)
+    q = np.repeat(np.arange(n_q), lengths)
+    item = np.concatenate([rng.permutation(60)[:n] for n in lengths])
+    score = np.round(rng.standard_normal(q.size), 1)  # many ties
+    label = rng.choice([0, 0, 0, 1, 2, 3, -1], size=q.size).astype(np.float64)
+    if str_ids:
+        qid = pa.array([f"q{x}" for x in q])
+        iid = pa.array([f"d{x}" for x in item])
+    else:
+        qid, iid = pa.array(q), pa.array(item)
+    run = pa.table({"query": qid, "item": iid, "score": score})
+    keep = rng.random(q.size) < 0.8  # some ranked items unjudged
+    qrels = pa.table({"query": qid.filter(pa.array(keep)), "item": iid.filter(pa.array(keep)),
+                      "relevance": label[keep]})
+    return qrels, run
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("str_ids", [False, True])
+def test_every_convention_and_measure_identical(convention, str_ids):
+    qrels, run = _tables(3 + str_ids, str_ids)
+
+    def go():
+        try:
+            res = ranklens.evaluate(qrels, run, MEASURES, convention=convention, empty=0)
+        except ranklens.RanklensError as exc:  # the same refusal on both sides
+            return type(exc).__name__, str(exc)
+        return res.values.tolist(), dict(res.aggregate)
+
+    a, b = _both(go)
+    assert a == b
+
+
+def test_trec_files_identical(tmp_path):
+    rng = np.random.default_rng(11)
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text("".join(f"{i // 30} 0 doc{i % 97} {rng.integers(0, 4)}\n" for i in range(3000)))
+    r.write_text("# a comment\n\n" + "".join(
+        f"{i // 50} Q0 doc{(i * 7) % 101} {i % 50 + 1} {rng.integers(0, 20) / 4} tag\n" for i in range(5000)))
+
+    def go():
+        res = ranklens.evaluate(str(q), str(r), MEASURES, convention="trec_eval")
+        return res.values.tolist()
+
+    a, b = _both(go)
+    assert a == b
+
+
+def test_sklearn_dropin_and_explain_identical():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 5, (200, 30))
+    s = np.round(rng.random((200, 30)), 1)
+    a, b = _both(lambda: (ranklens.ndcg_score(y, s, k=10), ranklens.dcg_score(y, s), ranklens.ndcg_score(y, s,
+                                                                                                       ignore_ties=True)))
+    assert a == b
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+    run = {"q": {"a": 0.1, "b": 0.5, "c": 0.5}}
+    a, b = _both(lambda: str(ranklens.explain(qrels, run, "q", k=3, compare="lightgbm")))
+    assert a == b
+
+
+def test_resampling_identical():
+    rng = np.random.default_rng(8)
+    x = rng.uniform(0, 1, 500)
+    y = np.clip(x + rng.normal(0.02, 0.1, 500), 0, 1)
+
+    def go():
+        r = stats.randomization(x, y, n_resamples=2000, seed=3)
+        c = stats.bootstrap_ci(x - y, "bca", n_resamples=2000, seed=3)
+        p = stats.paired_bootstrap(x, y, n_resamples=2000, seed=3)
+        return r.p_value, c.low, c.high, p.p_value
+
+    a, b = _both(go)
+    assert a == b
+
+
+def test_arguments_not_of_the_signature_never_reach_compiled_code():
+    codes32 = np.array([0, 0, 1], np.int32)
+    assert api._conform("segments", (codes32, 2)) is not None
+    assert api._conform("segments", (codes32.astype(np.int64), 2)) is None  # wrong dtype
+    assert api._conform("segments", (np.array([0, 9, 0, 9, 1], np.int32)[::2], 2)) is None  # not contiguous
+    assert api._conform("segments", ([0, 0, 1], 2)) is None  # not an array
+    # under auto such a call runs on the JIT instead (same answer); forced to aot it is refused
+    start, end, idx = api.segments(codes32.astype(np.int64).astype(np.int32), 2)
+    assert start.tolist() == [0, 2] and end.tolist() == [2, 3]
+    with api.forced("aot"), pytest.raises(RuntimeError, match="not of its signature"):
+        api.segments(codes32.astype(np.int64), 2)
+
+
+def test_every_signature_has_its_kernel_and_module_function():
+    mod = api._state["aot"] if api.aot_status() == "ok" else None
+    assert mod is not None
+    for name in api.SIGNATURES:
+        assert callable(getattr(mod, name))
+        assert callable(getattr(api, name))
+
+
+def test_stale_module_is_not_used(monkeypatch):
+    saved = dict(api._state)
+    try:
+        api._state.clear()
+        monkeypatch.setattr(api, "source_digest", lambda: "0" * 64)
+        assert api.aot_status().startswith("stale")
+        res = ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.9}}, ["mrr"])
+        assert res.aggregate["mrr"] == 0.5  # by hand: the relevant item is ranked second
+    finally:
+        api._state.clear()
+        api._state.update(saved)
+
+
+def test_bad_kernel_mode_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("RANKLENS_KERNELS", "fast")
+    with pytest.raises(ranklens.InvalidParameterError, match="RANKLENS_KERNELS"):
+        ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 0.2}}, ["mrr"])
+
+
+def test_small_evaluation_loads_no_compiler(tmp_path):
+    code = (
+        "import sys, ranklens\n"
+        "r = ranklens.evaluate({'q': {'a': 2, 'b': 0}}, {'q': {'a': 0.1, 'b': 0.3}}, ['ndcg@10', 'map'])\n"
+        "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith(('numba.', 'llvmlite'))))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RANKLENS_KERNELS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "[]"
