@@ -277,7 +277,8 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         "item ids, float scores, graded labels 0-4, about 15% non-zero), from a long table in memory to the "
         "number, conversions included. Each library runs in its own process; time is the median of the timed "
         "repeats inside it, after one untimed warm-up run on 1,000 queries (JIT compilation: numba for "
-        "ranklens and ranx); peak memory is the process's maximum resident set measured by the parent "
+        "ranklens and ranx; ranklens runs inputs of at most 2M rows on kernels compiled ahead of time, larger "
+        "ones on numba's parallel JIT); peak memory is the process's maximum resident set measured by the parent "
         "(`wait4`), input loading included; 'peak - after loading' is what the evaluation itself added.",
         "",
         "| library | input | median time (s) | x ranklens | peak RSS (MB) | peak - after loading (MB) | value | agrees |",

@@ -160,28 +160,38 @@ def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, path: s
 
 def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: str, path: str,
                 ln: np.ndarray, ls: np.ndarray, le: np.ndarray, finite: bool = True) -> np.ndarray:
-    """Column ``c`` parsed as float64 by Arrow (correctly rounded); errors name the line."""
+    """Column ``c`` parsed as float64, correctly rounded; errors name the line.
+
+    Plain decimals are parsed in compiled code on the exact fast path; the other rows (long mantissas,
+    large exponents, inf/nan, bad text) go through Arrow's parser.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _str_column(buf, st, en, c, path, ln)
-    try:
-        vals = arrow_to_numpy(pc.cast(arr, pa.float64()))
-    except pa.ArrowInvalid:
-        vals = None
-    if vals is None:
-        for i, tok in enumerate(arr.to_pylist()):  # error path only
-            if not _is_float(tok):
-                raise FormatError(f"{what} {tok!r} is not a number", path=path, line=int(ln[i]),
-                                  text=_line_text(buf, ls, le, i))
-        raise FormatError(f"cannot read the {what} column", path=path)  # pragma: no cover
+    from ._kernels.api import parse_floats
+
+    vals, ok = parse_floats(buf, st[:, c], en[:, c])
+    rest = np.flatnonzero(~ok)
+    if rest.size:
+        arr = _str_column(buf, st[rest], en[rest], c, path, ln[rest])
+        try:
+            vals[rest] = arrow_to_numpy(pc.cast(arr, pa.float64()))
+        except pa.ArrowInvalid:
+            for j, tok in enumerate(arr.to_pylist()):  # error path only
+                if not _is_float(tok):
+                    i = int(rest[j])
+                    raise FormatError(f"{what} {tok!r} is not a number", path=path, line=int(ln[i]),
+                                      text=_line_text(buf, ls, le, i))
+            raise FormatError(f"cannot read the {what} column", path=path) from None  # pragma: no cover
     if finite:
         bad = ~np.isfinite(vals)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise FormatError(f"{what} is {arr[i].as_py()}; scores and labels must be finite", path=path,
+            tok = bytes(buf[st[i, c]:en[i, c]]).decode("utf-8", errors="replace")
+            raise FormatError(f"{what} is {tok}; scores and labels must be finite", path=path,
                               line=int(ln[i]), text=_line_text(buf, ls, le, i))
     return vals
+
 
 
 def _read_trec_qrels(data: bytes, path: str) -> Judgments:

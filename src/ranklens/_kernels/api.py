@@ -30,7 +30,7 @@ import numpy as np
 __all__ = [
     "AOT_MAX_WORK", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "evaluate_queries",
     "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats", "lookup_labels", "order",
-    "segments",
+    "parse_floats", "segments",
     "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
@@ -58,6 +58,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     ),
     "split_fields": ("text", "(i8[C2], i8[C2], i8[C], i8[C], i8[C], i8[C])", "u1[R] i8"),
     "gather": ("text", "(u1[C], i8[C])", "u1[R] i8[A] i8[A]"),
+    "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
 }
@@ -220,6 +221,11 @@ def split_fields(buf: np.ndarray, max_fields: int) -> Any:
 def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:
     """One column's bytes, contiguous, with offsets (``text.gather``)."""
     return _call("gather", starts.shape[0], buf, starts, ends)
+
+
+def parse_floats(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:
+    """Decimal numbers of the spans, where exactly parseable on the fast path (``text.parse_floats``)."""
+    return _call("parse_floats", starts.shape[0], buf, starts, ends)
 
 
 def bootstrap_means(x: np.ndarray, key: int, n_resamples: int) -> Any:

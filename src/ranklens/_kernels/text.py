@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["gather", "split_fields"]
+__all__ = ["gather", "parse_floats", "split_fields"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -84,31 +84,137 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
         while p < n and buf[p - 1] != 10:
             p += 1
         bounds[c] = p
-    dummy2 = np.empty((0, max_fields), np.int64)
-    dummy1 = np.empty(0, np.int64)
-    data_lines = np.zeros(n_chunks, np.int64)
-    all_lines = np.zeros(n_chunks, np.int64)
+    # one pass over the fields: room for every line (a cheap newline count), then the data lines
+    # written at their chunk's offset; blank and comment lines leave gaps, closed afterwards
+    n_lines = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
-        d, a = _scan(buf, bounds[c], bounds[c + 1], max_fields, False, 0, 0,
-                     dummy2, dummy2, dummy1, dummy1, dummy1, dummy1)
-        data_lines[c] = d
-        all_lines[c] = a
-    first_out = np.zeros(n_chunks, np.int64)
-    first_line = np.zeros(n_chunks, np.int64)
+        n_lines[c] = _count_lines(buf, bounds[c], bounds[c + 1])
+    first = np.zeros(n_chunks, np.int64)
     for c in range(1, n_chunks):
-        first_out[c] = first_out[c - 1] + data_lines[c - 1]
-        first_line[c] = first_line[c - 1] + all_lines[c - 1]
-    total = first_out[n_chunks - 1] + data_lines[n_chunks - 1]
-    starts = np.empty((total, max_fields), np.int64)
-    ends = np.empty((total, max_fields), np.int64)
-    nf = np.empty(total, np.int64)
-    line_no = np.empty(total, np.int64)
-    lstart = np.empty(total, np.int64)
-    lend = np.empty(total, np.int64)
+        first[c] = first[c - 1] + n_lines[c - 1]
+    cap = first[n_chunks - 1] + n_lines[n_chunks - 1]
+    starts = np.empty((cap, max_fields), np.int64)
+    ends = np.empty((cap, max_fields), np.int64)
+    nf = np.empty(cap, np.int64)
+    line_no = np.empty(cap, np.int64)
+    lstart = np.empty(cap, np.int64)
+    lend = np.empty(cap, np.int64)
+    data_lines = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
-        _scan(buf, bounds[c], bounds[c + 1], max_fields, True, first_out[c], first_line[c],
-              starts, ends, nf, line_no, lstart, lend)
-    return starts, ends, nf, line_no, lstart, lend
+        d, _ = _scan(buf, bounds[c], bounds[c + 1], max_fields, True, first[c], first[c],
+                     starts, ends, nf, line_no, lstart, lend)
+        data_lines[c] = d
+    total = data_lines.sum()
+    if total == cap:
+        return starts, ends, nf, line_no, lstart, lend
+    out = 0
+    for c in range(n_chunks):
+        for t in range(first[c], first[c] + data_lines[c]):
+            if out != t:
+                starts[out] = starts[t]
+                ends[out] = ends[t]
+                nf[out] = nf[t]
+                line_no[out] = line_no[t]
+                lstart[out] = lstart[t]
+                lend[out] = lend[t]
+            out += 1
+    return (starts[:total].copy(), ends[:total].copy(), nf[:total].copy(), line_no[:total].copy(),
+            lstart[:total].copy(), lend[:total].copy())
+
+
+@njit(cache=True, nogil=True)
+def _count_lines(buf, lo, hi):  # pragma: no cover - compiled
+    c = 0
+    for i in range(lo, hi):
+        c += buf[i] == 10
+    if hi > lo and buf[hi - 1] != 10:
+        c += 1
+    return c
+
+
+_POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
+_MAX_MANTISSA = (1 << 53) // 10 - 1
+
+
+@njit(cache=True, nogil=True)
+def _parse_float(buf, lo, hi):  # pragma: no cover - compiled
+    """``(value, ok)`` of the decimal number ``buf[lo:hi]`` when it has the exact fast path.
+
+    ``[+-]digits[.digits][(e|E)[+-]digits]`` whose digits form an integer m < 2**53 and whose decimal
+    exponent e has |e| <= 22: then m and 10**|e| are exact doubles and one multiplication or division
+    rounds correctly (Clinger 1990), the same double as strtod. Anything else: ok=False (the caller
+    parses those rows another way).
+    """
+    p = lo
+    neg = False
+    if p < hi and (buf[p] == 45 or buf[p] == 43):
+        neg = buf[p] == 45
+        p += 1
+    m = 0
+    digits = 0
+    exp10 = 0
+    while p < hi and 48 <= buf[p] <= 57:
+        if m > _MAX_MANTISSA:
+            return 0.0, False
+        m = m * 10 + (buf[p] - 48)
+        digits += 1
+        p += 1
+    if p < hi and buf[p] == 46:
+        p += 1
+        while p < hi and 48 <= buf[p] <= 57:
+            if m > _MAX_MANTISSA:
+                return 0.0, False
+            m = m * 10 + (buf[p] - 48)
+            exp10 -= 1
+            digits += 1
+            p += 1
+    if digits == 0:
+        return 0.0, False
+    if p < hi and (buf[p] == 101 or buf[p] == 69):
+        p += 1
+        eneg = False
+        if p < hi and (buf[p] == 45 or buf[p] == 43):
+            eneg = buf[p] == 45
+            p += 1
+        e = 0
+        ed = 0
+        while p < hi and 48 <= buf[p] <= 57:
+            if ed >= 4:
+                return 0.0, False
+            e = e * 10 + (buf[p] - 48)
+            ed += 1
+            p += 1
+        if ed == 0:
+            return 0.0, False
+        exp10 += -e if eneg else e
+    if p != hi:
+        return 0.0, False
+    v = float(m)
+    if m != 0:
+        if 0 <= exp10 <= 22:
+            v = v * _POW10[exp10]
+        elif -22 <= exp10 < 0:
+            v = v / _POW10[-exp10]
+        else:
+            return 0.0, False
+    return (-v if neg else v), True
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def parse_floats(buf, starts, ends):  # pragma: no cover - compiled
+    """Parse the spans ``buf[starts[i]:ends[i]]`` as decimal numbers: ``(values, ok)``.
+
+    ``ok[i]`` is False where the text is not a plain decimal number with the exact fast path (see
+    :func:`_parse_float`); those rows are left to a general parser.
+    """
+    n = starts.shape[0]
+    out = np.empty(n, np.float64)
+    ok = np.empty(n, np.bool_)
+    for i in prange(n):
+        v, good = _parse_float(buf, starts[i], ends[i])
+        out[i] = v
+        ok[i] = good
+    return out, ok
 
 
 @njit(parallel=True, cache=True, nogil=True)
