@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 import ranklens
+import ranklens._threads
 from ranklens import stats
 from ranklens._kernels import api
 
@@ -58,7 +59,7 @@ def _tables(seed: int, str_ids: bool):
 
 @pytest.mark.parametrize("convention", CONVENTIONS)
 @pytest.mark.parametrize("str_ids", [False, True])
-def test_every_convention_and_measure_identical(convention, str_ids):
+def test_every_convention_and_measure_identical(convention, str_ids, cut):
     qrels, run = _tables(3 + str_ids, str_ids)
 
     def go():
@@ -72,7 +73,7 @@ def test_every_convention_and_measure_identical(convention, str_ids):
     assert a == b
 
 
-def test_trec_files_identical(tmp_path):
+def test_trec_files_identical(tmp_path, cut):
     rng = np.random.default_rng(11)
     q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
     q.write_text("".join(f"{i // 30} 0 doc{i % 97} {rng.integers(0, 4)}\n" for i in range(3000)))
@@ -87,7 +88,7 @@ def test_trec_files_identical(tmp_path):
     assert a == b
 
 
-def test_sklearn_dropin_and_explain_identical():
+def test_sklearn_dropin_and_explain_identical(cut):
     rng = np.random.default_rng(5)
     y = rng.integers(0, 5, (200, 30))
     s = np.round(rng.random((200, 30)), 1)
@@ -100,7 +101,7 @@ def test_sklearn_dropin_and_explain_identical():
     assert a == b
 
 
-def test_resampling_identical():
+def test_resampling_identical(cut):
     rng = np.random.default_rng(8)
     x = rng.uniform(0, 1, 500)
     y = np.clip(x + rng.normal(0.02, 0.1, 500), 0, 1)
@@ -133,7 +134,7 @@ def test_every_signature_has_its_kernel_and_module_function():
     assert mod is not None
     for name in api.SIGNATURES:
         assert callable(getattr(mod, name))
-        assert callable(getattr(api, name))
+        assert name in api.PARTS or callable(getattr(api, name))
 
 
 def test_stale_module_is_not_used(monkeypatch):
@@ -164,3 +165,20 @@ def test_small_evaluation_loads_no_compiler(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RANKLENS_KERNELS"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "[]"
+
+
+def test_chunks_really_run_on_several_threads(monkeypatch):
+    monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
+    monkeypatch.setattr(ranklens._threads, "_requested", [3])
+    seen = []
+    real = api._map
+
+    def spy(fn, parts):
+        seen.append(len(parts))
+        return real(fn, parts)
+
+    monkeypatch.setattr(api, "_map", spy)
+    qrels, run = _tables(9, True)
+    with api.forced("aot"):
+        ranklens.evaluate(qrels, run, ["ndcg@10"])
+    assert max(seen) == 3

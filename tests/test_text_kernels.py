@@ -47,7 +47,7 @@ NOT_PLAIN = ["", "-", ".", "e5", "1e", "1e+", "inf", "-inf", "nan", "NaN", "1.2.
 
 
 @pytest.mark.parametrize("mode", ["aot", "jit"])
-def test_edge_cases(mode):
+def test_edge_cases(mode, cut):
     _check(FAST + SLOW, mode)
     buf, s, e = _spans(FAST + SLOW + NOT_PLAIN)
     with api.forced(mode):
@@ -84,7 +84,7 @@ def test_trec_run_scores_read_exactly(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["aot", "jit"])
-def test_split_fields_with_blank_and_comment_lines(mode):
+def test_split_fields_with_blank_and_comment_lines(mode, cut):
     lines = ["# header", "a b c", "", "   ", "d e", "# c", "f g h i", "  j  "]
     text = (("\n".join(lines) + "\n") * 40000).encode()  # > 1 MB: several chunks, gaps to close
     buf = np.frombuffer(text, np.uint8)

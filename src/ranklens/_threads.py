@@ -1,7 +1,7 @@
 """Thread count of the compiled kernels (all cores by default; ``RANKLENS_THREADS`` or ``--threads``).
 
-Setting it does not load numba: the count is applied when a parallel (JIT) kernel first runs. The
-ahead-of-time kernels used for small work run on one thread.
+Setting it does not load numba: the count is applied when a parallel (JIT) kernel runs; the
+ahead-of-time kernels cut their work into as many chunks, run on a thread pool.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 
 from .errors import InvalidParameterError
 
-__all__ = ["apply_threads", "set_threads"]
+__all__ = ["apply_threads", "set_threads", "threads"]
 
 _requested: list[int] = []
 
@@ -40,6 +40,11 @@ def set_threads(n: int) -> int:
     if "numba" in sys.modules:
         apply_threads()
     return n
+
+
+def threads() -> int:
+    """The thread count the kernels use: the one set, else every core."""
+    return _requested[0] if _requested else _cores()
 
 
 def apply_threads() -> None:

@@ -173,7 +173,7 @@ def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: s
     vals, ok = parse_floats(buf, st[:, c], en[:, c])
     rest = np.flatnonzero(~ok)
     if rest.size:
-        arr = _str_column(buf, st[rest], en[rest], c, path, ln[rest])
+        arr = _str_column(buf, st[rest, c:c + 1], en[rest, c:c + 1], 0, path, ln[rest])
         try:
             vals[rest] = arrow_to_numpy(pc.cast(arr, pa.float64()))
         except pa.ArrowInvalid:

@@ -40,6 +40,33 @@ def _split(s: str) -> list[str]:
     return [p for p in (x.strip() for x in s.split(",")) if p]
 
 
+def _release_gil() -> bool:
+    """Make the exported functions release the GIL while they run, as ``@njit(nogil=True)`` does.
+
+    numba.pycc compiles every export with a fresh ``Flags()``; this build gives it flags with
+    ``release_gil`` set, so that ``api`` can run chunks of one call on several Python threads. Returns
+    False (the module then holds the GIL, and ``api`` runs it on one thread) if this numba differs.
+    """
+    import numba.pycc.compiler as pycc_compiler
+    from numba.core.compiler import Flags
+
+    current = getattr(pycc_compiler, "Flags", None)
+    if current is not Flags:
+        return current is not None and getattr(current, "_ranklens_nogil", False)
+    if not hasattr(Flags(), "release_gil"):
+        return False
+
+    class _NoGilFlags(Flags):
+        _ranklens_nogil = True
+
+        def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = _NoGilFlags
+    return True
+
+
 def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     """Compile the module into ``out_dir``; return the path of the file written."""
     import importlib
@@ -53,6 +80,7 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    released = _release_gil()
     cc = CC("_aot")
     cc.output_dir = str(out_dir)
     cc.verbose = verbose
@@ -71,6 +99,13 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
         return (w0, w1, w2, w3)
 
     cc.export("stamp", T.UniTuple(T.int64, 4)())(stamp.py_func)
+    gil = 1 if released else 0
+
+    @njit
+    def nogil():  # pragma: no cover - compiled
+        return gil
+
+    cc.export("nogil", T.int64())(nogil.py_func)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc announces its pending deprecation
         cc.compile()

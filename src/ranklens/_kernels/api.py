@@ -2,11 +2,13 @@
 
 Every entry point has one signature, written below in :data:`SIGNATURES`. When ranklens is installed,
 its build compiles these functions from the same Python sources (``numba.pycc``) into the extension
-module ``ranklens._kernels._aot``: serial code that loads in milliseconds and needs no compiler at run
-time. Work of at most :data:`AOT_MAX_WORK` rows (or draws, for resampling) runs there, so a command
-line on ordinary files never imports numba; larger work runs on numba's JIT, in parallel over all
-cores (compiled on first use and cached on disk). Both run the same source with the same floating
-point operations in the same order per query, so their results are identical (tested).
+module ``ranklens._kernels._aot``: code that loads in milliseconds, needs no compiler at run time and
+releases the GIL. Work of at most :data:`AOT_MAX_WORK` rows (or draws, for resampling) runs there, so a
+command line on ordinary files never imports numba; from :data:`SPLIT_MIN_WORK` up, one call is cut
+into chunks of whole queries (rows, lines, resamples) run on all cores by a thread pool. Larger work
+runs on numba's JIT, parallel over queries (compiled on first use and cached on disk). Every query,
+row or resample is computed by the same source with the same floating point operations in the same
+order whichever way the work is cut, so the results are identical (tested).
 
 The compiled module carries a digest of the kernel sources it was built from; when the sources have
 changed since (a development checkout), it is not used. ``RANKLENS_KERNELS=jit`` / ``aot`` forces one
@@ -34,8 +36,10 @@ __all__ = [
     "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
-#: Largest work (rows, or resamples x values) given to the serial ahead-of-time kernels under ``auto``.
+#: Largest work (rows, or resamples x values) given to the ahead-of-time kernels under ``auto``.
 AOT_MAX_WORK = 2_000_000
+#: Smallest work cut into chunks run on several threads by the ahead-of-time kernels.
+SPLIT_MIN_WORK = 50_000
 
 # Argument types: ``i8 f8 u1 u8 i4 b1`` scalars; ``T[C]`` 1-d C-contiguous array, ``T[A]`` 1-d any
 # strides, ``T[C2]`` 2-d C-contiguous, ``T[R]`` 1-d C-contiguous read-only. Results: the same notation.
@@ -54,14 +58,19 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
-        "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1",
+        "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
     ),
-    "split_fields": ("text", "(i8[C2], i8[C2], i8[C], i8[C], i8[C], i8[C])", "u1[R] i8"),
+    "split_fields": ("text", "(i8[C2], i8[C2], i8[C], i8[C], i8[C], i8[C], i8)", "u1[R] i8"),
+    "count_lines": ("text._count_lines", "i8", "u1[R] i8 i8"),
+    "scan_lines": ("text._scan", "(i8, i8)", "u1[R] i8 i8 i8 b1 i8 i8 i8[C2] i8[C2] i8[C] i8[C] i8[C] i8[C]"),
     "gather": ("text", "(u1[C], i8[C])", "u1[R] i8[A] i8[A]"),
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
 }
+
+#: Kernels of the compiled module used only by other entry points (split_fields, on several threads).
+PARTS = ("count_lines", "scan_lines")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "resample.py", "text.py")
@@ -116,6 +125,7 @@ def aot_status() -> str:
                 _state["aot"], _state["aot_status"] = None, "stale (the kernel sources changed since it was built)"
             else:
                 _state["aot"], _state["aot_status"] = mod, "ok"
+                _state["nogil"] = bool(mod.nogil())
     return _state["aot_status"]
 
 
@@ -159,28 +169,115 @@ def _conform(name: str, args: tuple[Any, ...]) -> list[Any] | None:
     return out
 
 
-def _call(name: str, work: int, *args: Any) -> Any:
+def _side(name: str, work: int, args: tuple[Any, ...]) -> list[Any] | None:
+    """The arguments for the ahead-of-time kernel, or None when the JIT runs this call."""
     mode = _mode()
     if mode == "jit" or (mode == "auto" and work > AOT_MAX_WORK):
-        return _jit(name)(*args)
+        return None
     status = aot_status()
     conformed = _conform(name, args) if status == "ok" else None
+    if conformed is None and mode == "aot":
+        raise RuntimeError(f"ranklens: the ahead-of-time kernel {name} cannot run: "
+                           + (f"module {status}" if status != "ok" else "arguments not of its signature"))
+    return conformed
+
+
+def _call(name: str, work: int, *args: Any) -> Any:
+    conformed = _side(name, work, args)
     if conformed is None:
-        if mode == "aot":
-            raise RuntimeError(f"ranklens: the ahead-of-time kernel {name} cannot run: "
-                               + (f"module {status}" if status != "ok" else "arguments not of its signature"))
         return _jit(name)(*args)
     return getattr(_state["aot"], name)(*conformed)
 
 
+def _n_chunks(work: int) -> int:
+    if work < SPLIT_MIN_WORK or not _state.get("nogil"):
+        return 1
+    from .._threads import threads
+
+    return max(1, min(threads(), work // (SPLIT_MIN_WORK // 2)))
+
+
+def _map(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> list[Any]:
+    """``fn(*p)`` for every part, on a thread pool (the compiled code releases the GIL)."""
+    if len(parts) == 1:
+        return [fn(*parts[0])]
+    pool = _state.get("pool")
+    if pool is None or _state.get("pool_size", 0) < len(parts):
+        from concurrent.futures import ThreadPoolExecutor
+
+        if pool is not None:
+            pool.shutdown(wait=False)
+        pool = ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="ranklens")
+        _state["pool"], _state["pool_size"] = pool, len(parts)
+    return list(pool.map(lambda p: fn(*p), parts))
+
+
+def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
+    """``k + 1`` boundaries splitting items into ``k`` runs of about equal cumulative weight."""
+    n = weights_cum.shape[0]
+    if k <= 1 or n == 0:
+        return np.array([0, n])
+    targets = weights_cum[-1] * np.arange(1, k) / k
+    inner = np.searchsorted(weights_cum, targets, side="right")
+    return np.unique(np.concatenate([[0], inner, [n]]))
+
+
+def _by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths: np.ndarray,
+              merge: Callable[[list[Any]], Any]) -> Any:
+    """Run a per-query kernel on runs of whole queries (arguments ``sliced`` cut), merged by ``merge``."""
+    conformed = _side(name, int(lengths.sum()), args)
+    if conformed is None:
+        return _jit(name)(*args)
+    fn = getattr(_state["aot"], name)
+    k = _n_chunks(int(lengths.sum()))
+    if k == 1:
+        return fn(*conformed)
+    cuts = _cuts(np.cumsum(lengths), k)
+    parts = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        p = list(conformed)
+        for i in sliced:
+            p[i] = conformed[i][a:b]
+        parts.append(tuple(p))
+    return merge(_map(fn, parts))
+
+
+def _by_row(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], n: int,
+            merge: Callable[[list[Any]], Any], extend: tuple[int, ...] = ()) -> Any:
+    """Run a per-row kernel on runs of rows (arguments ``sliced`` cut; ``extend``: offsets, one more)."""
+    conformed = _side(name, n, args)
+    if conformed is None:
+        return _jit(name)(*args)
+    fn = getattr(_state["aot"], name)
+    k = _n_chunks(n)
+    if k == 1:
+        return fn(*conformed)
+    cuts = np.linspace(0, n, k + 1).astype(np.int64)
+    parts = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        p = list(conformed)
+        for i in sliced:
+            p[i] = conformed[i][a:b]
+        for i in extend:
+            p[i] = conformed[i][a:b + 1]
+        parts.append(tuple(p))
+    return merge(_map(fn, parts))
+
+
+def _cat(outs: list[Any]) -> Any:
+    if isinstance(outs[0], tuple):
+        return tuple(np.concatenate([o[i] for o in outs]) for i in range(len(outs[0])))
+    return np.concatenate(outs)
+
+
 def evaluate_queries(*args: Any) -> Any:
     """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`."""
-    return _call("evaluate_queries", args[3].shape[0], *args)
+    return _by_query("evaluate_queries", args, (0, 1, 8, 9), args[1] - args[0], _cat)
 
 
 def list_stats(*args: Any) -> Any:
     """Per query, the size of the last tie group and whether a label is positive (``fused.list_stats``)."""
-    return _call("list_stats", args[3].shape[0], *args)
+    return _by_query("list_stats", args, (0, 1), args[1] - args[0], _cat)
 
 
 def gain(*args: Any) -> float:
@@ -198,41 +295,103 @@ def segments(codes: np.ndarray, n_groups: int) -> Any:
     return _call("segments", codes.shape[0], codes, n_groups)
 
 
-def hash_items(*args: Any) -> Any:
+def hash_items(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray) -> Any:
     """64-bit hash of every item id (``group.hash_items``)."""
-    return _call("hash_items", args[1].shape[0] + args[2].shape[0], *args)
+    if not is_str:
+        return _call("hash_items", ints.shape[0], is_str, ints, offs, data)
+    return _by_row("hash_items", (is_str, ints, offs, data), (), offs.shape[0] - 1, _cat, extend=(2,))
 
 
 def find_duplicates(*args: Any) -> Any:
     """Per group, a row whose item appears twice, or -1 (``group.find_duplicates``)."""
-    return _call("find_duplicates", args[3].shape[0], *args)
+    return _by_query("find_duplicates", args, (0, 1), args[1] - args[0], _cat)
 
 
 def lookup_labels(*args: Any) -> Any:
     """The judged label of every ranked row, NaN when unjudged (``group.lookup_labels``)."""
-    return _call("lookup_labels", args[3].shape[0] + args[10].shape[0], *args)
+    out = np.full(args[3].shape[0], np.nan)
+    return _by_query("lookup_labels", (*args, out), (0, 1, 7, 8), (args[1] - args[0]) + (args[8] - args[7]),
+                     lambda parts: out)
 
 
 def split_fields(buf: np.ndarray, max_fields: int) -> Any:
-    """Field spans and line numbers of every data line of a text buffer (``text.split_fields``)."""
-    return _call("split_fields", buf.shape[0] // 40, buf, max_fields)
+    """Field spans and line numbers of every data line of a text buffer (``text.split_fields``).
+
+    On the ahead-of-time side the buffer is cut at newlines into one chunk per thread; the chunks'
+    lines are counted, then each chunk writes its lines into the shared arrays at its own offset
+    (``text._scan``); blank and comment lines leave gaps, closed at the end.
+    """
+    n = buf.shape[0]
+    conformed = _side("split_fields", n // 40, (buf, max_fields))
+    if conformed is None:
+        return _jit("split_fields")(buf, max_fields)[:6]
+    aot = _state["aot"]
+    k = _n_chunks(n // 40)
+    cuts = [0]
+    for c in range(1, k):  # each chunk ends just after a newline
+        p = max(c * n // k, cuts[-1])
+        while p < n:
+            nl = np.flatnonzero(buf[p:p + 65536] == 10)
+            if nl.size:
+                p += int(nl[0]) + 1
+                break
+            p += 65536
+        cuts.append(min(p, n))
+    cuts.append(n)
+    bounds = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    counts = _map(lambda a, b: aot.count_lines(buf, a, b), bounds)
+    first = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    cap = int(first[-1])
+    starts = np.empty((cap, max_fields), np.int64)
+    ends = np.empty((cap, max_fields), np.int64)
+    cols = [np.empty(cap, np.int64) for _ in range(4)]  # n_fields, line_no, line_start, line_end
+    done = _map(lambda a, b, f: aot.scan_lines(buf, a, b, max_fields, True, f, f, starts, ends, *cols)[0],
+                [(a, b, int(f)) for (a, b), f in zip(bounds, first[:-1])])
+    if sum(done) == cap:
+        return (starts, ends, *cols)
+    keep = np.concatenate([np.arange(f, f + d) for f, d in zip(first[:-1], done)] or [np.zeros(0, np.int64)])
+    return (starts[keep], ends[keep], *(c[keep] for c in cols))
 
 
 def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:
     """One column's bytes, contiguous, with offsets (``text.gather``)."""
-    return _call("gather", starts.shape[0], buf, starts, ends)
+    def merge(outs: list[Any]) -> Any:
+        data = np.concatenate([o[0] for o in outs])
+        offs = [outs[0][1]]
+        for o in outs[1:]:
+            offs.append(o[1][1:] + offs[-1][-1])
+        return data, np.concatenate(offs)
+
+    return _by_row("gather", (buf, starts, ends), (1, 2), starts.shape[0], merge)
 
 
 def parse_floats(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:
     """Decimal numbers of the spans, where exactly parseable on the fast path (``text.parse_floats``)."""
-    return _call("parse_floats", starts.shape[0], buf, starts, ends)
+    return _by_row("parse_floats", (buf, starts, ends), (1, 2), starts.shape[0], _cat)
+
+
+def _by_resample(name: str, args: tuple[Any, ...], width: int) -> Any:
+    """Resampling kernels cut by resample: resample ``r`` of a run from ``a`` is resample ``a + r``
+    (its random numbers start at ``key + (a + r) * width``), so the cut changes no draw."""
+    *head, key, n_res = args
+    work = head[0].size * int(n_res)
+    conformed = _side(name, work, args)
+    if conformed is None:
+        return _jit(name)(*args)
+    fn = getattr(_state["aot"], name)
+    k = _n_chunks(work) if n_res >= 2 else 1
+    if k == 1:
+        return fn(*conformed)
+    cuts = np.linspace(0, int(n_res), k + 1).astype(np.int64)
+    parts = [(*conformed[:-2], (int(key) + int(a) * width) % 2**64, int(b - a)) for a, b in zip(cuts[:-1], cuts[1:])]
+    return np.concatenate(_map(fn, parts))
 
 
 def bootstrap_means(x: np.ndarray, key: int, n_resamples: int) -> Any:
     """Means of bootstrap resamples of the rows of ``x`` (``resample.bootstrap_means``)."""
-    return _call("bootstrap_means", x.size * int(n_resamples), x, key, n_resamples)
+    return _by_resample("bootstrap_means", (x, key, n_resamples), x.shape[0])
 
 
 def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: int, n_resamples: int) -> Any:
     """Sign-flip randomization exceedances (``resample.sign_flip_exceed``)."""
-    return _call("sign_flip_exceed", d.size * int(n_resamples), d, observed, tol, key, n_resamples)
+    return _by_resample("sign_flip_exceed", (d, observed, tol, key, n_resamples), (d.shape[0] + 63) // 64)

@@ -135,10 +135,9 @@ def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragm
 
 @njit(parallel=True, cache=True, nogil=True)
 def lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
-                  j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, j_label, is_str):  # pragma: no cover
-    """Label of every ranked row from the judgments of its query (NaN when not judged)."""
-    n_rows = r_hash.shape[0]
-    out = np.full(n_rows, np.nan)
+                  j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, j_label, is_str, out):  # pragma: no cover
+    """Write into ``out`` (NaN-filled, one slot per ranked row) the label of every ranked row of these
+    groups from the judgments of its query; rows not judged keep their NaN. Returns ``out``."""
     n_g = r_start.shape[0]
     for g in prange(n_g):
         jl = j_start[g]

@@ -68,11 +68,11 @@ def _scan(buf, lo, hi, max_fields, fill, out0, lineno0, starts, ends, nf, line_n
 
 @njit(parallel=True, cache=True, nogil=True)
 def split_fields(buf, max_fields):  # pragma: no cover - compiled
-    """Return ``(starts, ends, n_fields, line_no, line_start, line_end)`` for data lines.
+    """Return ``(starts, ends, n_fields, line_no, line_start, line_end, n_lines)`` for data lines.
 
-    ``starts``/``ends`` have shape ``(n_lines, max_fields)``; fields past
+    ``starts``/``ends`` have shape ``(data lines, max_fields)``; fields past
     ``n_fields[i]`` are -1. ``line_start``/``line_end`` bound each line (for
-    error messages).
+    error messages); ``n_lines`` counts every line of the buffer, data or not.
     """
     n = buf.shape[0]
     n_chunks = 1 if n < (1 << 20) else 64
@@ -106,7 +106,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
         data_lines[c] = d
     total = data_lines.sum()
     if total == cap:
-        return starts, ends, nf, line_no, lstart, lend
+        return starts, ends, nf, line_no, lstart, lend, cap
     out = 0
     for c in range(n_chunks):
         for t in range(first[c], first[c] + data_lines[c]):
@@ -119,7 +119,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
                 lend[out] = lend[t]
             out += 1
     return (starts[:total].copy(), ends[:total].copy(), nf[:total].copy(), line_no[:total].copy(),
-            lstart[:total].copy(), lend[:total].copy())
+            lstart[:total].copy(), lend[:total].copy(), cap)
 
 
 @njit(cache=True, nogil=True)
