@@ -182,3 +182,13 @@ def test_chunks_really_run_on_several_threads(monkeypatch):
     with api.forced("aot"):
         ranklens.evaluate(qrels, run, ["ndcg@10"])
     assert max(seen) == 3
+
+
+def test_side_chosen_by_work_and_what_is_loaded(monkeypatch):
+    monkeypatch.delenv("RANKLENS_KERNELS", raising=False)
+    args = (np.zeros(1, np.int32), 1)
+    assert api._side("segments", 10, args) is not None  # small: ahead of time
+    assert api._side("segments", api.AOT_MAX_WORK + 1, args) is None  # large: JIT
+    monkeypatch.setitem(api._state, "jit:segments", object())  # the JIT version already loaded here
+    assert api._side("segments", api.JIT_LOADED_MIN_WORK, args) is None
+    assert api._side("segments", api.JIT_LOADED_MIN_WORK - 1, args) is not None

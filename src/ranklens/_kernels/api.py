@@ -6,7 +6,8 @@ module ``ranklens._kernels._aot``: code that loads in milliseconds, needs no com
 releases the GIL. Work of at most :data:`AOT_MAX_WORK` rows (or draws, for resampling) runs there, so a
 command line on ordinary files never imports numba; from :data:`SPLIT_MIN_WORK` up, one call is cut
 into chunks of whole queries (rows, lines, resamples) run on all cores by a thread pool. Larger work
-runs on numba's JIT, parallel over queries (compiled on first use and cached on disk). Every query,
+runs on numba's JIT, parallel over queries (compiled on first use and cached on disk), and so does
+work of at least :data:`JIT_LOADED_MIN_WORK` once the process has loaded that kernel's JIT version. Every query,
 row or resample is computed by the same source with the same floating point operations in the same
 order whichever way the work is cut, so the results are identical (tested).
 
@@ -30,16 +31,18 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 __all__ = [
-    "AOT_MAX_WORK", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "evaluate_queries",
-    "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats", "lookup_labels", "order",
-    "parse_floats", "segments",
-    "sign_flip_exceed", "source_digest", "split_fields",
+    "AOT_MAX_WORK", "JIT_LOADED_MIN_WORK", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
+    "bootstrap_means", "evaluate_queries", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
+    "lookup_labels", "order", "parse_floats", "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 #: Largest work (rows, or resamples x values) given to the ahead-of-time kernels under ``auto``.
 AOT_MAX_WORK = 2_000_000
 #: Smallest work cut into chunks run on several threads by the ahead-of-time kernels.
 SPLIT_MIN_WORK = 50_000
+#: Once this process has loaded a kernel's JIT version (after a large call), work of at least this
+#: size runs there too: loading it is paid already, and it is faster than the ahead-of-time code.
+JIT_LOADED_MIN_WORK = 200_000
 
 # Argument types: ``i8 f8 u1 u8 i4 b1`` scalars; ``T[C]`` 1-d C-contiguous array, ``T[A]`` 1-d any
 # strides, ``T[C2]`` 2-d C-contiguous, ``T[R]`` 1-d C-contiguous read-only. Results: the same notation.
@@ -172,7 +175,9 @@ def _conform(name: str, args: tuple[Any, ...]) -> list[Any] | None:
 def _side(name: str, work: int, args: tuple[Any, ...]) -> list[Any] | None:
     """The arguments for the ahead-of-time kernel, or None when the JIT runs this call."""
     mode = _mode()
-    if mode == "jit" or (mode == "auto" and work > AOT_MAX_WORK):
+    if mode == "jit":
+        return None
+    if mode == "auto" and (work > AOT_MAX_WORK or (work >= JIT_LOADED_MIN_WORK and "jit:" + name in _state)):
         return None
     status = aot_status()
     conformed = _conform(name, args) if status == "ok" else None
