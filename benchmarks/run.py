@@ -252,6 +252,9 @@ def main() -> None:
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
     a = ap.parse_args()
+    # every timed process caches its bytecode, as an installed package does (a machine that sets
+    # PYTHONDONTWRITEBYTECODE would otherwise recompile ranklens' editable sources at every start)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     main_data = dataset(a.queries, 100)
     input_mb = main_data.stat().st_size / 2**20

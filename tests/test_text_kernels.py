@@ -39,9 +39,14 @@ def _check(tokens: list[str], mode: str) -> None:
 
 
 FAST = ["0", "-0", "+0", "0.0", "-0.0", "1", "-1", "+1", "3.", ".5", "-.5", "1e5", "1E-5", "2.5e+3", "0.1", "0.3",
-        "123456789012345.6", "1e22", "1e-22", "4.35", "17.0230", "00012", "0e400", "900719925474099"]
-# valid numbers outside the fast path (mantissa >= 2**53 / 10, |exponent| > 22): parsed by the general parser
-SLOW = ["9007199254740993", "1e23", "1e-23", "1.7976931348623157e308", "5e-324", "12.500000000000000000"]
+        "123456789012345.6", "1e22", "1e-22", "4.35", "17.0230", "00012", "0e400", "900719925474099",
+        # Eisel-Lemire: mantissas of 2**53 and more (up to 19 digits), |exponent| > 22
+        "9007199254740993", "1e23", "1e-23", "1.7976931348623157e308", "2.2250738585072014e-308",
+        "9999999999999999999", "0.30000000000000004", "1.9216039673931276", "-4.940656458412465e-300",
+        "12.500000000000000000", "0.000000000000000000000000000001234567890123456789"]
+# valid numbers outside the fast path (20+ significant digits, subnormal, overflow): the general parser
+SLOW = ["5e-324", "2.5e-310", "12.5000000000000000001", "18446744073709551616", "1.7976931348623159e308",
+        "1e-400"]
 NOT_PLAIN = ["", "-", ".", "e5", "1e", "1e+", "inf", "-inf", "nan", "NaN", "1.2.3", "0x10", "1,5", "1e12345", "abc",
              "١٢"]
 
@@ -69,6 +74,27 @@ def test_fast_path_is_exact(tokens):
     if tokens:
         _check(tokens, "aot")
         _check(tokens, "jit")
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_halfway_cases_round_to_even(mode):
+    # exact midpoints between adjacent doubles (and one unit in the last digit either side), written
+    # exactly in at most 19 digits: where the rounding rule alone decides; Python's float is the truth
+    from decimal import Decimal
+
+    rng = np.random.default_rng(7)
+    tokens = []
+    for _ in range(3000):
+        mid = Decimal(2 * int(rng.integers(2**52, 2**53)) + 1) * Decimal(2) ** (int(rng.integers(-8, 12)) - 1)
+        unit = Decimal(1).scaleb(mid.as_tuple().exponent)
+        for text in (format(mid, "f"), format(mid + unit, "f"), format(mid - unit, "f")):
+            if len(text.replace(".", "").strip("0")) <= 19:
+                tokens.append(text)
+    assert len(tokens) > 3000
+    _check(tokens, mode)
+    buf, s, e = _spans(tokens)
+    with api.forced(mode):
+        assert api.parse_floats(buf, s, e)[1].all()
 
 
 def test_trec_run_scores_read_exactly(tmp_path):
@@ -100,3 +126,61 @@ def test_split_fields_with_blank_and_comment_lines(mode, cut):
     assert bytes(buf[ls[row]:le[row]]) == b"f g h i"
     row = 4 * 39999 + 3  # "  j  " of the last block
     assert bytes(buf[starts[row, 0]:ends[row, 0]]) == b"j" and starts[row, 1] == -1 and ends[row, 2] == -1
+
+
+def _by_python(text: bytes, fields: dict[int, str]):
+    """The columns of every data line, split by Python (the reference for scan_columns)."""
+    rows = [ln.split() for ln in text.split(b"\n")]
+    rows = [r for r in rows if r and not r[0].startswith(b"#")]
+    return rows, {f: [r[f] if f < len(r) else b"" for r in rows] for f in fields}
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_scan_columns_matches_python_split(mode, size, cut, monkeypatch):
+    # blank lines, comments, tabs, CRLF, a missing last newline, UTF-8 ids, fewer fields than asked
+    lines = ["# header", "q1 Q0 d1 1 2.5 run", "", "q1\tQ0  dé2 2 -1.5e3 run\r", "   ", "# c", "q2 Q0 d3 x 0.1 run",
+             "  q2 Q0 d4 4 17", "q3 Q0"]
+    blocks = 20 if size == "small" else 30000  # large: > 1 MB, several chunks and gaps on the JIT side too
+    text = ("\n".join(lines * blocks)).encode()
+    if size == "large":
+        monkeypatch.setattr(api, "AOT_MAX_WORK", 10**9)
+    fields = {0: "str", 2: "str", 3: "num", 4: "num"}
+    kind = np.array([1, 0, 1, 2, 2])
+    col = np.array([0, 0, 1, 0, 1])
+    buf = np.frombuffer(text, np.uint8)
+    with api.forced(mode):
+        lstart, nf, soffs, sdata, nvals, nok = api.scan_columns(buf, kind, col, 2, 2)
+    rows, ref = _by_python(text, fields)
+    assert nf.tolist() == [len(r) for r in rows]
+    for j, f in enumerate((0, 2)):
+        got = [bytes(sdata[j, soffs[j, i]:soffs[j, i + 1]]) for i in range(len(rows))]
+        assert got == ref[f]
+    for j, f in enumerate((3, 4)):
+        for i, tok in enumerate(ref[f]):
+            if tok == b"":
+                assert np.isnan(nvals[j, i]) and nok[j, i]
+            elif nok[j, i]:
+                assert _bits(float(nvals[j, i])) == _bits(float(tok))
+            else:
+                assert tok == b"x"
+    starts = [i for i, ln in enumerate(text.split(b"\n")) if ln.split() and not ln.split()[0].startswith(b"#")]
+    line_offsets = np.cumsum([0] + [len(ln) + 1 for ln in text.split(b"\n")])
+    assert lstart.tolist() == [int(line_offsets[i]) for i in starts]
+    fs, fe = api.field_spans(buf, lstart[:7], 3)
+    assert [bytes(buf[a:b]) if a >= 0 else None for a, b in zip(fs, fe)] == [r[3] if len(r) > 3 else None
+                                                                            for r in rows[:7]]
+
+
+def test_trec_reader_errors_name_the_line(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("# judged\nq1 0 d1 1\n\nq1 0 d2 high\n")
+    with pytest.raises(ranklens.errors.FormatError, match=r"qrels.txt, line 4: relevance 'high' is not a number"):
+        ranklens.read_judgments(str(qrels))
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 1 extra\n")
+    with pytest.raises(ranklens.errors.FormatError, match=r"line 2: expected 4 fields .* got 5: 'q1 0 d2 1 extra'"):
+        ranklens.read_judgments(str(qrels))
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 inf r\n")
+    with pytest.raises(ranklens.errors.FormatError, match=r"run.txt, line 2: score is inf"):
+        ranklens.read_rankings(str(run))

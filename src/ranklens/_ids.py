@@ -14,7 +14,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
+    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize_parts", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
     "str_buffers", "take_ids", "to_str_ids", "unify_ids",
 ]
 
@@ -169,11 +169,52 @@ def kernel_ids(ids: IdArray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
     return False, ids, np.zeros(2, np.int64), np.zeros(1, np.uint8)
 
 
-def concat_ids(a: IdArray, b: IdArray) -> IdArray:
-    if isinstance(a, np.ndarray):
-        return np.concatenate([a, b])
+def concat_ids(*parts: IdArray) -> IdArray:
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
     pa = _pa()
-    return pa.concat_arrays([a, b])
+    return pa.concat_arrays(list(parts))
+
+
+def _run_starts(ids: IdArray) -> np.ndarray:
+    """Positions where a run of equal consecutive ids starts."""
+    n = id_length(ids)
+    if isinstance(ids, np.ndarray):
+        mask = np.empty(n, np.bool_)
+        mask[:1] = True
+        np.not_equal(ids[1:], ids[:-1], out=mask[1:])
+    else:
+        from ._kernels.api import run_heads
+
+        offs, data = str_buffers(ids)
+        mask = run_heads(np.ascontiguousarray(offs), data)
+    return np.flatnonzero(mask)
+
+
+def factorize_parts(parts: list[IdArray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`factorize_unsorted` of the concatenation of ``parts``, codes returned per part.
+
+    Rows of one query usually come together: only the first id of every run of equal ids is
+    hashed (the runs found by comparing neighbours), and the codes are repeated along the runs.
+    """
+    heads, runs = [], []
+    for ids in parts:
+        n = id_length(ids)
+        starts = _run_starts(ids) if n else np.zeros(0, np.int64)
+        if starts.size > n // 2:  # short runs: hash every id
+            heads.append(ids)
+            runs.append(None)
+        else:
+            heads.append(take_ids(ids, starts))
+            runs.append(np.diff(np.append(starts, n)))
+    codes, uniques, order = factorize_unsorted(heads[0] if len(heads) == 1 else concat_ids(*heads))
+    out, pos = [], 0
+    for h, r in zip(heads, runs):
+        m = id_length(h)
+        c = codes[pos:pos + m]
+        pos += m
+        out.append(c if r is None else np.repeat(c, r))
+    return out, uniques, order
 
 
 def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

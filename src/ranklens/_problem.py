@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._ids import (
-    IdArray, as_ids, concat_ids, factorize_unsorted, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
+    IdArray, as_ids, factorize_parts, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
 )
 from ._kernels.api import find_duplicates, hash_items, lookup_labels, order, segments
 from ._kernels.codes import (
@@ -178,11 +178,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         raise InputError("rankings: query ids, item ids and scores must have the same length.")
     # query codes in order of appearance; `order` lists them by sorted id (the output order)
     if same_rows:
-        rqc, q_all, order = factorize_unsorted(rq)
+        (rqc,), q_all, order = factorize_parts([rq])
         jqc = rqc
     else:
-        q_codes, q_all, order = factorize_unsorted(concat_ids(jq, rq))
-        jqc, rqc = q_codes[:nj], q_codes[nj:]
+        (jqc, rqc), q_all, order = factorize_parts([jq, rq])
     n_all = q_all.shape[0]
     q_uniques = q_all[order]
 

@@ -194,38 +194,120 @@ def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: s
 
 
 
+class _Columns:
+    """The data lines of a TREC file scanned into columns (:func:`_kernels.api.scan_columns`)."""
+
+    def __init__(self, data: bytes, path: str, fields: dict[int, str]):
+        from ._kernels.api import scan_columns
+
+        self.path = path
+        self.buf = np.frombuffer(data, dtype=np.uint8) if len(data) else np.full(1, 10, np.uint8)
+        kind = np.zeros(max(fields) + 1, np.int64)
+        col = np.zeros_like(kind)
+        self.str_col: dict[int, int] = {}
+        self.num_col: dict[int, int] = {}
+        for f, what in sorted(fields.items()):
+            table = self.str_col if what == "str" else self.num_col
+            kind[f] = 1 if what == "str" else 2
+            col[f] = table[f] = len(table)
+        (self.lstart, self.nf, self.soffs, self.sdata, self.nvals,
+         self.nok) = scan_columns(self.buf, kind, col, len(self.str_col), len(self.num_col))
+
+    def __len__(self) -> int:
+        return int(self.lstart.shape[0])
+
+    def line_no(self, i: int) -> int:
+        return int(np.count_nonzero(self.buf[:self.lstart[i]] == 10)) + 1
+
+    def line_text(self, i: int) -> str:
+        s = int(self.lstart[i])
+        nl = np.flatnonzero(self.buf[s:] == 10)
+        e = s + int(nl[0]) if nl.size else self.buf.shape[0]
+        return bytes(self.buf[s:e]).decode("utf-8", errors="replace")
+
+    def error(self, message: str, i: int) -> FormatError:
+        return FormatError(message, path=self.path, line=self.line_no(i), text=self.line_text(i))
+
+    def strings(self, f: int) -> Any:
+        """Field ``f`` as an Arrow large_string array over the scanned bytes (UTF-8 checked)."""
+        import pyarrow as pa
+
+        j = self.str_col[f]
+        offs = self.soffs[j]
+        arr = pa.LargeStringArray.from_buffers(offs.shape[0] - 1, pa.py_buffer(offs),
+                                               pa.py_buffer(self.sdata[j, :int(offs[-1])]))
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            data = self.sdata[j]
+            for i in range(offs.shape[0] - 1):  # error path only: find the line
+                try:
+                    bytes(data[offs[i]:offs[i + 1]]).decode("utf-8")
+                except UnicodeDecodeError:
+                    raise FormatError("not UTF-8 text", path=self.path, line=self.line_no(i)) from None
+        return arr
+
+    def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
+        """Field ``f`` as float64, correctly rounded: the rows off the compiled fast path (long
+        mantissas, large exponents, inf/nan, bad text) go through Arrow's parser."""
+        from ._kernels.api import field_spans, gather
+
+        j = self.num_col[f]
+        vals = self.nvals[j]
+        rest = np.flatnonzero(~self.nok[j])
+        if rest.size:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            st, en = field_spans(self.buf, self.lstart[rest], f)
+            data, offs = gather(self.buf, st, en)
+            arr = pa.LargeStringArray.from_buffers(rest.size, pa.py_buffer(offs), pa.py_buffer(data))
+            try:
+                vals[rest] = arrow_to_numpy(pc.cast(arr, pa.float64()))
+            except (pa.ArrowInvalid, UnicodeDecodeError):
+                for x, r in enumerate(rest):  # error path only
+                    tok = bytes(self.buf[st[x]:en[x]]).decode("utf-8", errors="replace")
+                    if not _is_float(tok):
+                        raise self.error(f"{what} {tok!r} is not a number", int(r)) from None
+                raise FormatError(f"cannot read the {what} column", path=self.path) from None  # pragma: no cover
+        if finite:
+            bad = ~np.isfinite(vals)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                st, en = field_spans(self.buf, self.lstart[i:i + 1], f)
+                tok = bytes(self.buf[st[0]:en[0]]).decode("utf-8", errors="replace")
+                raise self.error(f"{what} is {tok}; scores and labels must be finite", i)
+        return vals
+
+
 def _read_trec_qrels(data: bytes, path: str) -> Judgments:
-    buf, st, en, nf, ln, ls, le = _split(data, path, 4)
-    if nf.size == 0:
+    c = _Columns(data, path, {0: "str", 2: "str", 3: "num"})
+    if len(c) == 0:
         raise InputError(f"{path}: no judgments in the file.")
-    bad = nf != 4
+    bad = c.nf != 4
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
-        hint = " (this looks like a run line: give the judgments first, the run second)" if nf[i] >= 6 else ""
-        raise FormatError(f"expected 4 fields 'query iteration item relevance', got {nf[i]}{hint}",
-                          path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
-    labels = _num_column(buf, st, en, 3, "relevance", path, ln, ls, le)
-    return Judgments(_str_column(buf, st, en, 0, path, ln), _str_column(buf, st, en, 2, path, ln), labels,
-                     source=path)
+        hint = " (this looks like a run line: give the judgments first, the run second)" if c.nf[i] >= 6 else ""
+        raise c.error(f"expected 4 fields 'query iteration item relevance', got {c.nf[i]}{hint}", i)
+    labels = c.numbers(3, "relevance")
+    return Judgments(c.strings(0), c.strings(2), labels, source=path)
 
 
 def _read_trec_run(data: bytes, path: str) -> Rankings:
-    buf, st, en, nf, ln, ls, le = _split(data, path, 5)
-    if nf.size == 0:
+    c = _Columns(data, path, {0: "str", 2: "str", 3: "num", 4: "num"})
+    if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
-    bad = nf < 5
+    bad = c.nf < 5
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(f"expected 6 fields 'query Q0 item rank score tag', got {nf[i]}",
-                          path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
-    scores = _num_column(buf, st, en, 4, "score", path, ln, ls, le)
+        raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {c.nf[i]}", i)
+    scores = c.numbers(4, "score")
     try:
-        ranks = _num_column(buf, st, en, 3, "rank", path, ln, ls, le, finite=False)
+        ranks = c.numbers(3, "rank", finite=False)
     except FormatError:
         ranks = None  # the rank column is ignored (trec_eval ignores it too)
-    return Rankings(_str_column(buf, st, en, 0, path, ln), _str_column(buf, st, en, 2, path, ln),
-                    score=scores, rank=ranks, source=path)
+    return Rankings(c.strings(0), c.strings(2), score=scores, rank=ranks, source=path)
 
 
 def _group_file(path: Path) -> Path | None:

@@ -33,7 +33,8 @@ import numpy as np
 __all__ = [
     "AOT_MAX_WORK", "JIT_LOADED_MIN_WORK", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
     "bootstrap_means", "evaluate_queries", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
-    "lookup_labels", "order", "parse_floats", "segments", "sign_flip_exceed", "source_digest", "split_fields",
+    "lookup_labels", "order", "parse_floats", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
+    "split_fields",
 ]
 
 #: Largest work (rows, or resamples x values) given to the ahead-of-time kernels under ``auto``.
@@ -57,6 +58,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "gain": ("fused._gain", "f8", "f8 i8 b1 f8 f8[C] f8[C]"),
     "order": ("fused._order", "i8[C]", "f8[C] f8[C] i8[C] i8 i8[C] u1[C]"),
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
+    "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
     "lookup_labels": (
@@ -66,14 +68,18 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "split_fields": ("text", "(i8[C2], i8[C2], i8[C], i8[C], i8[C], i8[C], i8)", "u1[R] i8"),
     "count_lines": ("text._count_lines", "i8", "u1[R] i8 i8"),
     "scan_lines": ("text._scan", "(i8, i8)", "u1[R] i8 i8 i8 b1 i8 i8 i8[C2] i8[C2] i8[C] i8[C] i8[C] i8[C]"),
+    "count_chunks": ("text", "i8[C]", "u1[R] i8[C]"),
+    "scan_chunks": ("text", "i8[C]", "u1[R] i8[C] i8[C] i8[C] i8[C] i8[C] u1[C] i8[C2] u1[C2] i8[C2] f8[C2] b1[C2]"),
+    "scan_cols": ("text._scan_cols", "i8", "u1[R] i8 i8 i8[C] i8[C] i8 i8[C] u1[C] i8[C2] u1[C2] i8[C] f8[C2] b1[C2]"),
+    "field_spans": ("text", "(i8[C], i8[C])", "u1[R] i8[C] i8"),
     "gather": ("text", "(u1[C], i8[C])", "u1[R] i8[A] i8[A]"),
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
 }
 
-#: Kernels of the compiled module used only by other entry points (split_fields, on several threads).
-PARTS = ("count_lines", "scan_lines")
+#: Kernels used only by other entry points (split_fields and scan_columns, chunk by chunk).
+PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "resample.py", "text.py")
@@ -307,6 +313,22 @@ def hash_items(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarra
     return _by_row("hash_items", (is_str, ints, offs, data), (), offs.shape[0] - 1, _cat, extend=(2,))
 
 
+def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """Whether each string of an Arrow-style ``(offsets, data)`` array differs from the one before
+    (``group.run_heads``): rows cut into chunks on the thread pool, on either side (both release the GIL)."""
+    n = offs.shape[0] - 1
+    out = np.empty(n, np.bool_)
+    conformed = _side("run_heads", n, (offs, data, 0, n, out))
+    fn = _jit("run_heads") if conformed is None else _state["aot"].run_heads
+    offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
+    from .._threads import threads
+
+    k = max(1, min(threads(), n // (SPLIT_MIN_WORK // 2))) if (conformed is None or _state.get("nogil")) else 1
+    cuts = np.linspace(0, n, k + 1).astype(np.int64)
+    _map(lambda a, b: fn(offs, data, a, b, out), [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])])
+    return out
+
+
 def find_duplicates(*args: Any) -> Any:
     """Per group, a row whose item appears twice, or -1 (``group.find_duplicates``)."""
     return _by_query("find_duplicates", args, (0, 1), args[1] - args[0], _cat)
@@ -331,18 +353,7 @@ def split_fields(buf: np.ndarray, max_fields: int) -> Any:
     if conformed is None:
         return _jit("split_fields")(buf, max_fields)[:6]
     aot = _state["aot"]
-    k = _n_chunks(n // 40)
-    cuts = [0]
-    for c in range(1, k):  # each chunk ends just after a newline
-        p = max(c * n // k, cuts[-1])
-        while p < n:
-            nl = np.flatnonzero(buf[p:p + 65536] == 10)
-            if nl.size:
-                p += int(nl[0]) + 1
-                break
-            p += 65536
-        cuts.append(min(p, n))
-    cuts.append(n)
+    cuts = _line_cuts(buf, _n_chunks(n // 40)).tolist()
     bounds = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
     counts = _map(lambda a, b: aot.count_lines(buf, a, b), bounds)
     first = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -356,6 +367,90 @@ def split_fields(buf: np.ndarray, max_fields: int) -> Any:
         return (starts, ends, *cols)
     keep = np.concatenate([np.arange(f, f + d) for f, d in zip(first[:-1], done)] or [np.zeros(0, np.int64)])
     return (starts[keep], ends[keep], *(c[keep] for c in cols))
+
+
+def _line_cuts(buf: np.ndarray, k: int) -> np.ndarray:
+    """``k + 1`` (or fewer) offsets cutting ``buf`` into chunks that end just after a newline."""
+    n = buf.shape[0]
+    cuts = [0]
+    for c in range(1, k):
+        p = max(c * n // k, cuts[-1])
+        while p < n:
+            nl = np.flatnonzero(buf[p:p + 65536] == 10)
+            if nl.size:
+                p += int(nl[0]) + 1
+                break
+            p += 65536
+        cuts.append(min(p, n))
+    cuts.append(n)
+    return np.unique(np.array(cuts, np.int64))
+
+
+def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
+                 n_num: int) -> tuple[np.ndarray, ...]:
+    """The data lines of a text buffer as columns, in one pass (``text._scan_cols``).
+
+    Returns ``(lstart, nf, soffs, sdata, nvals, nok)``: per data line its start offset and field
+    count; per string column ``j`` Arrow-style offsets ``soffs[j]`` (``n + 1``) into the bytes
+    ``sdata[j]``; per numeric column the values and whether the exact fast path parsed them. The
+    buffer is cut at newlines into chunks scanned side by side; chunk ``c`` writes its lines from
+    its first line's index and its string bytes from its first byte's offset (never past the next
+    chunk's: a field is no longer than its chunk), and the gaps are closed afterwards.
+    """
+    n = buf.shape[0]
+    kind = np.ascontiguousarray(kind, np.int64)
+    col = np.ascontiguousarray(col, np.int64)
+    aot_side = _side("count_chunks", n // 40, (buf, np.zeros(2, np.int64))) is not None
+    k = _n_chunks(n // 40) if aot_side else (1 if n < (1 << 20) else 64)
+    bounds = _line_cuts(buf, k)
+    k = bounds.shape[0] - 1
+    aot = _state.get("aot")
+    if aot_side:
+        counts = np.array(_map(lambda a, b: aot.count_lines(buf, a, b), list(zip(bounds[:-1], bounds[1:]))),
+                          np.int64)
+    else:
+        counts = _jit("count_chunks")(buf, bounds)
+    first = np.zeros(k, np.int64)
+    np.cumsum(counts[:-1], out=first[1:])
+    cap = int(counts.sum())
+    lstart = np.empty(cap, np.int64)
+    nf = np.empty(cap, np.uint8)
+    soffs = np.empty((n_str, cap + 1), np.int64)
+    soffs[:, 0] = 0
+    sdata = np.empty((n_str, max(n, 1)), np.uint8)  # untouched pages cost nothing
+    spos = np.repeat(bounds[:-1, None], n_str, axis=1).astype(np.int64)  # (chunks, n_str)
+    nvals = np.empty((n_num, cap), np.float64)
+    nok = np.empty((n_num, cap), np.bool_)
+    if aot_side:
+        done = np.array(_map(lambda c: aot.scan_cols(buf, int(bounds[c]), int(bounds[c + 1]), kind, col,
+                                                       int(first[c]), lstart, nf, soffs, sdata, spos[c], nvals, nok),
+                             [(c,) for c in range(k)]), np.int64)
+    else:
+        done = _jit("scan_chunks")(buf, bounds, first, kind, col, lstart, nf, soffs, sdata, spos, nvals, nok)
+    for j in range(n_str):  # close the gaps between chunks' string bytes
+        end = int(spos[0, j])
+        for c in range(1, k):
+            size = int(spos[c, j] - bounds[c])
+            shift = int(bounds[c]) - end
+            if shift and size:
+                sdata[j, end:end + size] = sdata[j, bounds[c]:bounds[c] + size]
+            if shift:
+                soffs[j, first[c] + 1:first[c] + done[c] + 1] -= shift
+            end += size
+    total = int(done.sum())
+    if total != cap:  # blank or comment lines: close the gaps between chunks' lines
+        keep = np.concatenate([np.arange(f, f + d) for f, d in zip(first, done)])
+        lstart, nf = lstart[keep], nf[keep]
+        nvals, nok = np.ascontiguousarray(nvals[:, keep]), np.ascontiguousarray(nok[:, keep])
+        ends = soffs[:, 1:][:, keep]
+        soffs = np.zeros((n_str, total + 1), np.int64)
+        soffs[:, 1:] = ends
+    return lstart, nf, soffs, sdata, nvals, nok
+
+
+def field_spans(buf: np.ndarray, lstart: np.ndarray, field: int) -> Any:
+    """``(starts, ends)`` of one field of the lines starting at ``lstart`` (``text.field_spans``)."""
+    return _call("field_spans", lstart.shape[0], buf, np.ascontiguousarray(lstart, np.int64), int(field))
 
 
 def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:

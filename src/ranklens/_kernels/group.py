@@ -11,10 +11,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["find_duplicates", "hash_items", "lookup_labels", "segments"]
+__all__ = ["find_duplicates", "hash_items", "lookup_labels", "run_heads", "segments"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
+
+
+@njit(cache=True, nogil=True)
+def run_heads(offs, data, lo, hi, out):  # pragma: no cover - compiled
+    """``out[i]`` for ``lo <= i < hi``: whether string ``i`` (bytes ``data[offs[i]:offs[i + 1]]``)
+    starts a run, i.e. differs from string ``i - 1``; returns how many do."""
+    heads = 0
+    for i in range(lo, hi):
+        new = True
+        if i > 0:
+            a = offs[i - 1]
+            b = offs[i]
+            size = b - a
+            if offs[i + 1] - b == size:
+                new = False
+                for t in range(size):
+                    if data[a + t] != data[b + t]:
+                        new = True
+                        break
+        out[i] = new
+        heads += new
+    return heads
 
 
 @njit(cache=True, nogil=True)
@@ -78,6 +100,20 @@ def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
     return out
 
 
+_FIB = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: Fibonacci hashing spreads any ids
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_size(m):  # pragma: no cover - compiled
+    """Slots (a power of two, at least 2m) and the shift taking a 64-bit product to a slot."""
+    size = 4
+    bits = 2
+    while size < 2 * m:
+        size *= 2
+        bits += 1
+    return size, np.uint64(64 - bits)
+
+
 @njit(cache=True, nogil=True)
 def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
     if not is_str:
@@ -110,15 +146,13 @@ def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragm
         m = end[g] - lo
         if m < 2:
             continue
-        size = 4
-        while size < 2 * m:
-            size *= 2
+        size, shift = _table_size(m)
         mask = np.uint64(size - 1)
         table = np.full(size, -1, np.int64)
         for t in range(m):
             r = _row(idx, lo + t)
             h = hashes[r]
-            slot = (h ^ (h >> np.uint64(29))) & mask
+            slot = (h * _FIB) >> shift
             while True:
                 other = table[slot]
                 if other < 0:
@@ -145,22 +179,26 @@ def lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
         rm = r_end[g] - r_start[g]
         if jm == 0 or rm == 0:
             continue
-        jh = np.empty(jm, np.uint64)
-        jr = np.empty(jm, np.int64)
+        size, shift = _table_size(jm)
+        mask = np.uint64(size - 1)
+        table = np.full(size, -1, np.int64)  # open addressing: the judged rows of the query
         for t in range(jm):
             r = _row(j_idx, jl + t)
-            jr[t] = r
-            jh[t] = j_hash[r]
-        o = np.argsort(jh)
-        sh = jh[o]
+            h = j_hash[r]
+            slot = (h * _FIB) >> shift
+            while table[slot] >= 0:
+                slot = (slot + np.uint64(1)) & mask
+            table[slot] = r
         for t in range(rm):
             row = _row(r_idx, r_start[g] + t)
             h = r_hash[row]
-            p = np.searchsorted(sh, h)
-            while p < jm and sh[p] == h:
-                jrow = jr[o[p]]
-                if _same2(is_str, r_int, r_offs, r_data, row, j_int, j_offs, j_data, jrow):
+            slot = (h * _FIB) >> shift
+            while True:
+                jrow = table[slot]
+                if jrow < 0:
+                    break
+                if j_hash[jrow] == h and _same2(is_str, r_int, r_offs, r_data, row, j_int, j_offs, j_data, jrow):
                     out[row] = j_label[jrow]
                     break
-                p += 1
+                slot = (slot + np.uint64(1)) & mask
     return out
