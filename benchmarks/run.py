@@ -32,19 +32,48 @@ PEERS = ["pytrec_eval", "ranx", "ir_measures", "torchmetrics", "sklearn"]
 TOL = {"torchmetrics": 1e-6}
 
 
+# Peak memory is read from ``wait4`` in a small launcher process, not in this one: Linux carries the
+# parent's peak resident set into a child it forks (the child's ru_maxrss starts at the parent's
+# high-water mark, recorded at exec), so measuring from this process, which builds data sets, would
+# report its own peak for every command. The launcher adds a floor of its own size (about 10 MB).
+_LAUNCHER = (
+    "import os, sys, time\n"
+    "t = time.perf_counter()\n"
+    "pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "wall = time.perf_counter() - t\n"
+    "open(sys.argv[1], 'w').write(f'{wall} {usage.ru_maxrss}')\n"
+    "sys.exit(os.waitstatus_to_exitcode(status) & 255)\n"
+)
+
+
+def _measure(cmd: list[str]) -> tuple[float, float, str, str]:
+    """Run ``cmd``; return its wall time, peak resident set (MB, from ``wait4`` outside it), stdout
+    and stderr. Raises RuntimeError when it fails."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rusage") as res:
+        proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, res.name, *cmd], stdout=out, stderr=err,
+                              check=False)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd[:3])} failed:\n{stderr[-2000:]}")
+        wall, maxrss_kb = res.read().split()
+    return float(wall), float(maxrss_kb) / 1024, stdout, stderr
+
+
 def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> dict:
     cmd = [sys.executable, str(HERE / "workers.py"), lib, str(data), "--repeat", str(repeat), "--metrics", metrics,
            "--warmup", str(dataset(1_000, 100, ids="int" if "_int" in data.name else "str"))]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read() if proc.stdout else ""
-    err = proc.stderr.read() if proc.stderr else ""
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{lib} failed on {data.name}:\n{err[-2000:]}")
+    try:
+        wall, peak_mb, out, _ = _measure(cmd)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{lib} on {data.name}: {exc}") from None
     res = json.loads(out.strip().splitlines()[-1])
-    res["peak_rss_mb"] = usage.ru_maxrss / 1024.0  # measured from outside (the parent's wait4)
+    res["peak_rss_mb"] = peak_mb  # measured from outside the process (wait4 in the launcher)
     res["process_wall_s"] = wall
     res["median_s"] = statistics.median(res["times"])
     return res
@@ -94,19 +123,8 @@ _FILE_SCRIPTS = {
 
 def _wall(cmd: list[str]) -> tuple[float, float, str]:
     """Wall time, peak resident set (MB, from ``wait4``) and last line of output of one command."""
-    import tempfile
-
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        err.seek(0)
-        if status != 0:
-            raise RuntimeError(f"{cmd[:3]} failed: {err.read().decode(errors='replace')[-1500:]}")
-        text = out.read().decode(errors="replace").strip()
-    return wall, usage.ru_maxrss / 1024, (text.splitlines() or [""])[-1]
+    wall, peak_mb, out, _ = _measure(cmd)
+    return wall, peak_mb, (out.strip().splitlines() or [""])[-1]
 
 
 TREC_EVAL_REF = "v10.0"
@@ -187,17 +205,6 @@ def files_benchmark(n_q: int, repeat: int = 3) -> dict:
     return {"rows": n_q * 100, "mb": mb, "repeat": repeat, "results": results, "trec_eval": te, "trec_eval_how": te_how}
 
 
-def _wall_rss(cmd: list[str]) -> tuple[float, float]:
-    """Wall time and peak resident set (MB) of one command, measured from outside (``wait4``)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        raise RuntimeError(f"{cmd[:3]} failed: {proc.stderr.read().decode()[-1500:]}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def startup_benchmark(repeat: int = 5) -> dict:
     """``ranklens eval`` on TREC DL 2019 (examples/data) in a new environment: the first run after
     ``pip install``, then warm runs. The wheel is built from this checkout (the build compiles the
@@ -220,9 +227,9 @@ def startup_benchmark(repeat: int = 5) -> dict:
         data = ROOT / "examples" / "data"
         cmd = [str(tmp / "venv" / "bin" / "ranklens"), "eval", str(data / "qrels.dl19-passage.txt"),
                str(data / "run.bm25.dl19.txt"), str(data / "run.splade.dl19.txt"), "-m", "ndcg@10", "-m", "map"]
-        first, first_rss = _wall_rss(cmd)
-        warm = [_wall_rss(cmd) for _ in range(repeat)]
-        imp = [_wall_rss([str(tmp / "venv" / "bin" / "python"), "-c", "import ranklens"])[0] for _ in range(repeat)]
+        first, first_rss, _ = _wall(cmd)
+        warm = [_wall(cmd)[:2] for _ in range(repeat)]
+        imp = [_wall([str(tmp / "venv" / "bin" / "python"), "-c", "import ranklens"])[0] for _ in range(repeat)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out = {"wheel": wheel.name, "t_wheel": t_wheel, "t_install": t_install, "first": first, "first_rss": first_rss,
@@ -333,8 +340,8 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         "number, conversions included. Each library runs in its own process; time is the median of the timed "
         "repeats inside it, after one untimed warm-up run on 1,000 queries (JIT compilation: numba for "
         "ranklens and ranx; ranklens runs inputs of at most 2M rows on kernels compiled ahead of time, larger "
-        "ones on numba's parallel JIT); peak memory is the process's maximum resident set measured by the parent "
-        "(`wait4`), input loading included; 'peak - after loading' is what the evaluation itself added.",
+        "ones on numba's parallel JIT); peak memory is the process's maximum resident set measured outside it "
+        "(`wait4` in a small launcher: a parent's own peak would be carried into the child), input loading included; 'peak - after loading' is what the evaluation itself added.",
         "",
         "| library | input | median time (s) | x ranklens | peak RSS (MB) | peak - after loading (MB) | value | agrees |",
         "|---|---|---:|---:|---:|---:|---|---|",

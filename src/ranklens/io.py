@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,40 +159,49 @@ def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, path: s
     return arr
 
 
-def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: str, path: str,
-                ln: np.ndarray, ls: np.ndarray, le: np.ndarray, finite: bool = True) -> np.ndarray:
-    """Column ``c`` parsed as float64, correctly rounded; errors name the line.
+def _finish_numbers(vals: np.ndarray, ok: np.ndarray, buf: np.ndarray,
+                    spans: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], what: str, path: str,
+                    error: Callable[[str, int], FormatError], finite: bool) -> np.ndarray:
+    """Complete a column parsed by the compiled parser (``vals`` where ``ok``): the other rows (more
+    than 19 significant digits, subnormal or overflowing values, inf/nan, bad text) through Arrow's
+    parser; ``spans(rows)`` gives their byte spans, ``error(message, row)`` the error to raise."""
+    from ._kernels.api import gather
 
-    Plain decimals are parsed in compiled code on the exact fast path; the other rows (long mantissas,
-    large exponents, inf/nan, bad text) go through Arrow's parser.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ._kernels.api import parse_floats
-
-    vals, ok = parse_floats(buf, st[:, c], en[:, c])
     rest = np.flatnonzero(~ok)
     if rest.size:
-        arr = _str_column(buf, st[rest, c:c + 1], en[rest, c:c + 1], 0, path, ln[rest])
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        st, en = spans(rest)
+        data, offs = gather(buf, st, en)
+        arr = pa.LargeStringArray.from_buffers(rest.size, pa.py_buffer(offs), pa.py_buffer(data))
         try:
             vals[rest] = arrow_to_numpy(pc.cast(arr, pa.float64()))
         except pa.ArrowInvalid:
-            for j, tok in enumerate(arr.to_pylist()):  # error path only
+            for x, r in enumerate(rest):  # error path only
+                tok = bytes(buf[st[x]:en[x]]).decode("utf-8", errors="replace")
                 if not _is_float(tok):
-                    i = int(rest[j])
-                    raise FormatError(f"{what} {tok!r} is not a number", path=path, line=int(ln[i]),
-                                      text=_line_text(buf, ls, le, i))
+                    raise error(f"{what} {tok!r} is not a number", int(r)) from None
             raise FormatError(f"cannot read the {what} column", path=path) from None  # pragma: no cover
     if finite:
         bad = ~np.isfinite(vals)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            tok = bytes(buf[st[i, c]:en[i, c]]).decode("utf-8", errors="replace")
-            raise FormatError(f"{what} is {tok}; scores and labels must be finite", path=path,
-                              line=int(ln[i]), text=_line_text(buf, ls, le, i))
+            st, en = spans(np.array([i]))
+            tok = bytes(buf[st[0]:en[0]]).decode("utf-8", errors="replace")
+            raise error(f"{what} is {tok}; scores and labels must be finite", i)
     return vals
 
+
+def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: str, path: str,
+                ln: np.ndarray, ls: np.ndarray, le: np.ndarray, finite: bool = True) -> np.ndarray:
+    """Column ``c`` of split lines parsed as float64, correctly rounded; errors name the line."""
+    from ._kernels.api import parse_floats
+
+    vals, ok = parse_floats(buf, st[:, c], en[:, c])
+    return _finish_numbers(
+        vals, ok, buf, lambda rows: (st[rows, c], en[rows, c]), what, path,
+        lambda msg, i: FormatError(msg, path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i)), finite)
 
 
 class _Columns:
@@ -248,36 +258,13 @@ class _Columns:
         return arr
 
     def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
-        """Field ``f`` as float64, correctly rounded: the rows off the compiled fast path (long
-        mantissas, large exponents, inf/nan, bad text) go through Arrow's parser."""
-        from ._kernels.api import field_spans, gather
+        """Field ``f`` as float64, correctly rounded (:func:`_finish_numbers`)."""
+        from ._kernels.api import field_spans
 
         j = self.num_col[f]
-        vals = self.nvals[j]
-        rest = np.flatnonzero(~self.nok[j])
-        if rest.size:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-
-            st, en = field_spans(self.buf, self.lstart[rest], f)
-            data, offs = gather(self.buf, st, en)
-            arr = pa.LargeStringArray.from_buffers(rest.size, pa.py_buffer(offs), pa.py_buffer(data))
-            try:
-                vals[rest] = arrow_to_numpy(pc.cast(arr, pa.float64()))
-            except (pa.ArrowInvalid, UnicodeDecodeError):
-                for x, r in enumerate(rest):  # error path only
-                    tok = bytes(self.buf[st[x]:en[x]]).decode("utf-8", errors="replace")
-                    if not _is_float(tok):
-                        raise self.error(f"{what} {tok!r} is not a number", int(r)) from None
-                raise FormatError(f"cannot read the {what} column", path=self.path) from None  # pragma: no cover
-        if finite:
-            bad = ~np.isfinite(vals)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                st, en = field_spans(self.buf, self.lstart[i:i + 1], f)
-                tok = bytes(self.buf[st[0]:en[0]]).decode("utf-8", errors="replace")
-                raise self.error(f"{what} is {tok}; scores and labels must be finite", i)
-        return vals
+        return _finish_numbers(self.nvals[j], self.nok[j], self.buf,
+                               lambda rows: field_spans(self.buf, self.lstart[rows], f), what, self.path,
+                               self.error, finite)
 
 
 def _read_trec_qrels(data: bytes, path: str) -> Judgments:

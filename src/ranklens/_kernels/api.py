@@ -200,8 +200,10 @@ def _call(name: str, work: int, *args: Any) -> Any:
     return getattr(_state["aot"], name)(*conformed)
 
 
-def _n_chunks(work: int) -> int:
-    if work < SPLIT_MIN_WORK or not _state.get("nogil"):
+def _n_chunks(work: int, released: bool | None = None) -> int:
+    """Chunks for one call: one per thread when the work is large enough and the code releases the
+    GIL (``released``; default: whether the ahead-of-time module does)."""
+    if work < SPLIT_MIN_WORK or not (_state.get("nogil") if released is None else released):
         return 1
     from .._threads import threads
 
@@ -321,9 +323,7 @@ def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
     conformed = _side("run_heads", n, (offs, data, 0, n, out))
     fn = _jit("run_heads") if conformed is None else _state["aot"].run_heads
     offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
-    from .._threads import threads
-
-    k = max(1, min(threads(), n // (SPLIT_MIN_WORK // 2))) if (conformed is None or _state.get("nogil")) else 1
+    k = _n_chunks(n, released=True if conformed is None else None)
     cuts = np.linspace(0, n, k + 1).astype(np.int64)
     _map(lambda a, b: fn(offs, data, a, b, out), [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])])
     return out

@@ -22,11 +22,6 @@ __all__ = ["count_chunks", "field_spans", "gather", "parse_floats", "scan_chunks
 
 @njit(cache=True, nogil=True, inline="always")
 def _is_space(c):  # pragma: no cover - compiled
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _is_blank(c):  # pragma: no cover - compiled
     """A space other than the newline (one comparison for the bytes of text)."""
     return c <= 32 and (c == 32 or c == 9 or c == 13 or c == 11 or c == 12)
 
@@ -34,7 +29,7 @@ def _is_blank(c):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def _ends_field(c):  # pragma: no cover - compiled
     """A space or the newline."""
-    return c <= 32 and (c == 32 or c == 10 or c == 9 or c == 13 or c == 11 or c == 12)
+    return c <= 32 and (c == 10 or _is_space(c))
 
 
 @njit(cache=True, nogil=True)
@@ -154,8 +149,8 @@ def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nva
     Field ``f`` of a data line (blank and ``#`` lines are skipped) is copied, when ``kind[f] == 1``, to
     the end of string column ``col[f]``: its bytes appended to ``sdata[col[f]]`` at ``spos[col[f]]``
     (advanced in place) and the end position written to ``soffs[col[f], line + 1]``; when
-    ``kind[f] == 2`` it is parsed into ``nvals[col[f], line]`` (``nok`` False where the exact fast
-    path does not apply: see :func:`_parse_float`). Fields absent from a line give an empty string or
+    ``kind[f] == 2`` it is parsed into ``nvals[col[f], line]`` (``nok`` False where
+    :func:`_parse_float` leaves it to another parser). Fields absent from a line give an empty string or
     NaN. Every data line gets its start offset in ``lstart`` and its field count (at most 255) in ``nf``.
     """
     out = out0
@@ -164,7 +159,7 @@ def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nva
     n_str = soffs.shape[0]
     while pos < hi:
         p = pos
-        while p < hi and _is_blank(buf[p]):
+        while p < hi and _is_space(buf[p]):
             p += 1
         if p >= hi or buf[p] == 10 or buf[p] == 35:  # blank line or comment: skip it
             while p < hi and buf[p] != 10:
@@ -190,7 +185,7 @@ def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nva
                     nvals[col[f], out] = v
                     nok[col[f], out] = good
             f += 1
-            while p < hi and _is_blank(buf[p]):
+            while p < hi and _is_space(buf[p]):
                 p += 1
             if p >= hi or buf[p] == 10:
                 break
