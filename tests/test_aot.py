@@ -242,3 +242,38 @@ def test_join_with_clustered_integer_ids(cut):
     disc = 1 / np.log2(np.arange(2, n + 2))
     ideal = np.sort(labels)[::-1]
     assert res["ndcg"] == pytest.approx((gains * disc).sum() / (ideal * disc).sum(), rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["object", "unicode", "stringdtype", "list"])
+def test_factorize_parts_raw_ids(kind):
+    # raw id inputs are cut into runs before conversion; codes must be those of the plain definition
+    from ranklens._ids import factorize_parts
+
+    rng = np.random.default_rng(11)
+    for runs in (True, False):
+        a = [f"q{v}" for v in (np.repeat(rng.integers(0, 40, 300), rng.integers(1, 7, 300)) if runs
+                               else rng.integers(0, 40, 900))]
+        b = rng.integers(0, 60, 700)  # integer ids on the other side: made strings, as unify_ids does
+        if kind == "object":
+            raw = np.array(a, dtype=object)
+        elif kind == "unicode":
+            raw = np.array(a)
+        elif kind == "stringdtype":
+            raw = np.array(a, dtype=np.dtypes.StringDType())
+        else:
+            raw = a
+        (ca, cb), uniques, order = factorize_parts([raw, b], "query ids")
+        bs = [str(v) for v in b]
+        first = list(dict.fromkeys(a + bs))
+        assert uniques.tolist() == first
+        assert ca.tolist() == [first.index(x) for x in a] and cb.tolist() == [first.index(x) for x in bs]
+        assert [first[i] for i in order] == sorted(first, key=str.encode)
+
+
+def test_raw_ids_with_missing_values_are_named():
+    from ranklens._ids import factorize_parts
+    from ranklens.errors import InputError
+
+    raw = np.array(["q1", "q1", None, None, "q2"], dtype=object)
+    with pytest.raises(InputError, match="query ids contain 2 missing values"):
+        factorize_parts([raw], "query ids")

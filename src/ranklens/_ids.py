@@ -14,8 +14,22 @@ import numpy as np
 from .errors import InputError
 
 __all__ = [
-    "IdArray", "arrow_to_numpy", "np_to_arrow", "as_ids", "concat_ids", "factorize_parts", "factorize_unsorted", "kernel_ids", "filter_ids", "id_length", "ids_to_numpy", "is_str_ids",
-    "str_buffers", "take_ids", "to_str_ids", "unify_ids",
+    "IdArray",
+    "arrow_to_numpy",
+    "as_ids",
+    "concat_ids",
+    "factorize_parts",
+    "factorize_unsorted",
+    "filter_ids",
+    "id_length",
+    "ids_to_numpy",
+    "is_str_ids",
+    "kernel_ids",
+    "np_to_arrow",
+    "str_buffers",
+    "take_ids",
+    "to_str_ids",
+    "unify_ids",
 ]
 
 IdArray = Union[np.ndarray, Any]  # np.ndarray of int64, or pyarrow.LargeStringArray
@@ -125,18 +139,31 @@ def as_ids(x: Any, what: str = "ids") -> IdArray:
         if (x == np.trunc(x)).all():
             return x.astype(np.int64)
         return pa.array(to_str_ids(x), type=pa.large_string())
-    if x.dtype.kind == "O":
-        if x.size and any(v is None for v in x[:1]) or (x.size and _has_none(x)):
-            raise InputError(f"{what} contain missing values.")
+    if x.dtype.kind in "OUT":
+        # Arrow converts an object array of str about twice as fast to 32-bit offsets as to 64-bit ones
         try:
-            return pa.array(x, type=pa.large_string(), from_pandas=False)
+            arr = pa.array(x, type=pa.string(), from_pandas=False)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            return pa.array(to_str_ids(x), type=pa.large_string())
+            arr = None
+        if arr is not None:
+            if arr.null_count:
+                raise InputError(f"{what} contain {arr.null_count} missing values.")
+            return _large_string(arr)
+        if x.dtype.kind == "O" and _has_none(x):
+            raise InputError(f"{what} contain missing values.")
+        return pa.array(to_str_ids(x), type=pa.large_string())
     return pa.array(x.astype(str).astype(object), type=pa.large_string())
 
 
+def _large_string(arr: Any) -> Any:
+    pa = _pa()
+    if isinstance(arr, pa.ChunkedArray):  # over 2 GiB of text
+        return pa.concat_arrays([c.cast(pa.large_string()) for c in arr.chunks])
+    return arr.cast(pa.large_string())
+
+
 def _has_none(x: np.ndarray) -> bool:
-    return bool((x == None).any())  # noqa: E711 - elementwise comparison with None
+    return bool((x == None).any())
 
 
 def unify_ids(a: IdArray, b: IdArray) -> tuple[IdArray, IdArray]:
@@ -177,7 +204,7 @@ def concat_ids(*parts: IdArray) -> IdArray:
 
 
 def _run_starts(ids: IdArray) -> np.ndarray:
-    """Positions where a run of equal consecutive ids starts."""
+    """Positions where a run of equal consecutive ids starts (any numpy array, or Arrow strings)."""
     n = id_length(ids)
     if isinstance(ids, np.ndarray):
         mask = np.empty(n, np.bool_)
@@ -191,25 +218,44 @@ def _run_starts(ids: IdArray) -> np.ndarray:
     return np.flatnonzero(mask)
 
 
-def factorize_parts(parts: list[IdArray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+def _heads(ids: IdArray) -> tuple[IdArray, np.ndarray | None]:
+    """The first id of every run of equal ids and the run lengths; ``(ids, None)`` when runs are short."""
+    n = id_length(ids)
+    starts = _run_starts(ids) if n else np.zeros(0, np.int64)
+    if starts.size > n // 2:
+        return ids, None
+    return take_ids(ids, starts), np.diff(np.append(starts, n))
+
+
+def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
+    """:func:`_heads` of ``as_ids(x)``; numpy arrays of Python str (or numpy strings) are cut into runs
+    first, so that only the heads are converted (a Python object costs more than a comparison)."""
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "OUT" and x.shape[0] > 1:
+        n = x.shape[0]
+        starts = _run_starts(x)
+        if starts.size <= n // 2:
+            try:
+                return as_ids(x[starts], what), np.diff(np.append(starts, n))
+            except InputError:
+                pass  # missing values: counted over every row below
+    return _heads(as_ids(x, what))
+
+
+def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """:func:`factorize_unsorted` of the concatenation of ``parts``, codes returned per part.
 
     Rows of one query usually come together: only the first id of every run of equal ids is
     hashed (the runs found by comparing neighbours), and the codes are repeated along the runs.
+    With ``what`` the parts are raw id inputs, converted by :func:`as_ids` (``what`` names them in
+    errors) and made one type as :func:`unify_ids` does.
     """
-    heads, runs = [], []
-    for ids in parts:
-        n = id_length(ids)
-        starts = _run_starts(ids) if n else np.zeros(0, np.int64)
-        if starts.size > n // 2:  # short runs: hash every id
-            heads.append(ids)
-            runs.append(None)
-        else:
-            heads.append(take_ids(ids, starts))
-            runs.append(np.diff(np.append(starts, n)))
+    cut = [_raw_heads(x, what) for x in parts] if what is not None else [_heads(x) for x in parts]
+    heads = [h for h, _ in cut]
+    if what is not None and any(map(is_str_ids, heads)):
+        heads = [h if is_str_ids(h) else _int_to_str(h) for h in heads]
     codes, uniques, order = factorize_unsorted(heads[0] if len(heads) == 1 else concat_ids(*heads))
     out, pos = [], 0
-    for h, r in zip(heads, runs):
+    for h, (_, r) in zip(heads, cut):
         m = id_length(h)
         c = codes[pos:pos + m]
         pos += m

@@ -14,11 +14,26 @@ from typing import Any
 import numpy as np
 
 from ._ids import (
-    IdArray, as_ids, factorize_parts, id_length, ids_to_numpy, is_str_ids, kernel_ids, take_ids, unify_ids,
+    IdArray,
+    as_ids,
+    factorize_parts,
+    id_length,
+    ids_to_numpy,
+    is_str_ids,
+    kernel_ids,
+    take_ids,
+    unify_ids,
 )
 from ._kernels.api import find_duplicates, hash_items, lookup_labels, order, segments
 from ._kernels.codes import (
-    ORDER_BEST, ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, TIES_AVERAGE, TIES_NONE,
+    ORDER_BEST,
+    ORDER_INPUT,
+    ORDER_ITEM_ASC,
+    ORDER_ITEM_DESC,
+    ORDER_QUICKSORT,
+    ORDER_WORST,
+    TIES_AVERAGE,
+    TIES_NONE,
     TIES_SHARED_RANK,
 )
 from .conventions import Convention
@@ -130,10 +145,19 @@ def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, 
     return start[sel], end[sel], idx
 
 
+def _pick(ids: Any, rows: np.ndarray) -> np.ndarray:
+    """Some ids of a raw id input (numpy, Arrow or a sequence), for messages."""
+    if isinstance(ids, np.ndarray):
+        return ids[rows]
+    if hasattr(ids, "take"):
+        return ids_to_numpy(ids.take(rows))
+    return np.asarray([ids[int(i)] for i in rows], dtype=object)
+
+
 def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: str) -> None:
     rows = dup[dup >= 0]
     if rows.size:
-        q = ids_to_numpy(take_ids(qid, rows[:3]))
+        q = _pick(qid, rows[:3])
         it = ids_to_numpy(take_ids(item, rows[:3]))
         ex = "; ".join(f"query {a!s} item {b!s}" for a, b in zip(q, it))
         raise InputError(
@@ -169,19 +193,19 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
 
     # one table holding both sides (same id arrays): factorise and check once
     same_rows = j.qid is r.qid and j.item is r.item
-    jq, rq = unify_ids(as_ids(j.qid, "query ids"), as_ids(r.qid, "query ids"))
-    ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
-    nj = id_length(jq)
+    # query codes in order of appearance; `order` lists them by sorted id (the output order)
+    if same_rows:  # one conversion (object arrays of str cost a Python object each)
+        (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
+        jqc = rqc
+        ji = ri = as_ids(r.item, "item ids")
+    else:
+        (jqc, rqc), q_all, order = factorize_parts([j.qid, r.qid], "query ids")
+        ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
+    nj = jqc.shape[0]
     if id_length(ji) != nj or label_j.shape[0] != nj:
         raise InputError("judgments: query ids, item ids and labels must have the same length.")
-    if id_length(rq) != key.shape[0] or id_length(ri) != key.shape[0]:
+    if rqc.shape[0] != key.shape[0] or id_length(ri) != key.shape[0]:
         raise InputError("rankings: query ids, item ids and scores must have the same length.")
-    # query codes in order of appearance; `order` lists them by sorted id (the output order)
-    if same_rows:
-        (rqc,), q_all, order = factorize_parts([rq])
-        jqc = rqc
-    else:
-        (jqc, rqc), q_all, order = factorize_parts([jq, rq])
     n_all = q_all.shape[0]
     q_uniques = q_all[order]
 
@@ -252,7 +276,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     # duplicates inside a query, and the label of every ranked row
     r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
     r_hash = hash_items(r_is_str, r_int, r_offs, r_data)
-    _dup_error(find_duplicates(r_start, r_end, r_idx, r_hash, r_is_str, r_int, r_offs, r_data), rq, ri,
+    _dup_error(find_duplicates(r_start, r_end, r_idx, r_hash, r_is_str, r_int, r_offs, r_data), r.qid, ri,
                r.source or "the rankings", "rows")
     j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
     if same_rows:
@@ -261,7 +285,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         r_label = _label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
         j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
-        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), jq, ji,
+        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), j.qid, ji,
                    j.source or "the judgments", "judgments")
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
