@@ -55,9 +55,10 @@ def _cmp_bytes(offs, data, a, b):  # pragma: no cover - compiled
     la = offs[a + 1] - offs[a]
     lb = offs[b + 1] - offs[b]
     m = la if la < lb else lb
-    for t in range(m):
-        ca = data[offs[a] + t]
-        cb = data[offs[b] + t]
+    ua, ub = np.uint64(offs[a]), np.uint64(offs[b])  # unsigned: no negative-index check per byte
+    for t in range(np.uint64(m)):
+        ca = data[ua + t]
+        cb = data[ub + t]
         if ca != cb:
             return 1 if ca > cb else -1
     if la == lb:

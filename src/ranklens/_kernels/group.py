@@ -30,8 +30,9 @@ def run_heads(offs, data, lo, hi, out):  # pragma: no cover - compiled
             size = b - a
             if offs[i + 1] - b == size:
                 new = False
-                for t in range(size):
-                    if data[a + t] != data[b + t]:
+                ua, ub = np.uint64(a), np.uint64(b)  # unsigned: no negative-index check per byte
+                for t in range(np.uint64(size)):
+                    if data[ua + t] != data[ub + t]:
                         new = True
                         break
         out[i] = new
@@ -94,7 +95,7 @@ def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
     out = np.empty(n, np.uint64)
     for i in prange(n):
         h = _FNV_OFFSET
-        for p in range(offs[i], offs[i + 1]):
+        for p in range(np.uint64(offs[i]), np.uint64(offs[i + 1])):
             h = (h ^ np.uint64(data[p])) * _FNV_PRIME
         out[i] = h
     return out
@@ -114,20 +115,23 @@ def _table_size(m):  # pragma: no cover - compiled
     return size, np.uint64(64 - bits)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
     if not is_str:
         return ints_a[a] == ints_b[b]
-    la = offs_a[a + 1] - offs_a[a]
-    if la != offs_b[b + 1] - offs_b[b]:
+    pa = offs_a[a]
+    pb = offs_b[b]
+    la = offs_a[a + 1] - pa
+    if la != offs_b[b + 1] - pb:
         return False
-    for t in range(la):
-        if data_a[offs_a[a] + t] != data_b[offs_b[b] + t]:
+    ua, ub = np.uint64(pa), np.uint64(pb)  # unsigned: no negative-index check per byte
+    for t in range(np.uint64(la)):
+        if data_a[ua + t] != data_b[ub + t]:
             return False
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
     return _same2(is_str, ints, offs, data, a, ints, offs, data, b)
 

@@ -135,7 +135,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _count_lines(buf, lo, hi):  # pragma: no cover - compiled
     c = 0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):  # unsigned: no negative-index check per byte
         c += buf[i] == 10
     if hi > lo and buf[hi - 1] != 10:
         c += 1
@@ -153,40 +153,43 @@ def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nva
     :func:`_parse_float` leaves it to another parser). Fields absent from a line give an empty string or
     NaN. Every data line gets its start offset in ``lstart`` and its field count (at most 255) in ``nf``.
     """
+    one = np.uint64(1)  # positions unsigned: no negative-index check per byte
     out = out0
-    pos = lo
+    pos = np.uint64(lo)
+    hi = np.uint64(hi)
     nk = kind.shape[0]
     n_str = soffs.shape[0]
     while pos < hi:
         p = pos
         while p < hi and _is_space(buf[p]):
-            p += 1
+            p += one
         if p >= hi or buf[p] == 10 or buf[p] == 35:  # blank line or comment: skip it
             while p < hi and buf[p] != 10:
-                p += 1
-            pos = p + 1
+                p += one
+            pos = p + one
             continue
         f = 0
         while True:  # p is at the start of a field
             s = p
             while p < hi and not _ends_field(buf[p]):
-                p += 1
+                p += one
             if f < nk:
                 k = kind[f]
                 if k == 1:
                     j = col[f]
-                    q = spos[j]
+                    q = np.uint64(spos[j])
+                    row = sdata[j]
                     for b in range(s, p):
-                        sdata[j, q] = buf[b]
-                        q += 1
-                    spos[j] = q
+                        row[q] = buf[b]
+                        q += one
+                    spos[j] = np.int64(q)
                 elif k == 2:
-                    v, good = _parse_float(buf, s, p)
+                    v, good = _parse_float(buf, np.int64(s), np.int64(p))
                     nvals[col[f], out] = v
                     nok[col[f], out] = good
             f += 1
             while p < hi and _is_space(buf[p]):
-                p += 1
+                p += one
             if p >= hi or buf[p] == 10:
                 break
         for g in range(f, nk):
@@ -196,9 +199,9 @@ def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nva
         for j in range(n_str):
             soffs[j, out + 1] = spos[j]
         nf[out] = min(f, 255)
-        lstart[out] = pos
+        lstart[out] = np.int64(pos)
         out += 1
-        pos = p + 1
+        pos = p + one
     return out - out0
 
 
@@ -351,11 +354,13 @@ def _parse_float(buf, lo, hi):  # pragma: no cover - compiled
     (:func:`_eisel_lemire`). More digits, subnormal or overflowing results, inf, nan or other text:
     ok=False (the caller parses those rows another way).
     """
-    p = lo
+    one = np.uint64(1)  # positions unsigned: no negative-index check per byte
+    p = np.uint64(lo)
+    hi = np.uint64(hi)
     neg = False
     if p < hi and (buf[p] == 45 or buf[p] == 43):
         neg = buf[p] == 45
-        p += 1
+        p += one
     m = np.uint64(0)
     digits = 0
     sig = 0
@@ -371,9 +376,9 @@ def _parse_float(buf, lo, hi):  # pragma: no cover - compiled
             else:
                 return 0.0, False
         digits += 1
-        p += 1
+        p += one
     if p < hi and buf[p] == 46:
-        p += 1
+        p += one
         while p < hi and 48 <= buf[p] <= 57:
             d = buf[p] - 48
             if sig > 0 or d != 0:
@@ -386,15 +391,15 @@ def _parse_float(buf, lo, hi):  # pragma: no cover - compiled
             else:
                 exp10 -= 1
             digits += 1
-            p += 1
+            p += one
     if digits == 0:
         return 0.0, False
     if p < hi and (buf[p] == 101 or buf[p] == 69):
-        p += 1
+        p += one
         eneg = False
         if p < hi and (buf[p] == 45 or buf[p] == 43):
             eneg = buf[p] == 45
-            p += 1
+            p += one
         e = 0
         ed = 0
         while p < hi and 48 <= buf[p] <= 57:
@@ -402,7 +407,7 @@ def _parse_float(buf, lo, hi):  # pragma: no cover - compiled
                 return 0.0, False
             e = e * 10 + (buf[p] - 48)
             ed += 1
-            p += 1
+            p += one
         if ed == 0:
             return 0.0, False
         exp10 += -e if eneg else e
