@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -277,3 +278,39 @@ def test_raw_ids_with_missing_values_are_named():
     raw = np.array(["q1", "q1", None, None, "q2"], dtype=object)
     with pytest.raises(InputError, match="query ids contain 2 missing values"):
         factorize_parts([raw], "query ids")
+
+
+def test_trec_files_load_no_compiler_and_no_arrow_compute():
+    # the start-up path: TREC files to a number on the ahead-of-time kernels, without the modules
+    # whose import alone costs hundredths of a second (numba, pyarrow.compute, numpy.ma)
+    root = Path(__file__).resolve().parents[1] / "examples" / "data"
+    code = (
+        "import sys, ranklens\n"
+        f"r = ranklens.evaluate({str(root / 'qrels.dl19-passage.txt')!r}, {str(root / 'run.bm25.dl19.txt')!r},"
+        " ['ndcg@10', 'map'], convention='trec_eval')\n"
+        "print(sorted(m for m in sys.modules if m in ('numba', 'pyarrow.compute', 'numpy.ma')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RANKLENS_KERNELS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+@pytest.mark.parametrize("arrow_sort", [True, False])
+def test_factorize_unsorted_orders_by_bytes(mode, arrow_sort, monkeypatch):
+    # the sorted order is strcmp's (UTF-8 bytes) whether numpy or Arrow sorts the distinct ids
+    import ranklens._ids as ids_mod
+
+    monkeypatch.setattr(ids_mod, "ARROW_SORT_MIN", -1 if arrow_sort else 10**9)
+    if not arrow_sort:
+        monkeypatch.delitem(sys.modules, "pyarrow.compute", raising=False)
+    words = ["z", "é", "e", "\U0001F600", "E", "ez", "", "z", "é", "10", "9", "e"]
+    with api.forced(mode):
+        codes, uniques, order = ids_mod.factorize_unsorted(pa.array(words, pa.large_string()))
+    first = list(dict.fromkeys(words))
+    assert uniques.tolist() == first and codes.tolist() == [first.index(w) for w in words]
+    assert [first[i] for i in order] == sorted(first, key=lambda w: w.encode())
+    with api.forced(mode):
+        codes, uniques, order = ids_mod.factorize_unsorted(np.array([7, -3, 7, 2**40, -3, 0], np.int64))
+    assert codes.tolist() == [0, 1, 0, 2, 1, 3] and uniques.tolist() == [7, -3, 2**40, 0]
+    assert uniques[order].tolist() == [-3, 0, 7, 2**40]

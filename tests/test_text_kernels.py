@@ -184,3 +184,39 @@ def test_trec_reader_errors_name_the_line(tmp_path):
     run.write_text("q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 inf r\n")
     with pytest.raises(ranklens.errors.FormatError, match=r"run.txt, line 2: score is inf"):
         ranklens.read_rankings(str(run))
+
+
+def test_large_trec_files_are_mapped(tmp_path, monkeypatch):
+    # files of at least MAP_MIN_BYTES are read through mmap: same values, same error lines
+    from ranklens import io as rio
+
+    n_q, n_i = 3000, 40
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    with open(qrels, "w") as fq, open(run, "w") as fr:
+        for q in range(n_q):
+            for i in range(n_i):
+                fq.write(f"query{q} 0 document{q}_{i} {1 if i in (0, 3) else 0}\n")
+                fr.write(f"query{q} Q0 document{q}_{i} {i + 1} {100.0 - i:.15f} system\n")
+    assert qrels.stat().st_size >= rio.MAP_MIN_BYTES and run.stat().st_size >= rio.MAP_MIN_BYTES
+    mapped = []
+    real = rio._map_file
+    monkeypatch.setattr(rio, "_map_file", lambda p: mapped.append(p) or real(p))
+    res = ranklens.evaluate(str(qrels), str(run), ["ndcg@10"], per_query=False)
+    assert len(mapped) == 2
+    # by hand: relevant at ranks 1 and 4 of every list, linear gain
+    import math
+
+    dcg = 1 + 1 / math.log2(5)
+    assert res["ndcg@10"] == pytest.approx(dcg / (1 + 1 / math.log2(3)), rel=1e-12)
+    with open(run, "a") as fr:
+        fr.write("query1 Q0 extra 1 high system\n")
+    with pytest.raises(ranklens.errors.FormatError, match=rf"run.txt, line {n_q * n_i + 1}: score 'high' is not a number"):
+        ranklens.read_rankings(str(run))
+    # a gzip file of the same name is decompressed, not mapped
+    import gzip
+
+    gz = tmp_path / "qrels.gz"
+    gz.write_bytes(gzip.compress(qrels.read_bytes()))
+    monkeypatch.setattr(rio, "MAP_MIN_BYTES", 1)
+    assert real(gz) is None and real(qrels) is not None
+    assert len(ranklens.read_judgments(str(gz))) == n_q * n_i

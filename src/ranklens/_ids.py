@@ -124,7 +124,11 @@ def as_ids(x: Any, what: str = "ids") -> IdArray:
             t = x.type
         if pa.types.is_integer(t):
             return arrow_to_numpy(x).astype(np.int64, copy=False)
-        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        if pa.types.is_large_string(t):
+            return x
+        if pa.types.is_string(t):
+            return _widen(x)
+        if pa.types.is_string_view(t):
             return x.cast(pa.large_string())
         if pa.types.is_floating(t):
             return as_ids(arrow_to_numpy(x), what)
@@ -158,8 +162,18 @@ def as_ids(x: Any, what: str = "ids") -> IdArray:
 def _large_string(arr: Any) -> Any:
     pa = _pa()
     if isinstance(arr, pa.ChunkedArray):  # over 2 GiB of text
-        return pa.concat_arrays([c.cast(pa.large_string()) for c in arr.chunks])
-    return arr.cast(pa.large_string())
+        return pa.concat_arrays([_widen(c) for c in arr.chunks])
+    return _widen(arr)
+
+
+def _widen(arr: Any) -> Any:
+    """A string array without nulls as large_string: its 32-bit offsets widened (no pyarrow.compute,
+    whose import costs a few hundredths of a second)."""
+    pa = _pa()
+    bufs = arr.buffers()
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
+    data = bufs[2] if bufs[2] is not None else pa.py_buffer(b"")
+    return pa.LargeStringArray.from_buffers(len(arr), pa.py_buffer(offs), data)
 
 
 def _has_none(x: np.ndarray) -> bool:
@@ -263,26 +277,37 @@ def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list
     return out, uniques, order
 
 
+#: Above this many distinct string ids, they are sorted by Arrow (numpy sorts Python strings slowly;
+#: below it, importing pyarrow.compute would cost more than the sort).
+ARROW_SORT_MIN = 20_000
+
+
 def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Codes in order of first appearance: ``(codes, uniques, order)``.
 
     ``order`` lists the codes in sorted order of their ids (integers
-    numerically, strings by byte order as ``strcmp``). Hash based: only the
-    uniques are sorted, the codes are not rewritten.
+    numerically, strings by byte order as ``strcmp``). Hash based
+    (:func:`_kernels.api.factorize`): only the uniques are sorted, the codes
+    are not rewritten.
     """
-    pa = _pa()
-    import pyarrow.compute as pc
+    import sys
 
-    arr = np_to_arrow(ids) if isinstance(ids, np.ndarray) else ids
-    enc = pc.dictionary_encode(arr)
-    dictionary = enc.dictionary
-    order = arrow_to_numpy(pc.array_sort_indices(dictionary))
-    codes = arrow_to_numpy(enc.indices)
-    if pa.types.is_integer(dictionary.type):
-        uniques = arrow_to_numpy(dictionary).astype(np.int64)
-    else:
-        uniques = np.asarray(dictionary.to_pylist(), dtype=object)
-    return codes, uniques, order
+    from ._kernels.api import factorize
+
+    is_str, ints, offs, data = kernel_ids(ids)
+    codes, firsts = factorize(is_str, ints, offs, data)
+    if not is_str:
+        uniques = ints[firsts]
+        return codes, uniques, np.argsort(uniques, kind="stable")
+    picked = take_ids(ids, firsts)
+    uniques = np.asarray(picked.to_pylist(), dtype=object)
+    if uniques.shape[0] > ARROW_SORT_MIN or "pyarrow.compute" in sys.modules:
+        import pyarrow.compute as pc
+
+        order = arrow_to_numpy(pc.array_sort_indices(picked))
+    else:  # Python compares str by code point, which is the byte order of UTF-8
+        order = np.argsort(uniques, kind="stable")
+    return codes, uniques, order.astype(np.int64, copy=False)
 
 
 def ids_to_numpy(ids: IdArray) -> np.ndarray:
@@ -295,7 +320,15 @@ def ids_to_numpy(ids: IdArray) -> np.ndarray:
 def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
     if isinstance(ids, np.ndarray):
         return ids[idx]
-    return ids.take(np_to_arrow(np.asarray(idx, dtype=np.int64)))
+    from ._kernels.api import gather
+
+    pa = _pa()
+    idx = np.asarray(idx, dtype=np.int64)
+    offs, data = str_buffers(ids)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(ids)):
+        raise IndexError("take_ids: index out of range")
+    out, new_offs = gather(data, offs[idx], offs[idx + 1])
+    return pa.LargeStringArray.from_buffers(idx.shape[0], pa.py_buffer(new_offs), pa.py_buffer(out))
 
 
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:

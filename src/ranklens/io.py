@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import mmap
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +37,38 @@ __all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings"]
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
 
 
-def _open_bytes(path: Path) -> bytes:
+#: Uncompressed files at least this large are mapped into memory instead of read: the pages come
+#: from the page cache in one call (MAP_POPULATE) rather than being copied into fresh memory.
+MAP_MIN_BYTES = 1 << 20
+
+
+def _map_file(path: Path) -> mmap.mmap | None:
+    """The file mapped read-only, or None (small, not a regular file, compressed, or mmap refused)."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not (st.st_mode & 0o170000 == 0o100000 and st.st_size >= MAP_MIN_BYTES):
+                return None
+            if os.name == "posix":
+                m = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                              prot=mmap.PROT_READ)
+            else:
+                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None  # read_bytes below gives the error, if any
+    if m[:2] == b"\x1f\x8b":
+        m.close()
+        return None
+    return m
+
+
+def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
+    """The bytes of a file (gzip decompressed); with ``mapped``, large plain files as a read-only
+    ``mmap`` (which supports ``len``, slicing and the buffer protocol, as bytes do)."""
+    if mapped:
+        m = _map_file(path)
+        if m is not None:
+            return m
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -207,7 +239,7 @@ def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: s
 class _Columns:
     """The data lines of a TREC file scanned into columns (:func:`_kernels.api.scan_columns`)."""
 
-    def __init__(self, data: bytes, path: str, fields: dict[int, str]):
+    def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str]):
         from ._kernels.api import scan_columns
 
         self.path = path
@@ -267,7 +299,7 @@ class _Columns:
                                self.error, finite)
 
 
-def _read_trec_qrels(data: bytes, path: str) -> Judgments:
+def _read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Judgments:
     c = _Columns(data, path, {0: "str", 2: "str", 3: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no judgments in the file.")
@@ -281,7 +313,7 @@ def _read_trec_qrels(data: bytes, path: str) -> Judgments:
     return Judgments(c.strings(0), c.strings(2), labels, source=path)
 
 
-def _read_trec_run(data: bytes, path: str) -> Rankings:
+def _read_trec_run(data: bytes | mmap.mmap, path: str) -> Rankings:
     c = _Columns(data, path, {0: "str", 2: "str", 3: "num", 4: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
@@ -487,11 +519,12 @@ def read_judgments(
     [2.0, 0.0]
     """
     p = Path(path)
-    data = _open_bytes(p)
+    data = _open_bytes(p, mapped=True)
     fmt = _check_format(format) or detect_format(p, data[:65536])
     src = str(path)
     if fmt == "trec":
         return _read_trec_qrels(data, src)
+    data = bytes(data)
     if fmt == "svmlight":
         return _read_svmlight(data, src, groups)
     if fmt == "predictions":
@@ -525,11 +558,12 @@ def read_rankings(
     [2.5, 1.5]
     """
     p = Path(path)
-    data = _open_bytes(p)
+    data = _open_bytes(p, mapped=True)
     fmt = _check_format(format) or detect_format(p, data[:65536])
     src = str(path)
     if fmt == "trec":
         return _read_trec_run(data, src)
+    data = bytes(data)
     if fmt == "predictions":
         return _read_predictions(data, src)
     if fmt == "svmlight":

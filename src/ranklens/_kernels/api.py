@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = [
     "AOT_MAX_WORK", "JIT_LOADED_MIN_WORK", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
-    "bootstrap_means", "evaluate_queries", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
+    "bootstrap_means", "evaluate_queries", "factorize", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
     "lookup_labels", "order", "parse_floats", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
     "split_fields",
 ]
@@ -60,6 +60,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
     "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
+    "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
@@ -225,6 +226,13 @@ def _map(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> list[Any]:
     return list(pool.map(lambda p: fn(*p), parts))
 
 
+def _distinct(sorted_cuts: np.ndarray) -> np.ndarray:
+    """Nondecreasing boundaries without repeats (np.unique would import numpy.ma: 10 ms at start-up)."""
+    keep = np.ones(sorted_cuts.shape[0], np.bool_)
+    keep[1:] = sorted_cuts[1:] != sorted_cuts[:-1]
+    return sorted_cuts[keep]
+
+
 def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
     """``k + 1`` boundaries splitting items into ``k`` runs of about equal cumulative weight."""
     n = weights_cum.shape[0]
@@ -232,7 +240,7 @@ def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
         return np.array([0, n])
     targets = weights_cum[-1] * np.arange(1, k) / k
     inner = np.searchsorted(weights_cum, targets, side="right")
-    return np.unique(np.concatenate([[0], inner, [n]]))
+    return _distinct(np.concatenate([[0], inner, [n]]).astype(np.int64))
 
 
 def _by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths: np.ndarray,
@@ -315,6 +323,13 @@ def hash_items(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarra
     return _by_row("hash_items", (is_str, ints, offs, data), (), offs.shape[0] - 1, _cat, extend=(2,))
 
 
+def factorize(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, firsts)``: ids numbered in order of first appearance, and the first row of each
+    (``group.factorize``; one pass, on one thread)."""
+    hashes = hash_items(is_str, ints, offs, data)
+    return _call("factorize", hashes.shape[0], is_str, ints, offs, data, hashes)
+
+
 def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
     """Whether each string of an Arrow-style ``(offsets, data)`` array differs from the one before
     (``group.run_heads``): rows cut into chunks on the thread pool, on either side (both release the GIL)."""
@@ -383,7 +398,7 @@ def _line_cuts(buf: np.ndarray, k: int) -> np.ndarray:
             p += 65536
         cuts.append(min(p, n))
     cuts.append(n)
-    return np.unique(np.array(cuts, np.int64))
+    return _distinct(np.array(cuts, np.int64))
 
 
 def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["find_duplicates", "hash_items", "lookup_labels", "run_heads", "segments"]
+__all__ = ["factorize", "find_duplicates", "hash_items", "lookup_labels", "run_heads", "segments"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -134,6 +134,39 @@ def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pra
 @njit(cache=True, nogil=True, inline="always")
 def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
     return _same2(is_str, ints, offs, data, a, ints, offs, data, b)
+
+
+@njit(cache=True, nogil=True)
+def factorize(is_str, ints, offs, data, hashes):  # pragma: no cover - compiled
+    """Codes numbering the distinct ids in order of first appearance, and the first row of each.
+
+    One open-addressing table over the whole array (slots hold codes); equal hashes are confirmed
+    on the ids themselves.
+    """
+    n = hashes.shape[0]
+    size, shift = _table_size(n)
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, np.int64)
+    codes = np.empty(n, np.int32)  # as Arrow's dictionary indices (fewer than 2**31 distinct ids)
+    firsts = np.empty(n, np.int64)
+    m = 0
+    for r in range(n):
+        h = hashes[r]
+        slot = (h * _FIB) >> shift
+        while True:
+            c = table[slot]
+            if c < 0:
+                table[slot] = m
+                firsts[m] = r
+                codes[r] = m
+                m += 1
+                break
+            f = firsts[c]
+            if hashes[f] == h and _same(is_str, ints, offs, data, f, r):
+                codes[r] = c
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return codes, firsts[:m].copy()
 
 
 @njit(parallel=True, cache=True, nogil=True)
