@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 
 import numpy as np
@@ -220,3 +221,34 @@ def test_large_trec_files_are_mapped(tmp_path, monkeypatch):
     monkeypatch.setattr(rio, "MAP_MIN_BYTES", 1)
     assert real(gz) is None and real(qrels) is not None
     assert len(ranklens.read_judgments(str(gz))) == n_q * n_i
+
+
+def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
+    # CSV, Parquet and JSON Lines tables go to Arrow straight from the mapped file
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.json  # noqa: F401 - the reader used for .jsonl
+    import pyarrow.parquet as pq
+
+    from ranklens import io as rio
+
+    monkeypatch.setattr(rio, "MAP_MIN_BYTES", 1)
+    mapped = []
+    real = rio._map_file
+    monkeypatch.setattr(rio, "_map_file", lambda p: mapped.append(p) or real(p))
+    n = 2000
+    q = [f"q{i // 20:03d}" for i in range(n)]
+    table = pa.table({"query": q, "item": [f"d{i}" for i in range(n)],
+                      "score": [float(-(i % 20)) for i in range(n)], "relevance": [1 if i % 20 == 1 else 0 for i in range(n)]})
+    pq.write_table(table, tmp_path / "t.parquet")
+    pcsv.write_csv(table, tmp_path / "t.csv")
+    with open(tmp_path / "t.jsonl", "w") as f:
+        for row in table.to_pylist():
+            f.write(json.dumps(row) + "\n")
+    import math
+
+    for name in ("t.parquet", "t.csv", "t.jsonl"):
+        res = ranklens.evaluate(str(tmp_path / name), None, ["ndcg@10"], per_query=False)
+        # by hand: the one relevant item of each query is ranked second
+        assert res["ndcg@10"] == pytest.approx(1 / math.log2(3), rel=1e-12), name
+    assert len(mapped) == 3

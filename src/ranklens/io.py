@@ -99,7 +99,7 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         if name.endswith(ext):
             return fmt
     if head is None:
-        raw = _open_bytes(p)
+        raw = _open_bytes(p, mapped=True)
         head = raw[:65536]
     if head[:4] == b"PAR1":
         return "parquet"
@@ -406,14 +406,15 @@ def _read_predictions(data: bytes, path: str) -> Rankings:
     return Rankings(None, None, score=_num_column(buf, st, en, 0, "score", path, ln, ls, le), source=path)
 
 
-def _read_table(data: bytes, path: str, fmt: str, columns: dict[str, Any] | None = None) -> Any:
+def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str, Any] | None = None) -> Any:
     import pyarrow as pa
 
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(pa.BufferReader(data))
+            # ParquetFile rather than read_table: read_table imports pyarrow.dataset (a quarter second)
+            return pq.ParquetFile(pa.BufferReader(data)).read()
         if fmt in ("csv", "tsv"):
             import pyarrow.csv as pcsv
 
@@ -438,10 +439,11 @@ def _read_table(data: bytes, path: str, fmt: str, columns: dict[str, Any] | None
     raise AssertionError(fmt)
 
 
-def _csv_header(data: bytes, delim: str) -> list[str]:
+def _csv_header(data: bytes | mmap.mmap, delim: str) -> list[str]:
     import csv
 
-    first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r")
+    nl = data.find(b"\n")
+    first = bytes(data[:nl if nl >= 0 else len(data)]).decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r")
     return next(csv.reader([first], delimiter=delim), [])
 
 
@@ -524,7 +526,8 @@ def read_judgments(
     src = str(path)
     if fmt == "trec":
         return _read_trec_qrels(data, src)
-    data = bytes(data)
+    if fmt in ("svmlight", "json"):
+        data = bytes(data)
     if fmt == "svmlight":
         return _read_svmlight(data, src, groups)
     if fmt == "predictions":
@@ -563,7 +566,8 @@ def read_rankings(
     src = str(path)
     if fmt == "trec":
         return _read_trec_run(data, src)
-    data = bytes(data)
+    if fmt in ("predictions", "json"):
+        data = bytes(data)
     if fmt == "predictions":
         return _read_predictions(data, src)
     if fmt == "svmlight":
@@ -583,8 +587,10 @@ def read_rankings(
 def read_table(path: str | os.PathLike[str], *, format: str | None = None, **columns: Any) -> tuple[Judgments | None, Rankings | None]:
     """Read a long table that may hold both the relevance and the score/rank columns."""
     p = Path(path)
-    data = _open_bytes(p)
+    data = _open_bytes(p, mapped=True)
     fmt = _check_format(format) or detect_format(p, data[:65536])
+    if fmt == "json":
+        data = bytes(data)
     if fmt not in ("csv", "tsv", "parquet", "jsonl", "json"):
         raise InputError(f"{path}: a {fmt} file holds either judgments or a ranking, not both.")
     obj = _read_json(data, str(path)) if fmt == "json" else _read_table(data, str(path), fmt, columns)
