@@ -301,7 +301,9 @@ def test_factorize_unsorted_orders_by_bytes(mode, arrow_sort, monkeypatch):
     # the sorted order is strcmp's (UTF-8 bytes) whether numpy or Arrow sorts the distinct ids
     import ranklens._ids as ids_mod
 
+    # arrow_sort: Arrow numbers and sorts the ids; otherwise the factorize kernel and numpy do
     monkeypatch.setattr(ids_mod, "ARROW_SORT_MIN", -1 if arrow_sort else 10**9)
+    monkeypatch.setattr(ids_mod, "ARROW_FACTORIZE_MIN", -1 if arrow_sort else 10**9)
     if not arrow_sort:
         monkeypatch.delitem(sys.modules, "pyarrow.compute", raising=False)
     words = ["z", "é", "e", "\U0001F600", "E", "ez", "", "z", "é", "10", "9", "e"]
@@ -314,3 +316,20 @@ def test_factorize_unsorted_orders_by_bytes(mode, arrow_sort, monkeypatch):
         codes, uniques, order = ids_mod.factorize_unsorted(np.array([7, -3, 7, 2**40, -3, 0], np.int64))
     assert codes.tolist() == [0, 1, 0, 2, 1, 3] and uniques.tolist() == [7, -3, 2**40, 0]
     assert uniques[order].tolist() == [-3, 0, 7, 2**40]
+    assert ("pyarrow.compute" in sys.modules) == arrow_sort
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_factorize_kernel_grows_its_table(mode):
+    # thousands of distinct ids: the table doubles many times; codes stay those of first appearance
+    rng = np.random.default_rng(5)
+    vals = rng.integers(-(2**62), 2**62, 3000)[rng.integers(0, 3000, 20000)]
+    strs = [f"id-{v}" for v in vals]
+    first_i = {v: k for k, v in enumerate(dict.fromkeys(vals.tolist()))}
+    first_s = {v: k for k, v in enumerate(dict.fromkeys(strs))}
+    offs, data = _offs_data(strs)
+    with api.forced(mode):
+        ci, fi = api.factorize(False, vals.astype(np.int64), np.zeros(2, np.int64), np.zeros(1, np.uint8))
+        cs, fs = api.factorize(True, np.zeros(1, np.int64), offs, data)
+    assert ci.tolist() == [first_i[v] for v in vals.tolist()] and cs.tolist() == [first_s[v] for v in strs]
+    assert vals[fi].tolist() == list(first_i) and [strs[i] for i in fs] == list(first_s)

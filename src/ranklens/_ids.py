@@ -277,8 +277,10 @@ def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list
     return out, uniques, order
 
 
-#: Above this many distinct string ids, they are sorted by Arrow (numpy sorts Python strings slowly;
-#: below it, importing pyarrow.compute would cost more than the sort).
+#: Above this many ids, Arrow numbers them (its hash table is quicker on large inputs); below it,
+#: the kernel does, as importing pyarrow.compute would cost more than the work.
+ARROW_FACTORIZE_MIN = 500_000
+#: Above this many distinct string ids, Arrow sorts them (numpy sorts Python strings slowly).
 ARROW_SORT_MIN = 20_000
 
 
@@ -286,20 +288,29 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """Codes in order of first appearance: ``(codes, uniques, order)``.
 
     ``order`` lists the codes in sorted order of their ids (integers
-    numerically, strings by byte order as ``strcmp``). Hash based
-    (:func:`_kernels.api.factorize`): only the uniques are sorted, the codes
-    are not rewritten.
+    numerically, strings by byte order as ``strcmp``). Hash based (Arrow's
+    ``dictionary_encode``, or :func:`_kernels.api.factorize` for small inputs
+    when pyarrow.compute is not loaded yet): only the uniques are sorted, the
+    codes are not rewritten.
     """
     import sys
 
-    from ._kernels.api import factorize
+    if "pyarrow.compute" in sys.modules or id_length(ids) > ARROW_FACTORIZE_MIN:
+        import pyarrow.compute as pc
 
-    is_str, ints, offs, data = kernel_ids(ids)
-    codes, firsts = factorize(is_str, ints, offs, data)
-    if not is_str:
-        uniques = ints[firsts]
+        enc = pc.dictionary_encode(np_to_arrow(ids) if isinstance(ids, np.ndarray) else ids)
+        codes = arrow_to_numpy(enc.indices).astype(np.int32, copy=False)
+        picked = enc.dictionary
+        firsts = None
+    else:
+        from ._kernels.api import factorize
+
+        is_str, ints, offs, data = kernel_ids(ids)
+        codes, firsts = factorize(is_str, ints, offs, data)
+        picked = ints[firsts] if not is_str else take_ids(ids, firsts)
+    if not is_str_ids(ids):
+        uniques = arrow_to_numpy(picked).astype(np.int64) if firsts is None else picked
         return codes, uniques, np.argsort(uniques, kind="stable")
-    picked = take_ids(ids, firsts)
     uniques = np.asarray(picked.to_pylist(), dtype=object)
     if uniques.shape[0] > ARROW_SORT_MIN or "pyarrow.compute" in sys.modules:
         import pyarrow.compute as pc

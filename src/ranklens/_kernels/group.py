@@ -140,13 +140,17 @@ def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
 def factorize(is_str, ints, offs, data, hashes):  # pragma: no cover - compiled
     """Codes numbering the distinct ids in order of first appearance, and the first row of each.
 
-    One open-addressing table over the whole array (slots hold codes); equal hashes are confirmed
-    on the ids themselves.
+    One open-addressing table of (hash, code), doubled whenever it is half full so that its size
+    follows the distinct ids rather than the rows. Probes compare the stored hashes; only equal
+    hashes of string ids are confirmed on the bytes (an integer's hash is the integer itself).
     """
     n = hashes.shape[0]
-    size, shift = _table_size(n)
+    bits = 10
+    size = 1 << bits
+    shift = np.uint64(64 - bits)
     mask = np.uint64(size - 1)
-    table = np.full(size, -1, np.int64)
+    tcode = np.full(size, -1, np.int64)
+    thash = np.zeros(size, np.uint64)
     codes = np.empty(n, np.int32)  # as Arrow's dictionary indices (fewer than 2**31 distinct ids)
     firsts = np.empty(n, np.int64)
     m = 0
@@ -154,18 +158,34 @@ def factorize(is_str, ints, offs, data, hashes):  # pragma: no cover - compiled
         h = hashes[r]
         slot = (h * _FIB) >> shift
         while True:
-            c = table[slot]
+            c = tcode[slot]
             if c < 0:
-                table[slot] = m
+                tcode[slot] = m
+                thash[slot] = h
                 firsts[m] = r
                 codes[r] = m
                 m += 1
                 break
-            f = firsts[c]
-            if hashes[f] == h and _same(is_str, ints, offs, data, f, r):
+            if thash[slot] == h and (not is_str or _same(is_str, ints, offs, data, firsts[c], r)):
                 codes[r] = c
                 break
             slot = (slot + np.uint64(1)) & mask
+        if 2 * m > size:  # grow: the entries so far into a table twice as large
+            old_code, old_hash = tcode, thash
+            bits += 1
+            size = 1 << bits
+            shift = np.uint64(64 - bits)
+            mask = np.uint64(size - 1)
+            tcode = np.full(size, -1, np.int64)
+            thash = np.zeros(size, np.uint64)
+            for t in range(old_code.shape[0]):
+                c = old_code[t]
+                if c >= 0:
+                    slot = (old_hash[t] * _FIB) >> shift
+                    while tcode[slot] >= 0:
+                        slot = (slot + np.uint64(1)) & mask
+                    tcode[slot] = c
+                    thash[slot] = old_hash[t]
     return codes, firsts[:m].copy()
 
 
