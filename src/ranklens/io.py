@@ -314,19 +314,15 @@ def _read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Judgments:
 
 
 def _read_trec_run(data: bytes | mmap.mmap, path: str) -> Rankings:
-    c = _Columns(data, path, {0: "str", 2: "str", 3: "num", 4: "num"})
+    # the rank column is not read: the score orders the list, and trec_eval ignores the rank too
+    c = _Columns(data, path, {0: "str", 2: "str", 4: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
     bad = c.nf < 5
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {c.nf[i]}", i)
-    scores = c.numbers(4, "score")
-    try:
-        ranks = c.numbers(3, "rank", finite=False)
-    except FormatError:
-        ranks = None  # the rank column is ignored (trec_eval ignores it too)
-    return Rankings(c.strings(0), c.strings(2), score=scores, rank=ranks, source=path)
+    return Rankings(c.strings(0), c.strings(2), score=c.numbers(4, "score"), source=path)
 
 
 def _group_file(path: Path) -> Path | None:
