@@ -252,3 +252,43 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
         # by hand: the one relevant item of each query is ranked second
         assert res["ndcg@10"] == pytest.approx(1 / math.log2(3), rel=1e-12), name
     assert len(mapped) == 3
+
+
+def test_str_ids_without_arrow():
+    # the TREC readers' id form: offsets + bytes, converted to str and Arrow by the definition
+    import pyarrow as pa
+
+    from ranklens._ids import StrIds, concat_ids, filter_ids, ids_to_numpy, take_ids
+
+    words = ["q1", "", "é-ü", "a\x00b", "x" * 5000, "q1", "\U0001F600"]
+    raw = [w.encode() for w in words]
+    offs = np.cumsum([0] + [len(b) for b in raw])
+    ids = StrIds(offs, np.frombuffer(b"".join(raw), np.uint8))
+    assert len(ids) == 7 and ids.to_pylist() == words and ids_to_numpy(ids).tolist() == words
+    ascii_ids = StrIds(np.array([0, 2, 2, 5]), np.frombuffer(b"q1abc", np.uint8))
+    assert ascii_ids.to_pylist() == ["q1", "", "abc"]  # the numpy decoding path
+    assert StrIds(np.zeros(1, np.int64), np.zeros(0, np.uint8)).to_pylist() == []
+    assert StrIds(np.zeros(3, np.int64), np.zeros(0, np.uint8)).to_pylist() == ["", ""]
+    assert take_ids(ids, np.array([6, 0, 2])).to_pylist() == ["\U0001F600", "q1", "é-ü"]
+    assert filter_ids(ids, np.array([w.startswith("q") for w in words])).to_pylist() == ["q1", "q1"]
+    both = concat_ids(take_ids(ids, np.array([2, 3])), ascii_ids)
+    assert isinstance(both, StrIds) and both.to_pylist() == ["é-ü", "a\x00b", "q1", "", "abc"]
+    mixed = concat_ids(ascii_ids, pa.array(["z"], pa.large_string()))
+    assert mixed.to_pylist() == ["q1", "", "abc", "z"]
+    assert pa.array(ids).to_pylist() == words and pa.array(ids).type == pa.large_string()
+    with pytest.raises(IndexError):
+        ids.take([7])
+
+
+def test_trec_files_with_utf8_ids(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("requête 0 doc-é 1\nrequête 0 doc-e 0\nq2 0 d😀 2\n", encoding="utf-8")
+    run.write_text("requête Q0 doc-e 1 2.0 r\nrequête Q0 doc-é 2 1.0 r\nq2 Q0 d😀 1 1.0 r\n", encoding="utf-8")
+    res = ranklens.evaluate(str(qrels), str(run), ["mrr"])
+    # by hand: the relevant "doc-é" is second for "requête", first for q2
+    assert res.per_query_dict("mrr") == {"q2": 1.0, "requête": 0.5}
+    assert list(res.queries) == ["q2", "requête"]  # byte order
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"q1 0 d1 1\nq1 0 d\xff 1\n")
+    with pytest.raises(ranklens.errors.FormatError, match=r"bad.txt, line 2: not UTF-8"):
+        ranklens.read_judgments(str(bad))

@@ -15,6 +15,8 @@ from .errors import InputError
 
 __all__ = [
     "IdArray",
+    "StrIds",
+    "arrow_ids",
     "arrow_to_numpy",
     "as_ids",
     "concat_ids",
@@ -32,7 +34,7 @@ __all__ = [
     "unify_ids",
 ]
 
-IdArray = Union[np.ndarray, Any]  # np.ndarray of int64, or pyarrow.LargeStringArray
+IdArray = Union[np.ndarray, Any]  # np.ndarray of int64, StrIds, or pyarrow.LargeStringArray
 
 
 def _pa() -> Any:
@@ -47,6 +49,79 @@ _NP_OF_ARROW = {
     "uint64": np.dtype(np.uint64), "halffloat": np.dtype(np.float16), "float": np.dtype(np.float32),
     "double": np.dtype(np.float64),
 }
+
+
+class StrIds:
+    """String ids in Arrow's ``large_string`` layout, without pyarrow: ``offsets`` (int64, n + 1) and
+    UTF-8 ``data`` (uint8); id ``i`` is ``data[offsets[i]:offsets[i + 1]]``.
+
+    The TREC readers return their ids in this form, so that reading and evaluating TREC files does
+    not import pyarrow (a twentieth of a second at start-up). It converts to Arrow on demand
+    (``pa.array(ids)``, :meth:`to_arrow`) and to Python strings (:meth:`to_numpy`,
+    :meth:`to_pylist`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens.data import StrIds
+    >>> ids = StrIds(np.array([0, 2, 5]), np.frombuffer(b"q1q10", np.uint8))
+    >>> len(ids), ids.to_pylist()
+    (2, ['q1', 'q10'])
+    """
+
+    __slots__ = ("offsets", "data")
+
+    def __init__(self, offsets: np.ndarray, data: np.ndarray):
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.data = np.ascontiguousarray(data, dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0]) - 1
+
+    def __repr__(self) -> str:
+        head = self.take(np.arange(min(len(self), 3))).to_pylist()
+        return f"StrIds({len(self)} ids: {', '.join(head)}{', ...' if len(self) > 3 else ''})"
+
+    def take(self, idx: Any) -> StrIds:
+        """The ids at positions ``idx``."""
+        from ._kernels.api import gather
+
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
+            raise IndexError(f"index out of range for {len(self)} ids")
+        data = self.data if self.data.size else np.zeros(1, np.uint8)
+        out, offs = gather(data, self.offsets[idx], self.offsets[idx + 1])
+        return StrIds(offs, out)
+
+    def to_arrow(self) -> Any:
+        """A ``pyarrow.LargeStringArray`` over the same memory."""
+        pa = _pa()
+        return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(self.offsets), pa.py_buffer(self.data))
+
+    def __arrow_array__(self, type: Any = None) -> Any:  # noqa: A002 - the protocol's name
+        arr = self.to_arrow()
+        return arr if type is None or type == arr.type else arr.cast(type)
+
+    def to_numpy(self) -> np.ndarray:
+        """The ids as an object array of ``str``."""
+        n = len(self)
+        offs = self.offsets
+        body = self.data[offs[0]:offs[-1]] if n else self.data[:0]
+        lens = np.diff(offs)
+        width = int(lens.max()) if n else 0
+        # ASCII without NUL bytes: one fixed-width byte matrix decoded by numpy, no Python loop
+        if n and width and n * width <= 4 * body.size + (1 << 20) and not ((body >= 128) | (body == 0)).any():
+            mat = np.zeros((n, width), np.uint8)
+            rows = np.repeat(np.arange(n), lens)
+            cols = np.arange(body.size) - np.repeat(offs[:-1] - offs[0], lens)
+            mat[rows, cols] = body
+            return mat.view(f"S{width}").ravel().astype(f"U{width}").astype(object)
+        if n and width == 0:
+            return np.full(n, "", dtype=object)
+        return np.asarray(self.to_arrow().to_pylist(), dtype=object)
+
+    def to_pylist(self) -> list[str]:
+        return self.to_numpy().tolist()
 
 
 def arrow_to_numpy(arr: Any) -> np.ndarray:
@@ -111,7 +186,10 @@ def _str_id(x: Any) -> str:
 
 
 def as_ids(x: Any, what: str = "ids") -> IdArray:
-    """Normalise ids: int64 ndarray for integers, Arrow large_string array otherwise."""
+    """Normalise ids: int64 ndarray for integers, :class:`StrIds` kept as they are, Arrow large_string
+    array for other strings."""
+    if isinstance(x, StrIds):
+        return x
     pa = _pa()
     if isinstance(x, pa.ChunkedArray):
         x = x.combine_chunks() if x.num_chunks != 1 else x.chunk(0)
@@ -193,7 +271,9 @@ def _int_to_str(a: np.ndarray) -> Any:
 
 
 def str_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets int64, data uint8) views of a large_string array (no copy)."""
+    """(offsets int64, data uint8) views of a large_string array or :class:`StrIds` (no copy)."""
+    if isinstance(arr, StrIds):
+        return arr.offsets, (arr.data if arr.data.size else np.zeros(1, np.uint8))
     bufs = arr.buffers()
     offs = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(1, np.uint8)
@@ -213,8 +293,21 @@ def kernel_ids(ids: IdArray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
 def concat_ids(*parts: IdArray) -> IdArray:
     if isinstance(parts[0], np.ndarray):
         return np.concatenate(parts)
+    if all(isinstance(p, StrIds) for p in parts):
+        offs, datas, base = [np.zeros(1, np.int64)], [], 0
+        for p in parts:
+            lo, hi = int(p.offsets[0]), int(p.offsets[-1])
+            offs.append(p.offsets[1:] - lo + base)
+            datas.append(p.data[lo:hi])
+            base += hi - lo
+        return StrIds(np.concatenate(offs), np.concatenate(datas) if datas else np.zeros(0, np.uint8))
     pa = _pa()
-    return pa.concat_arrays(list(parts))
+    return pa.concat_arrays([arrow_ids(p) for p in parts])
+
+
+def arrow_ids(ids: IdArray) -> Any:
+    """String ids as an Arrow array (:class:`StrIds` converted); other ids unchanged."""
+    return ids.to_arrow() if isinstance(ids, StrIds) else ids
 
 
 def _run_starts(ids: IdArray) -> np.ndarray:
@@ -298,7 +391,7 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     if "pyarrow.compute" in sys.modules or id_length(ids) > ARROW_FACTORIZE_MIN:
         import pyarrow.compute as pc
 
-        enc = pc.dictionary_encode(np_to_arrow(ids) if isinstance(ids, np.ndarray) else ids)
+        enc = pc.dictionary_encode(np_to_arrow(ids) if isinstance(ids, np.ndarray) else arrow_ids(ids))
         codes = arrow_to_numpy(enc.indices).astype(np.int32, copy=False)
         picked = enc.dictionary
         firsts = None
@@ -311,11 +404,11 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     if not is_str_ids(ids):
         uniques = arrow_to_numpy(picked).astype(np.int64) if firsts is None else picked
         return codes, uniques, np.argsort(uniques, kind="stable")
-    uniques = np.asarray(picked.to_pylist(), dtype=object)
+    uniques = picked.to_numpy() if isinstance(picked, StrIds) else np.asarray(picked.to_pylist(), dtype=object)
     if uniques.shape[0] > ARROW_SORT_MIN or "pyarrow.compute" in sys.modules:
         import pyarrow.compute as pc
 
-        order = arrow_to_numpy(pc.array_sort_indices(picked))
+        order = arrow_to_numpy(pc.array_sort_indices(arrow_ids(picked)))
     else:  # Python compares str by code point, which is the byte order of UTF-8
         order = np.argsort(uniques, kind="stable")
     return codes, uniques, order.astype(np.int64, copy=False)
@@ -325,25 +418,27 @@ def ids_to_numpy(ids: IdArray) -> np.ndarray:
     """Materialise ids (object array of str, or int64) - for small outputs only."""
     if isinstance(ids, np.ndarray):
         return ids
+    if isinstance(ids, StrIds):
+        return ids.to_numpy()
     return np.asarray(ids.to_pylist(), dtype=object)
 
 
 def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
+    """The ids at positions ``idx``, in the same form (strings copied by the gather kernel)."""
     if isinstance(ids, np.ndarray):
         return ids[idx]
-    from ._kernels.api import gather
-
+    if isinstance(ids, StrIds):
+        return ids.take(idx)
     pa = _pa()
-    idx = np.asarray(idx, dtype=np.int64)
     offs, data = str_buffers(ids)
-    if idx.size and (idx.min() < 0 or idx.max() >= len(ids)):
-        raise IndexError("take_ids: index out of range")
-    out, new_offs = gather(data, offs[idx], offs[idx + 1])
-    return pa.LargeStringArray.from_buffers(idx.shape[0], pa.py_buffer(new_offs), pa.py_buffer(out))
+    picked = StrIds(offs, data).take(idx)
+    return pa.LargeStringArray.from_buffers(len(picked), pa.py_buffer(picked.offsets), pa.py_buffer(picked.data))
 
 
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
     if isinstance(ids, np.ndarray):
         return ids[mask]
+    if isinstance(ids, StrIds):
+        return ids.take(np.flatnonzero(mask))
     pa = _pa()
     return ids.filter(pa.array(mask))

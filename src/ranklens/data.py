@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from ._ids import StrIds
 from .errors import InputError, InvalidParameterError
 
-__all__ = ["COLUMN_NAMES", "Judgments", "Rankings", "as_judgments", "as_rankings", "split_table"]
+__all__ = ["COLUMN_NAMES", "Judgments", "Rankings", "StrIds", "as_judgments", "as_rankings", "split_table"]
 
 #: Column names recognised in long tables (compared after lower-casing and
 #: replacing runs of non-alphanumerics by ``_``).
@@ -52,8 +53,9 @@ class Judgments:
     Attributes
     ----------
     qid, item : array-like
-        Ids of shape ``(n,)``: integers, strings (numpy, lists) or Arrow
-        string arrays (kept as they are, without Python objects).
+        Ids of shape ``(n,)``: integers, strings (numpy, lists), Arrow
+        string arrays or :class:`StrIds` (what the TREC readers give), the
+        last two kept as they are, without Python objects.
     label : ndarray of float64, shape (n,)
         Graded relevance. Negative labels mean "judged, not relevant" unless
         the convention says otherwise.
@@ -113,7 +115,9 @@ def _n_unique(ids: Any) -> int:
         return len(np.unique(ids))
     import pyarrow.compute as pc
 
-    return len(pc.unique(ids))
+    from ._ids import arrow_ids
+
+    return len(pc.unique(arrow_ids(ids)))
 
 
 def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:

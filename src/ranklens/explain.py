@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
+from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
 from ._kernels.api import gain as _gain
 from ._kernels.codes import GAIN_EXP, GAIN_LINEAR, GAIN_MAP
 from ._problem import build_problem, query_view
@@ -163,7 +163,7 @@ def _match(ids: Any, query: Any) -> np.ndarray:
     if is_str_ids(ids):
         import pyarrow.compute as pc
 
-        return np.asarray(arrow_to_numpy(pc.equal(ids, str(query))), dtype=bool)
+        return np.asarray(arrow_to_numpy(pc.equal(arrow_ids(ids), str(query))), dtype=bool)
     try:
         return ids == int(str(query))
     except ValueError:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import arrow_to_numpy
+from ._ids import StrIds, arrow_to_numpy
 from .data import Judgments, Rankings, split_table
 from .errors import FormatError, InputError, InvalidParameterError
 
@@ -270,24 +270,26 @@ class _Columns:
     def error(self, message: str, i: int) -> FormatError:
         return FormatError(message, path=self.path, line=self.line_no(i), text=self.line_text(i))
 
-    def strings(self, f: int) -> Any:
-        """Field ``f`` as an Arrow large_string array over the scanned bytes (UTF-8 checked)."""
-        import pyarrow as pa
-
+    def strings(self, f: int) -> StrIds:
+        """Field ``f`` as :class:`~ranklens.data.StrIds` over the scanned bytes (UTF-8 checked: ASCII by
+        numpy, anything else by Arrow)."""
         j = self.str_col[f]
         offs = self.soffs[j]
-        arr = pa.LargeStringArray.from_buffers(offs.shape[0] - 1, pa.py_buffer(offs),
-                                               pa.py_buffer(self.sdata[j, :int(offs[-1])]))
+        ids = StrIds(offs, self.sdata[j, :int(offs[-1])])
+        if not (ids.data >= 128).any():
+            return ids
+        import pyarrow as pa
+
         try:
-            arr.validate(full=True)
+            ids.to_arrow().validate(full=True)
         except pa.ArrowInvalid:
-            data = self.sdata[j]
+            data = ids.data
             for i in range(offs.shape[0] - 1):  # error path only: find the line
                 try:
                     bytes(data[offs[i]:offs[i + 1]]).decode("utf-8")
                 except UnicodeDecodeError:
                     raise FormatError("not UTF-8 text", path=self.path, line=self.line_no(i)) from None
-        return arr
+        return ids
 
     def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
         """Field ``f`` as float64, correctly rounded (:func:`_finish_numbers`)."""
