@@ -227,7 +227,6 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
     # CSV, Parquet and JSON Lines tables go to Arrow straight from the mapped file
     import pyarrow as pa
     import pyarrow.csv as pcsv
-    import pyarrow.json  # noqa: F401 - the reader used for .jsonl
     import pyarrow.parquet as pq
 
     from ranklens import io as rio
@@ -243,8 +242,7 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
     pq.write_table(table, tmp_path / "t.parquet")
     pcsv.write_csv(table, tmp_path / "t.csv")
     with open(tmp_path / "t.jsonl", "w") as f:
-        for row in table.to_pylist():
-            f.write(json.dumps(row) + "\n")
+        f.writelines(json.dumps(row) + "\n" for row in table.to_pylist())
     import math
 
     for name in ("t.parquet", "t.csv", "t.jsonl"):

@@ -69,7 +69,7 @@ class StrIds:
     (2, ['q1', 'q10'])
     """
 
-    __slots__ = ("offsets", "data")
+    __slots__ = ("data", "offsets")
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray):
         self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
@@ -98,7 +98,7 @@ class StrIds:
         pa = _pa()
         return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(self.offsets), pa.py_buffer(self.data))
 
-    def __arrow_array__(self, type: Any = None) -> Any:  # noqa: A002 - the protocol's name
+    def __arrow_array__(self, type: Any = None) -> Any:
         arr = self.to_arrow()
         return arr if type is None or type == arr.type else arr.cast(type)
 
