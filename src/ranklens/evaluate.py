@@ -74,10 +74,13 @@ def compute_values(
     mapping = next((g for g in gains if not isinstance(g, str)), None)
     map_keys = np.array(sorted(mapping), dtype=np.float64) if mapping else np.zeros(0)
     map_vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64) if mapping else np.zeros(0)
+    # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
+    # list is built from the ranked rows, in the same pass as the ordering
+    same = problem.j_start is problem.r_start and problem.j_idx is problem.r_idx and problem.j_label is problem.label
     values, empties = api.evaluate_queries(
         problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
         problem.item_offs, problem.item_data,
-        problem.j_start, problem.j_end, problem.j_idx, problem.j_label, conv.ideal == "judgments",
+        problem.j_start, problem.j_end, problem.j_idx, problem.j_label, conv.ideal == "judgments" and not same,
         problem.ties, float(conv.log_base), conv.negative_labels == "zero",
         -np.inf if conv.gain_threshold is None else float(conv.gain_threshold), float(2.0**max_grade),
         _EMPTY_MODE[conv.empty_test], codes, ks, kinds, levels, map_keys, map_vals,

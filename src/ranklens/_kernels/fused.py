@@ -1,9 +1,12 @@
 """One pass per query: order the ranked rows, build the ideal list, compute every measure.
 
 Rows are reached through ``(start, end, idx)`` groups (see :func:`group.segments`),
-so nothing is copied or permuted globally; each query works in small local
-buffers. Gains, binary relevance and ERR probabilities are computed on the fly
-from the labels. Parallel over queries.
+so nothing is copied or permuted globally. Queries are taken in chunks (parallel
+over chunks); a chunk allocates its work buffers once, for its longest list, and
+each query works in them: one pass over its rows keeps the ideal labels and the
+score threshold of the deepest cutoff and collects the rows that can reach it,
+which alone are ordered. Gains, binary relevance and ERR probabilities are
+computed on the fly from the labels; discounts come from one table per call.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from .codes import (
     AP, DCG, ERR, GAIN_EXP, GAIN_LINEAR, GAIN_MAP, HIT, IDCG, NDCG, NUM_REL, NUM_REL_RET, NUM_RET, ORDER_BEST,
     ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, P, RECALL, RPREC, RR, TIES_NONE,
 )
-from .measures import _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr
+from .measures import _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr, discounts
 
 __all__ = [
     "NUM_REL",
@@ -31,7 +34,7 @@ def _row(idx, p):  # pragma: no cover - compiled
     return p if idx.shape[0] == 0 else idx[p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gain(lab, kind, neg_zero, thr, map_keys, map_vals):  # pragma: no cover - compiled
     if math.isnan(lab):
         return 0.0
@@ -67,6 +70,27 @@ def _cmp_bytes(offs, data, a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _item_ties(o, s, rows, mode, offs, data):  # pragma: no cover - compiled
+    """Order each group of tied scores of ``o`` by item bytes (trec_eval: descending)."""
+    n = o.shape[0]
+    sign = -1 if mode == ORDER_ITEM_DESC else 1
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and s[o[j]] == s[o[i]]:
+            j += 1
+        # insertion sort of the tie group by item bytes
+        for a in range(i + 1, j):
+            cur = o[a]
+            b = a - 1
+            while b >= i and sign * _cmp_bytes(offs, data, rows[o[b]], rows[cur]) > 0:
+                o[b + 1] = o[b]
+                b -= 1
+            o[b + 1] = cur
+        i = j
+
+
+@njit(cache=True)
 def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
     n = s.shape[0]
     neg = np.empty(n, np.float64)
@@ -96,22 +120,43 @@ def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
             neg[i] = -s[i]
         o = np.argsort(neg, kind="mergesort")
     if mode == ORDER_ITEM_DESC or mode == ORDER_ITEM_ASC:
-        sign = -1 if mode == ORDER_ITEM_DESC else 1
-        i = 0
-        while i < n:
-            j = i + 1
-            while j < n and s[o[j]] == s[o[i]]:
-                j += 1
-            # insertion sort of the tie group by item bytes
-            for a in range(i + 1, j):
-                cur = o[a]
-                b = a - 1
-                while b >= i and sign * _cmp_bytes(offs, data, rows[o[b]], rows[cur]) > 0:
-                    o[b + 1] = o[b]
-                    b -= 1
-                o[b + 1] = cur
-            i = j
+        _item_ties(o, s, rows, mode, offs, data)
     return o
+
+
+_SMALL_SORT = 32  # lists this short are ordered by insertion, in place
+
+
+@njit(cache=True)
+def _order_into(s, lab, rows, mode, offs, data, o_buf):  # pragma: no cover - compiled
+    """:func:`_order`, written into ``o_buf`` for short lists of the stable modes (no allocation):
+    an insertion sort by descending score keeps tied rows in input order, as the stable mergesort
+    of the negated scores does."""
+    n = s.shape[0]
+    if n > _SMALL_SORT or mode == ORDER_QUICKSORT or mode == ORDER_WORST or mode == ORDER_BEST:
+        return _order(s, lab, rows, mode, offs, data)
+    o = o_buf[:n]
+    for a in range(n):
+        v = s[a]
+        b = a - 1
+        while b >= 0 and s[o[b]] < v:
+            o[b + 1] = o[b]
+            b -= 1
+        o[b + 1] = a
+    if mode == ORDER_ITEM_DESC or mode == ORDER_ITEM_ASC:
+        _item_ties(o, s, rows, mode, offs, data)
+    return o
+
+
+@njit(cache=True, inline="always")
+def _push_top(top, d, v):  # pragma: no cover - compiled
+    """Insert ``v`` into ``top[:d]``, the largest values so far in descending order."""
+    if v > top[d - 1]:
+        j = d - 1
+        while j > 0 and top[j - 1] < v:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = v
 
 
 @njit(cache=True)
@@ -119,14 +164,11 @@ def _top_desc(src, d):  # pragma: no cover - compiled
     """The ``d`` largest values of ``src`` in descending order (insertion into a small buffer)."""
     top = np.full(d, -np.inf)
     for t in range(src.shape[0]):
-        v = src[t]
-        if v > top[d - 1]:
-            j = d - 1
-            while j > 0 and top[j - 1] < v:
-                top[j] = top[j - 1]
-                j -= 1
-            top[j] = v
+        _push_top(top, d, src[t])
     return top
+
+
+_CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -147,155 +189,209 @@ def evaluate_queries(
     n_m = m_code.shape[0]
     out = np.zeros((n_q, n_m), np.float64)
     empty = np.zeros((n_q, n_m), np.bool_)
-    ln_base = math.log(log_base)
     any_map = False
     full_depth = order_mode == ORDER_QUICKSORT  # ranx's order depends on the whole list
+    depth_max = 0  # the ideal list and the ordered rows are needed to the deepest cutoff only
     for mi in range(n_m):
         if m_gain[mi] == GAIN_MAP:
             any_map = True
         if m_k[mi] <= 0 or m_code[mi] == RPREC or m_code[mi] == NUM_REL:
             full_depth = True
-    for q in prange(n_q):
-        n = r_end[q] - r_start[q]
-        # ideal labels, sorted once (gains are monotone in the label except for a mapping)
+        depth_max = max(depth_max, m_k[mi])
+    longest = 1
+    for q in range(n_q):
+        longest = max(longest, r_end[q] - r_start[q])
         if ideal_judged:
-            ni = j_end[q] - j_start[q]
-            src = np.empty(ni, np.float64)
-            for t in range(ni):
-                src[t] = j_label[_row(j_idx, j_start[q] + t)]
-        else:
-            ni = n
-            src = np.empty(ni, np.float64)
-            for t in range(ni):
-                lab = label[_row(r_idx, r_start[q] + t)]
-                src[t] = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
-        # the ideal list is needed to the deepest cutoff only (relevant counts scan ``src``)
-        depth_max = 0
-        for mi in range(n_m):
-            kk = m_k[mi]
-            if kk > depth_max:
-                depth_max = kk
-        if full_depth or any_map or depth_max >= ni or depth_max > 64:
-            il = -np.sort(-src)
-        else:
-            il = _top_desc(src, depth_max)
-        nil = il.shape[0]
-        cut = n
-        th = -np.inf
-        if not full_depth and depth_max < n:
-            sc = np.empty(n, np.float64)
-            for t in range(n):
-                sc[t] = score[_row(r_idx, r_start[q] + t)]
-            if depth_max <= 64:
-                th = _top_desc(sc, depth_max)[depth_max - 1]
-            else:
-                th = -np.partition(-sc, depth_max - 1)[depth_max - 1]
-            cut = 0
-            for t in range(n):
-                if sc[t] >= th:
-                    cut += 1
-        rows = np.empty(cut, np.int64)
-        s0 = np.empty(cut, np.float64)
-        l0 = np.empty(cut, np.float64)
-        label_sum = 0.0
-        c = 0
-        for t in range(n):
-            r = _row(r_idx, r_start[q] + t)
-            lab = label[r]
-            if not math.isnan(lab):
-                label_sum += lab
-            if cut < n and not score[r] >= th:
-                continue
-            rows[c] = r
-            s0[c] = score[r]
-            l0[c] = lab
-            c += 1
-        o = _order(s0, l0, rows, order_mode, item_offs, item_data)
-        ss = np.empty(cut, np.float64)
-        sl = np.empty(cut, np.float64)
-        for t in range(cut):
-            ss[t] = s0[o[t]]
-            sl[t] = l0[o[t]]
-        g = np.empty(cut, np.float64)
-        rel = np.empty(cut, np.float64)
-        ig = np.empty(nil, np.float64)
-        last_kind = -1
-        for mi in range(n_m):
-            code = m_code[mi]
-            k = m_k[mi]
-            depth = n if k <= 0 else min(k, n)
-            kind = m_gain[mi]
-            level = m_level[mi]
-            v = 0.0
-            is_empty = False
-            if code == DCG or code == IDCG or code == NDCG or code == ERR:
-                if kind != last_kind:
-                    for t in range(cut):
-                        g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                    for t in range(nil):
-                        ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                    if kind == GAIN_MAP:
-                        ig[:] = -np.sort(-ig)
-                    last_kind = kind
-                ikd = nil if k <= 0 else min(k, nil)
-                positive = nil > 0 and ig[0] > 0.0
-                if code == DCG:
-                    v = _dcg(ss, g, 0, cut, depth, ties, ln_base)
-                elif code == IDCG:
-                    v = _idcg(ig, 0, nil, ikd, ln_base)
-                elif code == NDCG:
-                    idcg = _idcg(ig, 0, nil, ikd, ln_base)
-                    if idcg != 0.0:
-                        v = _dcg(ss, g, 0, cut, depth, ties, ln_base) / idcg
-                    if empty_mode == 2:
-                        is_empty = idcg == 0.0
-                    elif empty_mode == 3:
-                        is_empty = not idcg > 0.0
-                    else:
-                        is_empty = not positive
-                else:  # ERR
-                    for t in range(cut):
-                        lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
-                        rel[t] = (2.0**lab - 1.0) / err_denom
-                    v = _err(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
-                    is_empty = not positive
-            else:
-                for t in range(cut):
-                    rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
-                big_r = 0
+            longest = max(longest, j_end[q] - j_start[q])
+    disc = discounts(longest + 1, math.log(log_base))
+    # queries in chunks; each chunk allocates its work buffers once, for its longest list
+    n_chunks = min(n_q, _CHUNKS)
+    for ch in prange(n_chunks):
+        q0 = ch * n_q // n_chunks
+        q1 = (ch + 1) * n_q // n_chunks
+        size = 1
+        for q in range(q0, q1):
+            size = max(size, r_end[q] - r_start[q])
+            if ideal_judged:
+                size = max(size, j_end[q] - j_start[q])
+        size = max(size, depth_max if depth_max <= 64 else 1)
+        src_b = np.empty(size, np.float64)
+        il_b = np.empty(size, np.float64)
+        top_b = np.empty(size, np.float64)
+        rows_b = np.empty(size, np.int64)
+        o_b = np.empty(size, np.int64)
+        s0_b = np.empty(size, np.float64)
+        l0_b = np.empty(size, np.float64)
+        ss_b = np.empty(size, np.float64)
+        sl_b = np.empty(size, np.float64)
+        g_b = np.empty(size, np.float64)
+        rel_b = np.empty(size, np.float64)
+        ig_b = np.empty(size, np.float64)
+        for q in range(q0, q1):
+            n_m = m_code.shape[0]
+            n = r_end[q] - r_start[q]
+            ni = j_end[q] - j_start[q] if ideal_judged else n
+            # the ideal list to the deepest cutoff (insertion into a small buffer) or, when the whole list
+            # counts, sorted (gains are monotone in the label except for a mapping)
+            sort_ideal = full_depth or any_map or depth_max >= ni or depth_max > 64
+            # (one array, never rebound: numba's parallel loops mishandle an array rebound in a branch)
+            il = il_b[:ni if sort_ideal else depth_max]
+            il[:] = -np.inf
+            # the score of the depth_max-th row: rows below it cannot reach any cutoff
+            cutting = not full_depth and depth_max < n and depth_max <= 64
+            top = top_b[:depth_max if cutting else 0]
+            top[:] = -np.inf
+            src = src_b[:ni]  # the labels the ideal list is made of
+            label_sum = 0.0
+            partition = not full_depth and depth_max < n and not cutting  # a deep cutoff
+            # ranked rows that may reach a cutoff: with a threshold, those at or above the running threshold
+            # when met (it only rises, so every row at or above the final one is among them), in input order
+            c = 0
+            if ideal_judged:
                 for t in range(ni):
-                    if src[t] >= level:
-                        big_r += 1
-                if code != NUM_RET and code != NUM_REL and code != NUM_REL_RET:
-                    is_empty = big_r == 0
-                if code == P:
-                    denom = n if k <= 0 else k
-                    if denom > 0:
-                        v = _rel_in_top(ss, rel, 0, cut, depth, ties) / denom
-                elif code == RECALL:
-                    if big_r > 0:
-                        v = _rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
-                elif code == RPREC:
-                    if big_r > 0:
-                        v = _rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
-                elif code == HIT:
-                    v = _hit(ss, rel, 0, cut, depth, ties)
-                elif code == RR:
-                    v = _rr(ss, rel, 0, cut, depth, ties)
-                elif code == AP:
-                    if big_r > 0:
-                        v = _ap_sum(ss, rel, 0, cut, depth, ties) / big_r
-                elif code == NUM_RET:
-                    v = depth
-                elif code == NUM_REL:
-                    v = big_r
-                elif code == NUM_REL_RET:
-                    v = _rel_in_top(ss, rel, 0, cut, depth, ties)
-            if empty_mode == 1:
-                is_empty = label_sum == 0.0
-            out[q, mi] = v
-            empty[q, mi] = is_empty
+                    v = j_label[_row(j_idx, j_start[q] + t)]
+                    src[t] = v
+                    if not sort_ideal:
+                        _push_top(il, depth_max, v)
+            for t in range(n):
+                r = _row(r_idx, r_start[q] + t)
+                lab = label[r]
+                if not math.isnan(lab):
+                    label_sum += lab
+                if not ideal_judged:
+                    v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
+                    src[t] = v
+                    if not sort_ideal:
+                        _push_top(il, depth_max, v)
+                sc = score[r]
+                if partition:
+                    continue
+                if cutting:
+                    if not sc >= top[depth_max - 1]:
+                        continue
+                    _push_top(top, depth_max, sc)
+                rows_b[c] = r
+                s0_b[c] = sc
+                l0_b[c] = lab
+                c += 1
+            if sort_ideal:
+                ascending = np.sort(src)
+                for t in range(ni):
+                    il[t] = ascending[ni - 1 - t]
+            nil = il.shape[0]
+            if cutting:  # keep the candidates at or above the final threshold
+                th = top[depth_max - 1]
+                kept = 0
+                for t in range(c):
+                    if s0_b[t] >= th:
+                        rows_b[kept] = rows_b[t]
+                        s0_b[kept] = s0_b[t]
+                        l0_b[kept] = l0_b[t]
+                        kept += 1
+                c = kept
+            elif partition:
+                sc_all = np.empty(n, np.float64)
+                for t in range(n):
+                    sc_all[t] = score[_row(r_idx, r_start[q] + t)]
+                th = -np.partition(-sc_all, depth_max - 1)[depth_max - 1]
+                for t in range(n):
+                    r = _row(r_idx, r_start[q] + t)
+                    if score[r] >= th:
+                        rows_b[c] = r
+                        s0_b[c] = score[r]
+                        l0_b[c] = label[r]
+                        c += 1
+            cut = c
+            rows = rows_b[:cut]
+            s0 = s0_b[:cut]
+            l0 = l0_b[:cut]
+            o = _order_into(s0, l0, rows, order_mode, item_offs, item_data, o_b)
+            ss = ss_b[:cut]
+            sl = sl_b[:cut]
+            for t in range(cut):
+                ss[t] = s0[o[t]]
+                sl[t] = l0[o[t]]
+            g = g_b[:cut]
+            rel = rel_b[:cut]
+            ig = ig_b[:nil]
+            last_kind = -1
+            for mi in range(n_m):
+                code = m_code[mi]
+                k = m_k[mi]
+                depth = n if k <= 0 else min(k, n)
+                kind = m_gain[mi]
+                level = m_level[mi]
+                v = 0.0
+                is_empty = False
+                if code == DCG or code == IDCG or code == NDCG or code == ERR:
+                    if kind != last_kind:
+                        for t in range(cut):
+                            g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                        for t in range(nil):
+                            ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                        if kind == GAIN_MAP:
+                            ig[:] = -np.sort(-ig)
+                        last_kind = kind
+                    ikd = nil if k <= 0 else min(k, nil)
+                    positive = nil > 0 and ig[0] > 0.0
+                    if code == DCG:
+                        v = _dcg(ss, g, 0, cut, depth, ties, disc)
+                    elif code == IDCG:
+                        v = _idcg(ig, 0, nil, ikd, disc)
+                    elif code == NDCG:
+                        idcg = _idcg(ig, 0, nil, ikd, disc)
+                        if idcg != 0.0:
+                            v = _dcg(ss, g, 0, cut, depth, ties, disc) / idcg
+                        if empty_mode == 2:
+                            is_empty = idcg == 0.0
+                        elif empty_mode == 3:
+                            is_empty = not idcg > 0.0
+                        else:
+                            is_empty = not positive
+                    else:  # ERR
+                        for t in range(cut):
+                            lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
+                            rel[t] = (2.0**lab - 1.0) / err_denom
+                        v = _err(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
+                        is_empty = not positive
+                else:
+                    for t in range(cut):
+                        rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
+                    big_r = 0
+                    for t in range(ni):
+                        if src[t] >= level:
+                            big_r += 1
+                    if code != NUM_RET and code != NUM_REL and code != NUM_REL_RET:
+                        is_empty = big_r == 0
+                    if code == P:
+                        denom = n if k <= 0 else k
+                        if denom > 0:
+                            v = _rel_in_top(ss, rel, 0, cut, depth, ties) / denom
+                    elif code == RECALL:
+                        if big_r > 0:
+                            v = _rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
+                    elif code == RPREC:
+                        if big_r > 0:
+                            v = _rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
+                    elif code == HIT:
+                        v = _hit(ss, rel, 0, cut, depth, ties)
+                    elif code == RR:
+                        v = _rr(ss, rel, 0, cut, depth, ties)
+                    elif code == AP:
+                        if big_r > 0:
+                            v = _ap_sum(ss, rel, 0, cut, depth, ties) / big_r
+                    elif code == NUM_RET:
+                        v = depth
+                    elif code == NUM_REL:
+                        v = big_r
+                    elif code == NUM_REL_RET:
+                        v = _rel_in_top(ss, rel, 0, cut, depth, ties)
+                if empty_mode == 1:
+                    is_empty = label_sum == 0.0
+                out[q, mi] = v
+                empty[q, mi] = is_empty
     return out, empty
+
 
 
 @njit(parallel=True, cache=True, nogil=True)

@@ -59,6 +59,16 @@ def _disc(pos, ln_base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def discounts(n, ln_base):  # pragma: no cover - compiled
+    """``disc[p] = _disc(p)`` for positions ``1 <= p <= n`` (``disc[0]`` unused): one logarithm per
+    position per call, not per query."""
+    disc = np.zeros(n + 1, np.float64)
+    for p in range(1, n + 1):
+        disc[p] = _disc(p, ln_base)
+    return disc
+
+
+@njit(cache=True)
 def _group_end(score, i, hi, ties):  # pragma: no cover - compiled
     j = i + 1
     if ties != TIES_NONE:
@@ -69,7 +79,8 @@ def _group_end(score, i, hi, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _dcg(score, gain, lo, hi, depth, ties, ln_base):  # pragma: no cover - compiled
+def _dcg(score, gain, lo, hi, depth, ties, disc):  # pragma: no cover - compiled
+    """DCG to ``depth``; ``disc[p]`` is the discount of position ``p`` (:func:`discounts`)."""
     total = 0.0
     pos = 0
     i = lo
@@ -79,7 +90,7 @@ def _dcg(score, gain, lo, hi, depth, ties, ln_base):  # pragma: no cover - compi
         if ties == TIES_SHARED_RANK:
             shared = int(pos + (m + 1) / 2.0)
             if shared <= depth:
-                d = _disc(shared, ln_base)
+                d = disc[shared]
                 for t in range(i, j):
                     total += gain[t] * d
         else:
@@ -90,7 +101,7 @@ def _dcg(score, gain, lo, hi, depth, ties, ln_base):  # pragma: no cover - compi
                 last = min(pos + m, depth)
                 ds = 0.0
                 for p in range(pos + 1, last + 1):
-                    ds += _disc(p, ln_base)
+                    ds += disc[p]
                 total += sg / m * ds
         pos += m
         i = j
@@ -98,11 +109,11 @@ def _dcg(score, gain, lo, hi, depth, ties, ln_base):  # pragma: no cover - compi
 
 
 @njit(cache=True)
-def _idcg(ideal, lo, hi, depth, ln_base):  # pragma: no cover - compiled
+def _idcg(ideal, lo, hi, depth, disc):  # pragma: no cover - compiled
     total = 0.0
     last = min(hi - lo, depth)
     for t in range(last):
-        total += ideal[lo + t] * _disc(t + 1, ln_base)
+        total += ideal[lo + t] * disc[t + 1]
     return total
 
 
