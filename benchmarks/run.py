@@ -284,6 +284,12 @@ def main() -> None:
         if not r["agrees"]:
             print(f"  !! {r['lib']} disagrees: {r['value']} vs ranklens {ref}", flush=True)
 
+    # the kernel alone against bare parallel kernels, on the same data
+    kernel = json.loads(subprocess.run([sys.executable, str(HERE / "kernel_bench.py"), str(main_data)],
+                                       capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+    print(f"  kernel alone: ranklens {kernel['ranklens']['median_s']:.3f} s, bare top-k "
+          f"{kernel['bare_topk']['median_s']:.3f} s, bare sort {kernel['bare_sort']['median_s']:.3f} s", flush=True)
+
     # suite of measures at once vs one measure
     suite = "ndcg@1,ndcg@5,ndcg@10,map,mrr,recall@100,err@10"
     one = run_worker("ranklens", main_data, 5, "ndcg@10")
@@ -320,14 +326,14 @@ def main() -> None:
         extra["1,000,000 queries x 100 (100,000,000 rows, integer ids)"] = res
         if res:
             curve["ranklens"].append((100_000_000, res[0]["median_s"]))
-    write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files)
+    write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
     # ranklens.compare at scale, in its own process (appends its section to the report)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
 
 
 def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
                  curve: dict[str, list[tuple[int, float]]], a: argparse.Namespace, input_mb: float,
-                 extra: dict[str, list[dict]], files: dict) -> None:
+                 extra: dict[str, list[dict]], files: dict, kernel: dict) -> None:
     base = rows[0]["median_s"]
     lines = [
         "# Benchmarks",
@@ -354,6 +360,31 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
             f"{r['median_s'] / base:.1f} | {r['peak_rss_mb']:.0f} | {r['peak_rss_mb'] - r['rss_after_load_kb'] / 1024:.0f} | "
             f"{r['value']:.12f} | {'yes' if r['agrees'] else 'NO'} |"
         )
+    in_mb = rows[0].get("input_arrays_mb", input_mb)
+    added = max(r["peak_rss_mb"] - r["rss_after_load_kb"] / 1024 for r in rows if r["lib"].startswith("ranklens"))
+    lines += ["", (f"Input arrays: {in_mb:.0f} MB; the evaluation adds at most {added / in_mb:.2f} times that in "
+                   "ranklens (the largest 'peak - after loading' of its four inputs).")]
+    best_bare = min(kernel["bare_topk"]["median_s"], kernel["bare_sort"]["median_s"])
+    agree = all(abs(kernel[k]["value"] - kernel["ranklens"]["value"]) <= 1e-9 for k in ("bare_topk", "bare_sort"))
+    lines += [
+        "",
+        "## The kernel alone",
+        "",
+        (f"The same {kernel['rows']:,} rows as flat arrays, on numba's parallel JIT, median of 5 calls after a "
+         "compiling one (`benchmarks/kernel_bench.py`). The bare kernels are straightforward parallel numba kernels "
+         "over query offsets, scores and labels, with no tie handling, conventions or checks: one sorts each list "
+         "(argsort), the other keeps the 10 best scores and 10 largest labels by insertion. ranklens' kernel is "
+         "`compute_values` on a problem built beforehand (one `evaluate_queries` call: ties averaged exactly, the "
+         "default convention)."),
+        "",
+        "| kernel | median time (s) | x best bare kernel | value |",
+        "|---|---:|---:|---|",
+    ]
+    for name, label in (("bare_topk", "bare, top-k by insertion"), ("bare_sort", "bare, argsort per query"),
+                        ("ranklens", "ranklens evaluate_queries")):
+        lines.append(f"| {label} | {kernel[name]['median_s']:.3f} | {kernel[name]['median_s'] / best_bare:.2f} | "
+                     f"{kernel[name]['value']:.12f} |")
+    lines += ["", f"Values agree: {'yes' if agree else 'NO'}."]
     lines += [
         "",
         f"A suite at once ({suite.replace(',', ', ')}): {many['median_s']:.3f} s against {one['median_s']:.3f} s for "

@@ -245,7 +245,7 @@ def test_join_with_clustered_integer_ids(cut):
     assert res["ndcg"] == pytest.approx((gains * disc).sum() / (ideal * disc).sum(), rel=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["object", "unicode", "stringdtype", "list"])
+@pytest.mark.parametrize("kind", ["object", "unicode", "stringdtype", "list", "arrow_string", "arrow_string_view"])
 def test_factorize_parts_raw_ids(kind):
     # raw id inputs are cut into runs before conversion; codes must be those of the plain definition
     from ranklens._ids import factorize_parts
@@ -261,6 +261,10 @@ def test_factorize_parts_raw_ids(kind):
             raw = np.array(a)
         elif kind == "stringdtype":
             raw = np.array(a, dtype=np.dtypes.StringDType())
+        elif kind == "arrow_string":  # neighbours compared by Arrow, no wide copy
+            raw = pa.array(a, pa.string())
+        elif kind == "arrow_string_view":
+            raw = pa.array(a, pa.string_view())
         else:
             raw = a
         (ca, cb), uniques, order = factorize_parts([raw, b], "query ids")

@@ -7,6 +7,7 @@ Strings are handed to the kernels as Arrow's buffers (``int64`` offsets and
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Union
 
 import numpy as np
@@ -185,9 +186,9 @@ def _str_id(x: Any) -> str:
     return str(x)
 
 
-def as_ids(x: Any, what: str = "ids") -> IdArray:
+def as_ids(x: Any, what: str = "ids", widen: bool = True) -> IdArray:
     """Normalise ids: int64 ndarray for integers, :class:`StrIds` kept as they are, Arrow large_string
-    array for other strings."""
+    array for other strings (``widen=False``: Arrow string arrays of any width kept as they are)."""
     if isinstance(x, StrIds):
         return x
     pa = _pa()
@@ -202,7 +203,7 @@ def as_ids(x: Any, what: str = "ids") -> IdArray:
             t = x.type
         if pa.types.is_integer(t):
             return arrow_to_numpy(x).astype(np.int64, copy=False)
-        if pa.types.is_large_string(t):
+        if pa.types.is_large_string(t) or (not widen and (pa.types.is_string(t) or pa.types.is_string_view(t))):
             return x
         if pa.types.is_string(t):
             return _widen(x)
@@ -345,7 +346,30 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
                 return as_ids(x[starts], what), np.diff(np.append(starts, n))
             except InputError:
                 pass  # missing values: counted over every row below
+    narrow = _narrow_arrow_strings(x)
+    if narrow is not None and len(narrow) > 1:  # Arrow compares neighbours: no wide copy of every id
+        import pyarrow.compute as pc
+
+        n = len(narrow)
+        mask = np.empty(n, np.bool_)
+        mask[0] = True
+        mask[1:] = pc.not_equal(narrow.slice(1), narrow.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(mask)
+        if starts.size <= n // 2:
+            return as_ids(narrow.take(np_to_arrow(starts)), what), np.diff(np.append(starts, n))
     return _heads(as_ids(x, what))
+
+
+def _narrow_arrow_strings(x: Any) -> Any:
+    """``x`` when it is an Arrow string array (32-bit offsets) without nulls (else None), without
+    importing pyarrow for other inputs. (string_view arrays are widened as before: Arrow 26 cannot
+    take from them.)"""
+    if isinstance(x, (np.ndarray, StrIds)) or "pyarrow" not in sys.modules:
+        return None
+    pa = _pa()
+    if isinstance(x, pa.Array) and x.null_count == 0 and pa.types.is_string(x.type):
+        return x
+    return None
 
 
 def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:

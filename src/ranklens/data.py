@@ -120,11 +120,17 @@ def _n_unique(ids: Any) -> int:
     return len(pc.unique(arrow_ids(ids)))
 
 
-def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
-    """An id column without Python objects: int64 ndarray or Arrow large_string array."""
+def _table_ids(obj: Any, kind: str, col: str, where: str, raw_strings: bool = False) -> Any:
+    """An id column without Python objects: int64 ndarray or Arrow large_string array (with
+    ``raw_strings``, Arrow strings of any width kept as they come: query ids are cut into runs
+    before anything is converted)."""
+    from functools import partial
+
     from ._ids import as_ids
 
     what = f"id column {col!r} in {where}"
+    if raw_strings:
+        as_ids = partial(as_ids, widen=False)  # the same conversion, strings left narrow
     if kind == "pandas":
         import pyarrow as pa
 
@@ -260,7 +266,7 @@ def split_table(
     assert qc is not None
     from ._ids import filter_ids, id_length
 
-    qid = _table_ids(table, kind, qc, where)
+    qid = _table_ids(table, kind, qc, where, raw_strings=True)
     n = id_length(qid)
     if n == 0:
         raise InputError(f"{where} has no rows.")
