@@ -245,7 +245,8 @@ def test_join_with_clustered_integer_ids(cut):
     assert res["ndcg"] == pytest.approx((gains * disc).sum() / (ideal * disc).sum(), rel=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["object", "unicode", "stringdtype", "list", "arrow_string", "arrow_string_view"])
+@pytest.mark.parametrize("kind", ["object", "unicode", "stringdtype", "list", "arrow_string", "arrow_string_sliced",
+                                  "arrow_string_view"])
 def test_factorize_parts_raw_ids(kind):
     # raw id inputs are cut into runs before conversion; codes must be those of the plain definition
     from ranklens._ids import factorize_parts
@@ -261,8 +262,10 @@ def test_factorize_parts_raw_ids(kind):
             raw = np.array(a)
         elif kind == "stringdtype":
             raw = np.array(a, dtype=np.dtypes.StringDType())
-        elif kind == "arrow_string":  # neighbours compared by Arrow, no wide copy
+        elif kind == "arrow_string":  # neighbours compared on the 32-bit offsets, no wide copy
             raw = pa.array(a, pa.string())
+        elif kind == "arrow_string_sliced":  # an array that starts inside its buffers
+            raw = pa.array(["zz", *a, "q1"], pa.string()).slice(1, len(a))
         elif kind == "arrow_string_view":
             raw = pa.array(a, pa.string_view())
         else:
@@ -282,6 +285,25 @@ def test_raw_ids_with_missing_values_are_named():
     raw = np.array(["q1", "q1", None, None, "q2"], dtype=object)
     with pytest.raises(InputError, match="query ids contain 2 missing values"):
         factorize_parts([raw], "query ids")
+
+
+def test_parquet_table_loads_neither_pandas_nor_arrow_compute(tmp_path):
+    # a Parquet table (string ids, 32-bit offsets) to a number: Arrow reads it, the kernels do the rest
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    q = np.repeat([f"q{i}" for i in range(50)], 20)
+    t = pa.table({"query": q, "item": [f"d{i}" for i in range(q.size)], "score": rng.random(q.size),
+                  "label": rng.integers(0, 3, q.size)})
+    pq.write_table(t, tmp_path / "t.parquet")
+    code = (
+        "import sys, ranklens\n"
+        f"r = ranklens.evaluate({str(tmp_path / 't.parquet')!r}, None, ['ndcg@10'])\n"
+        "print(sorted(m for m in sys.modules if m in ('numba', 'pandas', 'pyarrow.compute', 'numpy.ma')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RANKLENS_KERNELS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "[]"
 
 
 def test_trec_files_load_no_compiler_and_no_arrow_compute():

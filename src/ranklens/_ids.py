@@ -347,16 +347,21 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
             except InputError:
                 pass  # missing values: counted over every row below
     narrow = _narrow_arrow_strings(x)
-    if narrow is not None and len(narrow) > 1:  # Arrow compares neighbours: no wide copy of every id
-        import pyarrow.compute as pc
+    if narrow is not None and len(narrow) > 1:  # neighbours compared on the 32-bit offsets: no wide copy
+        from ._kernels.api import run_heads
 
         n = len(narrow)
-        mask = np.empty(n, np.bool_)
-        mask[0] = True
-        mask[1:] = pc.not_equal(narrow.slice(1), narrow.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-        starts = np.flatnonzero(mask)
+        bufs = narrow.buffers()
+        offs = np.frombuffer(bufs[1], dtype=np.int32)[narrow.offset: narrow.offset + n + 1]
+        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+        starts = np.flatnonzero(run_heads(offs, data))
         if starts.size <= n // 2:
-            return as_ids(narrow.take(np_to_arrow(starts)), what), np.diff(np.append(starts, n))
+            lo = offs[starts].astype(np.int64)
+            hi = offs[starts + 1].astype(np.int64)
+            from ._kernels.api import gather
+
+            head_data, head_offs = gather(data, lo, hi)
+            return StrIds(head_offs, head_data), np.diff(np.append(starts, n))
     return _heads(as_ids(x, what))
 
 

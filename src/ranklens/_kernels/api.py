@@ -59,6 +59,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "order": ("fused._order", "i8[C]", "f8[C] f8[C] i8[C] i8 i8[C] u1[C]"),
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
     "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
+    "run_heads_i4": ("group.run_heads", "i8", "i4[C] u1[C] i8 i8 b1[C]"),
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
@@ -79,8 +80,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
 }
 
-#: Kernels used only by other entry points (split_fields and scan_columns, chunk by chunk).
-PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks")
+#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads on 32-bit offsets).
+PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "resample.py", "text.py")
@@ -332,11 +333,13 @@ def factorize(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray
 
 def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
     """Whether each string of an Arrow-style ``(offsets, data)`` array differs from the one before
-    (``group.run_heads``): rows cut into chunks on the thread pool, on either side (both release the GIL)."""
+    (``group.run_heads``; offsets int64, or int32 as in Arrow's ``string``): rows cut into chunks on the
+    thread pool, on either side (both release the GIL)."""
     n = offs.shape[0] - 1
     out = np.empty(n, np.bool_)
-    conformed = _side("run_heads", n, (offs, data, 0, n, out))
-    fn = _jit("run_heads") if conformed is None else _state["aot"].run_heads
+    name = "run_heads_i4" if offs.dtype == np.int32 else "run_heads"
+    conformed = _side(name, n, (offs, data, 0, n, out))
+    fn = _jit(name) if conformed is None else getattr(_state["aot"], name)
     offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
     k = _n_chunks(n, released=True if conformed is None else None)
     cuts = np.linspace(0, n, k + 1).astype(np.int64)
