@@ -13,6 +13,7 @@ measured from outside the process, machine, versions, command) and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -65,6 +66,14 @@ def _measure(cmd: list[str]) -> tuple[float, float, str, str]:
     return float(wall), float(maxrss_kb) / 1024, stdout, stderr
 
 
+@functools.cache
+def input_arrays_mb(data: Path) -> float:
+    """The table's size as Arrow arrays in memory (MB), measured in a process of its own."""
+    out = subprocess.run([sys.executable, str(HERE / "workers.py"), "size", str(data)], capture_output=True,
+                         text=True, check=True).stdout
+    return float(json.loads(out.strip().splitlines()[-1])["input_arrays_mb"])
+
+
 def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> dict:
     cmd = [sys.executable, str(HERE / "workers.py"), lib, str(data), "--repeat", str(repeat), "--metrics", metrics,
            "--warmup", str(dataset(1_000, 100, ids="int" if "_int" in data.name else "str"))]
@@ -73,6 +82,7 @@ def run_worker(lib: str, data: Path, repeat: int, metrics: str = "ndcg@10") -> d
     except RuntimeError as exc:
         raise RuntimeError(f"{lib} on {data.name}: {exc}") from None
     res = json.loads(out.strip().splitlines()[-1])
+    res["input_arrays_mb"] = input_arrays_mb(data)
     res["peak_rss_mb"] = peak_mb  # measured from outside the process (wait4 in the launcher)
     res["process_wall_s"] = wall
     res["median_s"] = statistics.median(res["times"])
@@ -370,7 +380,7 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         "",
         "## The kernel alone",
         "",
-        (f"The same {kernel['rows']:,} rows as flat arrays, on numba's parallel JIT, median of 5 calls after a "
+        (f"The same {kernel['rows']:,} rows as flat arrays, on numba's parallel JIT, median of 9 calls taken in turns after a "
          "compiling one (`benchmarks/kernel_bench.py`). The bare kernels are straightforward parallel numba kernels "
          "over query offsets, scores and labels, with no tie handling, conventions or checks: one sorts each list "
          "(argsort), the other keeps the 10 best scores and 10 largest labels by insertion. ranklens' kernel is "

@@ -1,4 +1,5 @@
-"""One library, one task, one data file, in its own process: ``python workers.py LIB DATA [--repeat N]``.
+"""One library, one task, one data file, in its own process: ``python workers.py LIB DATA [--repeat N]``
+(``python workers.py size DATA``: the size of the table as Arrow arrays).
 
 The input is loaded first (the library's natural in-memory form of a long
 table: pandas for pytrec_eval / ranx / ir_measures, numpy for torchmetrics and
@@ -163,6 +164,9 @@ def _input_mb(path: str) -> float:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["size"]:  # its own process: loading the table twice would count in a worker's peak
+        print(json.dumps({"input_arrays_mb": _input_mb(sys.argv[2])}))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("lib")
     ap.add_argument("data")
@@ -188,7 +192,6 @@ def main() -> None:
         task(a.warmup)[0]()
     fn, versions = task(a.data)
     base = rss_kb()
-    input_mb = _input_mb(a.data)
     times = []
     value = float("nan")
     for _ in range(a.repeat):
@@ -196,7 +199,6 @@ def main() -> None:
         value = fn()
         times.append(time.perf_counter() - t0)
     print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base,
-                      "input_arrays_mb": input_mb,
                       "versions": versions, "python": sys.version.split()[0]}))
 
 

@@ -290,6 +290,45 @@ def _(rows, tmp):
     return pa.table(_one_table(rows)), None, {}, False
 
 
+def _arrow_chunks(t, size: int = 3):
+    """The table cut into record batches of ``size`` rows: chunk edges fall inside runs of one query."""
+    pa = pytest.importorskip("pyarrow")
+    return pa.Table.from_batches(t.to_batches(max_chunksize=size))
+
+
+@form("pyarrow_chunked")
+def _(rows, tmp):
+    pa = pytest.importorskip("pyarrow")
+    j, r = _long(rows)
+    return _arrow_chunks(pa.table(j)), _arrow_chunks(pa.table(r), 4), {}, False
+
+
+@form("pyarrow_chunked_one_table")
+def _(rows, tmp):
+    pa = pytest.importorskip("pyarrow")
+    return _arrow_chunks(pa.table(_one_table(rows))), None, {}, False
+
+
+def _polars_chunks(df, size: int = 3):
+    pl = pytest.importorskip("polars")
+    out = pl.concat([df[i:i + size] for i in range(0, df.height, size)], rechunk=False)
+    assert out.n_chunks() > 1 or df.height <= size
+    return out
+
+
+@form("polars_chunked")
+def _(rows, tmp):
+    pl = pytest.importorskip("polars")
+    j, r = _long(rows)
+    return _polars_chunks(pl.DataFrame(j, strict=False)), _polars_chunks(pl.DataFrame(r, strict=False), 4), {}, False
+
+
+@form("polars_chunked_one_table")
+def _(rows, tmp):
+    pl = pytest.importorskip("polars")
+    return _polars_chunks(pl.DataFrame(_one_table(rows), strict=False)), None, {}, False
+
+
 def _write(path: Path, text: str, gz: bool) -> Path:
     if gz:
         path = path.with_name(path.name + ".gz")

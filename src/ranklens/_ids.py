@@ -8,6 +8,7 @@ Strings are handed to the kernels as Arrow's buffers (``int64`` offsets and
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import Any, Union
 
 import numpy as np
@@ -193,6 +194,14 @@ def as_ids(x: Any, what: str = "ids", widen: bool = True) -> IdArray:
         return x
     pa = _pa()
     if isinstance(x, pa.ChunkedArray):
+        if x.num_chunks > 1 and not x.null_count:
+            t = x.type
+            if pa.types.is_integer(t):
+                return chunked_to_numpy(x, np.int64)
+            if (pa.types.is_string(t) or pa.types.is_large_string(t)) and not widen:
+                return x  # cut into runs chunk by chunk (factorize_parts)
+            if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+                return _widen_chunks(x)
         x = x.combine_chunks() if x.num_chunks != 1 else x.chunk(0)
     if isinstance(x, pa.Array):
         t = x.type
@@ -253,6 +262,66 @@ def _widen(arr: Any) -> Any:
     offs = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
     data = bufs[2] if bufs[2] is not None else pa.py_buffer(b"")
     return pa.LargeStringArray.from_buffers(len(arr), pa.py_buffer(offs), data)
+
+
+def chunked_to_numpy(x: Any, dtype: Any) -> np.ndarray:
+    """A numeric Arrow ChunkedArray as one numpy array of ``dtype``, filled chunk by chunk (a chunk with
+    nulls gives NaN there): no combined copy beside the result."""
+    pa = _pa()
+    out = np.empty(len(x), dtype=dtype)
+    pos = 0
+    for c in x.chunks:
+        m = len(c)
+        out[pos:pos + m] = arrow_to_numpy(c.cast(pa.float64()) if c.null_count else c)
+        pos += m
+    return out
+
+
+def _str_chunk(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int32 or int64, data uint8) views of a string or large_string array."""
+    pa = _pa()
+    bufs = c.buffers()
+    dt = np.int64 if pa.types.is_large_string(c.type) else np.int32
+    offs = np.frombuffer(bufs[1], dtype=dt)[c.offset: c.offset + len(c) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    return offs, data
+
+
+def _widen_chunks(x: Any) -> Any:
+    """A chunked string array (any width, no nulls) as one large_string array: offsets and bytes
+    written once into the result (combining the chunks first would copy everything twice)."""
+    spans = [_str_chunk(c) for c in _plain_chunks(x.chunks)]
+    return widen_stream(iter(spans), len(x), sum(int(o[-1]) - int(o[0]) for o, _ in spans))
+
+
+def _plain_chunks(chunks: Any) -> Iterator[Any]:
+    """Non-empty string chunks as string or large_string (string_view chunks cast, one at a time)."""
+    pa = _pa()
+    for c in chunks:
+        if len(c):
+            yield c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c
+
+
+def widen_stream(spans: Iterator[tuple[np.ndarray, np.ndarray]], n: int, total: int) -> Any:
+    """One large_string array of ``n`` strings, ``total`` bytes, from ``(offsets, data)`` chunks taken
+    one at a time (each may be dropped once copied)."""
+    pa = _pa()
+    offs = np.empty(n + 1, np.int64)
+    offs[0] = 0
+    data = np.empty(max(total, 1), np.uint8)
+    pos = base = 0
+    for o, d in spans:
+        m = o.shape[0] - 1
+        lo, hi = int(o[0]), int(o[-1])
+        if pos + m > n or base + hi - lo > total:
+            raise ValueError("string chunks longer than announced")
+        np.add(o[1:], base - lo, out=offs[pos + 1:pos + m + 1], dtype=np.int64)
+        data[base:base + hi - lo] = d[lo:hi]
+        pos += m
+        base += hi - lo
+    if pos != n or base != total:
+        raise ValueError("string chunks shorter than announced")
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(data[:total]))
 
 
 def _has_none(x: np.ndarray) -> bool:
@@ -346,34 +415,51 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
                 return as_ids(x[starts], what), np.diff(np.append(starts, n))
             except InputError:
                 pass  # missing values: counted over every row below
-    narrow = _narrow_arrow_strings(x)
-    if narrow is not None and len(narrow) > 1:  # neighbours compared on the 32-bit offsets: no wide copy
-        from ._kernels.api import run_heads
-
-        n = len(narrow)
-        bufs = narrow.buffers()
-        offs = np.frombuffer(bufs[1], dtype=np.int32)[narrow.offset: narrow.offset + n + 1]
-        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
-        starts = np.flatnonzero(run_heads(offs, data))
-        if starts.size <= n // 2:
-            lo = offs[starts].astype(np.int64)
-            hi = offs[starts + 1].astype(np.int64)
-            from ._kernels.api import gather
-
-            head_data, head_offs = gather(data, lo, hi)
-            return StrIds(head_offs, head_data), np.diff(np.append(starts, n))
+    chunks = _narrow_arrow_strings(x)
+    if chunks is not None and len(x) > 1:  # neighbours compared on the 32-bit offsets: no wide copy
+        found = _string_chunk_heads(chunks)
+        if found is not None:
+            return found
     return _heads(as_ids(x, what))
 
 
-def _narrow_arrow_strings(x: Any) -> Any:
-    """``x`` when it is an Arrow string array (32-bit offsets) without nulls (else None), without
-    importing pyarrow for other inputs. (string_view arrays are widened as before: Arrow 26 cannot
-    take from them.)"""
+def _string_chunk_heads(chunks: list[Any]) -> tuple[StrIds, np.ndarray] | None:
+    """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a chunk compared with
+    the last of the one before); None when runs are short."""
+    from ._kernels.api import gather, run_heads
+
+    starts, parts, pos, n, prev = [], [], 0, sum(len(c) for c in chunks), None
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        offs, data = _str_chunk(c)
+        mask = run_heads(offs, data)
+        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
+            mask[0] = False
+        prev = data[offs[m - 1]:offs[m]].tobytes()
+        st = np.flatnonzero(mask)
+        starts.append(st + pos)
+        pos += m
+        if sum(map(len, starts)) > n // 2:
+            return None
+        head_data, head_offs = gather(data, offs[st].astype(np.int64), offs[st + 1].astype(np.int64))
+        parts.append(StrIds(head_offs, head_data))
+    first = np.concatenate(starts)
+    return concat_ids(*parts), np.diff(np.append(first, n))
+
+
+def _narrow_arrow_strings(x: Any) -> list[Any] | None:
+    """The chunks of ``x`` when it is an Arrow string array (32-bit offsets) or a chunked array of
+    string or large_string, without nulls (else None), without importing pyarrow for other inputs.
+    (string_view arrays are widened.)"""
     if isinstance(x, (np.ndarray, StrIds)) or "pyarrow" not in sys.modules:
         return None
     pa = _pa()
-    if isinstance(x, pa.Array) and x.null_count == 0 and pa.types.is_string(x.type):
-        return x
+    if not isinstance(x, (pa.Array, pa.ChunkedArray)) or x.null_count:
+        return None
+    if pa.types.is_string(x.type) or (isinstance(x, pa.ChunkedArray) and pa.types.is_large_string(x.type)):
+        return x.chunks if isinstance(x, pa.ChunkedArray) else [x]
     return None
 
 

@@ -103,11 +103,33 @@ def _bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
     return "; ".join(parts)
 
 
-def _label_rule(label: np.ndarray, conv: Convention) -> np.ndarray:
+#: Rows per block when a check or a rounding of a whole column runs block by block (no full-size temporaries).
+_BLOCK = 1 << 20
+
+
+def _fractional(label: np.ndarray) -> int:
+    """How many values are not whole numbers (block by block: no temporary as large as the column)."""
+    count = 0
+    for a in range(0, label.shape[0], _BLOCK):
+        part = label[a:a + _BLOCK]
+        count += int(np.count_nonzero(part != np.trunc(part)))
+    return count
+
+
+def _via_float32(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 and back to float64, block by block."""
+    out = np.empty(x.shape[0], np.float64)
+    for a in range(0, x.shape[0], _BLOCK):
+        out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
+    return out
+
+
+def _label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
+    """Labels under the convention's precision (``fractional``: the count, when known already)."""
     if conv.label_precision == "int":
-        return np.trunc(label)
+        return label if (fractional if fractional is not None else _fractional(label)) == 0 else np.trunc(label)
     if conv.label_precision == "float32":
-        return label.astype(np.float32).astype(np.float64)
+        return _via_float32(label)
     return label
 
 
@@ -123,7 +145,8 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
             f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
             f"({_bad_rows(neg, j.qid, j.item)})."
         )
-    if conv.fractional_labels == "error":
+    fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
+    if conv.fractional_labels == "error" and fractional:
         frac = label != np.trunc(label)
         if frac.any():
             raise InputError(
@@ -136,7 +159,7 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
             f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
             f"({_bad_rows(big, j.qid, j.item)})."
         )
-    return _label_rule(label, conv)
+    return _label_rule(label, conv, fractional)
 
 
 def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -189,7 +212,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
             f"({_bad_rows(bad, r.qid, r.item)})."
         )
     if conv.score_precision == "float32":
-        key = key.astype(np.float32).astype(np.float64)
+        key = _via_float32(key)
 
     # one table holding both sides (same id arrays): factorise and check once
     same_rows = j.qid is r.qid and j.item is r.item

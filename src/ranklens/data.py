@@ -145,7 +145,22 @@ def _table_ids(obj: Any, kind: str, col: str, where: str, raw_strings: bool = Fa
     if kind == "polars":
         if type(obj).__name__ == "LazyFrame":
             obj = obj.select(col).collect()
-        return as_ids(obj[col].to_arrow(), what)
+        s = obj[col]
+        if s.n_chunks() > 1 and not s.dtype.is_numeric() and s.null_count() == 0:
+            # chunk by chunk: Series.to_arrow() rechunks first (a copy of every string, ~10x slower)
+            import polars as pl
+
+            chunks = (c.to_arrow() for c in s.get_chunks())
+            if raw_strings or s.dtype != pl.String:
+                import pyarrow as pa
+
+                return as_ids(pa.chunked_array(list(chunks)), what)
+            from ._ids import _plain_chunks, _str_chunk, widen_stream
+
+            # item ids: each chunk converted, copied into the result and dropped
+            total = int(s.str.len_bytes().sum())
+            return widen_stream(map(_str_chunk, _plain_chunks(chunks)), len(s), total)
+        return as_ids(s.to_arrow(), what)
     return as_ids(obj.column(col), what)
 
 
@@ -185,17 +200,27 @@ def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
         if type(obj).__name__ == "LazyFrame":
             obj = obj.select(col).collect()
         s = obj[col]
+        if s.dtype.is_numeric() and s.n_chunks() > 1:  # read as float64 (_numeric): written once, chunk by chunk
+            out = np.empty(len(s), np.float64)
+            pos = 0
+            for c in s.get_chunks():
+                out[pos:pos + len(c)] = c.to_numpy() if c.null_count() == 0 else c.cast(float).to_numpy()
+                pos += len(c)
+            return out
         if s.dtype.is_numeric():
             return s.to_numpy() if s.null_count() == 0 else s.cast(float).to_numpy()
         return np.asarray(s.to_list(), dtype=object)
     import pyarrow as pa
 
-    from ._ids import arrow_to_numpy
+    from ._ids import arrow_to_numpy, chunked_to_numpy
 
     arr = obj.column(col)
+    numeric = pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)
     if isinstance(arr, pa.ChunkedArray):
+        if numeric and arr.num_chunks > 1:  # numbers are read as float64 (_numeric): written once, as such
+            return chunked_to_numpy(arr, np.float64)
         arr = arr.combine_chunks()
-    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type):
+    if numeric:
         if arr.null_count:
             return arrow_to_numpy(arr.cast(pa.float64()))
         return arrow_to_numpy(arr)
