@@ -190,11 +190,14 @@ def evaluate_queries(
     out = np.zeros((n_q, n_m), np.float64)
     empty = np.zeros((n_q, n_m), np.bool_)
     any_map = False
+    binary = False  # a binary measure counts the relevant labels of the whole list
     full_depth = order_mode == ORDER_QUICKSORT  # ranx's order depends on the whole list
     depth_max = 0  # the ideal list and the ordered rows are needed to the deepest cutoff only
     for mi in range(n_m):
         if m_gain[mi] == GAIN_MAP:
             any_map = True
+        if m_code[mi] != DCG and m_code[mi] != IDCG and m_code[mi] != NDCG and m_code[mi] != ERR:
+            binary = True
         if m_k[mi] <= 0 or m_code[mi] == RPREC or m_code[mi] == NUM_REL:
             full_depth = True
         depth_max = max(depth_max, m_k[mi])
@@ -234,6 +237,7 @@ def evaluate_queries(
             # the ideal list to the deepest cutoff (insertion into a small buffer) or, when the whole list
             # counts, sorted (gains are monotone in the label except for a mapping)
             sort_ideal = full_depth or any_map or depth_max >= ni or depth_max > 64
+            keep_src = sort_ideal or binary  # else the ideal list is all that is needed of the labels
             # (one array, never rebound: numba's parallel loops mishandle an array rebound in a branch)
             il = il_b[:ni if sort_ideal else depth_max]
             il[:] = -np.inf
@@ -256,13 +260,15 @@ def evaluate_queries(
             for t in range(n):
                 r = _row(r_idx, r_start[q] + t)
                 lab = label[r]
-                if not math.isnan(lab):
-                    label_sum += lab
                 if not ideal_judged:
                     v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
-                    src[t] = v
+                    label_sum += v
+                    if keep_src:
+                        src[t] = v
                     if not sort_ideal:
                         _push_top(il, depth_max, v)
+                elif not math.isnan(lab):
+                    label_sum += lab
                 sc = score[r]
                 if partition:
                     continue
