@@ -413,3 +413,34 @@ def test_cli_success_still_works(files, capsys):
     assert exc.value.code in (0, None)
     captured = capsys.readouterr()
     assert captured.err == "" and '"ndcg"' in captured.out
+
+
+@pytest.mark.parametrize("form", ["pandas", "arrow", "arrow_chunked", "polars_chunked"])
+def test_duplicate_items_in_one_table_are_refused(form):
+    """One table of (query, item, score, label), item ids kept as Arrow strings: the duplicate is found on
+    the hashes, confirmed on the ids, and named; the same item under two queries is not a duplicate."""
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    rows = {"query": ["q", "q", "q", "r", "r", "s", "s"], "item": ["a", "b", "c", "a", "b", "x", "x"],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0], "label": [1, 0, 2, 1, 0, 1, 0]}
+
+    def make(d):
+        if form == "pandas":
+            return pd.DataFrame(d)
+        t = pa.table(d)
+        if form == "arrow":
+            return t
+        t = pa.Table.from_batches(t.to_batches(max_chunksize=2))  # the two x of query s in two chunks
+        if form == "arrow_chunked":
+            return t
+        pl = pytest.importorskip("polars")
+        df = pl.from_arrow(t)
+        return pl.concat([df[i:i + 2] for i in range(0, df.height, 2)], rechunk=False)
+
+    with pytest.raises(InputError, match=r"1 duplicate \(query, item\) rows .*query s item x"):
+        ranklens.evaluate(make(rows), None, ["ndcg"])
+    ok = dict(rows, item=["a", "b", "c", "a", "b", "x", "y"])
+    # by hand, linear gain (trec_eval): q ranks a(1) b(0) c(2): DCG = 1 + 2/log2(4) = 2, ideal 2 + 1/log2(3);
+    # r and s are in ideal order
+    q = 2 / (2 + 1 / math.log2(3))
+    assert ranklens.evaluate(make(ok), None, ["ndcg"], convention="trec_eval")["ndcg"] == pytest.approx((q + 2) / 3)

@@ -25,10 +25,12 @@ __all__ = [
     "factorize_parts",
     "factorize_unsorted",
     "filter_ids",
+    "hash_ids",
     "id_length",
     "ids_to_numpy",
     "is_str_ids",
     "kernel_ids",
+    "narrow_strings",
     "np_to_arrow",
     "str_buffers",
     "take_ids",
@@ -353,7 +355,10 @@ def str_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kernel_ids(ids: IdArray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
-    """``(is_str, ints, offsets, data)`` as the kernels take them."""
+    """``(is_str, ints, offsets, data)`` as the kernels take them (Arrow strings kept narrow or
+    chunked are widened here)."""
+    if _narrow_arrow_strings(ids) is not None:
+        ids = as_ids(ids)
     if is_str_ids(ids):
         offs, data = str_buffers(ids)
         return True, np.zeros(1, np.int64), offs, data
@@ -449,6 +454,12 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[StrIds, np.ndarray] | None:
     return concat_ids(*parts), np.diff(np.append(first, n))
 
 
+def narrow_strings(x: Any) -> bool:
+    """Whether ``x`` is Arrow strings kept as they came (``as_ids(..., widen=False)``): 32-bit offsets, or
+    chunked; the kernels take them only through :func:`hash_ids` and :func:`kernel_ids` (which widens)."""
+    return _narrow_arrow_strings(x) is not None
+
+
 def _narrow_arrow_strings(x: Any) -> list[Any] | None:
     """The chunks of ``x`` when it is an Arrow string array (32-bit offsets) or a chunked array of
     string or large_string, without nulls (else None), without importing pyarrow for other inputs.
@@ -529,6 +540,25 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return codes, uniques, order.astype(np.int64, copy=False)
 
 
+def hash_ids(ids: IdArray) -> np.ndarray:
+    """64-bit hash of every id (``group.hash_items``); Arrow strings kept narrow or chunked are hashed
+    chunk by chunk, in place (a string's hash depends on its bytes only), never widened."""
+    from ._kernels.api import hash_items
+
+    chunks = _narrow_arrow_strings(ids)
+    if chunks is None:
+        return hash_items(*kernel_ids(ids))
+    out = np.empty(id_length(ids), np.uint64)
+    pos, none = 0, np.zeros(1, np.int64)
+    for c in chunks:
+        m = len(c)
+        if m:
+            offs, data = _str_chunk(c)
+            out[pos:pos + m] = hash_items(True, none, offs.astype(np.int64, copy=False), data)
+            pos += m
+    return out
+
+
 def ids_to_numpy(ids: IdArray) -> np.ndarray:
     """Materialise ids (object array of str, or int64) - for small outputs only."""
     if isinstance(ids, np.ndarray):
@@ -539,12 +569,15 @@ def ids_to_numpy(ids: IdArray) -> np.ndarray:
 
 
 def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
-    """The ids at positions ``idx``, in the same form (strings copied by the gather kernel)."""
+    """The ids at positions ``idx``, in the same form (strings copied by the gather kernel; Arrow
+    strings kept narrow or chunked give a large_string array)."""
     if isinstance(ids, np.ndarray):
         return ids[idx]
     if isinstance(ids, StrIds):
         return ids.take(idx)
     pa = _pa()
+    if _narrow_arrow_strings(ids) is not None:
+        return as_ids(ids.take(np_to_arrow(np.asarray(idx, dtype=np.int64))))
     offs, data = str_buffers(ids)
     picked = StrIds(offs, data).take(idx)
     return pa.LargeStringArray.from_buffers(len(picked), pa.py_buffer(picked.offsets), pa.py_buffer(picked.data))

@@ -17,10 +17,12 @@ from ._ids import (
     IdArray,
     as_ids,
     factorize_parts,
+    hash_ids,
     id_length,
     ids_to_numpy,
     is_str_ids,
     kernel_ids,
+    narrow_strings,
     take_ids,
     unify_ids,
 )
@@ -188,6 +190,12 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
+def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
+    """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
+    none = np.zeros(2, np.int64)
+    return bool((find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8)) >= 0).any())
+
+
 def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     """Join judgments and rankings under a convention."""
     if len(j) == 0:
@@ -220,7 +228,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     if same_rows:  # one conversion (object arrays of str cost a Python object each)
         (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
         jqc = rqc
-        ji = ri = as_ids(r.item, "item ids")
+        ji = ri = as_ids(r.item, "item ids", widen=False)  # Arrow strings hashed as they come, not copied
     else:
         (jqc, rqc), q_all, order = factorize_parts([j.qid, r.qid], "query ids")
         ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
@@ -297,16 +305,19 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
             )
 
     # duplicates inside a query, and the label of every ranked row
-    r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
-    r_hash = hash_items(r_is_str, r_int, r_offs, r_data)
-    _dup_error(find_duplicates(r_start, r_end, r_idx, r_hash, r_is_str, r_int, r_offs, r_data), r.qid, ri,
-               r.source or "the rankings", "rows")
-    j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
+    r_hash = hash_ids(ri)
+    if narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
+        dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
+    else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
+        dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
+    _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
     if same_rows:
         r_label = label_j
     elif r.label is not None and r.label.shape[0] == key.shape[0]:
         r_label = _label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
+        r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
+        j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
         j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
         _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), j.qid, ji,
                    j.source or "the judgments", "judgments")
@@ -323,7 +334,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         kernel_ties = TIES_SHARED_RANK
     elif ties in ("item_desc", "item_asc"):
         # trec_eval compares ids as strings ("10" < "9"), also when they are integers
-        sid = ri if is_str_ids(ri) else unify_ids(ri, as_ids(np.array(["x"], dtype=object)))[0]
+        sid = as_ids(ri) if is_str_ids(ri) else unify_ids(ri, as_ids(np.array(["x"], dtype=object)))[0]
         _, _, item_offs, item_data = kernel_ids(sid)
         order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
     elif ties == "worst":

@@ -120,17 +120,12 @@ def _n_unique(ids: Any) -> int:
     return len(pc.unique(arrow_ids(ids)))
 
 
-def _table_ids(obj: Any, kind: str, col: str, where: str, raw_strings: bool = False) -> Any:
-    """An id column without Python objects: int64 ndarray or Arrow large_string array (with
-    ``raw_strings``, Arrow strings of any width kept as they come: query ids are cut into runs
-    before anything is converted)."""
-    from functools import partial
-
+def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
+    """An id column without Python objects: int64 ndarray, or Arrow strings of any width kept as they
+    come (query ids are cut into runs and item ids hashed chunk by chunk before anything is widened)."""
     from ._ids import as_ids
 
     what = f"id column {col!r} in {where}"
-    if raw_strings:
-        as_ids = partial(as_ids, widen=False)  # the same conversion, strings left narrow
     if kind == "pandas":
         import pyarrow as pa
 
@@ -141,27 +136,18 @@ def _table_ids(obj: Any, kind: str, col: str, where: str, raw_strings: bool = Fa
             arr = pa.Array.from_pandas(s)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             arr = s.to_numpy(dtype=object)
-        return as_ids(arr, what)
+        return as_ids(arr, what, widen=False)
     if kind == "polars":
         if type(obj).__name__ == "LazyFrame":
             obj = obj.select(col).collect()
         s = obj[col]
         if s.n_chunks() > 1 and not s.dtype.is_numeric() and s.null_count() == 0:
             # chunk by chunk: Series.to_arrow() rechunks first (a copy of every string, ~10x slower)
-            import polars as pl
+            import pyarrow as pa
 
-            chunks = (c.to_arrow() for c in s.get_chunks())
-            if raw_strings or s.dtype != pl.String:
-                import pyarrow as pa
-
-                return as_ids(pa.chunked_array(list(chunks)), what)
-            from ._ids import _plain_chunks, _str_chunk, widen_stream
-
-            # item ids: each chunk converted, copied into the result and dropped
-            total = int(s.str.len_bytes().sum())
-            return widen_stream(map(_str_chunk, _plain_chunks(chunks)), len(s), total)
-        return as_ids(s.to_arrow(), what)
-    return as_ids(obj.column(col), what)
+            return as_ids(pa.chunked_array([c.to_arrow() for c in s.get_chunks()]), what, widen=False)
+        return as_ids(s.to_arrow(), what, widen=False)
+    return as_ids(obj.column(col), what, widen=False)
 
 
 def _norm(name: str) -> str:
@@ -291,10 +277,11 @@ def split_table(
     assert qc is not None
     from ._ids import filter_ids, id_length
 
-    qid = _table_ids(table, kind, qc, where, raw_strings=True)
+    qid = _table_ids(table, kind, qc, where)
     n = id_length(qid)
     if n == 0:
         raise InputError(f"{where} has no rows.")
+    # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
     item = _table_ids(table, kind, ic, where) if ic is not None else np.arange(n, dtype=np.int64)
     judgments = rankings = None
     label = None
