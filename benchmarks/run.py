@@ -389,6 +389,7 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
     in_mb = rows[0].get("input_arrays_mb", input_mb)
     ours = [r for r in rows if r["lib"].startswith("ranklens")]
     added = max(r["peak_rss_mb"] - r["rss_after_load_kb"] / 1024 for r in ours)
+
     def held(lib: str) -> float:
         r = next(r for r in ours if r["lib"] == lib)
         return (r["peak_rss_mb"] - r["rss_before_load_kb"] / 1024) / in_mb

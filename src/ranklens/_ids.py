@@ -8,7 +8,6 @@ Strings are handed to the kernels as Arrow's buffers (``int64`` offsets and
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from typing import Any, Union
 
 import numpy as np
@@ -291,39 +290,24 @@ def _str_chunk(c: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _widen_chunks(x: Any) -> Any:
     """A chunked string array (any width, no nulls) as one large_string array: offsets and bytes
-    written once into the result (combining the chunks first would copy everything twice)."""
-    spans = [_str_chunk(c) for c in _plain_chunks(x.chunks)]
-    return widen_stream(iter(spans), len(x), sum(int(o[-1]) - int(o[0]) for o, _ in spans))
-
-
-def _plain_chunks(chunks: Any) -> Iterator[Any]:
-    """Non-empty string chunks as string or large_string (string_view chunks cast, one at a time)."""
+    written once into the result (combining the chunks first would copy everything twice;
+    string_view chunks are cast one at a time)."""
     pa = _pa()
-    for c in chunks:
-        if len(c):
-            yield c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c
-
-
-def widen_stream(spans: Iterator[tuple[np.ndarray, np.ndarray]], n: int, total: int) -> Any:
-    """One large_string array of ``n`` strings, ``total`` bytes, from ``(offsets, data)`` chunks taken
-    one at a time (each may be dropped once copied)."""
-    pa = _pa()
+    n = len(x)
     offs = np.empty(n + 1, np.int64)
     offs[0] = 0
-    data = np.empty(max(total, 1), np.uint8)
+    spans = [_str_chunk(c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c)
+             for c in x.chunks if len(c)]
+    data = np.empty(max(sum(int(o[-1]) - int(o[0]) for o, _ in spans), 1), np.uint8)
     pos = base = 0
     for o, d in spans:
         m = o.shape[0] - 1
         lo, hi = int(o[0]), int(o[-1])
-        if pos + m > n or base + hi - lo > total:
-            raise ValueError("string chunks longer than announced")
         np.add(o[1:], base - lo, out=offs[pos + 1:pos + m + 1], dtype=np.int64)
         data[base:base + hi - lo] = d[lo:hi]
         pos += m
         base += hi - lo
-    if pos != n or base != total:
-        raise ValueError("string chunks shorter than announced")
-    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(data[:total]))
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(data[:base]))
 
 
 def _has_none(x: np.ndarray) -> bool:
@@ -433,7 +417,7 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[StrIds, np.ndarray] | None:
     the last of the one before); None when runs are short."""
     from ._kernels.api import gather, run_heads
 
-    starts, parts, pos, n, prev = [], [], 0, sum(len(c) for c in chunks), None
+    starts, parts, pos, n, prev, count = [], [], 0, sum(len(c) for c in chunks), None, 0
     for c in chunks:
         m = len(c)
         if m == 0:
@@ -446,7 +430,8 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[StrIds, np.ndarray] | None:
         st = np.flatnonzero(mask)
         starts.append(st + pos)
         pos += m
-        if sum(map(len, starts)) > n // 2:
+        count += st.size
+        if count > n // 2:
             return None
         head_data, head_offs = gather(data, offs[st].astype(np.int64), offs[st + 1].astype(np.int64))
         parts.append(StrIds(head_offs, head_data))

@@ -150,11 +150,10 @@ def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
     fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
     if conv.fractional_labels == "error" and fractional:
         frac = label != np.trunc(label)
-        if frac.any():
-            raise InputError(
-                f"convention {conv.name!r} accepts only integer labels; {int(frac.sum())} fractional in {where} "
-                f"({_bad_rows(frac, j.qid, j.item)}, label {label[np.flatnonzero(frac)[0]]})."
-            )
+        raise InputError(
+            f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
+            f"({_bad_rows(frac, j.qid, j.item)}, label {label[np.flatnonzero(frac)[0]]})."
+        )
     if conv.max_label is not None and (label > conv.max_label).any():
         big = label > conv.max_label
         raise InputError(
