@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test install install-test bench clean browser bench-monitor bench-spark
+.PHONY: demo test test-fast install install-test bench clean browser bench-monitor bench-spark
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,9 @@ $(VENV)/.runtime: pyproject.toml $(KERNELS) | $(BIN)/python
 	touch $@
 
 # peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build
-$(VENV)/.test: pyproject.toml $(VENV)/.runtime
+$(VENV)/.test: pyproject.toml requirements-test.txt $(VENV)/.runtime
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e ".[test]"
+	$(PIP) install -e ".[stats,monitor,web,plot,spark,pandas,polars]" -r requirements-test.txt
 	touch $@
 
 # Evidently 0.7 needs pandas < 3: it gets its own environment, driven by tests/peers/evidently_runner.py
@@ -65,9 +65,30 @@ demo: $(VENV)/.runtime
 	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
 	    --where environment=production --limit 5
 
+# Debian's Chromium and the fonts the dashboard's screenshots use, for the browser tests (tests/web).
+# Nothing is done when $(CHROMIUM) is already there; sudo only when not root. `make -n browser CHROMIUM=/nonexistent`
+# shows what a machine without it runs (tests/test_setup.py checks that it installs chromium).
+CHROMIUM ?= /usr/bin/chromium
+BROWSER_PACKAGES := chromium fonts-dejavu-core fonts-liberation
 
+browser:
+ifeq ($(wildcard $(CHROMIUM)),)
+	SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	$$SUDO apt-get update -qq && \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES)
+	@test -x $(CHROMIUM) || { echo "make browser: $(CHROMIUM) is still missing after apt-get install chromium" >&2; exit 1; }
+else
+	@echo "make browser: $(CHROMIUM) is there, nothing to install"
+endif
+
+# the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds
 test: $(VENV)/.test $(EVENV)/.installed browser
 	$(BIN)/python -m pytest -q
+
+# the inner loop: every test but those marked slow (Spark, browser, Evidently, wheel and install builds, subprocess
+# soaks); no Chromium or Evidently environment needed. See the markers in pyproject.toml.
+test-fast: $(VENV)/.test
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
 BVENV := .venv-bench

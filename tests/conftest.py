@@ -15,3 +15,13 @@ def cut(request, monkeypatch):
         monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
         monkeypatch.setattr(ranklens._threads, "_requested", [3])
     return request.param
+
+
+# Markers of tests that `make test-fast` leaves out: a test carrying any of them is slow too (pyproject.toml).
+SLOW_KINDS = ("spark", "browser", "evidently", "build")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

@@ -21,6 +21,8 @@ import ranklens
 from ranklens import spark as rs
 from ranklens.errors import EmptyQueryError, InputError, InvalidParameterError, MissingDependencyError
 
+pytestmark = pytest.mark.spark
+
 DATA = Path(__file__).parent / "data"
 TOL = 1e-12
 

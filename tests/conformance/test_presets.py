@@ -643,6 +643,7 @@ def test_evidently_edge_cases():
                 close1(res[f"ndcg@{k}"], want, f"evidently {name} k={k}")
 
 
+@pytest.mark.evidently
 def test_evidently_environment_is_there():
     # the Evidently peer must run; a missing environment is a failure, never a skip
     assert EVIDENTLY_PYTHON.exists(), (

@@ -1,13 +1,12 @@
 """The dashboard in a real browser: Debian's Chromium driven by Playwright, over a store filled by the simulator.
 
-`make test` installs Chromium (apt-get install chromium). Without /usr/bin/chromium these tests fail, on purpose.
+`make browser` (a prerequisite of `make test`) installs Chromium. Without /usr/bin/chromium these tests fail, on purpose.
 Screenshots of every page are saved under test-artifacts/web/.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import urllib.request
 from pathlib import Path
@@ -16,9 +15,10 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from web_support import ARTIFACTS
+from web_support import ARTIFACTS, require_chromium
 
-CHROMIUM = "/usr/bin/chromium"
+pytestmark = pytest.mark.browser
+
 PAGES = {"overview": "/", "slices": "/slices", "groups": "/groups", "compare": "/compare", "api": "/api/docs"}
 # what shows that a page has drawn its data
 READY = {
@@ -32,13 +32,11 @@ READY = {
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's Chromium. `make test` installs it "
-                    "(apt-get install -y chromium).", pytrace=False)
+    chromium = require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM)
+        b = p.chromium.launch(executable_path=chromium)
         yield b
         b.close()
 

@@ -7,10 +7,13 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "src" / "ranklens" / "web" / "static"
 
 
+@pytest.mark.build
 def test_wheel_contains_the_static_files(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
                        check=False, capture_output=True, text=True, timeout=600)

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from web_support import ARTIFACTS, SEED, ndcg
+from web_support import ARTIFACTS, SEED, ndcg, require_chromium
 
-CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
 DL19 = ROOT / "examples" / "data"
 
@@ -127,6 +126,7 @@ def test_report_errors_are_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "x.html").exists()
 
 
+@pytest.mark.browser
 def test_hostile_ids_cannot_break_out_of_the_page(tmp_path: Path) -> None:
     """Query ids reach the page as escaped HTML and as JSON that cannot close its <script>."""
     from ranklens.web import build_report
@@ -140,23 +140,23 @@ def test_hostile_ids_cannot_break_out_of_the_page(tmp_path: Path) -> None:
     assert _data(page)["metrics"][0]["per_query"][0]["labels"][0] == evil
     path = tmp_path / "evil.html"
     path.write_text(page)
-    if os.path.exists(CHROMIUM):  # the browser check; the browser tests fail loudly when Chromium is missing
-        from playwright.sync_api import sync_playwright
+    chromium = require_chromium()
+    from playwright.sync_api import sync_playwright
 
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM)
-            pg = b.new_page()
-            dialogs: list[str] = []
-            pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            pg.goto(path.as_uri())
-            pg.wait_for_selector("#pq-0-0 svg")
-            assert dialogs == [] and pg.title() != "pwned"
-            b.close()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium)
+        pg = b.new_page()
+        dialogs: list[str] = []
+        pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        pg.goto(path.as_uri())
+        pg.wait_for_selector("#pq-0-0 svg")
+        assert dialogs == [] and pg.title() != "pwned"
+        b.close()
 
 
+@pytest.mark.browser
 def test_report_opens_from_disk_in_chromium(tmp_path: Path) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's Chromium.", pytrace=False)
+    chromium = require_chromium()
     from playwright.sync_api import sync_playwright
 
     out = tmp_path / "dl19.html"
@@ -164,7 +164,7 @@ def test_report_opens_from_disk_in_chromium(tmp_path: Path) -> None:
              str(DL19 / "run.splade.dl19.txt"), "-m", "ndcg@10", "-m", "map", "-o", str(out), "--resamples", "1000")
     assert r.returncode == 0, r.stderr
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM)
+        b = p.chromium.launch(executable_path=chromium)
         ctx = b.new_context(offline=True, viewport={"width": 1280, "height": 900})
         pg = ctx.new_page()
         problems: list[str] = []

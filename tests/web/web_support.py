@@ -12,8 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+#: Debian's Chromium, where the Makefile's `browser` target (a prerequisite of `make test`) installs it.
+CHROMIUM = "/usr/bin/chromium"
+#: The command named when it is missing; tests/test_setup.py checks that it installs Chromium on a machine without it.
+INSTALL_BROWSER = "make browser"
+
+
+def require_chromium() -> str:
+    """The path of Chromium, or a failure (never a skip) that says how to install it."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's Chromium. Run `{INSTALL_BROWSER}` "
+                    "(apt-get install chromium and the fonts; `make test` runs it first).", pytrace=False)
+    return CHROMIUM
 
 
 def dcg(gains: list[float], k: int | None = None) -> float:
