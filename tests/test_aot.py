@@ -185,14 +185,80 @@ def test_chunks_really_run_on_several_threads(monkeypatch):
     assert max(seen) == 3
 
 
-def test_side_chosen_by_work_and_what_is_loaded(monkeypatch):
+def test_every_size_runs_ahead_of_time(monkeypatch):
     monkeypatch.delenv("RANKLENS_KERNELS", raising=False)
     args = (np.zeros(1, np.int32), 1)
-    assert api._side("segments", 10, args) is not None  # small: ahead of time
-    assert api._side("segments", api.AOT_MAX_WORK + 1, args) is None  # large: JIT
-    monkeypatch.setitem(api._state, "jit:segments", object())  # the JIT version already loaded here
-    assert api._side("segments", api.JIT_LOADED_MIN_WORK, args) is None
-    assert api._side("segments", api.JIT_LOADED_MIN_WORK - 1, args) is not None
+    assert api._side("segments", args) is not None
+    monkeypatch.setitem(api._state, "jit:segments", object())  # a JIT version loaded changes nothing
+    assert api._side("segments", args) is not None
+    monkeypatch.setenv("RANKLENS_KERNELS", "jit")
+    assert api._side("segments", args) is None
+
+
+@pytest.mark.slow
+def test_large_evaluation_loads_no_compiler():
+    # 3M rows (over the 2M that used to switch to the JIT): the ahead-of-time kernels on the thread pool,
+    # numba never imported; the value checked against the definition (every query's items ranked in
+    # order of their labels: NDCG@10 = 1 for a query with a positive label, empty ones counted as 0)
+    code = (
+        "import sys, numpy as np, pyarrow as pa, ranklens\n"
+        "n = 3_000_000; q = np.repeat(np.arange(n // 100), 100); lab = np.tile(np.arange(100) % 4, n // 100)\n"
+        "t = pa.table({'query': q, 'item': np.arange(n), 'score': lab * 1.0, 'label': lab * 1.0})\n"
+        "r = ranklens.evaluate(t, None, ['ndcg@10', 'P@10'])\n"
+        "print(r.aggregate['ndcg@10'], r.aggregate['P@10'], 'numba' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RANKLENS_KERNELS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    ndcg, p10, loaded = out.stdout.split()
+    # by hand: labels 0..3 repeat 25 times per query, the top 10 are all label 3 (relevant): P@10 = 1
+    assert float(ndcg) == pytest.approx(1.0, abs=1e-12) and float(p10) == 1.0 and loaded == "False"
+    assert out.stderr == ""
+
+
+def test_module_releases_the_gil():
+    # numba.pycc has no option for it: the build sets it (_build._release_gil, numba's private Flags).
+    # The day a numba ignores it, the module holds the GIL and this fails loudly (make test-numba-latest).
+    assert api.aot_status() == "ok" and api._state["nogil"] is True
+    import threading
+
+    x = np.random.default_rng(1).random((20_000, 4))
+    counter, during = [0], []
+    stop = threading.Event()
+
+    def work():
+        before = counter[0]
+        api._state["aot"].bootstrap_means(x, 7, 1000)
+        during.append(counter[0] - before)  # this thread's loop ran while the kernel did: the GIL was free
+        stop.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not stop.is_set():
+        counter[0] += 1
+    worker.join()
+    assert during[0] > 1000, during
+
+
+def test_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
+    # a kernel whose JIT version has no stamp: the first call says so on stderr, once in this process,
+    # and stamps it; a new process (state cleared) with the stamp says nothing
+    monkeypatch.setattr(api, "_jit_stamp", lambda name: tmp_path / name)
+    for key in ("jit:segments", "jit:hash_items", "announced"):
+        monkeypatch.delitem(api._state, key, raising=False)
+    codes = np.array([1, 0, 1], np.int32)
+    with api.forced("jit"):
+        start, end, idx = api.segments(codes, 2)
+        api.hash_items(False, np.arange(3), np.zeros(2, np.int64), np.zeros(1, np.uint8))
+    err = capsys.readouterr().err
+    assert err.count("ranklens: compiling the kernels with numba's JIT") == 1, err
+    assert "RANKLENS_KERNELS=jit" in err and "ranklens warmup" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hash_items", "segments"]
+    assert (start.tolist(), end.tolist(), idx.tolist()) == ([0, 1], [1, 3], [1, 0, 2])  # by hand: code 0 at row 1
+    for key in ("jit:segments", "announced"):
+        api._state.pop(key, None)
+    with api.forced("jit"):
+        api.segments(codes, 2)
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("mode", ["aot", "jit"])

@@ -144,8 +144,6 @@ def test_scan_columns_matches_python_split(mode, size, cut, monkeypatch):
              "  q2 Q0 d4 4 17", "q3 Q0"]
     blocks = 20 if size == "small" else 30000  # large: > 1 MB, several chunks and gaps on the JIT side too
     text = ("\n".join(lines * blocks)).encode()
-    if size == "large":
-        monkeypatch.setattr(api, "AOT_MAX_WORK", 10**9)
     fields = {0: "str", 2: "str", 3: "num", 4: "num"}
     kind = np.array([1, 0, 1, 2, 2])
     col = np.array([0, 0, 1, 0, 1])

@@ -1,29 +1,58 @@
-"""Compile (and cache) the parallel JIT kernels once, right after installation: ``python -m ranklens._warmup``.
+"""Compile (and cache) the JIT kernels beforehand: ``ranklens warmup`` (``python -m ranklens._warmup``).
 
-Small work runs on the kernels compiled ahead of time when the package was built (no compilation at
-run time). Large work runs on numba's parallel JIT, which compiles a kernel the first time it meets a
-new combination of argument types and caches the machine code beside the sources; this runs the usual
-combinations (TREC files, dicts, integer and string ids, Arrow tables, every tie rule) on tiny data
-with the JIT forced, so that a user's first large evaluation does not pay for compilation.
+Work of every size runs on the kernels compiled ahead of time when the package was built, when they
+are there: then nothing needs compiling and this says so. Where they could not be built (ranklens
+built from its sources without a C compiler), every kernel runs on numba's parallel JIT, which
+compiles a kernel the first time it meets a new combination of argument types and caches the machine
+code on disk; this runs the usual combinations (TREC files, dicts, integer and string ids, Arrow
+tables, every tie rule, the resampling of ``compare``) on tiny data with the JIT forced, so that no
+later call pays for compilation. ``force=True`` (``ranklens warmup --jit``) does it even when the
+ahead-of-time kernels are there, for ``RANKLENS_KERNELS=jit``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 
 import numpy as np
 
 
-def main() -> None:
+def warmup(force: bool = False) -> str:
+    """Compile and cache the JIT kernels unless the ahead-of-time kernels make them unused.
+
+    Parameters
+    ----------
+    force : bool
+        Compile them even when the ahead-of-time kernels are installed.
+
+    Returns
+    -------
+    str
+        One line saying what was done.
+    """
     from ranklens._kernels import api
 
-    with api.forced("jit"):
-        _run()
+    status = api.aot_status()
+    if status == "ok" and not force:
+        return "ranklens: the kernels compiled ahead of time are installed; nothing to compile"
+    api._state["quiet"] = True  # this says what it does itself
+    print(f"ranklens: compiling the JIT kernels (the ahead-of-time kernels are {status}); "
+          "this takes a minute or two, once", file=sys.stderr, flush=True)
+    try:
+        with api.forced("jit"):
+            return _run()
+    finally:
+        api._state["quiet"] = False
 
 
-def _run() -> None:
+def main() -> None:
+    print(warmup(force=True))
+
+
+def _run() -> str:
     import ranklens
 
     t0 = time.perf_counter()
@@ -66,7 +95,7 @@ def _run() -> None:
         ranklens.stats.paired_bootstrap(a, b, n_resamples=20)
     except ImportError:  # pragma: no cover - without scipy
         pass
-    print(f"ranklens: kernels compiled and cached in {time.perf_counter() - t0:.1f} s")
+    return f"ranklens: kernels compiled and cached in {time.perf_counter() - t0:.1f} s"
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Command line: ``ranklens eval``, ``ranklens explain``, ``ranklens compare``, ``ranklens conventions``.
+"""Command line: ``ranklens eval``, ``explain``, ``compare``, ``conventions``, ``warmup``.
 
 A user's mistake (a missing file, a malformed line, an unknown measure...)
 prints one line on stderr and exits with status 2; never a traceback.
@@ -477,6 +477,16 @@ def conventions_cmd(names: tuple[str, ...]) -> None:
         for key, value in c.as_dict().items():
             if key not in ("name", "description", "mirrors"):
                 click.echo(f"  {key} = {value!r}")
+
+
+@cli.command("warmup")
+@click.option("--jit", "force", is_flag=True,
+              help="Compile the JIT kernels even when the ahead-of-time ones are installed (for RANKLENS_KERNELS=jit).")
+def warmup_cmd(force: bool) -> None:
+    """Compile the kernels now, if this installation needs it (it did not get the ahead-of-time ones)."""
+    from ._warmup import warmup
+
+    click.echo(warmup(force=force))
 
 
 @cli.command("compare")

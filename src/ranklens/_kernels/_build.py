@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 __all__ = ["build"]
 
@@ -40,31 +41,34 @@ def _split(s: str) -> list[str]:
     return [p for p in (x.strip() for x in s.split(",")) if p]
 
 
-def _release_gil() -> bool:
+@contextmanager
+def _release_gil() -> Iterator[bool]:
     """Make the exported functions release the GIL while they run, as ``@njit(nogil=True)`` does.
 
-    numba.pycc compiles every export with a fresh ``Flags()``; this build gives it flags with
-    ``release_gil`` set, so that ``api`` can run chunks of one call on several Python threads. Returns
-    False (the module then holds the GIL, and ``api`` runs it on one thread) if this numba differs.
+    numba.pycc has no option for it: it compiles every export with a fresh ``Flags()`` of
+    ``numba.pycc.compiler``. For the duration of the build that name is bound to a subclass with
+    ``release_gil`` set, so that ``api`` can run chunks of one call on several Python threads. Yields
+    False when this numba differs (the module then holds the GIL and ``api`` runs it on one thread);
+    the module's ``nogil()`` says which, and tests/test_aot.py fails loudly on a module that holds it.
     """
     import numba.pycc.compiler as pycc_compiler
     from numba.core.compiler import Flags
 
     current = getattr(pycc_compiler, "Flags", None)
-    if current is not Flags:
-        return current is not None and getattr(current, "_ranklens_nogil", False)
-    if not hasattr(Flags(), "release_gil"):
-        return False
+    if current is not Flags or not hasattr(Flags(), "release_gil"):
+        yield False
+        return
 
     class _NoGilFlags(Flags):
-        _ranklens_nogil = True
-
         def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
             super().__init__(*args, **kwargs)
             self.release_gil = True
 
     pycc_compiler.Flags = _NoGilFlags
-    return True
+    try:
+        yield True
+    finally:
+        pycc_compiler.Flags = current
 
 
 def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
@@ -74,13 +78,15 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     from numba import njit
     from numba import types as T
     from numba.pycc import CC
+    from numba.pycc.platform import external_compiler_works
 
     from . import api
 
+    if not external_compiler_works():
+        raise SystemExit("ranklens: no working C compiler (numba.pycc needs one to link the module)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    released = _release_gil()
     cc = CC("_aot")
     cc.output_dir = str(out_dir)
     cc.verbose = verbose
@@ -99,16 +105,15 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
         return (w0, w1, w2, w3)
 
     cc.export("stamp", T.UniTuple(T.int64, 4)())(stamp.py_func)
-    gil = 1 if released else 0
+    with _release_gil() as released:
+        gil = 1 if released else 0
 
-    @njit
-    def nogil():  # pragma: no cover - compiled
-        return gil
+        @njit
+        def nogil():  # pragma: no cover - compiled
+            return gil
 
-    cc.export("nogil", T.int64())(nogil.py_func)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba.pycc announces its pending deprecation
-        cc.compile()
+        cc.export("nogil", T.int64())(nogil.py_func)
+        cc.compile()  # numba.pycc warns of its pending deprecation: the build shows it (docs/architecture.md)
     written = sorted(out_dir.glob("_aot.*"), key=lambda p: p.stat().st_mtime)[-1]
     if verbose:
         print(f"ranklens: compiled {len(api.SIGNATURES)} kernels ahead of time in "

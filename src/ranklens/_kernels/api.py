@@ -1,15 +1,16 @@
-"""The kernels' entry points: ahead-of-time compiled machine code for small work, numba's parallel JIT for large.
+"""The kernels' entry points: ahead-of-time compiled machine code, numba's parallel JIT where it is missing.
 
 Every entry point has one signature, written below in :data:`SIGNATURES`. When ranklens is installed,
 its build compiles these functions from the same Python sources (``numba.pycc``) into the extension
 module ``ranklens._kernels._aot``: code that loads in milliseconds, needs no compiler at run time and
-releases the GIL. Work of at most :data:`AOT_MAX_WORK` rows (or draws, for resampling) runs there, so a
-command line on ordinary files never imports numba; from :data:`SPLIT_MIN_WORK` up, one call is cut
-into chunks of whole queries (rows, lines, resamples) run on all cores by a thread pool. Larger work
-runs on numba's JIT, parallel over queries (compiled on first use and cached on disk), and so does
-work of at least :data:`JIT_LOADED_MIN_WORK` once the process has loaded that kernel's JIT version. Every query,
-row or resample is computed by the same source with the same floating point operations in the same
-order whichever way the work is cut, so the results are identical (tested).
+releases the GIL. Work of every size runs there, so ranklens never imports numba when the module is
+present; from :data:`SPLIT_MIN_WORK` up, one call is cut into chunks of whole queries (rows, lines,
+resamples) run on all cores by a thread pool. Where the module could not be built (no C compiler when
+ranklens was built from its sources), every kernel runs on numba's JIT, parallel over queries,
+compiled on first use and cached on disk: the first call that must compile says so on stderr, once
+(:func:`ranklens._warmup.warmup`, ``ranklens warmup``, compiles them beforehand). Every query, row or
+resample is computed by the same source with the same floating point operations in the same order
+whichever way the work is cut, so the results are identical (tested).
 
 The compiled module carries a digest of the kernel sources it was built from; when the sources have
 changed since (a development checkout), it is not used. ``RANKLENS_KERNELS=jit`` / ``aot`` forces one
@@ -31,19 +32,15 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 __all__ = [
-    "AOT_MAX_WORK", "JIT_LOADED_MIN_WORK", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
+    "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
     "bootstrap_means", "evaluate_queries", "factorize", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
     "lookup_labels", "order", "parse_floats", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
     "split_fields",
 ]
 
-#: Largest work (rows, or resamples x values) given to the ahead-of-time kernels under ``auto``.
-AOT_MAX_WORK = 2_000_000
-#: Smallest work cut into chunks run on several threads by the ahead-of-time kernels.
+#: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
+#: ahead-of-time kernels.
 SPLIT_MIN_WORK = 50_000
-#: Once this process has loaded a kernel's JIT version (after a large call), work of at least this
-#: size runs there too: loading it is paid already, and it is faster than the ahead-of-time code.
-JIT_LOADED_MIN_WORK = 200_000
 
 # Argument types: ``i8 f8 u1 u8 i4 b1`` scalars; ``T[C]`` 1-d C-contiguous array, ``T[A]`` 1-d any
 # strides, ``T[C2]`` 2-d C-contiguous, ``T[R]`` 1-d C-contiguous read-only. Results: the same notation.
@@ -155,13 +152,72 @@ def _jit(name: str) -> Callable[..., Any]:
     fn = _state.get("jit:" + name)
     if fn is None:
         mod, _, attr = SIGNATURES[name][0].partition(".")
-        module = importlib.import_module("." + mod, __package__)
+        try:
+            module = importlib.import_module("." + mod, __package__)
+        except ImportError as exc:
+            raise RuntimeError(f"ranklens: the ahead-of-time kernels are {aot_status()} and numba, which would "
+                               f"compile them instead, cannot be imported ({exc}); reinstall ranklens with its "
+                               "dependencies (pip install --force-reinstall ranklens)") from None
         fn = getattr(module, attr or name)
         _state["jit:" + name] = fn
+        if not _jit_stamp(name).exists():
+            fn = _first_compile(name, fn)
     from .._threads import apply_threads
 
     apply_threads()
     return fn
+
+
+def _jit_stamp(name: str) -> Path:
+    """The file saying that this kernel was compiled by this numba from these sources and cached:
+    beside numba's cache (``NUMBA_CACHE_DIR``, else the kernels' ``__pycache__`` when writable, else
+    the user's cache directory)."""
+    import sys
+
+    import numba
+
+    here = Path(__file__).parent / "__pycache__"
+    base = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if base:
+        folder = Path(base) / "ranklens"
+    elif os.access(here if here.exists() else here.parent, os.W_OK):
+        folder = here
+    else:
+        folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ranklens"
+    key = f"{source_digest()[:16]}-numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return folder / f"ranklens-jit-{key}.{name}"
+
+
+#: What a first compilation announces on stderr (once per process): what, why, how long, how to avoid it.
+JIT_NOTICE = (
+    "ranklens: compiling the kernels with numba's JIT, once ({why}); this may take a minute or two "
+    "(about 2 minutes for a first `ranklens eval` on 2 cores) and the machine code is cached for later runs. "
+    "Run `ranklens warmup` after installing to compile them beforehand."
+)
+
+
+def _first_compile(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, announcing (once per process) that its first call compiles, and stamping it when done."""
+    if not _state.get("announced") and not _state.get("quiet"):
+        import sys
+
+        status = aot_status()
+        why = (f"the ahead-of-time kernels are {status}" if status != "ok"
+               else "RANKLENS_KERNELS=jit asks for the JIT kernels")
+        print(JIT_NOTICE.format(why=why), file=sys.stderr, flush=True)
+        _state["announced"] = True
+
+    def first(*args: Any) -> Any:
+        out = fn(*args)
+        stamp = _jit_stamp(name)
+        try:
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.touch()
+        except OSError:  # pragma: no cover - a read-only cache: numba cannot cache either
+            pass
+        return out
+
+    return first
 
 
 def _conform(name: str, args: tuple[Any, ...]) -> list[Any] | None:
@@ -180,12 +236,10 @@ def _conform(name: str, args: tuple[Any, ...]) -> list[Any] | None:
     return out
 
 
-def _side(name: str, work: int, args: tuple[Any, ...]) -> list[Any] | None:
-    """The arguments for the ahead-of-time kernel, or None when the JIT runs this call."""
+def _side(name: str, args: tuple[Any, ...]) -> list[Any] | None:
+    """The arguments for the ahead-of-time kernel (of every size), or None when the JIT runs this call."""
     mode = _mode()
     if mode == "jit":
-        return None
-    if mode == "auto" and (work > AOT_MAX_WORK or (work >= JIT_LOADED_MIN_WORK and "jit:" + name in _state)):
         return None
     status = aot_status()
     conformed = _conform(name, args) if status == "ok" else None
@@ -195,8 +249,8 @@ def _side(name: str, work: int, args: tuple[Any, ...]) -> list[Any] | None:
     return conformed
 
 
-def _call(name: str, work: int, *args: Any) -> Any:
-    conformed = _side(name, work, args)
+def _call(name: str, *args: Any) -> Any:
+    conformed = _side(name, args)
     if conformed is None:
         return _jit(name)(*args)
     return getattr(_state["aot"], name)(*conformed)
@@ -247,7 +301,7 @@ def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
 def _by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths: np.ndarray,
               merge: Callable[[list[Any]], Any]) -> Any:
     """Run a per-query kernel on runs of whole queries (arguments ``sliced`` cut), merged by ``merge``."""
-    conformed = _side(name, int(lengths.sum()), args)
+    conformed = _side(name, args)
     if conformed is None:
         return _jit(name)(*args)
     fn = getattr(_state["aot"], name)
@@ -267,7 +321,7 @@ def _by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths
 def _by_row(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], n: int,
             merge: Callable[[list[Any]], Any], extend: tuple[int, ...] = ()) -> Any:
     """Run a per-row kernel on runs of rows (arguments ``sliced`` cut; ``extend``: offsets, one more)."""
-    conformed = _side(name, n, args)
+    conformed = _side(name, args)
     if conformed is None:
         return _jit(name)(*args)
     fn = getattr(_state["aot"], name)
@@ -304,23 +358,23 @@ def list_stats(*args: Any) -> Any:
 
 def gain(*args: Any) -> float:
     """The gain of one label under a convention (``fused._gain``)."""
-    return _call("gain", 1, *args)
+    return _call("gain", *args)
 
 
 def order(*args: Any) -> Any:
     """The ranked order of one query's rows (``fused._order``)."""
-    return _call("order", args[0].shape[0], *args)
+    return _call("order", *args)
 
 
 def segments(codes: np.ndarray, n_groups: int) -> Any:
     """``(start, end, idx)`` of the rows of each group code (``group.segments``)."""
-    return _call("segments", codes.shape[0], codes, n_groups)
+    return _call("segments", codes, n_groups)
 
 
 def hash_items(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray) -> Any:
     """64-bit hash of every item id (``group.hash_items``)."""
     if not is_str:
-        return _call("hash_items", ints.shape[0], is_str, ints, offs, data)
+        return _call("hash_items", is_str, ints, offs, data)
     return _by_row("hash_items", (is_str, ints, offs, data), (), offs.shape[0] - 1, _cat, extend=(2,))
 
 
@@ -328,7 +382,7 @@ def factorize(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray
     """``(codes, firsts)``: ids numbered in order of first appearance, and the first row of each
     (``group.factorize``; one pass, on one thread)."""
     hashes = hash_items(is_str, ints, offs, data)
-    return _call("factorize", hashes.shape[0], is_str, ints, offs, data, hashes)
+    return _call("factorize", is_str, ints, offs, data, hashes)
 
 
 def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
@@ -338,7 +392,7 @@ def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
     n = offs.shape[0] - 1
     out = np.empty(n, np.bool_)
     name = "run_heads_i4" if offs.dtype == np.int32 else "run_heads"
-    conformed = _side(name, n, (offs, data, 0, n, out))
+    conformed = _side(name, (offs, data, 0, n, out))
     fn = _jit(name) if conformed is None else getattr(_state["aot"], name)
     offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
     k = _n_chunks(n, released=True if conformed is None else None)
@@ -367,7 +421,7 @@ def split_fields(buf: np.ndarray, max_fields: int) -> Any:
     (``text._scan``); blank and comment lines leave gaps, closed at the end.
     """
     n = buf.shape[0]
-    conformed = _side("split_fields", n // 40, (buf, max_fields))
+    conformed = _side("split_fields", (buf, max_fields))
     if conformed is None:
         return _jit("split_fields")(buf, max_fields)[:6]
     aot = _state["aot"]
@@ -418,7 +472,7 @@ def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
     n = buf.shape[0]
     kind = np.ascontiguousarray(kind, np.int64)
     col = np.ascontiguousarray(col, np.int64)
-    aot_side = _side("count_chunks", n // 40, (buf, np.zeros(2, np.int64))) is not None
+    aot_side = _side("count_chunks", (buf, np.zeros(2, np.int64))) is not None
     k = _n_chunks(n // 40) if aot_side else (1 if n < (1 << 20) else 64)
     bounds = _line_cuts(buf, k)
     k = bounds.shape[0] - 1
@@ -468,7 +522,7 @@ def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
 
 def field_spans(buf: np.ndarray, lstart: np.ndarray, field: int) -> Any:
     """``(starts, ends)`` of one field of the lines starting at ``lstart`` (``text.field_spans``)."""
-    return _call("field_spans", lstart.shape[0], buf, np.ascontiguousarray(lstart, np.int64), int(field))
+    return _call("field_spans", buf, np.ascontiguousarray(lstart, np.int64), int(field))
 
 
 def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Any:
@@ -493,7 +547,7 @@ def _by_resample(name: str, args: tuple[Any, ...], width: int) -> Any:
     (its random numbers start at ``key + (a + r) * width``), so the cut changes no draw."""
     *head, key, n_res = args
     work = head[0].size * int(n_res)
-    conformed = _side(name, work, args)
+    conformed = _side(name, args)
     if conformed is None:
         return _jit(name)(*args)
     fn = getattr(_state["aot"], name)
