@@ -104,6 +104,7 @@ def test_analytic_tests_equal_scipy(test, ref):
             assert row["p_adjusted"] == pytest.approx(min(1.0, 4 * r.pvalue), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_randomization_against_ranx_fisher(tmp_path):
     """ranx's compare(..., stat_test="fisher") runs the same sign-flip test on the same per-query values
     (convention="ranx" reproduces its numbers); its random stream differs, and it reports count / B where

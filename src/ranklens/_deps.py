@@ -20,6 +20,9 @@ _EXTRAS = {
     "uvicorn": "web",
     "scipy": "stats",
 }
+# optional dependencies that are no extra of ranklens (the library being plugged into): pip names
+_PACKAGES = {"sklearn": "scikit-learn", "lightgbm": "lightgbm", "xgboost": "xgboost", "catboost": "catboost",
+             "mlflow": "mlflow"}
 
 
 def require(name: str) -> ModuleType:
@@ -27,7 +30,8 @@ def require(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError:
-        extra = _EXTRAS.get(name, name)
-        raise MissingDependencyError(
-            f"this needs the optional dependency {name!r}; install it with: pip install 'ranklens[{extra}]'"
-        ) from None
+        if name in _PACKAGES:
+            how = f"pip install {_PACKAGES[name]}"
+        else:
+            how = f"pip install 'ranklens[{_EXTRAS.get(name, name)}]'"
+        raise MissingDependencyError(f"this needs the optional dependency {name!r}; install it with: {how}") from None

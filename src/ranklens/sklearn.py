@@ -1,7 +1,11 @@
-"""Drop-in replacements for scikit-learn's ``ndcg_score`` and ``dcg_score``.
+"""Drop-in replacements for scikit-learn's ``ndcg_score`` and ``dcg_score``; a scorer for grouped data.
 
-Same signature, validation, error messages, tie rule and return type (a
-Python float) as scikit-learn 1.9, computed by ranklens's kernels.
+``ndcg_score`` / ``dcg_score``: same signature, validation, error messages, tie rule and return type
+(a Python float) as scikit-learn 1.9, computed by ranklens's kernels.
+
+:func:`make_ranking_scorer`: a scikit-learn scorer over flat rows grouped by query (``groups``
+routed to it by scikit-learn's metadata routing), for ``GridSearchCV`` / ``cross_validate`` with
+``GroupKFold``; it evaluates through :func:`ranklens.evaluate` (imported when called).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from ._kernels.api import evaluate_queries
 from ._kernels.codes import DCG, GAIN_LINEAR, NDCG, ORDER_INPUT, TIES_AVERAGE, TIES_NONE
 from .errors import InvalidParameterError
 
-__all__ = ["dcg_score", "ndcg_score"]
+__all__ = ["dcg_score", "make_ranking_scorer", "ndcg_score"]
 
 _SUPPORTED = ("multilabel-indicator", "continuous-multioutput", "multiclass-multioutput")
 
@@ -326,3 +330,83 @@ def ndcg_score(
     _check_target(yt)
     per_row = _per_row(yt, ys, k, bool(ignore_ties), NDCG, 2.0)
     return float(np.average(per_row, weights=sample_weight))
+
+
+class _GroupedScore:
+    """The score function of :func:`make_ranking_scorer` (a class, so that the scorer pickles)."""
+
+    def __init__(self, measure: Any, convention: Any) -> None:
+        self.measure = measure
+        self.convention = convention
+        self.__name__ = f"ranklens_{measure.key}"
+
+    def __call__(self, y_true: Any, y_pred: Any, groups: Any = None) -> float:
+        from ._grouped import evaluate_grouped
+
+        if groups is None:
+            raise InvalidParameterError(
+                "make_ranking_scorer: the scorer got no `groups` (one query id per row). Turn on scikit-learn's "
+                "metadata routing (sklearn.set_config(enable_metadata_routing=True)) and pass `groups=` to fit "
+                "(GridSearchCV(...).fit(X, y, groups=qid)), or call scorer(estimator, X, y, groups=qid)."
+            )
+        res = evaluate_grouped(y_true, y_pred, [self.measure], qid=groups, convention=self.convention,
+                               where="the scored rows")
+        return float(res.aggregate[self.measure.key])
+
+
+def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, response_method: str = "predict",
+                        **overrides: Any) -> Any:
+    """A scikit-learn scorer that evaluates a ranking measure per query (rows grouped by ``groups``).
+
+    The scorer requests ``groups`` through scikit-learn's metadata routing, the same ``groups`` that
+    ``GroupKFold`` splits on, so a cross-validated search keeps queries whole and scores each fold
+    by query. Turn routing on with ``sklearn.set_config(enable_metadata_routing=True)``.
+
+    Parameters
+    ----------
+    metric : str, default="ndcg@10"
+        One measure, as for :func:`ranklens.evaluate`.
+    convention : str or Convention, optional
+        As for :func:`ranklens.evaluate` (default ``"ranklens"``; ``"sklearn"`` is ``ndcg_score`` per query).
+    response_method : str, default="predict"
+        The estimator's method giving the scores (``"decision_function"``, ...).
+    **overrides
+        Convention field overrides.
+
+    Returns
+    -------
+    scorer
+        A scikit-learn scorer: ``scorer(estimator, X, y, groups=qid)``; higher is better.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.model_selection import GridSearchCV, GroupKFold
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); qid = np.repeat(np.arange(6), 10)
+    >>> y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 1)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = GridSearchCV(Ridge(), {"alpha": [0.1, 10.0]}, cv=GroupKFold(3),
+    ...                           scoring=make_ranking_scorer("ndcg@5")).fit(X, y, groups=qid)
+    >>> bool(0 < search.best_score_ <= 1)
+    True
+    """
+    from ._deps import require
+    from .conventions import get_convention
+    from .measures import Measure, parse_measures
+
+    require("sklearn")
+    from sklearn import config_context
+    from sklearn.metrics import make_scorer
+
+    if not isinstance(metric, (str, Measure)):
+        raise InvalidParameterError(f"`metric` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {metric!r}.")
+    measures = parse_measures(metric)
+    if measures[0].summed:
+        raise InvalidParameterError(f"`metric` of make_ranking_scorer: {measures[0].key!r} is a count, not a mean.")
+    score = _GroupedScore(measures[0], get_convention(convention, **overrides))
+    scorer = make_scorer(score, response_method=response_method, greater_is_better=True)
+    with config_context(enable_metadata_routing=True):  # the request is stored on the scorer; routing is the caller's
+        scorer = scorer.set_score_request(groups=True)
+    return scorer

@@ -353,6 +353,7 @@ def ranx_cases():
     return judged_cases(SEED + 4, 200, negative=True, fractional=True, partial_queries=False)
 
 
+@pytest.mark.slow
 def test_ranx_per_query_and_mean(ranx_cases):
     qrels = qrels_dict(ranx_cases, cast=float)  # ranx's Qrels truncate labels to int itself
     run = run_dict(ranx_cases)
@@ -371,6 +372,7 @@ def test_ranx_quicksort_order_matters(ranx_cases):
     assert differs(inp, per["ndcg@10"]) >= 3
 
 
+@pytest.mark.slow
 def test_ranx_needs_the_same_queries():
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0}, "q3": {"c": 1.0}}

@@ -80,6 +80,7 @@ def _ingest_cmd(store: Path, *files: Path, wait: float = 60) -> list[str]:
     return [*RANKLENS, "monitor", "ingest", *map(str, files), "--store", str(store), "--wait", str(wait)]
 
 
+@pytest.mark.slow
 def test_kill_during_ingest_leaves_store_consistent(tmp_path, big):
     clean = tmp_path / "clean.duckdb"
     t0 = time.monotonic()
@@ -104,6 +105,7 @@ def test_kill_during_ingest_leaves_store_consistent(tmp_path, big):
     assert absent_after_kill >= 1  # at least one kill landed inside the batch's transaction
 
 
+@pytest.mark.slow
 def test_two_writers_at_once(tmp_path):
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
     pq.write_table(_events(10_000, 2, "a"), a)
@@ -124,6 +126,7 @@ def test_two_writers_at_once(tmp_path):
     assert _consistent(store2) == {"batches": 1, "groups": 10_000, "items": 100_000}
 
 
+@pytest.mark.slow
 def test_busy_store_message(tmp_path):
     store = tmp_path / "s.duckdb"
     f = tmp_path / "e.parquet"

@@ -39,6 +39,7 @@ def _params_of(path: str) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 def test_sql_injection_in_every_parameter(sim_store: str) -> None:
     """Every parameter of every endpoint, with injection strings: a clean 4xx or an (empty) answer, never a 500,
     and the store file is not changed."""
@@ -211,6 +212,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_public_address_without_token(seed_store: str) -> None:
     for host in ("0.0.0.0", "::", "192.0.2.10", "example.org"):
         r = _cli("serve", "--store", seed_store, "--host", host, "--port", "0")
