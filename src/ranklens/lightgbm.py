@@ -59,7 +59,6 @@ class LightGBMMetric(GroupedMetric):
         return [(name, float(res.aggregate[m.key]), True) for name, m in zip(self.names, self.measures)]
 
 
-
 def feval(
     metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
     convention: str | Convention | None = "lightgbm",

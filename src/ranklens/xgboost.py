@@ -62,7 +62,6 @@ class XGBoostMetric(GroupedMetric):
         return [(name, float(res.aggregate[m.key])) for name, m in zip(self.names, self.measures)]
 
 
-
 def custom_metric(
     metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
     convention: str | Convention | None = "xgboost",
