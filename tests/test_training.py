@@ -179,6 +179,7 @@ def test_catboost_eval_metric_equals_catboost_ndcg_every_iteration(train, test):
     metric = ranklens.catboost.eval_metric("ndcg@10", tr, te)
     model = catboost.CatBoostRanker(iterations=40, loss_function="YetiRank", eval_metric=metric,
                                     custom_metric=["NDCG:top=10", "NDCG:top=5;type=Exp"], verbose=0, thread_count=1,
+                                    allow_writing_files=False,
                                     random_seed=0)
     model.fit(tr, eval_set=te, early_stopping_rounds=5)
     log = model.get_evals_result()["validation"]

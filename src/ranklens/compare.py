@@ -182,6 +182,68 @@ class Comparison:
         lines += ["\\bottomrule", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
 
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        header = self._header()
+        sections = [(f"{m}  (baseline: {self.baseline})", header,
+                     [self._cells(r, 4) for r in self.rows if r["metric"] == m]) for m in self.metrics]
+        title = f"ranklens Comparison: {len(self.runs)} runs, convention {self.settings['convention']!r}"
+        first = sections[0]
+        return html_table(first[1], first[2], title=f"{title}; {first[0]}", sections=sections[1:],
+                          notes=self._legend() + [f"note: {n}" for n in self.notes])
+
+    # -- frames -------------------------------------------------------------------------------------------
+    def _frame_columns(self, kind: str) -> dict[str, list[Any]]:
+        if kind == "summary":
+            return {k: [_plain(r.get(k)) for r in self.rows] for k in _CSV_FIELDS}
+        if kind != "per_query":
+            raise InvalidParameterError(f"`kind` must be 'summary' or 'per_query'; got {kind!r}.")
+        V = self.per_query["values"]  # (metrics, queries, runs)
+        n_m, n_q, n_r = V.shape
+        return {
+            "query": list(np.tile(np.asarray(self.per_query["queries"], dtype=object), n_m * n_r)),
+            "metric": list(np.repeat(np.asarray(self.metrics, dtype=object), n_q * n_r)),
+            "run": list(np.tile(np.repeat(np.asarray(self.runs, dtype=object), n_q), n_m)),
+            "value": list(V.transpose(0, 2, 1).reshape(-1)),
+        }
+
+    def to_pandas(self, kind: str = "summary") -> Any:
+        """A pandas DataFrame: one row per run and metric with every field (``kind="summary"``: means,
+        intervals, differences, p-values), or the per-query values in long form (``kind="per_query"``:
+        ``query``, ``metric``, ``run``, ``value``; NaN where a run does not count a query)."""
+        from ._deps import require
+
+        pd = require("pandas")
+        return pd.DataFrame(self._frame_columns(kind))
+
+    def to_polars(self, kind: str = "summary") -> Any:
+        """As :meth:`to_pandas`, a polars DataFrame (null where a value is missing)."""
+        from ._deps import require
+
+        pl = require("polars")
+        data = self._frame_columns(kind)
+        if kind == "per_query":
+            return pl.DataFrame(data).fill_nan(None)
+        return pl.DataFrame(data, strict=False)
+
+    # -- CI gate ------------------------------------------------------------------------------------------
+    def regressions(self) -> list[dict[str, Any]]:
+        """The rows of runs significantly worse than the baseline (after the correction), worst first.
+
+        Examples
+        --------
+        >>> import ranklens
+        >>> qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(8)}
+        >>> good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
+        >>> bad = {f"q{i}": {"a": 1.0, "b": 2.0} for i in range(8)}
+        >>> c = ranklens.compare(qrels, {"good": good, "bad": bad}, ["mrr"], n_resamples=999)
+        >>> [(r["run"], r["metric"], r["diff"]) for r in c.regressions()]
+        [('bad', 'mrr', -0.5)]
+        """
+        worse = [r for r in self.rows if r["run"] != self.baseline and r.get("significant") and r["diff"] < 0]
+        return sorted(worse, key=lambda r: r["diff"])
+
     def __str__(self) -> str:
         return self.table()
 

@@ -89,10 +89,11 @@ class Explanation:
         pd = require("pandas")
         return pd.DataFrame(self.rows)
 
-    def table(self) -> str:
+    def _parts(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        """Title, column names, cells and the lines below: what the text table and the HTML show."""
         cut = f"@{self.k}" if self.k else ""
-        out = [f"query {self.query} - {self.measure} under convention {self.convention.name!r}"]
-        head = ["pos", "item", "rel", "gain", "discount", "contrib", "DCG", "| ideal item", "ideal gain", "IDCG"]
+        title = f"query {self.query} - {self.measure} under convention {self.convention.name!r}"
+        head = ["pos", "item", "rel", "gain", "discount", "contrib", "DCG", "ideal item", "ideal gain", "IDCG"]
         body = []
         n = max(len(self.rows), len(self.ideal_rows))
         for i in range(n):
@@ -106,15 +107,11 @@ class Explanation:
                 "" if r is None else f"{r['discount']:.5f}",
                 "" if r is None else f"{r['contribution']:.5f}",
                 "" if r is None else f"{r['running_dcg']:.5f}",
-                "| " + ("" if g is None else str(g["item"])).ljust(max(len("ideal item"), *(len(str(x["item"])) for x in self.ideal_rows)) if self.ideal_rows else 0),
+                "" if g is None else str(g["item"]),
                 "" if g is None else _num(g["gain"]),
                 "" if g is None else f"{g['running_idcg']:.5f}",
             ])
-        widths = [max(len(h), *(len(row[c]) for row in body)) if body else len(h) for c, h in enumerate(head)]
-        out.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-        for row in body:
-            out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        out.append(f"DCG{cut} = {self.dcg:.6f}   IDCG{cut} = {self.idcg:.6f}   {self.measure} = {_num(self.value, 6)}")
+        out = [f"DCG{cut} = {self.dcg:.6f}   IDCG{cut} = {self.idcg:.6f}   {self.measure} = {_num(self.value, 6)}"]
         if self.note:
             out.append(self.note)
         if self.compare is not None:
@@ -132,7 +129,26 @@ class Explanation:
                 out.append(f"  differ, but change nothing for this query: {', '.join(self.unchanged)}")
             if self.aggregate_only:
                 out.append(f"  differ in which queries count or how they are averaged: {', '.join(self.aggregate_only)}")
-        return "\n".join(out)
+        return title, head, body, out
+
+    def table(self) -> str:
+        title, head, body, below = self._parts()
+        # the ideal side is set off by a bar, its item ids left-aligned
+        iw = max([len(head[7])] + [len(row[7]) for row in body]) if self.ideal_rows else 0
+        head = head[:7] + ["| " + head[7]] + head[8:]
+        body = [row[:7] + ["| " + row[7].ljust(iw)] + row[8:] for row in body]
+        widths = [max(len(h), *(len(row[c]) for row in body)) if body else len(h) for c, h in enumerate(head)]
+        out = [title, "  ".join(h.rjust(w) for h, w in zip(head, widths))]
+        for row in body:
+            out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        return "\n".join(out + below)
+
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        title, head, body, below = self._parts()
+        return html_table(head, body, title=title, notes=[line for line in below if line.strip()],
+                          left=(1, 7))
 
     def __str__(self) -> str:
         return self.table()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .errors import InvalidParameterError
 
-__all__ = ["FAMILIES", "Measure", "parse_measure", "parse_measures"]
+__all__ = ["FAMILIES", "Measure", "flat_name", "parse_measure", "parse_measures"]
 
 #: family -> (description, higher_is_better, takes a cutoff)
 FAMILIES: dict[str, str] = {
@@ -231,3 +231,19 @@ def _unknown(text: str) -> str:
         f"unknown measure {text!r}; valid measures: {', '.join(FAMILIES)} "
         "(with @k for a cutoff, e.g. ndcg@10, map@100, P.10, ndcg_cut.10, recip_rank, ndcg@10-)."
     )
+
+
+def flat_name(key: str) -> str:
+    """A measure key as a metric name experiment trackers accept: ``ndcg@10`` -> ``ndcg_at_10``.
+
+    ``@`` becomes ``_at_``; any other character but letters, digits, ``_``, ``-``, ``.`` and ``/``
+    becomes ``_`` (MLflow also refuses ``@``, ``(`` and ``=``; TensorBoard and Weights & Biases group
+    names on ``/``).
+
+    Examples
+    --------
+    >>> flat_name("ndcg@10"), flat_name("recall@100(rel=2)"), flat_name("ndcg@10-"), flat_name("P.10")
+    ('ndcg_at_10', 'recall_at_100_rel_2', 'ndcg_at_10-', 'P.10')
+    """
+    out = re.sub(r"[^A-Za-z0-9_.\-/]+", "_", str(key).replace("@", "_at_"))
+    return re.sub(r"_+", "_", out).strip("_") or "metric"

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._problem import Exclusion
 from .conventions import Convention
-from .errors import InputError
+from .errors import InputError, InvalidParameterError
 from .measures import Measure
 
 if TYPE_CHECKING:
@@ -148,8 +148,39 @@ class Result:
                 out[_py(q)] = row
         return out
 
-    def to_dict(self, per_query: bool | None = None) -> dict[str, Any]:
-        """``{"aggregate": {...}, "per_query": {...}, "counted": ..., "excluded": [...], "convention": name}``."""
+    def to_dict(self, per_query: bool | None = None, *, style: str = "nested", prefix: str = "") -> dict[str, Any]:
+        """The result as plain data.
+
+        Parameters
+        ----------
+        per_query : bool, optional
+            Include per-query values (nested style; default: when the result has them).
+        style : {"nested", "flat"}, default="nested"
+            ``"nested"``: ``{"aggregate": {...}, "per_query": {...}, "counted": ..., "excluded": [...],
+            "convention": name}``. ``"flat"``: ``{name: mean}`` with names experiment trackers
+            accept (``ndcg@10`` -> ``ndcg_at_10``, see :func:`ranklens.measures.flat_name`), for
+            ``mlflow.log_metrics``, ``wandb.log`` or a TensorBoard ``add_scalar`` per item.
+        prefix : str, default=""
+            Put before each flat name (``"valid/"``, ``"test_"``).
+
+        Examples
+        --------
+        >>> import ranklens
+        >>> res = ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.9}}, ["ndcg@1", "recall@2"])
+        >>> res.to_dict(style="flat", prefix="valid/")
+        {'valid/ndcg_at_1': 0.0, 'valid/recall_at_2': 1.0}
+        """
+        if style == "flat":
+            from .measures import flat_name
+
+            flat = {f"{prefix}{flat_name(k)}": float(v) for k, v in self.aggregate.items()}
+            if len(flat) < len(self.aggregate):
+                raise InvalidParameterError(
+                    f"two measures get the same flat name ({', '.join(self.keys)}); evaluate them separately."
+                )
+            return flat
+        if style != "nested":
+            raise InvalidParameterError(f"`style` must be 'nested' or 'flat'; got {style!r}.")
         d: dict[str, Any] = {"aggregate": dict(self.aggregate)}
         if per_query if per_query is not None else self.has_per_query:
             d["per_query"] = {str(q): v for q, v in self.per_query_dict().items()}
@@ -164,37 +195,70 @@ class Result:
     def to_json(self, per_query: bool | None = None) -> str:
         return json.dumps(self.to_dict(per_query), indent=2, allow_nan=True)
 
-    def to_pandas(self) -> Any:
-        """Per-query values as a pandas DataFrame (one column per measure, index = query)."""
+    def _frame_columns(self, kind: str) -> dict[str, Any]:
+        if kind == "aggregate":
+            return {"measure": list(self.keys), "value": [self.aggregate[k] for k in self.keys],
+                    "queries": [self.counted[k] for k in self.keys]}
+        if kind != "per_query":
+            raise InvalidParameterError(f"`kind` must be 'per_query' or 'aggregate'; got {kind!r}.")
+        if not self.has_per_query:
+            raise InvalidParameterError("this result has no per-query values (evaluated with per_query=False).")
+        data: dict[str, Any] = {"query": [_py(q) for q in self.queries]}
+        for c, k in enumerate(self.keys):
+            data[k] = self.values[:, c]
+        return data
+
+    def to_pandas(self, kind: str = "per_query") -> Any:
+        """A pandas DataFrame: per-query values (index ``query``, one column per measure, NaN where a query
+        is skipped) or, with ``kind="aggregate"``, one row per measure (``value``, ``queries``)."""
         from ._deps import require
 
         pd = require("pandas")
-        return pd.DataFrame(self.values, index=pd.Index(list(self.queries), name="query"), columns=self.keys)
+        data = self._frame_columns(kind)
+        index = "query" if kind == "per_query" else "measure"
+        return pd.DataFrame({k: v for k, v in data.items() if k != index},
+                            index=pd.Index(data[index], name=index))
 
-    def to_polars(self) -> Any:
-        """Per-query values as a polars DataFrame (a ``query`` column, then one per measure)."""
+    def to_polars(self, kind: str = "per_query") -> Any:
+        """A polars DataFrame: a ``query`` column then one per measure (null where a query is skipped), or
+        with ``kind="aggregate"`` the columns ``measure``, ``value``, ``queries``."""
         from ._deps import require
 
         pl = require("polars")
-        data: dict[str, Any] = {"query": [str(q) for q in self.queries]}
-        for c, k in enumerate(self.keys):
-            data[k] = self.values[:, c]
+        data = self._frame_columns(kind)
+        if kind == "per_query":
+            data["query"] = [str(q) for q in data["query"]]
         return pl.DataFrame(data).fill_nan(None)
 
     # -- display --------------------------------------------------------
-    def table(self, digits: int = 4) -> str:
-        """A plain-text table of the aggregates (and what was left out)."""
-        width = max([len("measure")] + [len(k) for k in self.keys])
-        lines = [f"{'measure':<{width}}  {'value':>10}  {'queries':>7}"]
-        lines.append("-" * len(lines[0]))
+    def _rows(self, digits: int) -> tuple[list[str], list[list[str]], list[str]]:
+        """Column names, cells and the lines below: what the text table and the HTML show."""
+        rows = []
         for k in self.keys:
             v = self.aggregate[k]
             shown = f"{v:.{digits}f}" if not float(v).is_integer() or not k.startswith("num_") else f"{int(v)}"
-            lines.append(f"{k:<{width}}  {shown:>10}  {self.counted[k]:>7}")
-        lines.append(f"convention: {self.convention.name}")
-        for e in self.excluded:
-            lines.append(f"note: {e}")
-        return "\n".join(lines)
+            rows.append([k, shown, str(self.counted[k])])
+        below = [f"convention: {self.convention.name}"]
+        below += [f"note: {e}" for e in self.excluded]
+        return ["measure", "value", "queries"], rows, below
+
+    def table(self, digits: int = 4) -> str:
+        """A plain-text table of the aggregates (and what was left out)."""
+        header, rows, below = self._rows(digits)
+        width = max([len(header[0])] + [len(r[0]) for r in rows])
+        lines = [f"{header[0]:<{width}}  {header[1]:>10}  {header[2]:>7}"]
+        lines.append("-" * len(lines[0]))
+        lines += [f"{m:<{width}}  {v:>10}  {n:>7}" for m, v, n in rows]
+        return "\n".join(lines + below)
+
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        header, rows, below = self._rows(4)
+        conv = self.convention
+        title = f"ranklens Result: {len(self.queries)} queries, convention {conv.name!r}"
+        notes = [f"convention {conv.name}: {conv.description or conv.mirrors}"] + below[1:]
+        return html_table(header, rows, title=title, notes=notes)
 
     def __repr__(self) -> str:
         agg = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())
