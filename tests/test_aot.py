@@ -425,3 +425,18 @@ def test_factorize_kernel_grows_its_table(mode):
         cs, fs = api.factorize(True, np.zeros(1, np.int64), offs, data)
     assert ci.tolist() == [first_i[v] for v in vals.tolist()] and cs.tolist() == [first_s[v] for v in strs]
     assert vals[fi].tolist() == list(first_i) and [strs[i] for i in fs] == list(first_s)
+
+
+def test_without_module_nor_numba_one_line(tmp_path):
+    # a kernel that must run on the JIT where numba cannot be imported: one line and status 2, no traceback
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_text("a 0 x 1\n")
+    r.write_text("a Q0 x 1 1.0 s\n")
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "from ranklens.cli import main\n"
+            f"main(['eval', {str(q)!r}, {str(r)!r}, '-m', 'mrr'])\n")
+    env = dict(os.environ, RANKLENS_KERNELS="jit")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stdout == "", out
+    [line] = out.stderr.strip().splitlines()
+    assert "numba, which would compile them instead, cannot be imported" in line, line

@@ -155,9 +155,12 @@ def _jit(name: str) -> Callable[..., Any]:
         try:
             module = importlib.import_module("." + mod, __package__)
         except ImportError as exc:
-            raise RuntimeError(f"ranklens: the ahead-of-time kernels are {aot_status()} and numba, which would "
-                               f"compile them instead, cannot be imported ({exc}); reinstall ranklens with its "
-                               "dependencies (pip install --force-reinstall ranklens)") from None
+            from ..errors import MissingDependencyError
+
+            raise MissingDependencyError(
+                f"the ahead-of-time kernels are {aot_status()} and numba, which would compile them instead, cannot "
+                f"be imported ({exc}); reinstall ranklens with its dependencies "
+                "(pip install --force-reinstall ranklens)") from None
         fn = getattr(module, attr or name)
         _state["jit:" + name] = fn
         if not _jit_stamp(name).exists():
