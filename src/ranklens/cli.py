@@ -116,6 +116,42 @@ def _value(text: str) -> Any:
     return text
 
 
+def _set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from ._progress import set_quiet
+
+        set_quiet(True)
+
+
+def quiet_option(f: Any) -> Any:
+    """``--quiet``: no progress line on stderr (it is shown only on a terminal, for work over ~2 s)."""
+    return click.option("--quiet", is_flag=True, expose_value=False, is_eager=True, callback=_set_quiet,
+                        help="No progress line on stderr (shown only on a terminal, for work over ~2 s).")(f)
+
+
+def _parse_gates(items: tuple[str, ...]) -> list[tuple[str, float]]:
+    """``--fail-under MEASURE=VALUE`` values (the measure may hold '=' itself: recall@100(rel=2)=0.5)."""
+    gates = []
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = math.nan
+        if not sep or not key.strip() or math.isnan(threshold):
+            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}",
+                                     param_hint="--fail-under")
+        gates.append((key.strip(), threshold))
+    return gates
+
+
+def _gate_failed(lines: list[str]) -> None:
+    """A CI gate that fails: one line per failure on stderr, exit status 1 (2 stays for usage errors)."""
+    for line in lines:
+        click.echo(f"ranklens: fail: {line}", err=True)
+    sys.exit(1)
+
+
 # Commands that live in their own modules (and may need optional extras), imported only when invoked,
 # so `ranklens --help` and `ranklens eval` never import duckdb, the web stack or pyspark.
 _LAZY: dict[str, tuple[str, str, str]] = {
@@ -179,6 +215,7 @@ def _fail(message: str, code: int = 2) -> None:
 @click.version_option(package_name="ranklens", prog_name="ranklens")
 @click.option("--threads", type=click.IntRange(min=1), default=None, envvar="RANKLENS_THREADS",
               help="Threads for the kernels (default: all cores; env RANKLENS_THREADS). Results do not depend on it.")
+@quiet_option
 def cli(threads: int | None) -> None:
     """Exact ranking evaluation (NDCG, MAP, MRR, ERR...) under named conventions."""
     if threads is not None:
@@ -213,10 +250,15 @@ def cli(threads: int | None) -> None:
 @click.option("--output", "output", default=None,
               help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
                    "as Parquet to this path instead of printing them.")
+@click.option("--fail-under", "fail_under", multiple=True, metavar="MEASURE=VALUE",
+              help="CI gate, repeatable: exit with status 1 when a run's mean of MEASURE is below VALUE "
+                   "(e.g. --fail-under ndcg@10=0.70); the measure is evaluated if -m does not name it.")
+@quiet_option
 @_column_options
 def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
              sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, engine: str, master: str | None,
-             partitions: int | None, group_by: tuple[str, ...], output: str | None, **kw: Any) -> None:
+             partitions: int | None, group_by: tuple[str, ...], output: str | None, fail_under: tuple[str, ...],
+             **kw: Any) -> None:
     """Evaluate RUN(s) against JUDGMENTS.
 
     JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
@@ -230,18 +272,47 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     columns = _columns(kw)
     overrides = _parse_sets(sets)
     ms = list(measures) or ["ndcg@10"]
+    gates = _parse_gates(fail_under)
+    if gates:
+        from .measures import parse_measures
+
+        keys = {m.key for m in parse_measures(ms)}
+        ms += [g for g, _ in gates if g not in keys and g not in ms]
+    if gates and (engine == "spark" and (group_by or output)):
+        raise click.UsageError("--fail-under needs one aggregate per run: not with --group-by or --output.")
     if engine == "spark":
         _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
-                    partitions, list(group_by), output)
+                    partitions, list(group_by), output, gates)
         return
     if group_by or output or master or partitions:
         raise click.UsageError("--group-by, --output, --master and --partitions need --engine spark.")
+    from ._progress import Progress
+
     results = []
-    if not runs:
-        results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
-    for run in runs:
-        results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
+    with Progress(max(len(runs), 1), "evaluating") as progress:
+        if not runs:
+            results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
+            progress.advance()
+        for run in runs:
+            results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
+            progress.advance()
     _print_results(results, per_query, fmt, digits)
+    _check_gates(results, gates)
+
+
+def _check_gates(results: list[tuple[str, Any]], gates: list[tuple[str, float]]) -> None:
+    """``--fail-under``: every run's mean of each gated measure must reach its threshold."""
+    failed = []
+    for name, res in results:
+        run = f" ({os.path.basename(name)})"
+        for key, threshold in gates:
+            value = res.aggregate.get(key, math.nan)
+            if math.isnan(value):
+                failed.append(f"{key} = n/a: no query counted, below {threshold:g}{run}")
+            elif value < threshold:
+                failed.append(f"{key} = {value:.4f} is below {threshold:g} by {threshold - value:.4f}{run}")
+    if failed:
+        _gate_failed(failed)
 
 
 def _spark_read(spark: Any, path: str) -> Any:
@@ -262,7 +333,8 @@ def _spark_read(spark: Any, path: str) -> Any:
 
 def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention: str, overrides: dict[str, Any],
                 columns: dict[str, Any], per_query: bool, fmt: str, digits: int, master: str | None,
-                partitions: int | None, group_by: list[str], output: str | None) -> None:
+                partitions: int | None, group_by: list[str], output: str | None,
+                gates: list[tuple[str, float]] | None = None) -> None:
     from .errors import InputError, InvalidParameterError
 
     for k in ("format", "run_format", "groups"):
@@ -312,6 +384,7 @@ def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention
             results.append((name, res))
         if results:
             _print_results(results, per_query, fmt, digits)
+            _check_gates(results, gates or [])
     except Exception as exc:  # Spark's own errors (a missing path...) as one line
         if isinstance(exc, (RanklensError, click.ClickException)):
             raise
@@ -500,11 +573,15 @@ def warmup_cmd(force: bool) -> None:
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
               help="Write plots (PNG and SVG) into this folder: sorted per-query differences, forest plot, "
                    "metric@k curves (needs matplotlib: pip install 'ranklens[plot]').")
+@click.option("--fail-if-worse", is_flag=True,
+              help="CI gate: exit with status 1 when a run is significantly worse than the baseline on a measure "
+                   "(the chosen --test, after --correction, at --alpha).")
+@quiet_option
 @_column_options
 def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
                 correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
                 convention: str, sets: tuple[str, ...], fmt: str, digits: int, plot_dir: str | None,
-                **kw: Any) -> None:
+                fail_if_worse: bool, **kw: Any) -> None:
     """Compare RUN1 RUN2 [RUN...] on JUDGMENTS: means, intervals, paired tests against a baseline.
 
     Every run is evaluated under one convention; each run other than the baseline gets the mean
@@ -543,6 +620,14 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         out.write(c.to_latex(digits))
     else:
         out.write(c.table(digits) + "\n")
+    if fail_if_worse and c.regressions():
+        s = c.settings
+        _gate_failed([
+            f"{r['run']}: {r['metric']} is significantly worse than {c.baseline} by {-r['diff']:.4f} "
+            f"({r['mean']:.4f} vs {c.row(c.baseline, r['metric'])['mean']:.4f} over {r['n_pairs']} queries; "
+            f"p = {r['p_adjusted']:.4g} after {s['correction']}, {s['test']} test, alpha {s['alpha']:g})"
+            for r in c.regressions()
+        ])
 
 
 def main(argv: list[str] | None = None) -> None:

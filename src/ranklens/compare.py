@@ -426,7 +426,13 @@ def compare(
     bi = _baseline_index(baseline, names, items)
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
 
-    results = [evaluate(judgments, run, metric_list, convention=convention, **options) for run in items]
+    from ._progress import Progress
+
+    progress = Progress(len(items) + len(metric_list), "compare: evaluating runs")
+    results = []
+    for run in items:
+        results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
+        progress.advance()
     first = results[0]
     keys = first.keys
     for m in first.measures:
@@ -455,6 +461,7 @@ def compare(
                 notes.append(text)
 
     for mi, key in enumerate(keys):
+        progress.advance(0, f"compare: intervals and tests of {key}")
         vals = V[mi]
         valid = ~np.isnan(vals)
         base = vals[:, bi]
@@ -550,6 +557,8 @@ def compare(
                                 "p_value": math.nan})
                 row.update({"only_baseline": only_b, "only_run": only_r})
             out_rows.append(row)
+        progress.advance()
+    progress.close()
 
     tested = [r for r in out_rows if "p_value" in r]
     corr = S.correct([r["p_value"] for r in tested], correction, alpha)

@@ -375,9 +375,14 @@ class Store:
         -------
         IngestSummary
         """
+        from .._progress import Progress
+
         summary = IngestSummary()
-        for name, kind, obj in self._sources(source, source_name):
-            summary.batches.append(self._ingest_one(name, kind, obj))
+        sources = self._sources(source, source_name)
+        with Progress(len(sources), "ingesting files") as progress:
+            for name, kind, obj in sources:
+                summary.batches.append(self._ingest_one(name, kind, obj))
+                progress.advance()
         self.refresh()
         return summary
 

@@ -1,0 +1,141 @@
+"""CI gates (`eval --fail-under`, `compare --fail-if-worse`: exit 1 with one line each) and progress lines."""
+
+from __future__ import annotations
+
+import io
+import math
+import subprocess
+import sys
+
+import pytest
+
+from ranklens import _progress
+from ranklens._progress import Progress
+
+
+def d(i: int) -> float:
+    return 1.0 / math.log2(i + 1)
+
+
+# q1: relevant d1 (2) and d3 (1); q2: relevant e1 at rank 2. Hand-computed NDCG@2 (linear gain):
+QRELS = "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 e1 1\nq2 0 e2 0\n"
+RUN = "q1 Q0 d1 1 4.0 s\nq1 Q0 d2 2 3.0 s\nq1 Q0 d3 3 2.0 s\nq2 Q0 e2 1 2.0 s\nq2 Q0 e1 2 1.0 s\n"
+NDCG2 = ((2 * d(1)) / (2 * d(1) + 1 * d(2)) + d(2) / d(1)) / 2  # = 0.6047...
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    code = "import sys; from ranklens.cli import main; main(sys.argv[1:])"  # as the `ranklens` script runs
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+
+
+@pytest.fixture()
+def files(tmp_path):
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    return str(q), str(r)
+
+
+def test_fail_under_passes_and_fails_with_one_line(files):
+    q, r = files
+    ok = cli("eval", q, r, "-m", "ndcg@2", "--fail-under", f"ndcg@2={NDCG2 - 0.001:.4f}")
+    assert ok.returncode == 0, ok.stderr
+    bad = cli("eval", q, r, "-m", "ndcg@2", "--fail-under", "ndcg@2=0.70")
+    assert bad.returncode == 1
+    assert "ndcg@2" in bad.stdout  # the table is still printed
+    lines = bad.stderr.strip().splitlines()
+    assert lines == [f"ranklens: fail: ndcg@2 = {NDCG2:.4f} is below 0.7 by {0.70 - NDCG2:.4f} (run.txt)"]
+
+
+def test_fail_under_evaluates_a_measure_not_asked_and_checks_every_gate(files):
+    q, r = files
+    res = cli("eval", q, r, "-m", "mrr", "--fail-under", "ndcg@2=0.9", "--fail-under", "mrr=0.5", "-f", "json")
+    assert res.returncode == 1
+    assert '"ndcg@2"' in res.stdout  # added to the evaluation
+    # MRR = (1 + 1/2) / 2 = 0.75 passes; only ndcg@2 fails
+    assert res.stderr.strip().splitlines() == [f"ranklens: fail: ndcg@2 = {NDCG2:.4f} is below 0.9 by "
+                                               f"{0.9 - NDCG2:.4f} (run.txt)"]
+
+
+@pytest.mark.parametrize("gate", ["ndcg@2", "ndcg@2=high", "=0.5"])
+def test_fail_under_usage_errors_exit_2(files, gate):
+    q, r = files
+    res = cli("eval", q, r, "--fail-under", gate)
+    assert res.returncode == 2
+    assert len(res.stderr.strip().splitlines()) == 1 and "--fail-under" in res.stderr
+
+
+def test_fail_under_unknown_measure_exits_2(files):
+    q, r = files
+    res = cli("eval", q, r, "--fail-under", "nope@3=0.5")
+    assert res.returncode == 2 and "unknown measure 'nope@3'" in res.stderr
+
+
+@pytest.fixture()
+def three_runs(tmp_path):
+    """12 queries, each with one relevant item a; 'good' ranks it first, 'bad' second, 'same' as good."""
+    qrels = "".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(12))
+    good = "".join(f"q{i} Q0 a 1 2.0 s\nq{i} Q0 b 2 1.0 s\n" for i in range(12))
+    bad = "".join(f"q{i} Q0 b 1 2.0 s\nq{i} Q0 a 2 1.0 s\n" for i in range(12))
+    paths = {}
+    for name, text in (("qrels", qrels), ("good", good), ("bad", bad), ("same", good)):
+        p = tmp_path / f"{name}.txt"
+        p.write_text(text)
+        paths[name] = str(p)
+    return paths
+
+
+def test_fail_if_worse(three_runs):
+    p = three_runs
+    worse = cli("compare", p["qrels"], p["good"], p["bad"], "-m", "mrr", "--fail-if-worse", "--resamples", "999")
+    assert worse.returncode == 1, worse.stderr
+    assert "mrr" in worse.stdout
+    (line,) = worse.stderr.strip().splitlines()
+    # RR 1/2 instead of 1 on all 12 queries: worse by 0.5; every sign flip but none is as extreme
+    assert line.startswith("ranklens: fail: bad: mrr is significantly worse than good by 0.5000 (0.5000 vs 1.0000 "
+                           "over 12 queries; p = ")
+    assert "after holm, randomization test, alpha 0.05)" in line
+    better = cli("compare", p["qrels"], p["bad"], p["good"], "-m", "mrr", "--fail-if-worse", "--resamples", "999")
+    assert better.returncode == 0, better.stderr
+    same = cli("compare", p["qrels"], p["good"], p["same"], "-m", "mrr", "--fail-if-worse", "-t", "t")
+    assert same.returncode == 0, same.stderr
+    # without the flag a regression is only reported
+    assert cli("compare", p["qrels"], p["good"], p["bad"], "-m", "mrr", "--resamples", "999").returncode == 0
+
+
+def test_no_progress_line_when_stderr_is_not_a_terminal(three_runs):
+    p = three_runs
+    res = cli("eval", p["qrels"], p["good"], p["bad"])
+    assert res.returncode == 0 and res.stderr == ""
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_on_a_terminal_after_the_delay_and_off_with_quiet(monkeypatch):
+    monkeypatch.delenv("RANKLENS_PROGRESS", raising=False)
+    out = _Tty()
+    with Progress(4, "bootstrap", delay=0, stream=out) as p:
+        for _ in range(4):
+            p.advance()
+    assert out.getvalue().endswith("\n") and "ranklens: bootstrap 4/4 (100%)" in out.getvalue()
+    late = _Tty()
+    with Progress(4, "bootstrap", delay=60, stream=late) as p:  # short work shows nothing
+        p.advance(4)
+    assert late.getvalue() == ""
+    assert Progress(1, "x", delay=0, stream=io.StringIO()).enabled is False  # not a terminal
+    monkeypatch.setenv("RANKLENS_PROGRESS", "0")
+    assert Progress(1, "x", stream=_Tty()).enabled is False
+    monkeypatch.delenv("RANKLENS_PROGRESS")
+    from click.testing import CliRunner
+
+    from ranklens.cli import cli as group
+
+    try:
+        assert Progress(1, "x", stream=_Tty()).enabled is True
+        CliRunner().invoke(group, ["eval", "--quiet", "--help"])
+        assert Progress(1, "x", stream=_Tty()).enabled is False
+    finally:
+        _progress.set_quiet(False)
