@@ -98,3 +98,27 @@ def test_regressions_lists_significantly_worse_runs():
     c = ranklens.compare(qrels, {"good": good, "bad": bad, "same": good}, ["mrr"], n_resamples=999)
     assert [(r["run"], r["diff"]) for r in c.regressions()] == [("bad", -0.5)]  # RR 1/2 against 1 on every query
     assert np.isclose(c.row("bad", "mrr")["mean"], 0.5)
+
+
+def test_plots_draw_on_given_axes_and_return_the_figure():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from ranklens.plot import cutoff_curves, plot_curves, plot_differences, plot_forest
+
+    c = ranklens.compare(QRELS, {"base": RUN, "better": BETTER}, ["mrr", "ndcg@2"], n_resamples=99)
+    fig = Figure()
+    ax1, ax2, ax3 = fig.subplots(1, 3)
+    assert plot_differences(c, "mrr", ax=ax1) is fig
+    heights = sorted(p.get_height() for p in ax1.patches)
+    assert heights == [0.0, 0.5]  # q1: RR 1 - 1/2; q2: equal (q<3> counted by neither)
+    assert plot_forest(c, "ndcg@2", ax=ax2) is fig
+    curves = cutoff_curves(QRELS, {"base": RUN, "better": BETTER}, ["ndcg@2"], ks=[1, 2])
+    assert plot_curves(curves, ax=ax3) is fig
+    base_line = [line for line in ax3.get_lines() if line.get_label() == "base"][0]
+    # q1: relevant a at rank 2 (NDCG@1 0, NDCG@2 1/log2(3)); q2 at rank 1 (1); q<3> skipped
+    assert list(base_line.get_ydata()) == pytest.approx([0.5, (1 / math.log2(3) + 1) / 2])
+    own = plot_forest(c)  # no axes given: a new figure
+    assert isinstance(own, Figure) and own is not fig
+    with pytest.raises(InvalidParameterError, match="not in the comparison"):
+        plot_forest(c, "map")
