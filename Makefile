@@ -123,7 +123,7 @@ NVENV := .venv-numba-latest
 test-numba-latest: $(BUILDV)/.installed
 	rm -rf $(NVENV) && $(PYTHON) -m venv $(NVENV) && mkdir -p $(NVENV)/dist
 	$(NVENV)/bin/python -m pip --disable-pip-version-check -q install --upgrade numba numpy "pyarrow>=15" \
-	    "click>=8.1" "scipy>=1.9" "hatchling>=1.25" "setuptools>=68" -r requirements-test.txt
+	    "click>=8.1" "scipy>=1.9" "hatchling>=1.25" "setuptools>=68" "pytest>=8" "hypothesis>=6" packaging
 	$(BUILDV)/bin/python -m build --sdist --outdir $(NVENV)/dist .
 	cd $(NVENV)/dist && tar xzf ranklens-*.tar.gz
 	RANKLENS_REQUIRE_AOT=1 $(NVENV)/bin/python -m pip --disable-pip-version-check -q wheel --no-build-isolation \

@@ -194,12 +194,7 @@ def main() -> None:
                 "torchmetrics": task_torchmetrics, "sklearn": task_sklearn}[a.lib](path)
 
     if a.warmup:
-        if a.lib.startswith("ranklens"):  # small inputs run on the ahead-of-time kernels, large on the JIT: warm both
-            from ranklens._kernels import api
-
-            with api.forced("jit"):
-                task(a.warmup)[0]()
-        task(a.warmup)[0]()
+        task(a.warmup)[0]()  # ranklens: inputs of every size run on the ahead-of-time kernels (numba never loads)
     before = rss_kb()
     fn, versions = task(a.data)
     if "pyarrow" in sys.modules:  # every library: the pages Parquet decoding left in Arrow's pool go back

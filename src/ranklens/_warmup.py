@@ -39,8 +39,9 @@ def warmup(force: bool = False) -> str:
     if status == "ok" and not force:
         return "ranklens: the kernels compiled ahead of time are installed; nothing to compile"
     api._state["quiet"] = True  # this says what it does itself
-    print(f"ranklens: compiling the JIT kernels (the ahead-of-time kernels are {status}); "
-          "this takes a minute or two, once", file=sys.stderr, flush=True)
+    why = "asked for" if status == "ok" else f"the ahead-of-time kernels are {status.split(' (')[0]}"
+    print(f"ranklens: compiling the JIT kernels ({why}); this takes a minute or two, once", file=sys.stderr,
+          flush=True)
     try:
         with api.forced("jit"):
             return _run()

@@ -193,8 +193,8 @@ def _jit_stamp(name: str) -> Path:
 
 #: What a first compilation announces on stderr (once per process): what, why, how long, how to avoid it.
 JIT_NOTICE = (
-    "ranklens: compiling the kernels with numba's JIT, once ({why}); this may take a minute or two "
-    "(about 2 minutes for a first `ranklens eval` on 2 cores) and the machine code is cached for later runs. "
+    "ranklens: compiling the kernels with numba's JIT ({why}); this happens once and may take a minute or two "
+    "(a first `ranklens eval` took 90 s on 2 cores), then the machine code is cached for later runs. "
     "Run `ranklens warmup` after installing to compile them beforehand."
 )
 
@@ -204,9 +204,10 @@ def _first_compile(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     if not _state.get("announced") and not _state.get("quiet"):
         import sys
 
-        status = aot_status()
-        why = (f"the ahead-of-time kernels are {status}" if status != "ok"
-               else "RANKLENS_KERNELS=jit asks for the JIT kernels")
+        status = aot_status().split(" (")[0]
+        why = {"ok": "RANKLENS_KERNELS=jit asks for them",
+               "missing": "the ahead-of-time kernels are missing: ranklens was built without a C compiler"}.get(
+                   status, f"the ahead-of-time kernels are {status}")
         print(JIT_NOTICE.format(why=why), file=sys.stderr, flush=True)
         _state["announced"] = True
 
