@@ -206,7 +206,8 @@ def _first_compile(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
         status = aot_status().split(" (")[0]
         why = {"ok": "RANKLENS_KERNELS=jit asks for them",
-               "missing": "the ahead-of-time kernels are missing: ranklens was built without a C compiler"}.get(
+               "missing": "the ahead-of-time kernels are missing: they could not be compiled when ranklens was "
+                          "built, for want of a C compiler most likely"}.get(
                    status, f"the ahead-of-time kernels are {status}")
         print(JIT_NOTICE.format(why=why), file=sys.stderr, flush=True)
         _state["announced"] = True
