@@ -182,6 +182,10 @@ class Comparison:
         lines += ["\\bottomrule", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
 
+    def __repr__(self) -> str:
+        return (f"<Comparison of {len(self.runs)} runs ({', '.join(self.runs)}; baseline {self.baseline!r}) on "
+                f"{', '.join(self.metrics)}, convention={self.settings['convention']!r}>")
+
     def _repr_html_(self) -> str:
         from ._display import html_table
 

@@ -143,6 +143,11 @@ class Explanation:
             out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
         return "\n".join(out + below)
 
+    def __repr__(self) -> str:
+        vs = f", against {self.compare.name!r}: {self.value_b!r}" if self.compare is not None else ""
+        return (f"<Explanation of query {self.query!r}: {self.measure} = {self.value!r} under "
+                f"{self.convention.name!r}{vs}>")
+
     def _repr_html_(self) -> str:
         from ._display import html_table
 
