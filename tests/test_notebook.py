@@ -122,3 +122,17 @@ def test_plots_draw_on_given_axes_and_return_the_figure():
     assert isinstance(own, Figure) and own is not fig
     with pytest.raises(InvalidParameterError, match="not in the comparison"):
         plot_forest(c, "map")
+
+
+def test_flat_dict_logs_to_mlflow_and_the_aggregate_does_not(tmp_path, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    mlflow.set_tracking_uri("file:" + str(tmp_path / "mlruns"))
+    res = ranklens.evaluate(QRELS, RUN, ["ndcg@2", "mrr", "recall@2(rel=1)"])
+    with mlflow.start_run() as run:
+        with pytest.raises(Exception, match="Names may only contain"):
+            mlflow.log_metrics(res.aggregate)  # the failure of the issue
+        mlflow.log_metrics(res.to_dict(style="flat"))
+    logged = mlflow.get_run(run.info.run_id).data.metrics
+    # q1: relevant a at rank 2, q2 at rank 1 (q<3> skipped): NDCG@2 (1/log2(3) + 1) / 2, MRR 3/4, recall 1
+    assert logged == pytest.approx({"ndcg_at_2": (1 / math.log2(3) + 1) / 2, "mrr": 0.75, "recall_at_2_rel_1": 1.0})
