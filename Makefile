@@ -114,7 +114,7 @@ wheel: $(BUILDV)/.installed
 	PATH="$(abspath $(BUILDV))/bin:$$PATH" auditwheel repair --strip -w $(DIST) $(DIST)/.raw/ranklens-*.whl
 	mv -f $(DIST)/.raw/ranklens-*.tar.gz $(DIST)/ && rm -rf $(DIST)/.raw
 	$(BUILDV)/bin/twine check --strict $(DIST)/ranklens-*
-	@$(BUILDV)/bin/auditwheel show $(DIST)/ranklens-*manylinux*.whl | head -3
+	$(BUILDV)/bin/auditwheel show $(DIST)/ranklens-*manylinux*.whl
 
 # The newest numba release, beyond the upper bound of pyproject.toml: a wheel built with it (no build isolation)
 # from the sdist, then the kernel tests on both paths (ahead of time and JIT) and the pin test, which fails
