@@ -8,7 +8,7 @@ EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test test-fast install install-test bench clean browser bench-monitor bench-spark sdist wheel \
-        test-numba-latest
+        test-numba-latest docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,9 @@ $(VENV)/.runtime: pyproject.toml $(KERNELS) | $(BIN)/python
 	touch $@
 
 # peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build
-$(VENV)/.test: pyproject.toml requirements-test.txt $(VENV)/.runtime
+$(VENV)/.test: pyproject.toml requirements-test.txt requirements-docs.txt $(VENV)/.runtime
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e ".[stats,monitor,web,plot,spark,pandas,polars]" -r requirements-test.txt
+	$(PIP) install -e ".[stats,monitor,web,plot,spark,pandas,polars]" -r requirements-test.txt -r requirements-docs.txt
 	touch $@
 
 # Evidently 0.7 needs pandas < 3: it gets its own environment, driven by tests/peers/evidently_runner.py
@@ -65,6 +65,18 @@ demo: $(VENV)/.runtime
 	    || echo "(ranklens monitor check exits with status 1 when an alert fires: CI jobs can fail on it)"
 	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
 	    --where environment=production --limit 5
+
+# The documentation site (docs/, Sphinx: docs/about-docs.md) into build/docs/: warnings are errors, nothing is
+# fetched (no intersphinx, no CDN). Sphinx and its extensions go into .venv beside ranklens (autodoc imports it).
+DOCS_OUT ?= build/docs
+$(VENV)/.docs: requirements-docs.txt $(VENV)/.runtime
+	$(PIP) install -r requirements-docs.txt
+	touch $@
+
+docs: $(VENV)/.docs
+	rm -rf $(DOCS_OUT)
+	$(BIN)/python -m sphinx -E -W --keep-going -q -b html docs $(DOCS_OUT)
+	@echo "docs: open $(DOCS_OUT)/index.html"
 
 # Debian's Chromium and the fonts the dashboard's screenshots use, for the browser tests (tests/web).
 # Nothing is done when $(CHROMIUM) is already there; sudo only when not root. `make -n browser CHROMIUM=/nonexistent`
