@@ -47,17 +47,18 @@ def escape_default_underscores(app, what, name, obj, options, lines):  # noqa: A
 
 
 # Click help is plain text; sphinx-click hands it to reStructuredText, where a lone "*" ("marked with *.")
-# opens an emphasis that never closes.
+# opens an emphasis that never closes and "ndcg@10" becomes a mailto: link.
 _LONE_STAR = re.compile(r"(?<!\S)\*(?=[\s.,;:)]|$)")
 
 
-def escape_lone_stars(app, ctx, lines):  # noqa: ARG001  (sphinx-click's signature)
-    """Escape the asterisks of a command's help that stand alone (not emphasis)."""
+def escape_help(app, ctx, lines):  # noqa: ARG001  (sphinx-click's signature)
+    """Escape the asterisks of a command's or option's help that stand alone (not emphasis), and every "@"."""
     for i, line in enumerate(lines):
-        lines[i] = _LONE_STAR.sub(r"\\*", line)
+        lines[i] = _LONE_STAR.sub(r"\\*", line).replace("@", r"\@")
 
 
 def setup(app):
     app.connect("autodoc-process-docstring", escape_default_underscores, priority=100)
-    app.connect("sphinx-click-process-description", escape_lone_stars)
+    app.connect("sphinx-click-process-description", escape_help)
+    app.connect("sphinx-click-process-options", escape_help)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
