@@ -246,3 +246,27 @@ def test_ranking_scorer_without_routing_says_how():
     assert value == pytest.approx(_sklearn_ndcg_per_query(y, est.predict(X), [2, 2], 2), abs=1e-12)
     with pytest.raises(InvalidParameterError, match="one measure"):
         make_ranking_scorer(["ndcg", "map"])
+
+
+def test_weighted_queries_equal_lightgbm_and_xgboost(train, test):
+    """Query weights, with the peers' own quirk (an all-zero query adds 1 unweighted): the train set has 3."""
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    X, y, g = train
+    rng = np.random.default_rng(1)
+    qw = rng.uniform(0.5, 2.0, size=len(g))
+    row_w = np.repeat(qw, g)
+    params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [5], "verbose": -1, "num_threads": 1,
+              "min_data_in_leaf": 50, "deterministic": True, "force_row_wise": True, "seed": 0}
+    dtrain = lgb.Dataset(X, y, group=g, weight=row_w)
+    log: dict = {}
+    lgb.train(params, dtrain, num_boost_round=5, valid_sets=[dtrain], valid_names=["train"],
+              feval=ranklens.lightgbm.feval("ndcg@5"), callbacks=[lgb.record_evaluation(log)])
+    assert np.abs(np.array(log["train"]["ndcg@5"]) - np.array(log["train"]["ranklens_ndcg@5"])).max() <= 1e-12
+    d = xgb.DMatrix(X, y, group=g)
+    d.set_weight(qw)  # XGBoost's ranking weights are per group
+    xlog: dict = {}
+    xgb.train({"objective": "rank:ndcg", "eval_metric": "ndcg@5", "nthread": 1, "max_depth": 3}, d,
+              num_boost_round=5, evals=[(d, "train")], custom_metric=ranklens.xgboost.custom_metric("ndcg@5"),
+              evals_result=xlog, verbose_eval=False)
+    assert np.abs(np.array(xlog["train"]["ndcg@5"]) - np.array(xlog["train"]["ranklens_ndcg@5"])).max() <= 1e-6

@@ -85,11 +85,18 @@ def query_ids(n: int, *, group: Any = None, qid: Any = None, where: str = "the d
     return ids
 
 
-def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "mean") -> np.ndarray | None:
+def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "lightgbm") -> np.ndarray | None:
     """Per-query weights from per-row weights over consecutive queries of ``sizes`` rows (empty -> None).
 
-    ``how="mean"``: the mean row weight of a query (LightGBM); ``"first"``: its first row's (a group
-    weight repeated on every row, as CatBoost stores it).
+    ``how="lightgbm"``: the mean row weight of a query as LightGBM computes it (``Metadata``: a float32
+    sum in row order divided in float32 by the size; a loop over positions, never over queries);
+    ``"first"``: its first row's (a group weight repeated on every row, as CatBoost stores it).
+    Weights already one per query (XGBoost's group weights) are kept as they are.
+
+    Examples
+    --------
+    >>> query_weights([0.1, 0.1, 0.1, 2.0], np.array([3, 1]), how="lightgbm").tolist()  # float32, as LightGBM
+    [0.10000000149011612, 2.0]
     """
     w = np.asarray(row_weights if row_weights is not None else [], dtype=np.float64).reshape(-1)
     if w.size == 0:
@@ -103,9 +110,17 @@ def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "mean") -> 
         )
     nz = sizes > 0
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[nz]
+    sizes = sizes[nz]
     if how == "first":
         return w[starts]
-    return np.add.reduceat(w, starts) / sizes[nz]
+    if how != "lightgbm":
+        raise InvalidParameterError(f"`how` must be 'lightgbm' or 'first'; got {how!r}.")
+    w32 = w.astype(np.float32)
+    acc = np.zeros(sizes.shape[0], dtype=np.float32)
+    for p in range(int(sizes.max()) if sizes.size else 0):  # positions within a query, in row order
+        live = sizes > p
+        acc[live] += w32[starts[live] + p]
+    return (acc / sizes.astype(np.float32)).astype(np.float64)
 
 
 def evaluate_grouped(

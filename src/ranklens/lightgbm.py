@@ -54,8 +54,8 @@ class LightGBMMetric(GroupedMetric):
                 "LGBMRanker.fit(..., group=sizes, eval_group=[sizes, ...]))."
             )
         sizes = np.asarray(group, dtype=np.int64)
-        res = evaluate_grouped(labels, y_pred, self.measures, group=sizes, weights=query_weights(weight, sizes),
-                               convention=self.convention, where="the LightGBM data set")
+        res = evaluate_grouped(labels, y_pred, self.measures, group=sizes, convention=self.convention,
+                               weights=query_weights(weight, sizes, how="lightgbm"), where="the LightGBM data set")
         return [(name, float(res.aggregate[m.key]), True) for name, m in zip(self.names, self.measures)]
 
 
