@@ -139,3 +139,14 @@ def test_progress_line_on_a_terminal_after_the_delay_and_off_with_quiet(monkeypa
         assert Progress(1, "x", stream=_Tty()).enabled is False
     finally:
         _progress.set_quiet(False)
+
+
+def test_progress_line_moves_during_one_long_step(monkeypatch):
+    monkeypatch.delenv("RANKLENS_PROGRESS", raising=False)
+    import time
+
+    out = _Tty()
+    with Progress(1, "reading run.txt", delay=0, stream=out):
+        time.sleep(1.2)  # one step, no advance: the elapsed time is still redrawn
+    assert out.getvalue().count("\r") >= 2 and out.getvalue().endswith("\n")
+    assert "ranklens: reading run.txt 0/1 (0%)" in out.getvalue()

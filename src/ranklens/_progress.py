@@ -2,13 +2,15 @@
 
 Shown only when stderr is a terminal, nothing turned it off (``--quiet``, :func:`set_quiet`, the
 environment variable ``RANKLENS_PROGRESS=0``) and the work has already run for ``delay`` seconds;
-redrawn at most ten times a second. No dependency: one carriage-return line.
+redrawn at most ten times a second, and every half second by a small thread while one long step runs
+(reading a large file, a bootstrap), so that the elapsed time moves. No dependency: one carriage-return line.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -70,6 +72,17 @@ class Progress:
         self.start = time.monotonic()
         self._last = -1.0
         self._shown = False
+        self._width = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if self.enabled:  # only on a terminal: redraw while a long step runs (the kernels release the GIL)
+            self._ticker = threading.Thread(target=self._tick, name="ranklens-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            self._draw()
 
     def __enter__(self) -> Progress:
         return self
@@ -94,20 +107,26 @@ class Progress:
     def _draw(self, final: bool = False) -> None:
         if not self.enabled:
             return
-        now = time.monotonic()
-        if now - self.start < self.delay or (not final and now - self._last < 0.1):
-            return
-        self._last = now
-        line = self._line(now)
-        self.stream.write("\r" + line.ljust(getattr(self, "_width", 0)))
-        self._width = len(line)
-        self.stream.flush()
-        self._shown = True
+        with self._lock:
+            now = time.monotonic()
+            if now - self.start < self.delay or (not final and now - self._last < 0.1):
+                return
+            self._last = now
+            line = self._line(now)
+            self.stream.write("\r" + line.ljust(self._width))
+            self._width = len(line)
+            self.stream.flush()
+            self._shown = True
 
     def close(self) -> None:
-        """Draw the last state and end the line (only if anything was shown)."""
+        """Stop redrawing, draw the last state and end the line (only if anything was shown)."""
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
         self._draw(final=True)
-        if self._shown:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._shown = False
+        with self._lock:
+            if self._shown:
+                self.stream.write("\n")
+                self.stream.flush()
+                self._shown = False

@@ -432,11 +432,11 @@ def compare(
 
     from ._progress import Progress
 
-    progress = Progress(len(items) + len(metric_list), "compare: evaluating runs")
     results = []
-    for run in items:
-        results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
-        progress.advance()
+    with Progress(len(items), "compare: evaluating runs") as progress:
+        for run in items:
+            results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
+            progress.advance()
     first = results[0]
     keys = first.keys
     for m in first.measures:
@@ -464,105 +464,106 @@ def compare(
                 seen_notes.add(text)
                 notes.append(text)
 
-    for mi, key in enumerate(keys):
-        progress.advance(0, f"compare: intervals and tests of {key}")
-        vals = V[mi]
-        valid = ~np.isnan(vals)
-        base = vals[:, bi]
-        # bootstrap means of each run's values and of each difference, grouped by query set so that
-        # columns over the same queries share one kernel call (and equal stats.bootstrap_ci's numbers)
-        columns: list[tuple[str, int, np.ndarray]] = []
-        for ri in range(len(items)):
-            columns.append(("run", ri, valid[:, ri]))
-        for ri in range(len(items)):
-            if ri != bi:
-                columns.append(("diff", ri, valid[:, ri] & valid[:, bi]))
-        intervals: dict[tuple[str, int], tuple[float, float]] = {}
-        groups: dict[bytes, list[int]] = {}
-        for ci_idx, (_, _, mask) in enumerate(columns):
-            groups.setdefault(np.packbits(mask).tobytes(), []).append(ci_idx)
-        for idxs in groups.values():
-            mask = columns[idxs[0]][2]
-            if mask.sum() < 2:
-                for c in idxs:
-                    intervals[columns[c][:2]] = (math.nan, math.nan)
-                continue
-            X = np.empty((int(mask.sum()), len(idxs)))
-            for j, c in enumerate(idxs):
-                kind, ri, _ = columns[c]
-                X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
-            if ci == "t":
+    with Progress(len(keys), "compare: intervals and tests") as progress:
+        for mi, key in enumerate(keys):
+            progress.advance(0, f"compare: intervals and tests of {key}")
+            vals = V[mi]
+            valid = ~np.isnan(vals)
+            base = vals[:, bi]
+            # bootstrap means of each run's values and of each difference, grouped by query set so that
+            # columns over the same queries share one kernel call (and equal stats.bootstrap_ci's numbers)
+            columns: list[tuple[str, int, np.ndarray]] = []
+            for ri in range(len(items)):
+                columns.append(("run", ri, valid[:, ri]))
+            for ri in range(len(items)):
+                if ri != bi:
+                    columns.append(("diff", ri, valid[:, ri] & valid[:, bi]))
+            intervals: dict[tuple[str, int], tuple[float, float]] = {}
+            groups: dict[bytes, list[int]] = {}
+            for ci_idx, (_, _, mask) in enumerate(columns):
+                groups.setdefault(np.packbits(mask).tobytes(), []).append(ci_idx)
+            for idxs in groups.values():
+                mask = columns[idxs[0]][2]
+                if mask.sum() < 2:
+                    for c in idxs:
+                        intervals[columns[c][:2]] = (math.nan, math.nan)
+                    continue
+                X = np.empty((int(mask.sum()), len(idxs)))
                 for j, c in enumerate(idxs):
-                    iv = S.t_interval(X[:, j], confidence)
-                    intervals[columns[c][:2]] = (iv.low, iv.high)
-                continue
-            boot = S._boot(X, n_resamples, seed, S._STREAM_BOOT)
-            for j, c in enumerate(idxs):
-                intervals[columns[c][:2]] = S._interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
+                    kind, ri, _ = columns[c]
+                    X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
+                if ci == "t":
+                    for j, c in enumerate(idxs):
+                        iv = S.t_interval(X[:, j], confidence)
+                        intervals[columns[c][:2]] = (iv.low, iv.high)
+                    continue
+                boot = S._boot(X, n_resamples, seed, S._STREAM_BOOT)
+                for j, c in enumerate(idxs):
+                    intervals[columns[c][:2]] = S._interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
 
-        # the sign-flip test of every pair in one kernel call: differences over the baseline's queries,
-        # zero where the other run does not count the query (a zero adds nothing to any sign flip)
-        rand_p: dict[int, float] = {}
-        if test == "randomization":
-            others = [ri for ri in range(len(items)) if ri != bi]
-            bmask = valid[:, bi]
-            D = np.zeros((int(bmask.sum()), len(others)))
-            for j, ri in enumerate(others):
-                dcol = vals[bmask, ri] - base[bmask]
-                D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
-            if D.shape[0]:
-                ps = S._sign_flip_p(D, n_resamples, seed)
-                rand_p = {ri: float(ps[j]) for j, ri in enumerate(others)}
+            # the sign-flip test of every pair in one kernel call: differences over the baseline's queries,
+            # zero where the other run does not count the query (a zero adds nothing to any sign flip)
+            rand_p: dict[int, float] = {}
+            if test == "randomization":
+                others = [ri for ri in range(len(items)) if ri != bi]
+                bmask = valid[:, bi]
+                D = np.zeros((int(bmask.sum()), len(others)))
+                for j, ri in enumerate(others):
+                    dcol = vals[bmask, ri] - base[bmask]
+                    D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
+                if D.shape[0]:
+                    ps = S._sign_flip_p(D, n_resamples, seed)
+                    rand_p = {ri: float(ps[j]) for j, ri in enumerate(others)}
 
-        for ri, name in enumerate(names):
-            x = vals[valid[:, ri], ri]
-            n = int(x.shape[0])
-            mean = float(x.mean()) if n else math.nan
-            t_iv = S.t_interval(x, confidence) if n >= 2 else None
-            lo, hi = intervals[("run", ri)]
-            row: dict[str, Any] = {
-                "metric": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo, "ci_high": hi,
-                "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
-            }
-            if ri != bi:
-                both = valid[:, ri] & valid[:, bi]
-                a, b = vals[both, ri], base[both]
-                n_pairs = int(both.sum())
-                only_b = int((valid[:, bi] & ~valid[:, ri]).sum())
-                only_r = int((valid[:, ri] & ~valid[:, bi]).sum())
-                if only_b or only_r:
-                    notes.append(
-                        f"{key}: {name} vs {names[bi]} over the {n_pairs} queries both count; left out: {only_b} "
-                        f"counted only for {names[bi]}, {only_r} only for {name}"
-                    )
-                dlo, dhi = intervals[("diff", ri)]
-                row.update({"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
-                            "diff_low": dlo, "diff_high": dhi})
-                if n_pairs >= 2:
-                    dt = S.t_interval(a - b, confidence)
-                    wtl = S.win_tie_loss(a, b)
-                    es = S.effect_size(a, b).value
-                    if test == "randomization":
-                        stat, p = float((a - b).mean()), rand_p[ri]
-                    elif test == "t":
-                        r = S.paired_t(a, b)
-                        stat, p = r.statistic, r.p_value
-                    elif test == "wilcoxon":
-                        r = S.wilcoxon(a, b)
-                        stat, p = r.statistic, r.p_value
+            for ri, name in enumerate(names):
+                x = vals[valid[:, ri], ri]
+                n = int(x.shape[0])
+                mean = float(x.mean()) if n else math.nan
+                t_iv = S.t_interval(x, confidence) if n >= 2 else None
+                lo, hi = intervals[("run", ri)]
+                row: dict[str, Any] = {
+                    "metric": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo,
+                    "ci_high": hi,
+                    "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
+                }
+                if ri != bi:
+                    both = valid[:, ri] & valid[:, bi]
+                    a, b = vals[both, ri], base[both]
+                    n_pairs = int(both.sum())
+                    only_b = int((valid[:, bi] & ~valid[:, ri]).sum())
+                    only_r = int((valid[:, ri] & ~valid[:, bi]).sum())
+                    if only_b or only_r:
+                        notes.append(
+                            f"{key}: {name} vs {names[bi]} over the {n_pairs} queries both count; left out: {only_b} "
+                            f"counted only for {names[bi]}, {only_r} only for {name}"
+                        )
+                    dlo, dhi = intervals[("diff", ri)]
+                    row.update({"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
+                                "diff_low": dlo, "diff_high": dhi})
+                    if n_pairs >= 2:
+                        dt = S.t_interval(a - b, confidence)
+                        wtl = S.win_tie_loss(a, b)
+                        es = S.effect_size(a, b).value
+                        if test == "randomization":
+                            stat, p = float((a - b).mean()), rand_p[ri]
+                        elif test == "t":
+                            r = S.paired_t(a, b)
+                            stat, p = r.statistic, r.p_value
+                        elif test == "wilcoxon":
+                            r = S.wilcoxon(a, b)
+                            stat, p = r.statistic, r.p_value
+                        else:
+                            stat, p = float((a - b).mean()), S._bootstrap_p(a - b, n_resamples, seed)
+                        row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
+                                    "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat,
+                                    "p_value": p})
                     else:
-                        stat, p = float((a - b).mean()), S._bootstrap_p(a - b, n_resamples, seed)
-                    row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
-                                "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat,
-                                "p_value": p})
-                else:
-                    row.update({"diff_t_low": math.nan, "diff_t_high": math.nan, "wins": 0, "ties": 0,
-                                "losses": 0, "effect_size": math.nan, "test": test, "statistic": math.nan,
-                                "p_value": math.nan})
-                row.update({"only_baseline": only_b, "only_run": only_r})
-            out_rows.append(row)
-        progress.advance()
-    progress.close()
+                        row.update({"diff_t_low": math.nan, "diff_t_high": math.nan, "wins": 0, "ties": 0,
+                                    "losses": 0, "effect_size": math.nan, "test": test, "statistic": math.nan,
+                                    "p_value": math.nan})
+                    row.update({"only_baseline": only_b, "only_run": only_r})
+                out_rows.append(row)
+            progress.advance()
 
     tested = [r for r in out_rows if "p_value" in r]
     corr = S.correct([r["p_value"] for r in tested], correction, alpha)
