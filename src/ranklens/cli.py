@@ -294,6 +294,7 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
             results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
             progress.advance()
         for run in runs:
+            progress.advance(0, f"evaluating {os.path.basename(run)}")
             results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
             progress.advance()
     _print_results(results, per_query, fmt, digits)
