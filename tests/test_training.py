@@ -270,3 +270,13 @@ def test_weighted_queries_equal_lightgbm_and_xgboost(train, test):
               num_boost_round=5, evals=[(d, "train")], custom_metric=ranklens.xgboost.custom_metric("ndcg@5"),
               evals_result=xlog, verbose_eval=False)
     assert np.abs(np.array(xlog["train"]["ndcg@5"]) - np.array(xlog["train"]["ranklens_ndcg@5"])).max() <= 1e-6
+
+
+def test_metric_modules_do_not_import_the_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys, ranklens.lightgbm, ranklens.xgboost, ranklens.catboost, ranklens.sklearn; "
+            "print([m for m in ('lightgbm', 'xgboost', 'catboost', 'sklearn') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
