@@ -16,15 +16,18 @@ $(BIN)/python:
 # the install builds ranklens/_kernels/_aot (kernels compiled ahead of time, hatch_build.py): redone when they change
 KERNELS := $(wildcard src/ranklens/_kernels/*.py) hatch_build.py
 
+# `ranklens warmup` compiles nothing when the ahead-of-time kernels were built (the JIT is then never used)
 $(VENV)/.runtime: pyproject.toml $(KERNELS) | $(BIN)/python
 	$(PIP) install -e ".[stats,monitor,web]"
-	$(BIN)/python -m ranklens._warmup
+	$(BIN)/ranklens warmup
 	touch $@
 
-# peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build
+# peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build; the JIT kernels
+# compiled too, since the tests check that both sides give the same numbers
 $(VENV)/.test: pyproject.toml requirements-test.txt requirements-docs.txt $(VENV)/.runtime
 	$(PIP) install torch==2.13.0
 	$(PIP) install -e ".[stats,monitor,web,plot,spark,pandas,polars]" -r requirements-test.txt -r requirements-docs.txt
+	$(BIN)/ranklens warmup --jit
 	touch $@
 
 # Evidently 0.7 needs pandas < 3: it gets its own environment, driven by tests/peers/evidently_runner.py
