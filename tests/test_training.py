@@ -280,3 +280,23 @@ def test_metric_modules_do_not_import_the_libraries():
             "print([m for m in ('lightgbm', 'xgboost', 'catboost', 'sklearn') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_query_weights_are_lightgbms_float32_means_in_row_order():
+    """Per-query weights by the definition LightGBM uses: a float32 sum of the rows in order, divided in
+    float32 by the size; queries of any length in any order, empty ones dropped."""
+    from ranklens._grouped import query_weights
+
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(0, 40, 300)
+    w = rng.random(int(sizes.sum())) * 3
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    expected = []
+    for s, n in zip(starts, sizes):
+        if n:
+            acc = np.float32(0)
+            for x in w[s:s + n].astype(np.float32):
+                acc = np.float32(acc + x)
+            expected.append(float(np.float32(acc / np.float32(n))))
+    assert query_weights(w, sizes, how="lightgbm").tolist() == expected
+    assert query_weights(w, sizes, how="first").tolist() == [w[s] for s, n in zip(starts, sizes) if n]

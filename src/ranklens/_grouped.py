@@ -116,11 +116,18 @@ def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "lightgbm")
     if how != "lightgbm":
         raise InvalidParameterError(f"`how` must be 'lightgbm' or 'first'; got {how!r}.")
     w32 = w.astype(np.float32)
-    acc = np.zeros(sizes.shape[0], dtype=np.float32)
-    for p in range(int(sizes.max()) if sizes.size else 0):  # positions within a query, in row order
-        live = sizes > p
-        acc[live] += w32[starts[live] + p]
-    return (acc / sizes.astype(np.float32)).astype(np.float64)
+    # queries longest first, so that the queries still going at position p are a prefix: each row is
+    # added once (O(rows)), position by position, in row order within each query
+    order = np.argsort(-sizes, kind="stable")
+    st, sz = starts[order], sizes[order]
+    acc = np.zeros(sz.shape[0], dtype=np.float32)
+    neg = -sz
+    for p in range(int(sz[0]) if sz.size else 0):
+        k = int(np.searchsorted(neg, -p, side="left"))  # queries longer than p
+        acc[:k] += w32[st[:k] + p]
+    out = np.empty(sz.shape[0], dtype=np.float64)
+    out[order] = acc / sz.astype(np.float32)
+    return out
 
 
 def evaluate_grouped(

@@ -393,8 +393,9 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
     True
     """
     from ._deps import require
+    from ._grouped import measure_list
     from .conventions import get_convention
-    from .measures import Measure, parse_measures
+    from .measures import Measure
 
     require("sklearn")
     from sklearn import config_context
@@ -402,9 +403,7 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
 
     if not isinstance(metric, (str, Measure)):
         raise InvalidParameterError(f"`metric` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {metric!r}.")
-    measures = parse_measures(metric)
-    if measures[0].summed:
-        raise InvalidParameterError(f"`metric` of make_ranking_scorer: {measures[0].key!r} is a count, not a mean.")
+    measures = measure_list(metric, where="make_ranking_scorer")
     score = _GroupedScore(measures[0], get_convention(convention, **overrides))
     scorer = make_scorer(score, response_method=response_method, greater_is_better=True)
     with config_context(enable_metadata_routing=True):  # the request is stored on the scorer; routing is the caller's
