@@ -14,7 +14,7 @@ import pytest
 import scipy.stats as ss
 
 from ranklens import InvalidParameterError, stats
-from ranklens.stats import _interval_from_bootstrap
+from ranklens.stats import interval_from_bootstrap
 
 
 def _pairs(seed: int, n: int, rounding: int | None = None):
@@ -94,7 +94,7 @@ def test_bootstrap_formulas_match_scipy_on_the_same_resamples(method, confidence
     idx = np.random.default_rng(123).integers(0, len(x), (B, len(x)))
     boot = x[idx].mean(axis=-1)
     np.testing.assert_allclose(boot, ref.bootstrap_distribution, rtol=1e-12)
-    lo, hi = _interval_from_bootstrap(x, boot, method, confidence)
+    lo, hi = interval_from_bootstrap(x, boot, method, confidence)
     assert (lo, hi) == pytest.approx(tuple(ref.confidence_interval), rel=1e-10)
 
 
@@ -114,17 +114,17 @@ def test_bootstrap_ci_agrees_with_scipy_within_monte_carlo_error(method):
 
 def test_bootstrap_kernel_draws_uniform_rows():
     """The means of bootstrap resamples have mean x.mean() and sd x.std(ddof=0) / sqrt(n)."""
-    from ranklens.stats import _boot
+    from ranklens.stats import bootstrap_means
 
     x = np.random.default_rng(0).normal(size=500)
-    boot = _boot(x, 20000, 7, 2)[:, 0]
+    boot = bootstrap_means(x, 20000, 7)[:, 0]
     sd = x.std() / math.sqrt(len(x))
     assert abs(boot.mean() - x.mean()) < 4 * sd / math.sqrt(20000)
     assert boot.std() == pytest.approx(sd, rel=0.03)  # sd of an sd estimate from 20k draws: ~0.5%
     # one row drawn per resample: every row about equally often
     idx_counts = np.zeros(500)
     ones = np.eye(500)
-    boot_rows = _boot(ones, 2000, 1, 2)  # column c's mean = share of draws that were row c
+    boot_rows = bootstrap_means(ones, 2000, 1)  # column c's mean = share of draws that were row c
     idx_counts = boot_rows.sum(axis=0) * 500
     expected = 2000.0
     assert ss.chisquare(idx_counts, np.full(500, expected)).pvalue > 1e-4

@@ -420,8 +420,8 @@ def compare(
         raise InvalidParameterError(f"`ci` must be 'bca', 'percentile' or 't'; got {ci!r}.")
     if "weights" in options:
         raise InvalidParameterError("compare does not take `weights`: its tests and intervals are of plain means.")
-    confidence = S._confidence(confidence)
-    n_resamples, seed = S._resamples(n_resamples), S._seed(seed)
+    confidence = S.check_confidence(confidence)
+    n_resamples, seed = S.check_resamples(n_resamples), S.check_seed(seed)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"`alpha` must be a number in (0, 1); got {alpha!r}.")
     names, items = _names(runs)
@@ -497,9 +497,9 @@ def compare(
                         iv = S.t_interval(X[:, j], confidence)
                         intervals[columns[c][:2]] = (iv.low, iv.high)
                     continue
-                boot = S._boot(X, n_resamples, seed, S._STREAM_BOOT)
+                boot = S.bootstrap_means(X, n_resamples, seed)
                 for j, c in enumerate(idxs):
-                    intervals[columns[c][:2]] = S._interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
+                    intervals[columns[c][:2]] = S.interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
 
             # the sign-flip test of every pair in one kernel call: differences over the baseline's queries,
             # zero where the other run does not count the query (a zero adds nothing to any sign flip)
@@ -512,7 +512,7 @@ def compare(
                     dcol = vals[bmask, ri] - base[bmask]
                     D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
                 if D.shape[0]:
-                    ps = S._sign_flip_p(D, n_resamples, seed)
+                    ps = S.sign_flip_p(D, n_resamples, seed)
                     rand_p = {ri: float(ps[j]) for j, ri in enumerate(others)}
 
             for ri, name in enumerate(names):
@@ -553,7 +553,7 @@ def compare(
                             r = S.wilcoxon(a, b)
                             stat, p = r.statistic, r.p_value
                         else:
-                            stat, p = float((a - b).mean()), S._bootstrap_p(a - b, n_resamples, seed)
+                            stat, p = float((a - b).mean()), S.bootstrap_p(a - b, n_resamples, seed)
                         row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
                                     "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat,
                                     "p_value": p})

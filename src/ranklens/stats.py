@@ -49,11 +49,19 @@ __all__ = [
     "PairedTest",
     "WinTieLoss",
     "bootstrap_ci",
+    "bootstrap_means",
+    "bootstrap_p",
+    "check_confidence",
+    "check_resamples",
+    "check_seed",
     "correct",
     "effect_size",
+    "interval_from_bootstrap",
     "paired_bootstrap",
     "paired_t",
     "randomization",
+    "scipy_special",
+    "sign_flip_p",
     "t_interval",
     "wilcoxon",
     "win_tie_loss",
@@ -175,19 +183,22 @@ def _pair(a: Any, b: Any, min_n: int = 1) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _confidence(c: Any) -> float:
+def check_confidence(c: Any) -> float:
+    """``c`` as a float in (0, 1), or :class:`InvalidParameterError` naming `confidence`."""
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < float(c) < 1:
         raise InvalidParameterError(f"`confidence` must be a number in (0, 1); got {c!r}.")
     return float(c)
 
 
-def _resamples(n: Any) -> int:
+def check_resamples(n: Any) -> int:
+    """``n`` as an integer >= 1, or :class:`InvalidParameterError` naming `n_resamples`."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InvalidParameterError(f"`n_resamples` must be an integer >= 1; got {n!r}.")
     return int(n)
 
 
-def _seed(seed: Any) -> int:
+def check_seed(seed: Any) -> int:
+    """``seed`` as a non-negative integer, or :class:`InvalidParameterError` naming `seed`."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidParameterError(f"`seed` must be a non-negative integer; got {seed!r}.")
     return int(seed)
@@ -199,7 +210,8 @@ def _key(seed: int, *stream: int) -> np.uint64:
     return np.uint64((int(state[0]) << 32) | int(state[1]))
 
 
-def _special() -> Any:
+def scipy_special() -> Any:
+    """``scipy.special``, or :class:`MissingDependencyError` naming the ``stats`` extra."""
     try:
         import scipy.special as sp
     except ImportError:
@@ -231,7 +243,7 @@ def paired_t(a: Any, b: Any) -> PairedTest:
         p = math.nan if mean == 0.0 else 0.0
     else:
         t = mean / (sd / math.sqrt(n))
-        p = float(2.0 * _special().stdtr(n - 1, -abs(t)))
+        p = float(2.0 * scipy_special().stdtr(n - 1, -abs(t)))
     return PairedTest("t", float(t), p, n, mean, "Student's t, n - 1 degrees of freedom")
 
 
@@ -313,12 +325,12 @@ def wilcoxon(a: Any, b: Any) -> PairedTest:
         se = count * (count + 1.0) * (2.0 * count + 1.0)
         se = math.sqrt((se - float((sizes**3 - sizes).sum()) / 2.0) / 24.0)
         z = (r_plus - mn) / se
-        p = float(2.0 * _special().ndtr(-abs(z)))
+        p = float(2.0 * scipy_special().ndtr(-abs(z)))
         detail = "normal approximation"
     return PairedTest("wilcoxon", stat, p, n_total, mean, detail + (f"; {n_zero} zero differences dropped" if n_zero else ""))
 
 
-def _sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+def sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """p-values of the sign-flip test for each column of ``d`` (shape ``(n, m)``, zeros = not in the pair)."""
     from ._kernels.api import sign_flip_exceed
 
@@ -345,11 +357,26 @@ def randomization(a: Any, b: Any, n_resamples: int = 10000, seed: int = 0) -> Pa
     (10000, True)
     """
     x, y = _pair(a, b, 1)
-    n_resamples, seed = _resamples(n_resamples), _seed(seed)
+    n_resamples, seed = check_resamples(n_resamples), check_seed(seed)
     d = x - y
-    p = float(_sign_flip_p(d[:, None], n_resamples, seed)[0])
+    p = float(sign_flip_p(d[:, None], n_resamples, seed)[0])
     mean = float(d.mean())
     return PairedTest("randomization", mean, p, d.shape[0], mean, f"{n_resamples} sign flips", n_resamples, seed)
+
+
+def bootstrap_means(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """Bootstrap means of each column of ``x`` (``(n_resamples, n_columns)``), on the intervals' random stream.
+
+    The stream :func:`bootstrap_ci` and :func:`ranklens.compare` draw from: the same ``seed`` resamples the
+    same queries, so intervals computed column by column or all at once agree.
+
+    Examples
+    --------
+    >>> from ranklens.stats import bootstrap_means
+    >>> bootstrap_means(np.array([1.0, 1.0, 1.0]), 4, 0)[:, 0].tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    return _boot(x, n_resamples, seed, _STREAM_BOOT)
 
 
 def _boot(x: np.ndarray, n_resamples: int, seed: int, stream: int) -> np.ndarray:
@@ -373,14 +400,15 @@ def paired_bootstrap(a: Any, b: Any, n_resamples: int = 10000, seed: int = 0) ->
     ('bootstrap', True)
     """
     x, y = _pair(a, b, 1)
-    n_resamples, seed = _resamples(n_resamples), _seed(seed)
+    n_resamples, seed = check_resamples(n_resamples), check_seed(seed)
     d = x - y
     mean = float(d.mean())
-    p = _bootstrap_p(d, n_resamples, seed)
+    p = bootstrap_p(d, n_resamples, seed)
     return PairedTest("bootstrap", mean, p, d.shape[0], mean, f"{n_resamples} bootstrap resamples", n_resamples, seed)
 
 
-def _bootstrap_p(d: np.ndarray, n_resamples: int, seed: int) -> float:
+def bootstrap_p(d: np.ndarray, n_resamples: int, seed: int) -> float:
+    """Two-sided paired bootstrap p-value of the mean of the differences ``d`` (the resampled mean, centred)."""
     mean = float(d.mean())
     boot = _boot(d - mean, n_resamples, seed, _STREAM_PAIRED_BOOT)[:, 0]
     tol = 1e-9 * max(abs(mean), float(np.abs(d).max()) if d.size else 0.0, 1e-300)
@@ -400,15 +428,15 @@ def t_interval(x: Any, confidence: float = 0.95) -> Interval:
     (0.0446, 0.4554)
     """
     v = _vector(x, "x", 2)
-    c = _confidence(confidence)
+    c = check_confidence(confidence)
     n = v.shape[0]
     mean = float(v.mean())
     sem = float(v.std(ddof=1)) / math.sqrt(n)
-    q = float(_special().stdtrit(n - 1, 0.5 + c / 2.0))
+    q = float(scipy_special().stdtrit(n - 1, 0.5 + c / 2.0))
     return Interval(mean, mean - q * sem, mean + q * sem, c, "t", n)
 
 
-def _interval_from_bootstrap(x: np.ndarray, boot: np.ndarray, method: str, confidence: float) -> tuple[float, float]:
+def interval_from_bootstrap(x: np.ndarray, boot: np.ndarray, method: str, confidence: float) -> tuple[float, float]:
     """scipy.stats.bootstrap's percentile / BCa interval of the mean from the bootstrap means ``boot``."""
     if x.shape[0] and bool((x == x[0]).all()):  # every resample is the sample itself
         return float(x[0]), float(x[0])
@@ -416,7 +444,7 @@ def _interval_from_bootstrap(x: np.ndarray, boot: np.ndarray, method: str, confi
     if method == "percentile":
         lo_q, hi_q = alpha, 1.0 - alpha
     else:
-        sp = _special()
+        sp = scipy_special()
         theta = float(x.mean())
         frac = (np.count_nonzero(boot < theta) + np.count_nonzero(boot <= theta)) / (2.0 * boot.shape[0])
         z0 = float(sp.ndtri(frac))
@@ -455,9 +483,9 @@ def bootstrap_ci(
     if method not in ("percentile", "bca"):
         raise InvalidParameterError(f"`method` must be 'percentile' or 'bca'; got {method!r}.")
     v = _vector(x, "x", 2)
-    c, n_resamples, seed = _confidence(confidence), _resamples(n_resamples), _seed(seed)
-    boot = _boot(v, n_resamples, seed, _STREAM_BOOT)[:, 0]
-    lo, hi = _interval_from_bootstrap(v, boot, method, c)
+    c, n_resamples, seed = check_confidence(confidence), check_resamples(n_resamples), check_seed(seed)
+    boot = bootstrap_means(v, n_resamples, seed)[:, 0]
+    lo, hi = interval_from_bootstrap(v, boot, method, c)
     return Interval(float(v.mean()), lo, hi, c, method, v.shape[0], n_resamples, seed)
 
 

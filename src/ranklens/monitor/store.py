@@ -1369,7 +1369,7 @@ def _summary(v: np.ndarray, confidence: float, n_resamples: int, seed: int) -> d
 
 def _welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict[str, Any]:
     """Welch's unequal-variance t-test of mean(a) - mean(b)."""
-    from ..stats import _special
+    from ..stats import scipy_special
 
     na, nb = len(a), len(b)
     va, vb = a.var(ddof=1), b.var(ddof=1)
@@ -1380,7 +1380,7 @@ def _welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict
         return {"statistic": math.copysign(math.inf, d) if d else 0.0, "df": math.nan, "p_value": p}
     t = d / math.sqrt(se2)
     df = se2 ** 2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1))
-    sp = _special()
+    sp = scipy_special()
     if alternative == "less":
         p = float(sp.stdtr(df, t))
     elif alternative == "greater":
@@ -1391,13 +1391,13 @@ def _welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict
 
 
 def _difference(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    from ..stats import _STREAM_BOOT, _boot
+    from ..stats import bootstrap_means
 
     if len(a) < 2 or len(b) < 2:
         return {"difference": float(a.mean() - b.mean()) if len(a) and len(b) else math.nan,
                 "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan, "test": "welch"}
-    ba = _boot(a.astype(np.float64), n_resamples, seed, _STREAM_BOOT)[:, 0]
-    bb = _boot(b.astype(np.float64), n_resamples, seed + 1, _STREAM_BOOT)[:, 0]
+    ba = bootstrap_means(a.astype(np.float64), n_resamples, seed)[:, 0]
+    bb = bootstrap_means(b.astype(np.float64), n_resamples, seed + 1)[:, 0]
     alpha = 1 - confidence
     lo, hi = np.quantile(ba - bb, [alpha / 2, 1 - alpha / 2])
     w = _welch(a, b)
@@ -1409,7 +1409,7 @@ def _aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[s
                ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
-    from ..stats import _STREAM_BOOT, _boot, t_interval
+    from ..stats import bootstrap_means, t_interval
 
     n = groups.num_rows
     if n == 0:
@@ -1461,7 +1461,7 @@ def _aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[s
                 elif np.all(x == x[0]):
                     lo[i] = hi[i] = x[0]
                 else:
-                    boot = _boot(np.ascontiguousarray(x), n_resamples, seed, _STREAM_BOOT)[:, 0]
+                    boot = bootstrap_means(np.ascontiguousarray(x), n_resamples, seed)[:, 0]
                     lo[i], hi[i] = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
         idx_rows.append(np.arange(n_cells))
         out_rows["metric"].append(np.full(n_cells, key, dtype=object))
