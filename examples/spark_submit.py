@@ -72,13 +72,13 @@ def main() -> None:
           f"{rankings.count()} ranked rows" + (f", {judgments.count()} judgments" if judgments is not None else ""))
 
     if args.group_by:
-        per_group = ranklens.spark.evaluate(rankings, judgments, measures, convention=args.convention,
+        per_group = ranklens.spark.evaluate(judgments, rankings, measures, convention=args.convention,
                                             group_by=args.group_by)
         per_group.orderBy(*args.group_by).show(truncate=False)
     else:
-        print(ranklens.spark.evaluate(rankings, judgments, measures, convention=args.convention))
+        print(ranklens.spark.evaluate(judgments, rankings, measures, convention=args.convention))
     if args.per_query_output:
-        per_query = ranklens.spark.evaluate(rankings, judgments, measures, convention=args.convention,
+        per_query = ranklens.spark.evaluate(judgments, rankings, measures, convention=args.convention,
                                             group_by=args.group_by or None, per_query=True)
         per_query.write.mode("overwrite").parquet(args.per_query_output)
         print(f"per-query values written to {args.per_query_output} "

@@ -138,10 +138,10 @@ def test_every_convention_aggregates(generated, conv, data):
     local, err = local_or_error(qrels, runs, ms, convention=conv)
     if err is not None:
         with pytest.raises(type(err)) as info:
-            rs.evaluate(rdf, jdf, ms, convention=conv, rows_per_call=37)
+            rs.evaluate(jdf, rdf, ms, convention=conv, rows_per_call=37)
         assert str(info.value) == str(err)
         return
-    got = rs.evaluate(rdf, jdf, ms, convention=conv, rows_per_call=37)
+    got = rs.evaluate(jdf, rdf, ms, convention=conv, rows_per_call=37)
     assert_same_result(local, got)
 
 
@@ -154,7 +154,7 @@ def test_every_convention_per_query(generated, conv, data):
     runs, qrels, rdf, jdf = generated[data]
     ms = measures_for(conv)
     local = ranklens.evaluate(qrels, runs, ms, convention=conv)
-    assert_same_per_query(local, rs.evaluate(rdf, jdf, ms, convention=conv, per_query=True, rows_per_call=50))
+    assert_same_per_query(local, rs.evaluate(jdf, rdf, ms, convention=conv, per_query=True, rows_per_call=50))
 
 
 def test_integer_ids_one_table_and_rank_column(spark):
@@ -182,7 +182,7 @@ def test_integer_ids_one_table_and_rank_column(spark):
     # judgments with float query ids (1000.0...), rankings with integer ones: matched as locally
     fq = qrels.set_column(0, "query", pc.cast(qrels["query"], pa.float64()))
     local = ranklens.evaluate(fq, rtab, ALL, convention="trec_eval")
-    assert_same_result(local, rs.evaluate(spark.createDataFrame(rtab), spark.createDataFrame(fq), ALL,
+    assert_same_result(local, rs.evaluate(spark.createDataFrame(fq), spark.createDataFrame(rtab), ALL,
                                           convention="trec_eval"))
 
 
@@ -212,6 +212,9 @@ def test_seed_groups_by_hand(spark):
     assert abs(res["ndcg"] - 0.83458) <= 1e-5
     assert abs(res["ndcg"] - sum(hand.values()) / 3) <= TOL
     assert res.counted == {"ndcg": 3} and res.excluded == []
+    # the one table given by name as `rankings=`: the same table, the same numbers
+    alone = rs.evaluate(rankings=df, metrics=["ndcg"], query_col="search_group_id", label_col="gains")
+    assert alone["ndcg"] == res["ndcg"] and alone.counted == res.counted
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,8 +240,8 @@ def test_group_by_judgments_without_group_columns(spark):
     ms = ["ndcg@5", "map", "err@5", "num_rel", "mrr@5"]
     for conv in ("ranklens", "trec_eval", "lightgbm"):
         agg = {(r["day"], r["model"]): r for r in
-               rs.evaluate(rdf, jdf, ms, convention=conv, group_by=["day", "model"], rows_per_call=41).collect()}
-        per_q = rs.evaluate(rdf, jdf, ms, convention=conv, group_by=["day", "model"], per_query=True).collect()
+               rs.evaluate(jdf, rdf, ms, convention=conv, group_by=["day", "model"], rows_per_call=41).collect()}
+        per_q = rs.evaluate(jdf, rdf, ms, convention=conv, group_by=["day", "model"], per_query=True).collect()
         import pyarrow.compute as pc
 
         keys = sorted({(d, m) for d, m in zip(runs["day"].to_pylist(), runs["model"].to_pylist())})
@@ -288,7 +291,7 @@ def test_group_by_with_group_columns_in_judgments(spark):
 
     ms = ["ndcg@5", "recall@10", "err@5"]
     for conv in ("ir_measures", "trec_eval"):
-        res = {r["day"]: r for r in rs.evaluate(spark.createDataFrame(runs), spark.createDataFrame(qrels), ms,
+        res = {r["day"]: r for r in rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(runs), ms,
                                                 convention=conv, group_by="day").collect()}
         days = sorted(set(qrels["day"].to_pylist()) | set(runs["day"].to_pylist()))
         for d in days:
@@ -328,13 +331,13 @@ def test_trec_dl_2019(spark):
           "ndcg", "num_rel_ret"]
     for conv, kw in (("trec_eval", {"queries": "judged"}), ("trec_eval", {}), ("ranklens", {})):
         local = ranklens.evaluate(qrels_path, run_path, ms, convention=conv, **kw)
-        got = rs.evaluate(rdf, jdf, ms, convention=conv, **kw)
+        got = rs.evaluate(jdf, rdf, ms, convention=conv, **kw)
         assert_same_result(local, got)
         if kw:
             # Anserini's published values (tests/data/trec-dl-passage/SOURCE.md): trec_eval -c, 4 decimals
             assert abs(got["ndcg_cut.10"] - 0.5058) <= 5e-5 and abs(got["recall@100(rel=2)"] - 0.4910) <= 5e-5
             assert got.counted["ndcg_cut.10"] == 43
-    per_q = rs.evaluate(rdf, jdf, ms, convention="ir_measures", per_query=True)
+    per_q = rs.evaluate(jdf, rdf, ms, convention="ir_measures", per_query=True)
     assert_same_per_query(ranklens.evaluate(qrels_path, run_path, ms, convention="ir_measures"), per_q)
 
 
@@ -376,8 +379,10 @@ def test_errors_come_back_as_ranklens_errors(spark):
         rs.evaluate(ok, metrics=["ndcg"], group_by=["nope"])
     with pytest.raises(InvalidParameterError, match="score or rank"):
         rs.evaluate(ok.drop("score"), metrics=["ndcg"])
-    with pytest.raises(InvalidParameterError, match="rankings_df"):
+    with pytest.raises(InvalidParameterError, match="`judgments` must be a pyspark DataFrame"):
         rs.evaluate(ok.toPandas(), metrics=["ndcg"])
+    with pytest.raises(InvalidParameterError, match="`rankings` must be a pyspark DataFrame; got DataFrame"):
+        rs.evaluate(ok, ok.toPandas(), metrics=["ndcg"])
     with pytest.raises(InvalidParameterError, match="weights"):
         rs.evaluate(ok, metrics=["ndcg"], weights={"q": 1.0})
 

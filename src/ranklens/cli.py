@@ -316,81 +316,32 @@ def _check_gates(results: list[tuple[str, Any]], gates: list[tuple[str, float]])
         _gate_failed(failed)
 
 
-def _spark_read(spark: Any, path: str) -> Any:
-    """A table Spark can read, by its extension (a directory: Parquet unless its files say otherwise)."""
-    from .errors import InputError
-
-    low = path.lower().rstrip("/")
-    if low.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        sep = "\t" if ".tsv" in low else ","
-        return spark.read.options(header=True, inferSchema=True, sep=sep).csv(path)
-    if low.endswith((".jsonl", ".jsonl.gz", ".json", ".ndjson")):
-        return spark.read.json(path)
-    if low.endswith((".parquet", ".pq")) or "." not in os.path.basename(low):
-        return spark.read.parquet(path)
-    raise InputError(f"{path}: --engine spark reads Parquet, CSV/TSV or JSON Lines tables (TREC and LETOR text "
-                     "files: convert them, or use the local engine).")
-
-
 def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention: str, overrides: dict[str, Any],
                 columns: dict[str, Any], per_query: bool, fmt: str, digits: int, master: str | None,
                 partitions: int | None, group_by: list[str], output: str | None,
                 gates: list[tuple[str, float]] | None = None) -> None:
-    from .errors import InputError, InvalidParameterError
+    """``--engine spark``: :func:`ranklens.spark.evaluate_files` computes, this prints."""
+    from .errors import InvalidParameterError
 
     for k in ("format", "run_format", "groups"):
         if k in columns:
             raise InvalidParameterError(f"--{k.replace('_', '-')} is for the local engine; --engine spark reads tables.")
-    from . import spark as rs
+    from .spark import evaluate_files
 
-    rs._deps_check()
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.getActiveSession()
-    if spark is None:
-        if master is None and os.environ.get("SPARK_ENV_LOADED"):
-            # under spark-submit: its --master and --conf hold
-            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-            spark = SparkSession.builder.appName("ranklens eval").getOrCreate()
+    done = evaluate_files(judgments, runs, ms, convention=convention, per_query=per_query, group_by=group_by,
+                          output=output, partitions=partitions, master=master, **columns, **overrides)
+    results = []
+    for run in done:
+        if run.written is not None:
+            click.echo(f"{run.name}: wrote {'per-query values' if per_query else 'per-group aggregates'} to "
+                       f"{run.written}")
+        elif run.table is not None:
+            _print_arrow(run.table, fmt, run.name if len(runs) > 1 else None)
         else:
-            spark = rs.session(master or "local[*]", app_name="ranklens eval")
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
-        results = []
-        jdf = _spark_read(spark, judgments)
-        for name, rdf, judged in ([(judgments, jdf, None)] if not runs else
-                                  [(run, _spark_read(spark, run), jdf) for run in runs]):
-            kw = dict(columns, **overrides)
-            if group_by or output:
-                out = rs.evaluate(rdf, judged, ms, convention=convention, per_query=per_query,
-                                  group_by=group_by or None, partitions=partitions, **kw)
-                if output:
-                    target = output if len(runs) <= 1 else os.path.join(output, os.path.basename(name))
-                    with rs._Reraise():
-                        out.write.mode("overwrite").parquet(target)
-                    click.echo(f"{name}: wrote {'per-query values' if per_query else 'per-group aggregates'} to {target}")
-                    continue
-                with rs._Reraise():
-                    table = out.toArrow() if hasattr(out, "toArrow") else None
-                    if table is None:  # pragma: no cover - pyspark < 4
-                        import pyarrow as pa
-
-                        table = pa.Table.from_pylist([r.asDict() for r in out.collect()])
-                _print_arrow(table, fmt, name if len(runs) > 1 else None)
-                continue
-            res = rs.evaluate(rdf, judged, ms, convention=convention, partitions=partitions, **kw)
-            if per_query:
-                res = rs._with_per_query(res, rs.evaluate(rdf, judged, ms, convention=convention, per_query=True,
-                                                          partitions=partitions, **kw))
-            results.append((name, res))
-        if results:
-            _print_results(results, per_query, fmt, digits)
-            _check_gates(results, gates or [])
-    except Exception as exc:  # Spark's own errors (a missing path...) as one line
-        if isinstance(exc, (RanklensError, click.ClickException)):
-            raise
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"spark: {first}") from None
+            results.append((run.name, run.result))
+    if results:
+        _print_results(results, per_query, fmt, digits)
+        _check_gates(results, gates or [])
 
 
 def _print_arrow(table: Any, fmt: str, name: str | None) -> None:

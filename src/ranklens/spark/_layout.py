@@ -1,0 +1,142 @@
+"""Moving rows, first step: which user columns play which role, and one long DataFrame of internal columns.
+
+The rankings (and the judgments, when they are a separate table) become one DataFrame with a side
+marker and the input row order, under internal column names (a prefix no user column is expected to
+have); :mod:`ranklens.spark._worker` then shuffles it by query and hands whole queries to the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..conventions import Convention
+from ..data import _pick
+from ..errors import InvalidParameterError
+from ..measures import Measure
+
+__all__ = [
+    "EX", "ITEM", "KIND", "KIND_EMPTY", "KIND_NOTE", "KIND_PARTIAL", "KIND_SKIP", "LABEL", "MEAS", "NQ", "N_EXAMPLES",
+    "Q", "REASON", "ROW", "SCORE", "SIDE", "SIDE_JUDGED", "SIDE_RANKED", "TOP", "COUNT", "Layout", "prepare",
+]
+
+# internal column names
+Q, ITEM, SCORE, LABEL, SIDE, ROW = "__rl_q", "__rl_item", "__rl_score", "__rl_label", "__rl_side", "__rl_row"
+KIND, NQ, TOP, REASON, MEAS, COUNT, EX = (
+    "__rl_kind", "__rl_nq", "__rl_top", "__rl_reason", "__rl_measure", "__rl_count", "__rl_examples",
+)
+SIDE_RANKED, SIDE_JUDGED = 0, 1
+KIND_PARTIAL, KIND_NOTE, KIND_SKIP, KIND_EMPTY = 0, 1, 2, 3
+#: query ids kept as examples of each exclusion (as the local engine keeps)
+N_EXAMPLES = 20
+
+
+class Layout:
+    """What was asked, resolved against the DataFrames' columns."""
+
+    def __init__(self, rankings_df: Any, judgments_df: Any, measures: list[Measure], conv: Convention,
+                 group_by: list[str], columns: dict[str, Any]) -> None:
+        self.measures = measures
+        self.conv = conv
+        self.group_by = group_by
+        self.two_tables = judgments_df is not None
+        rwhere = "the rankings DataFrame"
+        rcols = list(rankings_df.columns)
+        self.query = _pick(rcols, "query", columns.get("query_col"), True, rwhere)
+        self.item = _pick(rcols, "item", columns.get("item_col"), True, rwhere)
+        self.score = _pick(rcols, "score", columns.get("score_col"), False, rwhere)
+        self.rank = None if self.score else _pick(rcols, "rank", columns.get("rank_col"), False, rwhere)
+        if self.score is None and self.rank is None:
+            raise InvalidParameterError(
+                f"no score or rank column in {rwhere} (columns: {rcols}); pass `score_col=` or `rank_col=`."
+            )
+        self.label: str | None = None
+        if self.two_tables:
+            jwhere = "the judgments DataFrame"
+            jcols = list(judgments_df.columns)
+            self.j_query = _pick(jcols, "query", columns.get("query_col"), True, jwhere)
+            self.j_item = _pick(jcols, "item", columns.get("item_col"), True, jwhere)
+            self.j_label = _pick(jcols, "label", columns.get("label_col"), True, jwhere)
+        else:
+            self.label = _pick(rcols, "label", columns.get("label_col"), True, rwhere + " (one table, no judgments)")
+        for g in group_by:
+            if g not in rcols:
+                raise InvalidParameterError(f"`group_by` column {g!r} is not in {rwhere}; columns: {rcols}.")
+            if g in (self.query, self.item, self.score, self.rank, self.label):
+                raise InvalidParameterError(f"`group_by` column {g!r} is the query, item, score, rank or label column.")
+        if len(set(group_by)) != len(group_by):
+            raise InvalidParameterError(f"`group_by` repeats a column: {group_by}.")
+        clash = [m.key for m in measures if m.key in group_by or m.key == self.query]
+        if clash:
+            raise InvalidParameterError(f"measure key {clash[0]!r} is also a column name of the output.")
+        self.gcols = [f"__rl_g{i}" for i in range(len(group_by))]
+        self.keys = self.gcols + [Q]
+        self.need_max = any(m.family == "err" for m in measures) and conv.err_max_grade is None
+        self.check_depth = conv.k_beyond_longest == "error"
+        # the executors never stop on the Evidently check: it needs the deepest list of all queries
+        self.exec_conv = conv.replace(k_beyond_longest="allow") if self.check_depth else conv
+
+
+def _common_type(df_a: Any, a: str, df_b: Any, b: str) -> Any:
+    """Cast two id columns to one type (strings when they differ, as the local engine unifies ids)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    ta, tb = df_a.schema[a].dataType, df_b.schema[b].dataType
+    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    if isinstance(ta, integral) and isinstance(tb, integral):
+        return F.col(a).cast("long"), F.col(b).cast("long")
+    if ta == tb:
+        return F.col(a), F.col(b)
+    numeric = integral + (T.FloatType, T.DoubleType)
+    if isinstance(ta, numeric) and isinstance(tb, numeric):
+        # integers and floats: doubles, which the executors turn back into integers when they all are,
+        # as the local engine does with float ids
+        return F.col(a).cast("double"), F.col(b).cast("double")
+    return F.col(a).cast("string"), F.col(b).cast("string")
+
+
+def _id_col(df: Any, c: str) -> Any:
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    t = df.schema[c].dataType
+    if isinstance(t, (T.ByteType, T.ShortType, T.IntegerType)):
+        return F.col(c).cast("long")
+    if isinstance(t, (T.StringType, T.LongType, T.DoubleType, T.FloatType)):
+        return F.col(c)
+    return F.col(c).cast("string")
+
+
+def prepare(rankings_df: Any, judgments_df: Any, lay: Layout) -> Any:
+    """One long DataFrame (rankings rows, then judgments rows) with internal column names."""
+    from pyspark.sql import functions as F
+
+    rank_key = F.col(lay.score).cast("double") if lay.score else F.col(lay.rank).cast("double")
+    gsel = [F.col(g).alias(a) for g, a in zip(lay.group_by, lay.gcols)]
+    if not lay.two_tables:
+        return rankings_df.select(
+            *gsel, _id_col(rankings_df, lay.query).alias(Q), _id_col(rankings_df, lay.item).alias(ITEM),
+            rank_key.alias(SCORE), F.col(lay.label).cast("double").alias(LABEL),
+            F.lit(SIDE_RANKED).cast("byte").alias(SIDE), F.monotonically_increasing_id().alias(ROW),
+        )
+    jdf = judgments_df
+    rq, jq = _common_type(rankings_df, lay.query, jdf, lay.j_query)
+    ri, ji = _common_type(rankings_df, lay.item, jdf, lay.j_item)
+    ranked = rankings_df.select(
+        *gsel, rq.alias(Q), ri.alias(ITEM), rank_key.alias(SCORE), F.lit(None).cast("double").alias(LABEL),
+        F.lit(SIDE_RANKED).cast("byte").alias(SIDE), F.monotonically_increasing_id().alias(ROW),
+    )
+    in_j = [g for g in lay.group_by if g in jdf.columns]
+    judged = jdf.select(
+        *[F.col(g).alias(a) for g, a in zip(lay.group_by, lay.gcols) if g in in_j],
+        jq.alias(Q), ji.alias(ITEM), F.lit(None).cast("double").alias(SCORE),
+        F.col(lay.j_label).cast("double").alias(LABEL),
+        F.lit(SIDE_JUDGED).cast("byte").alias(SIDE), F.monotonically_increasing_id().alias(ROW),
+    )
+    if len(in_j) < len(lay.group_by):
+        # the judgments do not carry every group column: each group is evaluated against the
+        # judgments of the queries it ranks
+        on = [a for g, a in zip(lay.group_by, lay.gcols) if g in in_j] + [Q]
+        groups = ranked.select(*lay.gcols, Q).distinct()
+        judged = judged.join(groups, on=on, how="inner")
+    return ranked.unionByName(judged.select(*ranked.columns))
