@@ -1,4 +1,10 @@
-"""Monitors: compare each window of a series with its baseline, fire alerts, send them to a webhook."""
+"""Monitors: compare each window of a series with its baseline, fire alerts, record them, send them to a
+webhook.
+
+The monitors read reports, not the database: :func:`run_monitors` takes any object with the methods of
+:class:`ReportSource` (the store's :class:`~ranklens.monitor._reports.Reports` is one). Recording and
+listing alerts take an open connection.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +13,35 @@ import json
 import math
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError
-from .config import Baseline, MonitorSpec
+from ._db import fetch_arrow, transaction
+from ._params import metric_keys, parse_time, window_delta
+from ._stats import welch
+from .config import Baseline, MonitorConfig, MonitorSpec
 
-__all__ = ["Alert", "run_monitors", "send_webhook"]
+__all__ = ["Alert", "ReportSource", "floor_time", "record_alerts", "recorded_alerts", "run_monitors", "send_webhook"]
+
+
+class ReportSource(Protocol):
+    """What the monitors read: the configuration, the last time, a report, values of a selection, slices."""
+
+    config: MonitorConfig
+
+    def last_time(self) -> _dt.datetime | None: ...
+
+    def report(self, metrics: Any = ..., window: str = ..., by: Any = ..., where: Mapping[str, Any] | None = ...,
+               start: Any = ..., end: Any = ..., *, ci: str | None = ...) -> Any: ...
+
+    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any, end: Any) -> np.ndarray: ...
+
+    def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
+               columns: Any = ..., where: Mapping[str, Any] | None = ...) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -75,29 +101,31 @@ def _fire(spec: MonitorSpec, value: float, base: float) -> tuple[bool, float, st
     return bool(value < thr), thr, why
 
 
-def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start: Any = None, end: Any = None,
-                 monitors: Any = None) -> list[Alert]:
-    """Evaluate ``store.config.monitors`` (or ``monitors``) and return the alerts that fire."""
-    from .store import _metric_keys, _time, _welch, _window_delta
+def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
+                 end: Any = None, monitors: Any = None) -> list[Alert]:
+    """Evaluate ``reports.config.monitors`` (or ``monitors``) and return the alerts that fire.
 
-    specs = list(monitors if monitors is not None else store.config.monitors)
+    By default each monitor looks at the last window in the store (``at`` picks the window holding that
+    time; ``all_windows`` every window in ``[start, end)``).
+    """
+    specs = list(monitors if monitors is not None else reports.config.monitors)
     if not specs:
         raise InputError("no monitors are configured: add [[monitors]] to ranklens.toml (see docs/monitoring.md).")
-    info = store.info()
-    if info["last"] is None:
+    last = reports.last_time()
+    if last is None:
         raise InputError("the store is empty: ingest events first.")
     alerts: list[Alert] = []
     for spec in specs:
-        key = _metric_keys(spec.metric)[0]
-        delta = _window_delta(spec.window)
+        key = metric_keys(spec.metric)[0]
+        delta = window_delta(spec.window)
         if all_windows:
-            s, e = _time(start, "start"), _time(end, "end")
+            s, e = parse_time(start, "start"), parse_time(end, "end")
         else:
-            t = _time(at, "at") if at is not None else _time(info["last"], "last")
+            t = parse_time(at, "at") if at is not None else last
             s = floor_time(t, spec.window)
             e = s + delta
-        rep = store.report([key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, ci=None)
-        bspec: Baseline = spec.baseline or store.config.baseline
+        rep = reports.report([key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, ci=None)
+        bspec: Baseline = spec.baseline or reports.config.baseline
         base_cache: dict[Any, Any] = {}
         for row in rep.to_pylist():
             if row["n_groups"] < spec.min_groups:
@@ -110,20 +138,18 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
             if bspec.kind == "environment":
                 bw = {k: v for k, v in where.items() if k != "environment"}
                 bw["environment"] = bspec.environment
-                bstart, bend = None, None
                 ck = ("env", tuple(sorted(bw.items())))
                 if ck not in base_cache:
-                    base_cache[ck] = _values(store, key, bw, None, None)
+                    base_cache[ck] = reports.values(key, bw, None, None)
                     if len(base_cache[ck]) == 0 and "model_version" in bw:
                         # no baseline for this version: the model's baseline over all versions
                         bw2 = {k: v for k, v in bw.items() if k != "model_version"}
-                        base_cache[ck] = _values(store, key, bw2, None, None)
+                        base_cache[ck] = reports.values(key, bw2, None, None)
                 bvals = base_cache[ck]
             elif bspec.kind == "range":
-                bstart, bend = bspec.start, bspec.end
-                bvals = _values(store, key, where, bstart, bend)
+                bvals = reports.values(key, where, bspec.start, bspec.end)
             else:
-                bvals = _values(store, key, where, w0 - delta, w0)
+                bvals = reports.values(key, where, w0 - delta, w0)
             if len(bvals) == 0:
                 continue
             base = float(bvals.mean())
@@ -131,14 +157,14 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
             fires, thr, why = _fire(spec, value, base)
             p = None
             if fires and spec.significance is not None:
-                wvals = _values(store, key, where, w0, w1)
+                wvals = reports.values(key, where, w0, w1)
                 if len(wvals) > 1 and len(bvals) > 1:
-                    p = _welch(wvals, bvals, alternative="less")["p_value"]
+                    p = welch(wvals, bvals, alternative="less")["p_value"]
                     fires = p < spec.significance
                 else:
                     fires = False
             if fires:
-                top = _top_slices(store, key, w0, w1, bspec, where)
+                top = _top_slices(reports, key, w0, w1, bspec, where)
                 alerts.append(Alert(
                     monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
                     value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
@@ -151,10 +177,11 @@ def run_monitors(store: Any, at: Any = None, *, all_windows: bool = False, start
     return alerts
 
 
-def _top_slices(store: Any, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any], n: int = 3) -> list:
+def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any],
+                n: int = 3) -> list[dict[str, Any]]:
     """The slice values contributing most to the drop of this window (root cause, see Store.slices)."""
     try:
-        tab = store.slices(key, start=w0, end=w1, baseline=bspec, where=where)
+        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where)
     except InputError:  # no slice columns, or nothing counted on one side
         return []
     out = []
@@ -163,16 +190,6 @@ def _top_slices(store: Any, key: str, w0: Any, w1: Any, bspec: Baseline, where: 
             out.append({k: r[k] for k in ("column", "value", "baseline_value", "window_value", "change",
                                           "share_window", "contribution")})
     return out
-
-
-def _values(store: Any, key: str, where: dict[str, Any], start: Any, end: Any) -> np.ndarray:
-    con = store._connect(write=False)
-    try:
-        _, v = store._values(con, [key], where, start, end)
-    finally:
-        con.close()
-    v = v[:, 0]
-    return v[~np.isnan(v)]
 
 
 def send_webhook(url: str, alerts: list[Alert], timeout: float = 10.0) -> None:
@@ -190,3 +207,37 @@ def send_webhook(url: str, alerts: list[Alert], timeout: float = 10.0) -> None:
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise InputError(f"webhook {url} could not be reached: {reason}.") from None
+
+
+def record_alerts(con: Any, alerts: list[Alert]) -> None:
+    """Record fired alerts in the store, in one transaction; an alert already recorded for this monitor,
+    window and series is not recorded again."""
+    with transaction(con):
+        for a in alerts:
+            d = a.to_dict()
+            con.execute(
+                """INSERT INTO alerts SELECT now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                   WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE monitor = ? AND window_start = ? AND series = ?)""",
+                [d["monitor"], d["metric"], parse_time(d["window_start"], "window"),
+                 parse_time(d["window_end"], "window"),
+                 d["series"].get("model"), d["series"].get("model_version"), d["series"].get("environment"),
+                 json.dumps(d["series"], sort_keys=True), d["value"], d["baseline"], d["threshold"], d["p_value"],
+                 d["n_groups"], d["n_baseline"], d["reason"],
+                 d["monitor"], parse_time(d["window_start"], "window"), json.dumps(d["series"], sort_keys=True)],
+            )
+
+
+def recorded_alerts(con: Any, start: Any = None, end: Any = None) -> Any:
+    """Alerts recorded in the store, newest first (``[start, end)`` on the window start), as a pyarrow Table."""
+    clauses, params = [], []
+    if parse_time(start, "start") is not None:
+        clauses.append("window_start >= ?")
+        params.append(parse_time(start, "start"))
+    if parse_time(end, "end") is not None:
+        clauses.append("window_start < ?")
+        params.append(parse_time(end, "end"))
+    cond = " AND ".join(clauses) or "TRUE"
+    return fetch_arrow(con.sql(
+        f"SELECT fired_at, monitor, metric, window_start AS window, window_end, model, model_version, "
+        f"environment, series, value, baseline, threshold, p_value, n_groups, n_baseline, reason "
+        f"FROM alerts WHERE {cond} ORDER BY fired_at DESC, window_start DESC", params=params))

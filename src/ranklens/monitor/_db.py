@@ -1,0 +1,194 @@
+"""The store's DuckDB file: opening it (file lock with a wait, migrations), transactions, the catalogue
+of slice and measure columns, and the SQL of a selection of groups.
+
+Every call opens the file for its own duration, so another process can ingest between two calls. A
+writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it, then
+gets :class:`~ranklens.errors.StoreBusyError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from .._deps import require
+from ..errors import InputError, InvalidParameterError, StoreBusyError
+from ._params import parse_time
+from ._schema import SCHEMA_VERSION, migrate, schema_version
+
+__all__ = [
+    "BASE_COLUMNS", "Database", "column_sql", "fetch_arrow", "filters_sql", "metric_columns", "quote",
+    "slice_columns", "transaction",
+]
+
+BASE_COLUMNS = ("model", "model_version", "environment", "group_id")
+
+
+def fetch_arrow(rel: Any) -> Any:
+    """A DuckDB relation as a pyarrow Table (whichever method this duckdb has)."""
+    f = getattr(rel, "to_arrow_table", None)
+    return f() if f is not None else rel.arrow()
+
+
+def quote(name: str) -> str:
+    """A SQL identifier in double quotes.
+
+    Examples
+    --------
+    >>> quote('s_"x')
+    '"s_""x"'
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+@contextlib.contextmanager
+def transaction(con: Any) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back when it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+class Database:
+    """Where the store lives and how it is opened.
+
+    Parameters
+    ----------
+    path : Path
+        The DuckDB file.
+    read_only : bool
+        Refuse to open it for writing.
+    wait : float
+        Seconds to wait for another process holding the file.
+    """
+
+    def __init__(self, path: Path, read_only: bool, wait: float) -> None:
+        self.path = path
+        self.read_only = read_only
+        self.wait = wait
+
+    def connect(self, write: bool) -> Any:
+        """A connection to the file, migrated to the current schema when ``write`` (the caller closes it)."""
+        duckdb = require("duckdb")
+        if write and self.read_only:
+            raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
+        if not write and not self.path.exists():
+            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
+        deadline = time.monotonic() + self.wait
+        delay = 0.02
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=not write)
+                break
+            except duckdb.Error as exc:
+                text = str(exc)
+                if "lock" not in text.lower():
+                    raise InputError(f"store {str(self.path)!r} cannot be opened: {text.splitlines()[0]}") from None
+                if time.monotonic() >= deadline:
+                    holder = re.search(r"PID (\d+)", text)
+                    who = f" (process {holder.group(1)})" if holder else ""
+                    raise StoreBusyError(
+                        f"store {str(self.path)!r} is busy: another process{who} is writing to it; "
+                        f"waited {self.wait:g} s (raise --wait, or try again when it is done)"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+        except Exception:  # pragma: no cover - ICU not loaded: timestamps are naive UTC anyway
+            pass
+        version = schema_version(con)
+        if write:
+            if version > SCHEMA_VERSION:
+                con.close()
+                raise InputError(
+                    f"store {str(self.path)!r} has schema version {version}, newer than this ranklens "
+                    f"({SCHEMA_VERSION}); upgrade ranklens."
+                )
+            migrate(con)
+        elif version != SCHEMA_VERSION:
+            con.close()
+            raise InputError(
+                f"store {str(self.path)!r} has schema version {version}; this ranklens reads version "
+                f"{SCHEMA_VERSION}. Open it once for writing (e.g. ranklens monitor ingest) to migrate it."
+            )
+        return con
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Any]:
+        """A read-only connection for the duration of a block."""
+        con = self.connect(write=False)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Any]:
+        """A writing connection for the duration of a block."""
+        con = self.connect(write=True)
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+# -- catalogue ---------------------------------------------------------------------------------------------
+def slice_columns(con: Any) -> dict[str, str]:
+    """Slice name -> its column in ``groups``."""
+    return dict(con.execute("SELECT name, col FROM slice_columns ORDER BY name").fetchall())
+
+
+def metric_columns(con: Any) -> dict[str, tuple[str, str]]:
+    """Tracked measure key -> (its column in ``groups``, the configuration fingerprint of its values)."""
+    return {k: (c, f) for k, c, f in con.execute("SELECT key, col, fingerprint FROM metric_columns").fetchall()}
+
+
+def column_sql(con: Any, name: str, slices: dict[str, str] | None = None) -> str:
+    """The SQL column of a series or filter name (model, ..., group_id or a slice); else an error naming it."""
+    slices = slice_columns(con) if slices is None else slices
+    n = str(name).lower()
+    if n in BASE_COLUMNS:
+        return n
+    if n in slices:
+        return quote(slices[n])
+    known = ", ".join(list(BASE_COLUMNS) + sorted(slices))
+    raise InvalidParameterError(f"unknown column {name!r}; known: {known}.")
+
+
+def filters_sql(
+    con: Any, where: Mapping[str, Any] | None, start: Any, end: Any, alias: str = ""
+) -> tuple[str, list[Any]]:
+    """(SQL condition, parameters) selecting the groups of ``where`` served in ``[start, end)``."""
+    p = f"{alias}." if alias else ""
+    clauses: list[str] = []
+    params: list[Any] = []
+    slices = slice_columns(con)
+    if where is not None and not isinstance(where, Mapping):
+        raise InvalidParameterError(f"`where` must be a mapping {{column: value or [values]}}; got {where!r}.")
+    for col, val in (where or {}).items():
+        c = column_sql(con, col, slices)
+        vals = list(val) if isinstance(val, (list, tuple, set)) else [val]
+        if not vals:
+            raise InvalidParameterError(f"`where` gives no value for {col!r}.")
+        if any(v is None for v in vals):
+            clauses.append(f"({p}{c} IS NULL" + (f" OR {p}{c} IN ({', '.join('?' * (len(vals) - 1))}))" if len(vals) > 1 else ")"))
+        else:
+            clauses.append(f"{p}{c} IN ({', '.join('?' * len(vals))})")
+        params.extend(str(v) for v in vals if v is not None)
+    ts, te = parse_time(start, "start"), parse_time(end, "end")
+    if ts is not None:
+        clauses.append(f"{p}ts >= ?")
+        params.append(ts)
+    if te is not None:
+        clauses.append(f"{p}ts < ?")
+        params.append(te)
+    return (" AND ".join(clauses) if clauses else "TRUE"), params

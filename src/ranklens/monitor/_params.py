@@ -1,0 +1,90 @@
+"""Arguments shared by the store's readers and the monitors: times, windows, measure keys, baselines."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..measures import parse_measure
+from .config import Baseline
+
+__all__ = ["WINDOWS", "baseline_selection", "check_window", "metric_keys", "parse_time", "window_delta"]
+
+WINDOWS = ("hour", "day", "week")
+
+
+def parse_time(value: Any, name: str) -> _dt.datetime | None:
+    """A naive UTC datetime from an ISO text, a date, a datetime or a numpy datetime64 (None and "" give None).
+
+    Examples
+    --------
+    >>> parse_time("2026-10-01T12:00:00+02:00", "start")
+    datetime.datetime(2026, 10, 1, 10, 0)
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, _dt.datetime):
+        t = value
+    elif isinstance(value, _dt.date):
+        t = _dt.datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            t = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidParameterError(f"`{name}` must be an ISO date or time like 2026-10-01; got {value!r}.") from None
+    elif isinstance(value, np.datetime64):
+        t = value.astype("datetime64[us]").item()
+    else:
+        raise InvalidParameterError(f"`{name}` must be an ISO date or time; got {value!r}.")
+    if t.tzinfo is not None:
+        t = t.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    return t
+
+
+def window_delta(window: str) -> _dt.timedelta:
+    """The length of an hour, day or week window."""
+    return {"hour": _dt.timedelta(hours=1), "day": _dt.timedelta(days=1), "week": _dt.timedelta(days=7)}[window]
+
+
+def check_window(window: str) -> str:
+    """``window`` when it is hour, day or week; else an error naming ``window``."""
+    if window not in WINDOWS:
+        raise InvalidParameterError(f"`window` must be hour, day or week; got {window!r}.")
+    return window
+
+
+def metric_keys(metrics: Any, k: Any = None) -> list[str]:
+    """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded.
+
+    Examples
+    --------
+    >>> metric_keys(["ndcg", "map@5"], k=[1, 10])
+    ['ndcg@1', 'ndcg@10', 'map@5']
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    ks = [k] if isinstance(k, int) else list(k or [])
+    keys: list[str] = []
+    for m in metrics:
+        m = str(m)
+        if ks and "@" not in m and "." not in m:
+            for kk in ks:
+                keys.extend(x.key for x in parse_measure(f"{m}@{int(kk)}"))
+        else:
+            keys.extend(x.key for x in parse_measure(m))
+    if not keys:
+        raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
+    return list(dict.fromkeys(keys))
+
+
+def baseline_selection(spec: Baseline, where: Mapping[str, Any] | None) -> tuple[dict[str, Any], Any, Any]:
+    """(where, start, end) selecting the groups of an environment or date-range baseline."""
+    w = dict(where or {})
+    if spec.kind == "environment":
+        w["environment"] = spec.environment
+        return w, None, None
+    return w, spec.start, spec.end

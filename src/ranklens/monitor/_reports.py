@@ -1,0 +1,351 @@
+"""Reports over a selection of groups: the mean of each measure per window and series (with
+intervals), the baseline, the worst lists, one list's table, two selections compared, the slice values
+behind a change, and what the store holds.
+
+Values come from :mod:`ranklens.monitor._values` (stored per group, or computed from the events); the
+aggregation works on a small per-group table (no Python loop over groups; loops over cells).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .._deps import require
+from ..errors import InputError, InvalidParameterError
+from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
+from ._params import baseline_selection, check_window, metric_keys, parse_time
+from ._schema import schema_version
+from ._stats import cell_intervals, difference, summary, welch
+from ._values import events, gains, select_values
+from .config import Baseline, MonitorConfig
+
+__all__ = ["Reports", "aggregate"]
+
+
+class Reports:
+    """The reads of a store: every method opens the file for its own duration.
+
+    Parameters
+    ----------
+    db : Database
+        The store's file.
+    config : MonitorConfig
+        Attribution, evaluation (convention, tracked measures) and the default baseline.
+    """
+
+    def __init__(self, db: Database, config: MonitorConfig) -> None:
+        self.db = db
+        self.config = config
+
+    def last_time(self) -> _dt.datetime | None:
+        """The time of the last served list in the store (None when it is empty)."""
+        with self.db.reading() as con:
+            last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
+        return last
+
+    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any, end: Any) -> np.ndarray:
+        """The counted values of one measure over the groups of a selection (groups left out dropped)."""
+        key = metric_keys(metric)[0]
+        with self.db.reading() as con:
+            _, v = select_values(con, self.config, [key], where, start, end)
+        x = v[:, 0]
+        return x[~np.isnan(x)]
+
+    def report(
+        self,
+        metrics: Any = ("ndcg@10",),
+        window: str = "day",
+        by: Iterable[str] = ("model", "model_version", "environment"),
+        where: Mapping[str, Any] | None = None,
+        start: Any = None,
+        end: Any = None,
+        *,
+        k: Any = None,
+        ci: str | None = "bootstrap",
+        confidence: float = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> Any:
+        """Mean of each measure per time window and per series (see :meth:`Store.report`)."""
+        window = check_window(window)
+        keys = metric_keys(metrics, k)
+        by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
+        if ci not in ("bootstrap", "t", None, "none"):
+            raise InvalidParameterError(f"`ci` must be 'bootstrap', 't' or None; got {ci!r}.")
+        with self.db.reading() as con:
+            slices = slice_columns(con)
+            exprs = [f"date_trunc('{window}', ts) AS {quote('c:window')}"]
+            exprs += [f"{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
+            groups, values = select_values(con, self.config, keys, where, start, end, exprs)
+        keycols = ["c:window"] + ["c:" + b for b in by]
+        return aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
+
+    def baseline(self, metric: str = "ndcg@10", baseline: Any = None, where: Mapping[str, Any] | None = None,
+                 *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+        """Value of ``metric`` over the baseline groups (environment or date range), with a bootstrap interval."""
+        spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
+        if spec.kind == "previous":
+            raise InvalidParameterError("a 'previous window' baseline depends on a window; use report() or check().")
+        key = metric_keys(metric)[0]
+        w, s, e = baseline_selection(spec, where)
+        with self.db.reading() as con:
+            _, values = select_values(con, self.config, [key], w, s, e)
+        out = summary(values[:, 0], confidence, n_resamples, seed)
+        out["spec"] = {"kind": spec.kind, "environment": spec.environment, "start": spec.start, "end": spec.end,
+                       "where": dict(w or {})}
+        out["metric"] = key
+        return out
+
+    def groups(self, metric: str = "ndcg@10", start: Any = None, end: Any = None,
+               where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20) -> Any:
+        """Served lists of a selection with their value, the worst (or best) first."""
+        pa = require("pyarrow")
+        if order not in ("worst", "best"):
+            raise InvalidParameterError(f"`order` must be 'worst' or 'best'; got {order!r}.")
+        if not isinstance(limit, int) or limit < 1:
+            raise InvalidParameterError(f"`limit` must be an integer >= 1; got {limit!r}.")
+        key = metric_keys(metric)[0]
+        with self.db.reading() as con:
+            slices = slice_columns(con)
+            extra = ["group_id", "model", "model_version", "environment", "ts AS timestamp"]
+            extra += [f"{quote(c)} AS {quote(s)}" for s, c in slices.items()]
+            extra += ["n_items", "n_relevant"]
+            groups, values = select_values(con, self.config, [key], where, start, end, extra)
+        v = values[:, 0]
+        counted = ~np.isnan(v)
+        o = np.argsort(v if order == "worst" else -v, kind="stable")
+        o = o[counted[o]][:limit]
+        cols = {c: groups.column(c).take(pa.array(o)) for c in groups.column_names if c not in ("gid", "source")}
+        names = ["group_id", "model", "model_version", "environment", "timestamp", *slices]
+        out = {n: cols[n] for n in names}
+        out["metric"] = pa.array([key] * len(o), pa.string())
+        out["value"] = pa.array(v[o])
+        out["n_items"] = cols["n_items"]
+        out["n_relevant"] = cols["n_relevant"]
+        return pa.table(out)
+
+    def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
+                environment: str | None = None, k: int | None = 10, measure: str = "ndcg") -> Any:
+        """The core's :func:`ranklens.explain` table of one served list, with the store's attributed gains."""
+        pa = require("pyarrow")
+        from ..explain import explain as _explain
+
+        where = {"group_id": str(group_id)}
+        for c, v in (("model", model), ("model_version", model_version), ("environment", environment)):
+            if v is not None:
+                where[c] = v
+        with self.db.reading() as con:
+            cond, params = filters_sql(con, where, None, None)
+            found = con.execute(
+                f"SELECT gid, model, model_version, environment, source FROM groups WHERE {cond} ORDER BY gid", params
+            ).fetchall()
+            if not found:
+                raise InputError(f"no served list with group_id {str(group_id)!r}" + (
+                    f" and {', '.join(f'{c}={v}' for c, v in where.items() if c != 'group_id')}" if len(where) > 1 else "")
+                    + " in the store.")
+            if len(found) > 1:
+                opts = "; ".join(f"model={m} model_version={v} environment={e}" for _, m, v, e, _ in found[:5])
+                raise InputError(f"group_id {str(group_id)!r} was served {len(found)} times ({opts}); "
+                                 "say which with model / model_version / environment.")
+            gid, source = found[0][0], found[0][4]
+            if source != "events":
+                raise InputError(f"group_id {str(group_id)!r} came as per-group results (no events): nothing to explain.")
+            ev = events(con, self.config.attribution, "SELECT ?", [gid])
+        gain = gains(ev, self.config.attribution)
+        tbl = pa.table({"query": [str(group_id)] * ev.num_rows, "item": ev.column("item_id"),
+                        "score": ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), "label": gain})
+        return _explain(tbl, None, str(group_id), k=k, measure=measure, convention=self.config.convention_obj(),
+                        query_col="query", item_col="item", score_col="score", label_col="label")
+
+    def compare(self, metric: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
+                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+        """Two selections of groups side by side: means, intervals, Welch's test."""
+        key = metric_keys(metric)[0]
+        sides = []
+        with self.db.reading() as con:
+            for name, sel in (("a", a), ("b", b)):
+                sel = dict(sel or {})
+                unknown = set(sel) - {"where", "start", "end"}
+                if unknown:
+                    raise InvalidParameterError(f"`{name}` accepts where, start and end; not {', '.join(sorted(unknown))}.")
+                _, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
+                sides.append(v[:, 0][~np.isnan(v[:, 0])])
+        out: dict[str, Any] = {"metric": key}
+        for name, v in zip(("a", "b"), sides):
+            out[name] = summary(v, confidence, n_resamples, seed)
+        va, vb = sides
+        out.update(difference(va, vb, confidence, n_resamples, seed))
+        return out
+
+    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+               columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None) -> Any:
+        """Which slice values explain the change of ``metric`` (see :meth:`Store.slices`)."""
+        pa = require("pyarrow")
+        key = metric_keys(metric)[0]
+        spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
+        with self.db.reading() as con:
+            slices = slice_columns(con)
+            if columns is None:
+                cols = list(slices)
+            else:
+                cols = [str(c).lower() for c in ([columns] if isinstance(columns, str) else columns)]
+                for c in cols:
+                    column_sql(con, c, slices)
+            if not cols:
+                raise InputError("the store has no slice columns to break the change down by.")
+            s, e = parse_time(start, "start"), parse_time(end, "end")
+            if s is None and e is None:
+                last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
+                if last is None:
+                    raise InputError("the store is empty.")
+                s = _dt.datetime(last.year, last.month, last.day)
+                e = s + _dt.timedelta(days=1)
+            elif s is None or e is None:
+                raise InvalidParameterError("give both `start` and `end` for the window, or neither (the last day).")
+            exprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
+            wg, wv = select_values(con, self.config, [key], where, s, e, exprs)
+            if spec.kind == "previous":
+                bw, bs, be = dict(where or {}), s - (e - s), s
+            else:
+                bw, bs, be = baseline_selection(spec, where)
+            bg, bv = select_values(con, self.config, [key], bw, bs, be, exprs)
+        rows = []
+        vw, vb = wv[:, 0], bv[:, 0]
+        cw, cb = ~np.isnan(vw), ~np.isnan(vb)
+        nw, nb = int(cw.sum()), int(cb.sum())
+        if nw == 0 or nb == 0:
+            raise InputError(f"no counted groups in the {'window' if nw == 0 else 'baseline'} for {key}.")
+        pc = require("pyarrow.compute")
+        for c in cols:
+            # slice values as integer codes over one dictionary (no Python object per group)
+            sw = pc.fill_null(wg.column("c:" + c).cast(pa.string()), "(missing)")
+            sb = pc.fill_null(bg.column("c:" + c).cast(pa.string()), "(missing)")
+            values_c = pc.unique(pa.chunked_array(sw.chunks + sb.chunks, pa.string())).to_pylist()
+            dictionary = pa.array(values_c, pa.string())
+            aw = pc.index_in(sw, value_set=dictionary).to_numpy(zero_copy_only=False)
+            ab = pc.index_in(sb, value_set=dictionary).to_numpy(zero_copy_only=False)
+            present = set(np.unique(aw[cw]).tolist()) | set(np.unique(ab[cb]).tolist())
+            for code in sorted(present, key=lambda i: values_c[i]):
+                val = values_c[code]
+                xw = vw[cw & (aw == code)]
+                xb = vb[cb & (ab == code)]
+                sw, sb = len(xw) / nw, len(xb) / nb
+                mw = float(xw.mean()) if len(xw) else math.nan
+                mb = float(xb.mean()) if len(xb) else math.nan
+                change = mw - mb if len(xw) and len(xb) else math.nan
+                if len(xw) and not len(xb):
+                    contrib, mix = 0.0, sw * mw  # a value new in the window only changes the mix
+                elif len(xb) and not len(xw):
+                    contrib, mix = 0.0, -sb * mb
+                else:
+                    contrib, mix = sw * change, (sw - sb) * mb
+                p = welch(xw, xb)["p_value"] if len(xw) > 1 and len(xb) > 1 else math.nan
+                rows.append({"column": c, "value": str(val), "n_baseline": len(xb), "n_window": len(xw),
+                             "baseline_value": mb, "window_value": mw, "change": change, "share_baseline": sb,
+                             "share_window": sw, "contribution": contrib, "mix": mix, "p_value": p})
+        rows.sort(key=lambda r: (r["contribution"], r["column"], r["value"]))
+        total = float(vw[cw].mean() - vb[cb].mean())
+        table = pa.Table.from_pylist(rows) if rows else pa.table({})
+        meta = {"metric": key, "window_start": s.isoformat(), "window_end": e.isoformat(),
+                "baseline": spec.describe(), "window_value": float(vw[cw].mean()),
+                "baseline_value": float(vb[cb].mean()), "change": total, "n_window": nw, "n_baseline": nb}
+        return table.replace_schema_metadata({"ranklens": json.dumps(meta)})
+
+    def info(self) -> dict[str, Any]:
+        """What the store holds: counts, time range, models, slice columns, tracked measures."""
+        with self.db.reading() as con:
+            one = con.execute("""SELECT (SELECT count(*) FROM groups), (SELECT count(*) FROM items),
+                                        (SELECT count(*) FROM feedback), (SELECT count(*) FROM batches),
+                                        (SELECT count(*) FROM quarantine), (SELECT min(ts) FROM groups),
+                                        (SELECT max(ts) FROM groups)""").fetchall()[0]
+            models = [dict(zip(("model", "model_version", "environment", "groups", "first", "last"), r))
+                      for r in con.execute("""SELECT model, model_version, environment, count(*), min(ts), max(ts)
+                                              FROM groups GROUP BY ALL ORDER BY 1, 2, 3""").fetchall()]
+            for m in models:
+                m["first"], m["last"] = m["first"].isoformat(), m["last"].isoformat()
+            reasons = dict(con.execute("SELECT reason, count(*) FROM quarantine GROUP BY 1 ORDER BY 2 DESC").fetchall())
+            return {
+                "path": str(self.db.path), "schema_version": schema_version(con),
+                "groups": one[0], "items": one[1], "labels": one[2], "batches": one[3], "quarantined": one[4],
+                "quarantine_reasons": reasons,
+                "first": one[5].isoformat() if one[5] else None, "last": one[6].isoformat() if one[6] else None,
+                "models": models, "slices": sorted(slice_columns(con)),
+                "tracked": sorted(metric_columns(con)),
+            }
+
+    def quarantine(self, limit: int = 100) -> Any:
+        """Rows that failed validation: batch, source, row number, reason and the row as it came."""
+        with self.db.reading() as con:
+            return fetch_arrow(con.sql("SELECT batch_id, source, row_number, reason, record FROM quarantine "
+                                       "ORDER BY source, row_number LIMIT ?", params=[int(limit)]))
+
+
+def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],
+              ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
+    """The report's table: per cell (the distinct values of ``keycols``, named ``names``) and measure, the
+    mean of the counted groups, their number, the number left out, and the cell's interval."""
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    n = groups.num_rows
+    if n == 0:
+        schema = [pa.field("window", pa.timestamp("us"))] + [pa.field(c, pa.string()) for c in names[1:]]
+        schema += [pa.field("metric", pa.string()), pa.field("value", pa.float64()), pa.field("n_groups", pa.int64()),
+                   pa.field("n_excluded", pa.int64()), pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64())]
+        return pa.schema(schema).empty_table()
+    # cell id of each group: rows sorted by the key columns, a new cell where any key changes
+    sort_keys = [(c, "ascending") for c in keycols]
+    order = pc.sort_indices(groups.select(keycols), sort_keys=sort_keys).to_numpy()
+    st = groups.select(keycols).take(pa.array(order))
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for c in keycols:
+        col = st.column(c).combine_chunks()
+        if n > 1:
+            a, b = col.slice(1), col.slice(0, n - 1)
+            neq = pc.fill_null(pc.not_equal(a, b), True).to_numpy(zero_copy_only=False)
+            both_null = (pc.is_null(a).to_numpy(zero_copy_only=False) & pc.is_null(b).to_numpy(zero_copy_only=False))
+            change[1:] |= neq & ~both_null
+    cell = np.cumsum(change) - 1
+    starts = np.flatnonzero(change)
+    n_cells = len(starts)
+    cells = st.take(pa.array(starts))
+    vals = values[order]
+    out_rows: dict[str, list[Any]] = {c: [] for c in ["metric", "value", "n_groups", "n_excluded", "ci_low", "ci_high"]}
+    idx_rows: list[np.ndarray] = []
+    ends = np.append(starts[1:], n)
+    for j, key in enumerate(keys):
+        v = vals[:, j]
+        counted = ~np.isnan(v)
+        cnt = np.bincount(cell, weights=counted, minlength=n_cells).astype(np.int64)
+        tot = np.bincount(cell, minlength=n_cells).astype(np.int64)
+        sums = np.bincount(cell, weights=np.where(counted, v, 0.0), minlength=n_cells)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = sums / cnt
+        lo, hi = cell_intervals(v, starts, ends, ci, confidence, n_resamples, seed)
+        idx_rows.append(np.arange(n_cells))
+        out_rows["metric"].append(np.full(n_cells, key, dtype=object))
+        out_rows["value"].append(mean)
+        out_rows["n_groups"].append(cnt)
+        out_rows["n_excluded"].append(tot - cnt)
+        out_rows["ci_low"].append(lo)
+        out_rows["ci_high"].append(hi)
+    idx = np.concatenate(idx_rows)
+    # order: window, series, metric in the order asked
+    metric_pos = np.concatenate([np.full(n_cells, j) for j in range(len(keys))])
+    o = np.lexsort((metric_pos, idx))
+    data: dict[str, Any] = {}
+    for name, c in zip(names, keycols):
+        data[name] = cells.column(c).take(pa.array(idx[o]))
+    data["metric"] = pa.array(np.concatenate(out_rows["metric"])[o].tolist(), pa.string())
+    for c in ("value", "ci_low", "ci_high"):
+        data[c] = pa.array(np.concatenate(out_rows[c])[o], pa.float64())
+    for c in ("n_groups", "n_excluded"):
+        data[c] = pa.array(np.concatenate(out_rows[c])[o], pa.int64())
+    return pa.table(data)
