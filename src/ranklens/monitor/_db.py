@@ -180,7 +180,8 @@ def filters_sql(
         if not vals:
             raise InvalidParameterError(f"`where` gives no value for {col!r}.")
         if any(v is None for v in vals):
-            clauses.append(f"({p}{c} IS NULL" + (f" OR {p}{c} IN ({', '.join('?' * (len(vals) - 1))}))" if len(vals) > 1 else ")"))
+            rest = f" OR {p}{c} IN ({', '.join('?' * (len(vals) - 1))}))" if len(vals) > 1 else ")"
+            clauses.append(f"({p}{c} IS NULL" + rest)
         else:
             clauses.append(f"{p}{c} IN ({', '.join('?' * len(vals))})")
         params.extend(str(v) for v in vals if v is not None)

@@ -144,7 +144,9 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
         t = typ(c)
         if pa.types.is_boolean(t):
             return f"TRY_CAST(CAST({raw(c)} AS INTEGER) AS DOUBLE)"
-        return f"TRY_CAST(NULLIF(TRIM(CAST({raw(c)} AS VARCHAR)), '') AS DOUBLE)" if pa.types.is_string(t) or pa.types.is_large_string(t) else f"TRY_CAST({raw(c)} AS DOUBLE)"
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            return f"TRY_CAST(NULLIF(TRIM(CAST({raw(c)} AS VARCHAR)), '') AS DOUBLE)"
+        return f"TRY_CAST({raw(c)} AS DOUBLE)"
 
     def present(c: str) -> str:
         if c not in cols:
@@ -166,9 +168,11 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     if "labels" in cols:
         lt = typ("labels")
         if pa.types.is_list(lt) or pa.types.is_large_list(lt):
-            labels = f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), lambda l: l IS NOT NULL AND l <> ''))"
+            labels = (f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), "
+                      "lambda l: l IS NOT NULL AND l <> ''))")
         else:
-            labels = f"list_distinct(list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), lambda l: TRIM(l)), lambda l: l <> ''))"
+            labels = (f"list_distinct(list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), "
+                      "lambda l: TRIM(l)), lambda l: l <> ''))")
     else:
         labels = "CAST(NULL AS VARCHAR[])"
     select = [
@@ -380,23 +384,30 @@ def ingest_results(db: Database, fingerprint: str, name: str, kind: str, obj: An
             con.register("_res", table)
             tsraw = f"_res.{quote(cols['timestamp'])}"
             t = table.schema.field(cols["timestamp"]).type
-            ts = f"CAST({tsraw} AS TIMESTAMP)" if (pa.types.is_timestamp(t) or pa.types.is_date(t)) else \
-                f"COALESCE(CAST(TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMPTZ) AS TIMESTAMP), TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMP))"
-            txt = {c: f"NULLIF(TRIM(CAST(_res.{quote(cols[c])} AS VARCHAR)), '')" for c in ("model", "model_version", "environment", "group_id")}
+            if pa.types.is_timestamp(t) or pa.types.is_date(t):
+                ts = f"CAST({tsraw} AS TIMESTAMP)"
+            else:
+                ts = (f"COALESCE(CAST(TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMPTZ) AS TIMESTAMP), "
+                      f"TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMP))")
+            txt = {c: f"NULLIF(TRIM(CAST(_res.{quote(cols[c])} AS VARCHAR)), '')"
+                   for c in ("model", "model_version", "environment", "group_id")}
             bad = con.execute(f"""SELECT count(*) FROM _res WHERE {ts} IS NULL OR {txt['group_id']} IS NULL
                 OR {txt['model']} IS NULL OR {txt['model_version']} IS NULL
                 OR lower({txt['environment']}) NOT IN ('training', 'validation', 'production')""").fetchall()[0][0]
             if bad:
-                raise InputError(f"{name}: {bad} rows lack a valid timestamp, model, model_version, group_id or environment.")
+                raise InputError(
+                    f"{name}: {bad} rows lack a valid timestamp, model, model_version, group_id or environment."
+                )
             base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
             mset = "".join(f", {quote(mcols[k][0])}" for k in metric_cols)
-            mval = "".join(f", CASE WHEN isnan(TRY_CAST(_res.{quote(c)} AS DOUBLE)) THEN NULL ELSE TRY_CAST(_res.{quote(c)} AS DOUBLE) END"
-                           for c in metric_cols.values())
+            mval = "".join(f", CASE WHEN isnan(TRY_CAST(_res.{quote(c)} AS DOUBLE)) THEN NULL "
+                           f"ELSE TRY_CAST(_res.{quote(c)} AS DOUBLE) END" for c in metric_cols.values())
             sset = "".join(f", {quote(known[s])}" for s in slice_cols)
             sval = "".join(f", CAST(_res.{quote(cols[s])} AS VARCHAR)" for s in slice_cols)
             before = con.execute("SELECT count(*) FROM groups").fetchall()[0][0]
             con.execute(f"""
-                INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id, dirty{mset}{sset})
+                INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id,
+                                    dirty{mset}{sset})
                 SELECT ? + row_number() OVER (ORDER BY {ts}), {txt['model']}, {txt['model_version']},
                        lower({txt['environment']}), {txt['group_id']}, {ts}, 'results', ?, FALSE{mval}{sval}
                 FROM _res WHERE NOT EXISTS (SELECT 1 FROM groups s WHERE s.model = {txt['model']}

@@ -35,7 +35,9 @@ def parse_time(value: Any, name: str) -> _dt.datetime | None:
         try:
             t = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            raise InvalidParameterError(f"`{name}` must be an ISO date or time like 2026-10-01; got {value!r}.") from None
+            raise InvalidParameterError(
+                f"`{name}` must be an ISO date or time like 2026-10-01; got {value!r}."
+            ) from None
     elif isinstance(value, np.datetime64):
         t = value.astype("datetime64[us]").item()
     else:

@@ -69,7 +69,8 @@ def _to_arrow(obj: Any, what: str) -> Any:
     if mod == "polars":
         return obj.to_arrow()
     raise InvalidParameterError(
-        f"{what}: expected a file path, a list of paths, or a pandas / polars / pyarrow table; got {type(obj).__name__}."
+        f"{what}: expected a file path, a list of paths, or a pandas / polars / pyarrow table; "
+        f"got {type(obj).__name__}."
     )
 
 
@@ -146,7 +147,7 @@ def _read_csv(name: str, path: Path, sep: str) -> tuple[Any, Unsplit]:
         raise InputError(f"{name}: cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
     if bad and any(n is None for n, _, _ in bad):  # the reader ran in parallel: find the lines
         want = [text for _, text, _ in bad]
-        lines: dict[str, list[int]] = {}
+        lines: dict[str, list[int | None]] = {}
         with open(path, encoding="utf-8", errors="replace") as f:
             for i, line in enumerate(f, start=1):
                 line = line.rstrip("\r\n")
@@ -164,7 +165,7 @@ def _raise_json_line(name: str, path: Path) -> None:
                 continue
             try:
                 obj = json.loads(line)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise FormatError(f"not valid JSON ({exc.msg})", path=name, line=i, text=line) from None
             if not isinstance(obj, dict):
                 raise FormatError("a line must be one JSON object", path=name, line=i, text=line)

@@ -146,16 +146,18 @@ class Reports:
                 f"SELECT gid, model, model_version, environment, source FROM groups WHERE {cond} ORDER BY gid", params
             ).fetchall()
             if not found:
-                raise InputError(f"no served list with group_id {str(group_id)!r}" + (
-                    f" and {', '.join(f'{c}={v}' for c, v in where.items() if c != 'group_id')}" if len(where) > 1 else "")
-                    + " in the store.")
+                others = ", ".join(f"{c}={v}" for c, v in where.items() if c != "group_id")
+                raise InputError(f"no served list with group_id {str(group_id)!r}"
+                                 + (f" and {others}" if len(where) > 1 else "") + " in the store.")
             if len(found) > 1:
                 opts = "; ".join(f"model={m} model_version={v} environment={e}" for _, m, v, e, _ in found[:5])
                 raise InputError(f"group_id {str(group_id)!r} was served {len(found)} times ({opts}); "
                                  "say which with model / model_version / environment.")
             gid, source = found[0][0], found[0][4]
             if source != "events":
-                raise InputError(f"group_id {str(group_id)!r} came as per-group results (no events): nothing to explain.")
+                raise InputError(
+                    f"group_id {str(group_id)!r} came as per-group results (no events): nothing to explain."
+                )
             ev = events(con, self.config.attribution, "SELECT ?", [gid])
         gain = gains(ev, self.config.attribution)
         tbl = pa.table({"query": [str(group_id)] * ev.num_rows, "item": ev.column("item_id"),
@@ -173,11 +175,13 @@ class Reports:
                 sel = dict(sel or {})
                 unknown = set(sel) - {"where", "start", "end"}
                 if unknown:
-                    raise InvalidParameterError(f"`{name}` accepts where, start and end; not {', '.join(sorted(unknown))}.")
+                    raise InvalidParameterError(
+                        f"`{name}` accepts where, start and end; not {', '.join(sorted(unknown))}."
+                    )
                 _, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
                 sides.append(v[:, 0][~np.isnan(v[:, 0])])
         out: dict[str, Any] = {"metric": key}
-        for name, v in zip(("a", "b"), sides):
+        for name, v in zip(("a", "b"), sides, strict=True):
             out[name] = summary(v, confidence, n_resamples, seed)
         va, vb = sides
         out.update(difference(va, vb, confidence, n_resamples, seed))
@@ -264,7 +268,7 @@ class Reports:
                                         (SELECT count(*) FROM feedback), (SELECT count(*) FROM batches),
                                         (SELECT count(*) FROM quarantine), (SELECT min(ts) FROM groups),
                                         (SELECT max(ts) FROM groups)""").fetchall()[0]
-            models = [dict(zip(("model", "model_version", "environment", "groups", "first", "last"), r))
+            models = [dict(zip(("model", "model_version", "environment", "groups", "first", "last"), r, strict=True))
                       for r in con.execute("""SELECT model, model_version, environment, count(*), min(ts), max(ts)
                                               FROM groups GROUP BY ALL ORDER BY 1, 2, 3""").fetchall()]
             for m in models:
@@ -296,8 +300,9 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
     n = groups.num_rows
     if n == 0:
         schema = [pa.field("window", pa.timestamp("us"))] + [pa.field(c, pa.string()) for c in names[1:]]
-        schema += [pa.field("metric", pa.string()), pa.field("value", pa.float64()), pa.field("n_groups", pa.int64()),
-                   pa.field("n_excluded", pa.int64()), pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64())]
+        schema += [pa.field("metric", pa.string()), pa.field("value", pa.float64()),
+                   pa.field("n_groups", pa.int64()), pa.field("n_excluded", pa.int64()),
+                   pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64())]
         return pa.schema(schema).empty_table()
     # cell id of each group: rows sorted by the key columns, a new cell where any key changes
     sort_keys = [(c, "ascending") for c in keycols]
@@ -341,7 +346,7 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
     metric_pos = np.concatenate([np.full(n_cells, j) for j in range(len(keys))])
     o = np.lexsort((metric_pos, idx))
     data: dict[str, Any] = {}
-    for name, c in zip(names, keycols):
+    for name, c in zip(names, keycols, strict=True):
         data[name] = cells.column(c).take(pa.array(idx[o]))
     data["metric"] = pa.array(np.concatenate(out_rows["metric"])[o].tolist(), pa.string())
     for c in ("value", "ci_low", "ci_high"):

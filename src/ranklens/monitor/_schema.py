@@ -4,8 +4,8 @@ Version 1 holds the events: served groups (one row per served list, with its sli
 per-group values of the tracked measures), their items, late label events, ingested batches and the
 quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups whose stored values
 are stale (``dirty``) so that values are computed once per ingest call rather than once per batch, and
-moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers). A store is migrated forward, in one transaction per
-step, the first time a writer opens it.
+moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers).
+A store is migrated forward, in one transaction per step, the first time a writer opens it.
 """
 
 from __future__ import annotations

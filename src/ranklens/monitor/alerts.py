@@ -92,7 +92,8 @@ def _fire(spec: MonitorSpec, value: float, base: float) -> tuple[bool, float, st
     if spec.threshold is not None:
         limits.append((float(spec.threshold), f"below the threshold {spec.threshold:g}"))
     if spec.relative_drop is not None and not math.isnan(base):
-        limits.append((base * (1 - spec.relative_drop), f"more than {spec.relative_drop:.0%} below the baseline {base:.4f}"))
+        limits.append((base * (1 - spec.relative_drop),
+                       f"more than {spec.relative_drop:.0%} below the baseline {base:.4f}"))
     if spec.absolute_drop is not None and not math.isnan(base):
         limits.append((base - spec.absolute_drop, f"more than {spec.absolute_drop:g} below the baseline {base:.4f}"))
     if not limits:
@@ -121,7 +122,7 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
         if all_windows:
             s, e = parse_time(start, "start"), parse_time(end, "end")
         else:
-            t = parse_time(at, "at") if at is not None else last
+            t = parse_time(at, "at") or last
             s = floor_time(t, spec.window)
             e = s + delta
         rep = reports.report([key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, ci=None)

@@ -15,7 +15,8 @@ __all__ = ["monitor"]
 
 _STORE = click.option("--store", "store_path", default="ranklens.duckdb", envvar="RANKLENS_STORE", show_default=True,
                       type=click.Path(dir_okay=False), help="The DuckDB store (env RANKLENS_STORE).")
-_CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG", type=click.Path(dir_okay=False),
+_CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG",
+                       type=click.Path(dir_okay=False),
                        help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
 _WAIT = click.option("--wait", default=30.0, show_default=True, type=click.FloatRange(min=0),
                      help="Seconds to wait for another process writing the store.")
@@ -80,9 +81,10 @@ def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
         return
     cells = [[_cell(r[n], digits) for n in names] for r in rows]
     widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    click.echo("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip())
+    click.echo("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)).rstrip())
     for c in cells:
-        click.echo("  ".join(x.rjust(w) if _numeric(x) else x.ljust(w) for x, w in zip(c, widths)).rstrip())
+        line = (x.rjust(w) if _numeric(x) else x.ljust(w) for x, w in zip(c, widths, strict=True))
+        click.echo("  ".join(line).rstrip())
 
 
 def _numeric(s: str) -> bool:
@@ -147,7 +149,8 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 @click.option("-k", "ks", multiple=True, type=click.IntRange(min=1),
               help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
 @click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
-@click.option("--by", "by", multiple=True, help="Series column, repeatable (default: model, model_version, environment).")
+@click.option("--by", "by", multiple=True,
+              help="Series column, repeatable (default: model, model_version, environment).")
 @_opts(_WHERE, *_RANGE)
 @click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
               help="Confidence interval of each mean (bootstrap over groups).")

@@ -187,7 +187,9 @@ class MonitorSpec:
     def __post_init__(self) -> None:
         parse_measure(self.metric)
         if self.window not in _WINDOWS:
-            raise InvalidParameterError(f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}.")
+            raise InvalidParameterError(
+                f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}."
+            )
         if self.threshold is None and self.relative_drop is None and self.absolute_drop is None:
             raise InvalidParameterError(
                 f"monitor {self.name!r}: give `threshold`, `relative_drop` or `absolute_drop`."
