@@ -1,0 +1,400 @@
+"""Coercion of in-memory inputs into :class:`~ranklens.records.Records`: the one place that knows them.
+
+Accepted forms (for judgments and for rankings alike):
+
+* a dict ``{query: {item: value}}`` (pytrec_eval / ranx style);
+* a 2-D array or a list of lists (scikit-learn style: row = query,
+  column = item), ragged lists allowed;
+* a long table (pandas, polars, pyarrow) with named columns for the query,
+  the item, the score or rank, and the relevance (:data:`COLUMN_NAMES`);
+* for rankings, a 1-D array or list of scores with one value per judgment
+  row (LETOR predictions).
+
+Files are read by :mod:`ranklens.io`, which hands its tables and JSON dicts to
+:func:`table_records` and :func:`nested_records` here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from itertools import chain, compress
+from typing import Any
+
+import numpy as np
+
+from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
+from ._ids import id_length
+from .errors import InputError, InvalidParameterError
+from .records import Records
+
+__all__ = [
+    "COLUMN_NAMES",
+    "judgment_records",
+    "nested_records",
+    "numeric",
+    "pick_column",
+    "ranking_records",
+    "table_kind",
+    "table_records",
+]
+
+#: Column names recognised in long tables (compared after lower-casing and
+#: replacing runs of non-alphanumerics by ``_``).
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "query": ("query", "query_id", "qid", "q_id", "queryid", "group", "group_id", "search_group_id", "topic",
+              "topic_id", "user", "user_id", "session", "session_id", "prediction_id", "request_id"),
+    "item": ("item", "item_id", "doc", "doc_id", "docid", "docno", "document", "document_id", "passage",
+             "passage_id", "pid"),
+    "score": ("score", "scores", "prediction", "predictions", "pred", "y_score", "sim", "similarity",
+              "prediction_score"),
+    "rank": ("rank", "ranks", "position", "pos", "prediction_rank"),
+    "label": ("relevance", "label", "labels", "rel", "gain", "gains", "gains_relevance_score", "y_true",
+              "target", "grade", "judgment", "judgement", "relevance_score", "qrel"),
+}
+
+
+def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
+    """An id column without Python objects: int64 ndarray, or Arrow strings of any width kept as they
+    come (query ids are cut into runs and item ids hashed chunk by chunk before anything is widened)."""
+    what = f"id column {col!r} in {where}"
+    if kind == "pandas":
+        import pyarrow as pa
+
+        s = obj[col]
+        if s.dtype.kind in "iub":
+            return s.to_numpy().astype(np.int64, copy=False)
+        try:
+            arr = pa.Array.from_pandas(s)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = s.to_numpy(dtype=object)
+        return as_ids(arr, what, widen=False)
+    if kind == "polars":
+        if type(obj).__name__ == "LazyFrame":
+            obj = obj.select(col).collect()
+        s = obj[col]
+        if s.n_chunks() > 1 and not s.dtype.is_numeric() and s.null_count() == 0:
+            # chunk by chunk: Series.to_arrow() rechunks first (a copy of every string, ~10x slower)
+            import pyarrow as pa
+
+            return as_ids(pa.chunked_array([c.to_arrow() for c in s.get_chunks()]), what, widen=False)
+        return as_ids(s.to_arrow(), what, widen=False)
+    return as_ids(obj.column(col), what, widen=False)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
+
+
+def table_kind(obj: Any) -> str | None:
+    """``"pandas"``, ``"polars"`` or ``"arrow"`` for a table of that library, else None."""
+    mod = type(obj).__module__ or ""
+    name = type(obj).__name__
+    if mod.startswith("pandas") and name == "DataFrame":
+        return "pandas"
+    if mod.startswith("polars") and name in ("DataFrame", "LazyFrame"):
+        return "polars"
+    if mod.startswith("pyarrow") and name in ("Table", "RecordBatch"):
+        return "arrow"
+    return None
+
+
+def _table_columns(obj: Any, kind: str) -> list[str]:
+    if kind == "pandas":
+        return [str(c) for c in obj.columns]
+    if kind == "polars":
+        return list(obj.collect_schema().names()) if type(obj).__name__ == "LazyFrame" else list(obj.columns)
+    return list(obj.schema.names)
+
+
+def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
+    if kind == "pandas":
+        s = obj[col]
+        if s.dtype.kind in "iufb":
+            return s.to_numpy()
+        if s.isna().any() and s.dtype.kind != "O":
+            return s.to_numpy(dtype=float, na_value=np.nan)
+        return s.to_numpy(dtype=object)
+    if kind == "polars":
+        if type(obj).__name__ == "LazyFrame":
+            obj = obj.select(col).collect()
+        s = obj[col]
+        if s.dtype.is_numeric() and s.n_chunks() > 1:  # read as float64 (numeric): written once, chunk by chunk
+            out = np.empty(len(s), np.float64)
+            pos = 0
+            for c in s.get_chunks():
+                out[pos:pos + len(c)] = c.to_numpy() if c.null_count() == 0 else c.cast(float).to_numpy()
+                pos += len(c)
+            return out
+        if s.dtype.is_numeric():
+            return s.to_numpy() if s.null_count() == 0 else s.cast(float).to_numpy()
+        return np.asarray(s.to_list(), dtype=object)
+    import pyarrow as pa
+
+    arr = obj.column(col)
+    is_num = pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)
+    if isinstance(arr, pa.ChunkedArray):
+        if is_num and arr.num_chunks > 1:  # numbers are read as float64 (numeric): written once, as such
+            return chunked_to_numpy(arr, np.float64)
+        arr = arr.combine_chunks()
+    if is_num:
+        if arr.null_count:
+            return arrow_to_numpy(arr.cast(pa.float64()))
+        return arrow_to_numpy(arr)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    return np.asarray(arr.to_pylist(), dtype=object)
+
+
+def pick_column(columns: list[str], role: str, given: str | None, required: bool, where: str) -> str | None:
+    """The column playing ``role`` (query, item, score, rank, label): ``given``, or the first of
+    :data:`COLUMN_NAMES` present; None when absent and not ``required``."""
+    if given is not None:
+        if given not in columns:
+            raise InvalidParameterError(f"column {given!r} (the {role} column) is not in {where}; columns: {columns}.")
+        return given
+    normed = {_norm(c): c for c in columns}
+    for cand in COLUMN_NAMES[role]:
+        if cand in normed:
+            return normed[cand]
+    if required:
+        raise InvalidParameterError(
+            f"no {role} column in {where} (columns: {columns}); name it one of "
+            f"{', '.join(COLUMN_NAMES[role][:6])}... or pass `{role}_col=`."
+        )
+    return None
+
+
+def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
+    """``a`` as float64; an error names ``what`` in ``where`` and the first value that is no number."""
+    if a.dtype.kind in "iufb":
+        return a.astype(np.float64, copy=False)
+    try:
+        return np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = next((x for x in a if not _is_number(x)), None)
+        raise InputError(f"{what} in {where} must be numbers; found {bad!r}.") from None
+
+
+def _is_number(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _nested_columns(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # C-level iteration (map / chain / fromiter): no Python-level loop per query or per item
+    inner = list(obj.values())
+    if not all(map(_is_mapping, inner)):
+        q = next(q for q, docs in obj.items() if not isinstance(docs, Mapping))
+        raise InvalidParameterError(
+            f"{what} dict must map query -> {{item: value}}; query {q!r} maps to {type(obj[q]).__name__}."
+        )
+    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    total = int(lengths.sum())
+    if total == 0:
+        raise InputError(f"{what} is empty.")
+    keys = list(compress(obj.keys(), lengths))
+    qids = np.repeat(_id_array(keys), lengths[lengths > 0])
+    items = _id_array(list(chain.from_iterable(inner)))
+    raw = list(chain.from_iterable(map(_values, inner)))
+    try:
+        values = np.fromiter(raw, dtype=np.float64, count=total)
+    except (TypeError, ValueError):
+        values = numeric(np.asarray(raw, dtype=object), f"{what} values", f"the {what} dict")
+    return qids, items, values
+
+
+def _is_mapping(x: Any) -> bool:
+    return isinstance(x, Mapping)
+
+
+def _values(d: Mapping[Any, Any]) -> Any:
+    return d.values()
+
+
+def _id_array(values: list[Any]) -> np.ndarray:
+    """Integer ids as int64, anything else as an object array of str."""
+    types = set(map(type, values))  # distinct types only: no Python loop per id below
+    if types and all(issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in types):
+        return np.asarray(values, dtype=np.int64)
+    if all(issubclass(t, str) for t in types):
+        return np.asarray(values, dtype=object)
+    return np.asarray([v if isinstance(v, str) else str(v) for v in values], dtype=object)
+
+
+def _matrix_rows(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    """A 2-D array, or ``(lengths, flat values)`` for rows of different lengths."""
+    if isinstance(obj, np.ndarray):
+        if obj.ndim != 2:
+            raise InvalidParameterError(f"{what} array must be 2-D (queries x items); got shape {obj.shape}.")
+        return obj
+    n = len(obj)
+    try:
+        lengths = np.fromiter(map(len, obj), dtype=np.int64, count=n)
+        flat = np.fromiter(chain.from_iterable(obj), dtype=np.float64, count=int(lengths.sum()))
+    except (TypeError, ValueError):
+        return _matrix_rows_slow(obj, what)
+    if n and (lengths == lengths[0]).all():
+        return flat.reshape(n, int(lengths[0]))
+    return lengths, flat
+
+
+def _matrix_rows_slow(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    """Row by row, to name the row that is not a flat list of numbers."""
+    rows = []
+    for i, r in enumerate(obj):
+        try:
+            row = np.asarray(r)
+        except ValueError:
+            row = None
+        if row is None or row.ndim != 1:
+            raise InvalidParameterError(f"{what} row {i} must be a flat list of numbers.")
+        rows.append(row)
+    lengths = np.array([len(r) for r in rows], dtype=np.int64)
+    flat = numeric(np.concatenate(rows) if rows else np.zeros(0), f"{what} values", f"the {what} lists")
+    if rows and (lengths == lengths[0]).all():
+        return flat.reshape(len(rows), int(lengths[0]))
+    return lengths, flat
+
+
+def _long_from_rows(rows: tuple[np.ndarray, np.ndarray] | np.ndarray,
+                    what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if isinstance(rows, np.ndarray):
+        n_q, n_i = rows.shape
+        qid = np.repeat(np.arange(n_q, dtype=np.int64), n_i)
+        item = np.tile(np.arange(n_i, dtype=np.int64), n_q)
+        vals = numeric(rows.reshape(-1), f"{what} values", f"the {what} array")
+        return qid, item, vals
+    lengths, vals = rows
+    qid = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    item = np.arange(int(lengths.sum()), dtype=np.int64) - starts
+    return qid, item, vals
+
+
+def _is_matrix_like(obj: Any) -> bool:
+    if isinstance(obj, np.ndarray):
+        return obj.ndim == 2
+    if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)) and len(obj) > 0:
+        first = obj[0]
+        return isinstance(first, (Sequence, np.ndarray)) and not isinstance(first, (str, bytes))
+    return False
+
+
+def _is_empty_sequence(obj: Any) -> bool:
+    if isinstance(obj, np.ndarray):
+        return obj.size == 0
+    return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)) and (
+        len(obj) == 0 or all(isinstance(r, (Sequence, np.ndarray)) and len(r) == 0 for r in obj)
+    )
+
+
+
+
+def table_records(
+    table: Any,
+    *,
+    query_col: str | None = None,
+    item_col: str | None = None,
+    score_col: str | None = None,
+    rank_col: str | None = None,
+    label_col: str | None = None,
+    source: str | None = None,
+    need: str = "both",
+) -> Records:
+    """The rows of a long table (``need``: "judgments", "rankings" or "both"; with "both", a row with a
+    null label is unjudged and a row with a null score/rank unranked)."""
+    kind = table_kind(table)
+    if kind is None:
+        raise InvalidParameterError(f"expected a pandas, polars or pyarrow table; got {type(table).__name__}.")
+    where = source or f"the {kind} table"
+    cols = _table_columns(table, kind)
+    qc = pick_column(cols, "query", query_col, True, where)
+    ic = pick_column(cols, "item", item_col, need == "judgments" or need == "both", where)
+    lc = pick_column(cols, "label", label_col, need == "judgments", where)
+    sc = pick_column(cols, "score", score_col, False, where)
+    rc = pick_column(cols, "rank", rank_col, False, where)
+    if need == "rankings" and sc is None and rc is None:
+        raise InvalidParameterError(
+            f"no score or rank column in {where} (columns: {cols}); pass `score_col=` or `rank_col=`.")
+    assert qc is not None
+    qid = _table_ids(table, kind, qc, where)
+    n = id_length(qid)
+    if n == 0:
+        raise InputError(f"{where} has no rows.")
+    # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
+    item = _table_ids(table, kind, ic, where) if ic is not None else np.arange(n, dtype=np.int64)
+    label = judged = score = rank = ranked = None
+    if lc is not None and need in ("judgments", "both"):
+        label = numeric(_table_column(table, kind, lc), f"relevance column {lc!r}", where)
+        judged = ~np.isnan(label)
+        if need == "judgments" and not judged.all():
+            raise InputError(f"relevance column {lc!r} in {where} has {int((~judged).sum())} missing values.")
+        if judged.all():
+            judged = None
+    if (sc is not None or rc is not None) and need in ("rankings", "both"):
+        score = numeric(_table_column(table, kind, sc), f"score column {sc!r}", where) if sc else None
+        rank = numeric(_table_column(table, kind, rc), f"rank column {rc!r}", where) if (rc and not sc) else None
+        if need == "both" and lc is not None:
+            # one table with both columns: a row with a label but no score/rank is judged, not ranked
+            key = score if score is not None else rank
+            assert key is not None
+            ranked = ~np.isnan(key)
+            if ranked.all():
+                ranked = None
+    return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=judged, ranked=ranked)
+
+
+def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None) -> Records:
+    """The rows of a dict ``{query: {item: value}}``: labels when ``what`` is "judgments", scores when
+    it is "rankings"."""
+    q, i, v = _nested_columns(obj, what)
+    src = source or f"the {what} dict"
+    if what == "judgments":
+        return Records(q, i, label=v, source=src)
+    return Records(q, i, score=v, source=src)
+
+
+def judgment_records(obj: Any, **columns: Any) -> Records:
+    """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists."""
+    if isinstance(obj, Mapping):
+        return nested_records(obj, "judgments")
+    if table_kind(obj):
+        return table_records(obj, need="judgments", **columns)
+    if _is_empty_sequence(obj):
+        raise InputError("judgments are empty.")
+    if _is_matrix_like(obj):
+        rows = _matrix_rows(obj, "y_true")
+        q, i, v = _long_from_rows(rows, "y_true")
+        if v.size == 0:
+            raise InputError("judgments are empty.")
+        return Records(q, i, label=v, source="the y_true matrix")
+    raise InvalidParameterError(
+        f"cannot read judgments from a {type(obj).__name__}; give a file path, a dict "
+        "{query: {item: label}}, a 2-D array or list of lists, or a pandas/polars/pyarrow table."
+    )
+
+
+def ranking_records(obj: Any, **columns: Any) -> Records:
+    """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, or a score vector."""
+    if isinstance(obj, Mapping):
+        return nested_records(obj, "rankings")
+    if table_kind(obj):
+        return table_records(obj, need="rankings", **columns)
+    if _is_empty_sequence(obj):
+        raise InputError("rankings are empty.")
+    if isinstance(obj, np.ndarray) and obj.ndim == 1:
+        return Records(None, None, score=numeric(obj, "scores", "the score vector"), source="the score vector")
+    if _is_matrix_like(obj):
+        rows = _matrix_rows(obj, "y_score")
+        q, i, v = _long_from_rows(rows, "y_score")
+        return Records(q, i, score=v, source="the y_score matrix")
+    if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)):
+        return Records(None, None, score=numeric(np.asarray(obj), "scores", "the score list"), source="the score list")
+    raise InvalidParameterError(
+        f"cannot read rankings from a {type(obj).__name__}; give a file path, a dict "
+        "{query: {item: score}}, a 2-D array or list of lists, a score vector, or a pandas/polars/pyarrow table."
+    )
