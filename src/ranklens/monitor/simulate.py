@@ -21,6 +21,8 @@ import click
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ._sim_checks import check_date, check_fraction, check_int, check_items, check_slice, epoch_ms, fail
+from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -64,73 +66,6 @@ _DECAYS = ("swap_first_last",)
 _FORMATS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
 
-# ------------------------------------------------------------------------------------------------ checks
-
-
-def _fail(name: str, message: str) -> InvalidParameterError:
-    return InvalidParameterError(f"`{name}` {message}")
-
-
-def _int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise _fail(name, f"must be an integer >= {low}; got {value!r}.")
-    return int(value)
-
-
-def _fraction(name: str, value: Any, high_open: bool) -> float:
-    ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
-    if ok:
-        v = float(value)
-        ok = 0.0 <= v < 1.0 if high_open else 0.0 <= v <= 1.0
-    if not ok:
-        raise _fail(name, f"must be a number in [0, 1{')' if high_open else ']'}; got {value!r}.")
-    return float(value)
-
-
-def _date(name: str, value: Any) -> _dt.datetime:
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc)
-        return _dt.datetime(value.year, value.month, value.day)
-    if isinstance(value, _dt.date):
-        return _dt.datetime(value.year, value.month, value.day)
-    if isinstance(value, str):
-        try:
-            return _dt.datetime.strptime(value.strip(), "%Y-%m-%d")
-        except ValueError:
-            pass
-    raise _fail(name, f"must be a date YYYY-MM-DD; got {value!r}.")
-
-
-def _ms(d: _dt.datetime) -> int:
-    return (d - _dt.datetime(1970, 1, 1)) // _dt.timedelta(milliseconds=1)
-
-
-def _items_range(value: Any) -> tuple[int, int]:
-    try:
-        lo, hi = (int(v) for v in value)
-    except (TypeError, ValueError):
-        raise _fail("items", f"must be a pair (min, max) of list lengths; got {value!r}.") from None
-    if not 2 <= lo <= hi:
-        raise _fail("items", f"must satisfy 2 <= min <= max (a swap needs two items); got {value!r}.")
-    return lo, hi
-
-
-def _slice_spec(value: Any) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _fail("decay_slice", f"must be a mapping of slice column to value, e.g. {{'country': 'BR'}}; got {value!r}.")
-    spec = {}
-    for col, val in value.items():
-        if col not in SLICES:
-            raise _fail("decay_slice", f"names an unknown slice column {col!r} (known: {', '.join(SLICES)}).")
-        if val not in SLICES[col]:
-            raise _fail("decay_slice", f"value {val!r} is not a value of {col!r} ({', '.join(SLICES[col])}).")
-        spec[str(col)] = str(val)
-    return spec
-
-
 # ------------------------------------------------------------------------------------------------ drawing
 
 
@@ -145,8 +80,9 @@ def _draw_slices(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
 def _served_times(rng: np.random.Generator, day_start_ms: np.ndarray) -> np.ndarray:
     """Serving time of each group within its day: the daily cycle, never in the day's last second."""
     p = _HOURLY / _HOURLY.sum()
-    hour = np.searchsorted(np.cumsum(p)[:-1], rng.random(day_start_ms.shape[0]), side="right")
-    within = np.minimum(hour * 3_600_000 + (rng.random(hour.shape[0]) * 3_600_000).astype(np.int64), _DAY_MS - 1001)
+    n = int(day_start_ms.shape[0])
+    hour = np.searchsorted(np.cumsum(p)[:-1], rng.random(n), side="right")
+    within = np.minimum(hour * 3_600_000 + (rng.random(n) * 3_600_000).astype(np.int64), _DAY_MS - 1001)
     return day_start_ms + within
 
 
@@ -168,49 +104,6 @@ class _Groups:
             np.concatenate([p.ts for p in parts]), np.concatenate([p.length for p in parts]),
             {c: np.concatenate([p.slices[c] for p in parts]) for c in SLICES},
         )
-
-
-# ------------------------------------------------------------------------------------------------ arrow
-
-
-def _arrow_num(a: np.ndarray, valid: np.ndarray | None = None) -> Any:
-    """numpy -> Arrow through buffers (``pa.array`` would import pandas when installed)."""
-    import pyarrow as pa
-
-    a = np.ascontiguousarray(a)
-    if a.dtype == np.bool_:  # Arrow packs booleans into bits
-        return pa.Array.from_buffers(pa.bool_(), a.shape[0], [None, pa.py_buffer(np.packbits(a, bitorder="little"))])
-    bitmap = None
-    if valid is not None and not valid.all():
-        bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), a.shape[0], [bitmap, pa.py_buffer(a)])
-
-
-def _arrow_codes(codes: np.ndarray, names: Sequence[str], valid: np.ndarray | None = None) -> Any:
-    """Small integer codes -> a string column (null where not ``valid``)."""
-    import pyarrow as pa
-
-    return pa.array(list(names), pa.string()).take(_arrow_num(codes.astype(np.int32), valid))
-
-
-def _arrow_labels(bits: np.ndarray, valid: np.ndarray) -> Any:
-    """Bit set of LABELS per row -> list<string> (null where not ``valid``, [] when no bit is set)."""
-    import pyarrow as pa
-
-    has = ((bits[:, None] >> np.arange(len(LABELS), dtype=np.int8)) & 1).astype(bool)
-    has &= valid[:, None]
-    offsets = np.zeros(bits.shape[0] + 1, dtype=np.int32)
-    np.cumsum(has.sum(axis=1), out=offsets[1:])
-    values = _arrow_codes(np.nonzero(has)[1], LABELS)
-    mask = None if valid.all() else _arrow_num(~valid)
-    return pa.ListArray.from_arrays(_arrow_num(offsets), values, mask=mask)
-
-
-def _arrow_ids(prefix: str, ids: np.ndarray, valid: np.ndarray | None = None) -> Any:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pc.binary_join_element_wise(prefix, pc.cast(_arrow_num(ids, valid), pa.string()), "")
 
 
 # ------------------------------------------------------------------------------------------------ simulate
@@ -329,8 +222,9 @@ def simulate(
     --------
     >>> from ranklens.monitor.simulate import simulate
     >>> t = simulate(days=3, groups_per_day=50, items=(5, 8), seed=1)
-    >>> t.column_names[:10]
-    ['timestamp', 'model', 'model_version', 'environment', 'group_id', 'item_id', 'rank', 'score', 'relevance', 'labels']
+    >>> t.column_names[:10]  # doctest: +NORMALIZE_WHITESPACE
+    ['timestamp', 'model', 'model_version', 'environment', 'group_id', 'item_id', 'rank', 'score',
+     'relevance', 'labels']
     >>> sorted(set(t.column("environment").drop_null().to_pylist()))
     ['production', 'training']
     >>> t.num_rows == simulate(days=3, groups_per_day=50, items=(5, 8), seed=1).num_rows
@@ -341,7 +235,9 @@ def simulate(
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     [p.name for p in simulate(d, days=2, groups_per_day=20, seed=1)]  # late labels land up to 2 days later
-    ['training.parquet', 'events-2026-10-01.parquet', 'events-2026-10-02.parquet', 'events-2026-10-03.parquet', 'events-2026-10-04.parquet']
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['training.parquet', 'events-2026-10-01.parquet', 'events-2026-10-02.parquet',
+     'events-2026-10-03.parquet', 'events-2026-10-04.parquet']
     """
     return _simulate(
         out, start=start, days=days, groups_per_day=groups_per_day, items=items, seed=seed,
@@ -359,31 +255,31 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     import pyarrow as pa
 
     # ---------------------------------------------------------------- arguments
-    start_day = _date("start", start)
-    days = _int("days", days, 1)
-    groups_per_day = _int("groups_per_day", groups_per_day, 1)
-    lo, hi = _items_range(items)
+    start_day = check_date("start", start)
+    days = check_int("days", days, 1)
+    groups_per_day = check_int("groups_per_day", groups_per_day, 1)
+    lo, hi = check_items(items)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise _fail("seed", f"must be an integer >= 0; got {seed!r}.")
+        raise fail("seed", f"must be an integer >= 0; got {seed!r}.")
     if decay is not None and decay not in _DECAYS:
-        raise _fail("decay", f"must be one of {', '.join(_DECAYS)} or None; got {decay!r}.")
-    decay_day = (_date("decay_start", decay_start) if decay_start is not None
+        raise fail("decay", f"must be one of {', '.join(_DECAYS)} or None; got {decay!r}.")
+    decay_day = (check_date("decay_start", decay_start) if decay_start is not None
                  else start_day + _dt.timedelta(days=round(days * 2 / 3)))
-    spec = _slice_spec(decay_slice)
-    late_fraction = _fraction("late_fraction", late_fraction, high_open=False)
+    spec = check_slice(decay_slice, SLICES)
+    late_fraction = check_fraction("late_fraction", late_fraction, high_open=False)
     ok = isinstance(max_delay_hours, (int, float, np.floating)) and not isinstance(max_delay_hours, bool)
     if not ok or not 24 <= float(max_delay_hours) <= 24 * 365:
-        raise _fail("max_delay_hours", f"must be a number of hours in [24, 8760]; got {max_delay_hours!r}.")
-    n_train = groups_per_day if training_groups is None else _int("training_groups", training_groups, 0)
-    n_valid = _int("validation_groups", validation_groups, 0)
-    v2_day = (_date("v2_start", v2_start) if v2_start is not None
+        raise fail("max_delay_hours", f"must be a number of hours in [24, 8760]; got {max_delay_hours!r}.")
+    n_train = groups_per_day if training_groups is None else check_int("training_groups", training_groups, 0)
+    n_valid = check_int("validation_groups", validation_groups, 0)
+    v2_day = (check_date("v2_start", v2_start) if v2_start is not None
               else start_day + _dt.timedelta(days=days // 3))
-    v2_share = _fraction("v2_share", v2_share, high_open=False)
-    malformed = _fraction("malformed", malformed, high_open=True)
+    v2_share = check_fraction("v2_share", v2_share, high_open=False)
+    malformed = check_fraction("malformed", malformed, high_open=True)
     if format not in _FORMATS:
-        raise _fail("format", f"must be one of {', '.join(_FORMATS)}; got {format!r}.")
+        raise fail("format", f"must be one of {', '.join(_FORMATS)}; got {format!r}.")
     rng = np.random.default_rng(int(seed))
-    start_ms = _ms(start_day)
+    start_ms = epoch_ms(start_day)
 
     # ---------------------------------------------------------------- lists
     n_prod = days * groups_per_day
@@ -391,7 +287,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     prod_ts = _served_times(rng, start_ms + day_of * _DAY_MS)
     u = rng.random(n_prod)
     serving = np.full(n_prod, _RANKER_V1, dtype=np.int8)
-    serving[(prod_ts >= _ms(v2_day)) & (rng.random(n_prod) < v2_share)] = _RANKER_V2
+    serving[(prod_ts >= epoch_ms(v2_day)) & (rng.random(n_prod) < v2_share)] = _RANKER_V2
     if second_model:
         serving[u < 0.3] = _RELATED
     servings = [_RANKER_V1, _RANKER_V2] + ([_RELATED] if second_model else [])
@@ -405,7 +301,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
                              first + (rng.random(m) * span).astype(np.int64), rng.integers(lo, hi + 1, m),
                              _draw_slices(rng, m)))
     g = _Groups.concat([*parts, prod])  # training, validation, production
-    n_groups = g.env.shape[0]
+    n_groups = int(g.env.shape[0])
 
     # ---------------------------------------------------------------- items of each list, ordered by score
     ends = np.cumsum(g.length)
@@ -451,7 +347,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
 
     # ---------------------------------------------------------------- the decay: swap first and last
     if decay is not None:
-        hit = (g.env == _PROD) & (g.ts >= _ms(decay_day))
+        hit = (g.env == _PROD) & (g.ts >= epoch_ms(decay_day))
         for col, val in spec.items():
             hit &= g.slices[col] == list(SLICES[col]).index(val)
         a, b = starts[hit], ends[hit] - 1
@@ -462,7 +358,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     n_bad = round(malformed / (1.0 - malformed) * (n_rows + n_lab)) if malformed else 0
     prod_all = np.flatnonzero(row_env == _PROD)
     if n_bad and prod_all.shape[0] == 0:
-        raise _fail("malformed", "needs production rows to copy.")
+        raise fail("malformed", "needs production rows to copy.")
     bad_src = prod_all[rng.integers(0, prod_all.shape[0], n_bad)] if n_bad else np.zeros(0, np.int64)
     bad_kind = rng.integers(0, 6, n_bad).astype(np.int8)
     bad_time = rng.integers(0, len(_BAD_TIMES), n_bad)
@@ -512,9 +408,10 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     file_of[file_of == 0] = np.floor_divide(ts[file_of == 0] - start_ms, _DAY_MS)
     # training, validation, then the days; by time inside each (stable: a list's rows stay together)
     order = np.argsort(((file_of + 2) << 42) | (ts - ts.min()), kind="stable")
-    (ts, env, grp, item_out, item_ok, rank_out, score_out, relevance, rel_ok, label_bits, label_ok, time_bad,
-     is_rank, file_of) = (a[order] for a in (ts, env, grp, item_out, item_ok, rank_out, score_out, relevance, rel_ok,
-                                             label_bits, label_ok, time_bad, is_rank, file_of))
+    ts, env, grp, item_out, item_ok = ts[order], env[order], grp[order], item_out[order], item_ok[order]
+    rank_out, score_out, relevance, rel_ok = rank_out[order], score_out[order], relevance[order], rel_ok[order]
+    label_bits, label_ok, time_bad = label_bits[order], label_ok[order], time_bad[order]
+    is_rank, file_of = is_rank[order], file_of[order]
     meta = is_rank  # model, version, environment and slices are on ranking rows only
 
     import pyarrow.compute as pc
@@ -523,22 +420,22 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     if n_bad:
         junk = np.zeros(n_all, dtype=np.int64)
         junk[time_bad] = bad_time[: int(time_bad.sum())]
-        ts_arr = pc.if_else(_arrow_num(time_bad), _arrow_codes(junk, _BAD_TIMES), _iso(ts_arr))
+        ts_arr = pc.if_else(arrow_numbers(time_bad), arrow_codes(junk, _BAD_TIMES), iso_text(ts_arr))
     serving_rows = g.serving[grp]
     columns = {
         "timestamp": ts_arr,
-        "model": _arrow_codes(np.array([0, 0, 1])[serving_rows], ("ranker", "related"), meta),
-        "model_version": _arrow_codes(np.array([0, 1, 0])[serving_rows], ("v1", "v2"), meta),
-        "environment": _arrow_codes(env, _ENVS, meta),
-        "group_id": _arrow_ids("g", grp.astype(np.int64)),
-        "item_id": _arrow_ids("i", item_out.astype(np.int64), item_ok),
-        "rank": _arrow_num(rank_out, is_rank),
-        "score": _arrow_num(score_out, is_rank),
-        "relevance": _arrow_num(relevance, rel_ok),
-        "labels": _arrow_labels(label_bits, label_ok),
+        "model": arrow_codes(np.array([0, 0, 1])[serving_rows], ("ranker", "related"), meta),
+        "model_version": arrow_codes(np.array([0, 1, 0])[serving_rows], ("v1", "v2"), meta),
+        "environment": arrow_codes(env, _ENVS, meta),
+        "group_id": arrow_ids("g", grp.astype(np.int64)),
+        "item_id": arrow_ids("i", item_out.astype(np.int64), item_ok),
+        "rank": arrow_numbers(rank_out, is_rank),
+        "score": arrow_numbers(score_out, is_rank),
+        "relevance": arrow_numbers(relevance, rel_ok),
+        "labels": arrow_labels(label_bits, label_ok, LABELS),
     }
     for col, names in SLICES.items():
-        columns[col] = _arrow_codes(g.slices[col][grp], tuple(names), meta)
+        columns[col] = arrow_codes(g.slices[col][grp], tuple(names), meta)
     table = pa.table(columns)
     if out is None:
         return table, n_groups, n_all
@@ -547,8 +444,8 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     outdir = pathlib.Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
     ext = _FORMATS[format]
-    keys, first = np.unique(file_of, return_index=True)
-    bounds = list(first) + [n_all]
+    keys, first_row = np.unique(file_of, return_index=True)
+    bounds = [*first_row.tolist(), n_all]
     paths = []
     for i, key in enumerate(keys):
         if key == -2:
@@ -558,71 +455,19 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
         else:
             name = f"events-{(start_day + _dt.timedelta(days=int(key))):%Y-%m-%d}.{ext}"
         path = outdir / name
-        _write(table.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])), path, format)
+        write_table(table.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])), path, format)
         paths.append(path)
     return paths, n_groups, n_all
 
 
 # ------------------------------------------------------------------------------------------------ writers
 
-
-def _iso(col: Any) -> Any:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if pa.types.is_timestamp(col.type):
-        return pc.strftime(col, format="%Y-%m-%dT%H:%M:%SZ")
-    return col
-
-
-def _write(table: Any, path: pathlib.Path, format: str) -> None:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if format == "parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(table, path)
-        return
-    cols = {name: table.column(name).combine_chunks() for name in table.column_names}
-    cols["timestamp"] = _iso(cols["timestamp"])
-    if format == "csv":
-        import pyarrow.csv as pcsv
-
-        cols["labels"] = pc.binary_join(cols["labels"], "|")
-        pcsv.write_csv(pa.table(cols), path)
-        return
-    # JSON Lines, assembled column-wise (ids, slices and labels hold no character JSON must escape)
-    pieces: list[Any] = []
-    for i, (name, col) in enumerate(cols.items()):
-        pieces.append(("{" if i == 0 else ",") + f'"{name}":')
-        if pa.types.is_string(col.type):
-            text = pc.binary_join_element_wise('"', col, '"', "")
-        elif pa.types.is_list(col.type):
-            inner = pc.binary_join(col, '","')
-            text = pc.if_else(pc.equal(pc.list_value_length(col), 0), "[]",
-                              pc.binary_join_element_wise('["', inner, '"]', ""))
-        else:
-            text = pc.cast(col, pa.string())
-        pieces.append(pc.fill_null(text, "null"))
-    pieces.append("}\n")
-    lines = pc.binary_join_element_wise(*pieces, "")
-    if not isinstance(lines, pa.Array):
-        lines = lines.combine_chunks()
-    with open(path, "wb") as f:
-        if len(lines):
-            offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset: lines.offset + len(lines) + 1]
-            data = lines.buffers()[2]
-            f.write(memoryview(data)[int(offsets[0]): int(offsets[-1])])
-
-
-# ------------------------------------------------------------------------------------------------ command
-
 _OPTION_OF = {
     "start": "--start", "days": "--days", "groups_per_day": "--groups-per-day", "items": "--items",
     "seed": "--seed", "decay_start": "--decay-start", "decay_slice": "--decay-slice", "decay": "--decay",
     "late_fraction": "--late-fraction", "max_delay_hours": "--max-delay-hours",
-    "training_groups": "--training-groups", "validation_groups": "--validation-groups", "malformed": "--malformed", "format": "--format",
+    "training_groups": "--training-groups", "validation_groups": "--validation-groups", "malformed": "--malformed",
+    "format": "--format",
 }
 
 
@@ -661,7 +506,8 @@ def _parse_slice(values: Sequence[str]) -> dict[str, str] | None:
 @click.option("--late-fraction", type=float, default=0.5, show_default=True,
               help="Share of label rows stamped on a later day than their list.")
 @click.option("--max-delay-hours", type=float, default=48.0, show_default=True, help="Latest label after its list.")
-@click.option("--training-groups", type=int, default=None, help="Training lists per model version (default: --groups-per-day).")
+@click.option("--training-groups", type=int, default=None,
+              help="Training lists per model version (default: --groups-per-day).")
 @click.option("--validation-groups", type=int, default=0, show_default=True,
               help="Lists per model version in the validation environment (explicit relevance).")
 @click.option("--second-model", is_flag=True, help="Also simulate a model 'related'.")
@@ -671,21 +517,20 @@ def _parse_slice(values: Sequence[str]) -> dict[str, str] | None:
               help="File format.")
 def simulate_command(out_dir: pathlib.Path, start: str, days: int, groups_per_day: int, items_: str, seed: int,
                      decay_start: str | None, decay_slice: tuple[str, ...], decay: str, late_fraction: float,
-                     max_delay_hours: float, training_groups: int | None, validation_groups: int, second_model: bool, malformed: float,
-                     format_: str) -> None:
+                     max_delay_hours: float, training_groups: int | None, validation_groups: int, second_model: bool,
+                     malformed: float, format_: str) -> None:
     """Write a realistic event stream to OUT_DIR: one file per day, late labels, a planted decay.
 
     Model "ranker" v1, then v2 on half the traffic from day 10; from day 20 the lists of the
     country=BR slice serve their last item first and their first item last.
     """
-    kw = {"start": start, "days": days, "groups_per_day": groups_per_day, "items": _parse_items(items_), "seed": seed,
-              "decay_start": decay_start, "decay_slice": _parse_slice(decay_slice),
-              "decay": None if decay == "none" else decay, "late_fraction": late_fraction,
-              "max_delay_hours": max_delay_hours, "training_groups": training_groups, "validation_groups": validation_groups,
-              "second_model": second_model,
-              "malformed": malformed, "format": format_}
     try:
-        paths, n_groups, n_events = _simulate(out_dir, v2_start=None, v2_share=0.5, **kw)
+        paths, n_groups, n_events = _simulate(
+            out_dir, start=start, days=days, groups_per_day=groups_per_day, items=_parse_items(items_), seed=seed,
+            decay_start=decay_start, decay_slice=_parse_slice(decay_slice), decay=None if decay == "none" else decay,
+            late_fraction=late_fraction, max_delay_hours=max_delay_hours, training_groups=training_groups,
+            validation_groups=validation_groups, v2_start=None, v2_share=0.5, second_model=second_model,
+            malformed=malformed, format=format_)
     except InvalidParameterError as exc:
         msg = str(exc)
         for name, opt in _OPTION_OF.items():
