@@ -23,7 +23,7 @@ import os
 from typing import Any
 
 from ._buffers import StrIds
-from ._coerce import COLUMN_NAMES, judgment_records, pick_column, ranking_records, table_kind, table_records
+from ._coerce import COLUMN_NAMES, judgment_records, ranking_records, table_kind, table_records
 from .errors import InvalidParameterError
 from .io import read_judgments, read_rankings
 from .records import Judgments, Rankings
@@ -98,7 +98,5 @@ def as_rankings(obj: Any, **columns: Any) -> Rankings:
     return ranking_records(obj, **columns).rankings()
 
 
-# The names evaluate.py and spark.py import today, until they switch to ranklens.options.load_inputs and
-# ranklens._coerce.pick_column (issue #17); removed then.
+# The name evaluate.py imports today, until it switches to ranklens.options.load_inputs (issue #17); removed then.
 _table_kind = table_kind
-_pick = pick_column

@@ -9,6 +9,7 @@ from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
 from ..evaluate import check_measures
 from ..measures import Measure, parse_measures
+from ..options import Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
 from ._layout import KIND, KIND_PARTIAL, Q, TOP, Layout, prepare
 from ._session import collect, is_dataframe, require_pyspark
@@ -115,9 +116,10 @@ def evaluate(
     if "weights" in options:
         raise InvalidParameterError("`weights` is not supported on Spark; use ranklens.evaluate for weighted means.")
     gb = [group_by] if isinstance(group_by, str) else list(group_by or [])
-    column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col"}
-    columns = {k: v for k, v in options.items() if k in column_keys}
-    overrides = {k: v for k, v in options.items() if k not in column_keys}
+    columns, formats, overrides = split_options(options)
+    if formats != Formats():
+        raise InvalidParameterError("`format`, `judgments_format`, `run_format` and `groups` are for files; "
+                                    "ranklens.spark.evaluate takes DataFrames.")
     conv = get_convention(convention, **overrides)
     measures = parse_measures(metrics)
     check_measures(measures, conv)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._coerce import pick_column
 from ..conventions import Convention
-from ..data import _pick
 from ..errors import InvalidParameterError
 from ..measures import Measure
+from ..options import Columns
 
 __all__ = [
     "EX", "ITEM", "KIND", "KIND_EMPTY", "KIND_NOTE", "KIND_PARTIAL", "KIND_SKIP", "LABEL", "MEAS", "NQ", "N_EXAMPLES",
@@ -34,17 +35,17 @@ class Layout:
     """What was asked, resolved against the DataFrames' columns."""
 
     def __init__(self, rankings_df: Any, judgments_df: Any, measures: list[Measure], conv: Convention,
-                 group_by: list[str], columns: dict[str, Any]) -> None:
+                 group_by: list[str], columns: Columns) -> None:
         self.measures = measures
         self.conv = conv
         self.group_by = group_by
         self.two_tables = judgments_df is not None
         rwhere = "the rankings DataFrame"
         rcols = list(rankings_df.columns)
-        self.query = _pick(rcols, "query", columns.get("query_col"), True, rwhere)
-        self.item = _pick(rcols, "item", columns.get("item_col"), True, rwhere)
-        self.score = _pick(rcols, "score", columns.get("score_col"), False, rwhere)
-        self.rank = None if self.score else _pick(rcols, "rank", columns.get("rank_col"), False, rwhere)
+        self.query = pick_column(rcols, "query", columns.query, True, rwhere)
+        self.item = pick_column(rcols, "item", columns.item, True, rwhere)
+        self.score = pick_column(rcols, "score", columns.score, False, rwhere)
+        self.rank = None if self.score else pick_column(rcols, "rank", columns.rank, False, rwhere)
         if self.score is None and self.rank is None:
             raise InvalidParameterError(
                 f"no score or rank column in {rwhere} (columns: {rcols}); pass `score_col=` or `rank_col=`."
@@ -53,11 +54,11 @@ class Layout:
         if self.two_tables:
             jwhere = "the judgments DataFrame"
             jcols = list(judgments_df.columns)
-            self.j_query = _pick(jcols, "query", columns.get("query_col"), True, jwhere)
-            self.j_item = _pick(jcols, "item", columns.get("item_col"), True, jwhere)
-            self.j_label = _pick(jcols, "label", columns.get("label_col"), True, jwhere)
+            self.j_query = pick_column(jcols, "query", columns.query, True, jwhere)
+            self.j_item = pick_column(jcols, "item", columns.item, True, jwhere)
+            self.j_label = pick_column(jcols, "label", columns.label, True, jwhere)
         else:
-            self.label = _pick(rcols, "label", columns.get("label_col"), True, rwhere + " (one table, no judgments)")
+            self.label = pick_column(rcols, "label", columns.label, True, rwhere + " (one table, no judgments)")
         for g in group_by:
             if g not in rcols:
                 raise InvalidParameterError(f"`group_by` column {g!r} is not in {rwhere}; columns: {rcols}.")
