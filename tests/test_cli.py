@@ -130,7 +130,7 @@ def test_empty_query_is_reported(tmp_path):
     res = run(["eval", str(q), str(r), "-m", "ndcg"])
     assert "1 query: no relevant item: skipped" in res.output
     out = json.loads(run(["eval", str(q), str(r), "-m", "ndcg", "-f", "json"]).output)
-    assert out["queries"]["ndcg"] == 1
+    assert out["counted"]["ndcg"] == 1
     assert out["excluded"][0]["examples"] == ["b"]
     out0 = json.loads(run(["eval", str(q), str(r), "-m", "ndcg", "-f", "json", "--set", "empty=0"]).output)
     assert out0["aggregate"]["ndcg"] == pytest.approx(0.5)

@@ -26,18 +26,43 @@ _COLUMN_OPTS = [
     click.option("--score-col", default=None, help="Score column of a table (default: score, prediction...)."),
     click.option("--rank-col", default=None, help="Rank column of a table (rank 1 is best)."),
     click.option("--label-col", default=None, help="Relevance column of a table (default: relevance, label, gain...)."),
-    click.option("--format", "judgments_format", default=None,
+    click.option("--judgments-format", default=None,
                  help="Format of JUDGMENTS: trec, svmlight, csv, tsv, parquet, jsonl, json (default: detected)."),
-    click.option("--run-format", default=None, help="Format of RUN: trec, predictions, csv, tsv, parquet, jsonl, json."),
+    click.option("--run-format", default=None,
+                 help="Format of RUN: trec, predictions, csv, tsv, parquet, jsonl, json (default: detected)."),
     click.option("--groups", default=None, type=click.Path(dir_okay=False),
                  help="Group sizes for a LETOR file without qid: (default: FILE.query beside it)."),
 ]
 
+#: The input options of :data:`_COLUMN_OPTS`, as keyword names.
+INPUT_KEYS = ("query_col", "item_col", "score_col", "rank_col", "label_col", "judgments_format", "run_format",
+              "groups")
 
-def _column_options(f: Any) -> Any:
+
+def column_options(f: Any) -> Any:
+    """The input options of a command: column names, input formats (``--judgments-format``,
+    ``--run-format``) and ``--groups``; :func:`input_options` turns them into ``evaluate``'s options."""
     for opt in reversed(_COLUMN_OPTS):
         f = opt(f)
     return f
+
+
+class OutputFormat(click.Choice):
+    """``-f/--format``: an output format; an input format given there gets a hint to the input options."""
+
+    _INPUT_ONLY = ("svmlight", "letor", "tsv", "parquet", "jsonl", "predictions")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() in self._INPUT_ONLY:
+            self.fail(f"{value!r} is not an output format ({', '.join(self.choices)}); the formats of the inputs "
+                      "are --judgments-format and --run-format.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def format_option(choices: tuple[str, ...], default: str = "table") -> Any:
+    """``-f/--format``: the OUTPUT format, the same option in every command."""
+    return click.option("-f", "--format", "fmt", type=OutputFormat(list(choices)), default=default,
+                        show_default=True, help="Output format.")
 
 
 _COMPARISON_OPTS = [
@@ -68,22 +93,22 @@ def comparison_options(f: Any) -> Any:
     return f
 
 
-def _columns(kw: dict[str, Any]) -> dict[str, Any]:
-    out = {k: kw.pop(k) for k in ("query_col", "item_col", "score_col", "rank_col", "label_col") if kw.get(k) is not None}
-    for k in ("query_col", "item_col", "score_col", "rank_col", "label_col"):
-        kw.pop(k, None)
-    if kw.get("judgments_format"):
-        out["format"] = kw["judgments_format"]
-    if kw.get("run_format"):
-        out["run_format"] = kw["run_format"]
-    if kw.get("groups"):
-        out["groups"] = kw["groups"]
-    for k in ("judgments_format", "run_format", "groups"):
-        kw.pop(k, None)
+def input_options(kw: dict[str, Any]) -> dict[str, Any]:
+    """Pop the input options (:data:`INPUT_KEYS`) from a command's keywords: ``evaluate``'s options.
+
+    >>> kw = {"query_col": "qid", "item_col": None, "judgments_format": "trec", "digits": 4}
+    >>> input_options(kw), kw
+    ({'query_col': 'qid', 'format': 'trec'}, {'digits': 4})
+    """
+    given = {k: kw.pop(k) for k in INPUT_KEYS if k in kw}
+    out = {k: v for k, v in given.items() if v is not None and v != ""}
+    if "judgments_format" in out:
+        out["format"] = out.pop("judgments_format")
     return out
 
 
-def _parse_sets(items: tuple[str, ...]) -> dict[str, Any]:
+def parse_sets(items: tuple[str, ...]) -> dict[str, Any]:
+    """``--set FIELD=VALUE`` values: ``{field: value}`` (numbers, booleans, None and gain maps parsed)."""
     out: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -235,9 +260,9 @@ def cli(threads: int | None) -> None:
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
               help="Change one convention field, e.g. --set gain=exponential --set empty=0.")
 @click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
-@click.option("-f", "--output-format", "--fmt", "fmt", type=click.Choice(["table", "json", "csv", "trec"]),
-              default="table", show_default=True, help="Output format.")
-@click.option("--digits", default=4, show_default=True, help="Decimals in table and trec output.")
+@format_option(("table", "json", "csv", "trec", "markdown", "latex", "html"))
+@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
+              help="Decimals in table, trec, markdown, latex and html output (json and csv: full precision).")
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
               help="spark: read Parquet/CSV/JSON Lines tables with Spark and compute in its executors "
                    "(needs pip install 'ranklens[spark]'); same numbers as local.")
@@ -254,7 +279,7 @@ def cli(threads: int | None) -> None:
               help="CI gate, repeatable: exit with status 1 when a run's mean of MEASURE is below VALUE "
                    "(e.g. --fail-under ndcg@10=0.70); the measure is evaluated if -m does not name it.")
 @quiet_option
-@_column_options
+@column_options
 def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
              sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, engine: str, master: str | None,
              partitions: int | None, group_by: tuple[str, ...], output: str | None, fail_under: tuple[str, ...],
@@ -269,8 +294,8 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     """
     from .evaluate import evaluate
 
-    columns = _columns(kw)
-    overrides = _parse_sets(sets)
+    columns = input_options(kw)
+    overrides = parse_sets(sets)
     ms = list(measures) or ["ndcg@10"]
     gates = _parse_gates(fail_under)
     if gates:
@@ -345,117 +370,37 @@ def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention
 
 
 def _print_arrow(table: Any, fmt: str, name: str | None) -> None:
-    out = click.get_text_stream("stdout")
+    """Spark's per-group rows: json, csv, else tab-separated."""
     rows = table.to_pylist()
     if fmt == "json":
-        out.write(json.dumps({"run": name, "rows": rows} if name else rows, indent=2, default=str) + "\n")
+        click.echo(json.dumps({"run": name, "rows": rows} if name else rows, indent=2, default=str))
         return
-    w = csv.writer(out, lineterminator="\n", delimiter="," if fmt == "csv" else "\t")
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n", delimiter="," if fmt == "csv" else "\t")
     w.writerow(([] if name is None else ["run"]) + table.column_names)
     for r in rows:
         w.writerow(([] if name is None else [name]) + [repr(v) if isinstance(v, float) else v for v in r.values()])
+    click.echo(buf.getvalue(), nl=False)
 
 
 def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, digits: int) -> None:
-    out = click.get_text_stream("stdout")
-    if fmt == "json":
-        if len(results) == 1:
-            payload = _json_payload(results[0][1], per_query)
-        else:
-            payload = {"runs": {name: _json_payload(res, per_query) for name, res in results}}
-        out.write(json.dumps(payload, indent=2) + "\n")
-    elif fmt == "csv":
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(["run", "query", "measure", "value"])
-        for name, res in results:
-            if per_query:
-                for q, row in res.per_query_dict().items():
-                    for m, v in row.items():
-                        w.writerow([name, q, m, repr(v)])
-            for m, v in res.aggregate.items():
-                w.writerow([name, "all", m, repr(v)])
-    elif fmt == "trec":
-        for name, res in results:
-            out.write(_trec_lines(res, per_query, digits))
-    else:
-        out.write(_table(results, per_query, digits) + "\n")
+    """The results of (path, Result) pairs in the output format, each named by its file name (its path when
+    two share one); json of one run is that result's schema (``Result.to_dict``), of several ``{"runs": ...}``."""
+    from .render import render
 
-
-def _json_payload(res: Any, per_query: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {"aggregate": {k: _jnum(v) for k, v in res.aggregate.items()}}
-    if per_query:
-        d["per_query"] = {str(q): {m: _jnum(v) for m, v in row.items()} for q, row in res.per_query_dict().items()}
-    d["queries"] = res.counted
-    d["convention"] = res.convention.name
-    d["excluded"] = [
-        {"reason": e.reason, "count": e.count, "examples": list(e.examples), "measures": list(e.measures)}
-        for e in res.excluded
-    ]
-    return d
-
-
-def _jnum(v: float) -> float | None:
-    return None if math.isnan(v) else v
-
-
-def _trec_lines(res: Any, per_query: bool, digits: int) -> str:
-    buf = io.StringIO()
-    names = [m.trec_name for m in res.measures]
-    if per_query:
-        for qi, q in enumerate(res.queries):
-            for c, m in enumerate(res.measures):
-                v = res.values[qi, c]
-                if math.isnan(v):
-                    continue
-                buf.write(_trec_line(names[c], str(q), v, m.summed, digits))
-    for c, m in enumerate(res.measures):
-        buf.write(_trec_line(names[c], "all", res.aggregate[m.key], m.summed, digits))
-    return buf.getvalue()
-
-
-def _trec_line(name: str, q: str, v: float, summed: bool, digits: int) -> str:
-    value = f"{int(round(v))}" if summed else f"{v:.{digits}f}"
-    return f"{name:<22}\t{q}\t{value}\n"
-
-
-def _table(results: list[tuple[str, Any]], per_query: bool, digits: int) -> str:
-    keys = results[0][1].keys
-    names = [os.path.basename(n) for n, _ in results]
-    lines: list[str] = []
-    if per_query:
-        for name, res in results:
-            lines.append(f"per query ({os.path.basename(name)}):")
-            w = max(len("query"), *(len(str(q)) for q in res.queries))
-            lines.append(f"  {'query':<{w}}  " + "  ".join(f"{k:>{max(len(k), digits + 3)}}" for k in keys))
-            for qi, q in enumerate(res.queries):
-                cells = []
-                for c, k in enumerate(keys):
-                    v = res.values[qi, c]
-                    cells.append(f"{'-' if math.isnan(v) else f'{v:.{digits}f}':>{max(len(k), digits + 3)}}")
-                lines.append(f"  {str(q):<{w}}  " + "  ".join(cells))
-            lines.append("")
-    mw = max(len("measure"), *(len(k) for k in keys))
-    cw = [max(len(n), digits + 3) for n in names]
-    lines.append(f"{'measure':<{mw}}  " + "  ".join(f"{n:>{w}}" for n, w in zip(names, cw)))
-    lines.append("-" * (mw + 2 + sum(w + 2 for w in cw) - 2))
-    for k in keys:
-        cells = []
-        for (_, res), w in zip(results, cw):
-            v = res.aggregate[k]
-            txt = "n/a" if math.isnan(v) else (f"{int(v)}" if k.startswith("num_") else f"{v:.{digits}f}")
-            cells.append(f"{txt:>{w}}")
-        lines.append(f"{k:<{mw}}  " + "  ".join(cells))
-    first = results[0][1]
-    counted = sorted(set(first.counted.values()))
-    lines.append(f"queries: {', '.join(map(str, counted))}   convention: {first.convention.name}")
-    seen = set()
-    for name, res in results:
-        for e in res.excluded:
-            text = f"note ({os.path.basename(name)}): {e}" if len(results) > 1 else f"note: {e}"
-            if text not in seen:
-                seen.add(text)
-                lines.append(text)
-    return "\n".join(lines)
+    names = [os.path.basename(path) for path, _ in results]
+    if len(set(names)) < len(names):  # the same file name in two folders: the paths as given
+        names = [path for path, _ in results]
+    named: dict[str, Any] = {}
+    for name, (_, res) in zip(names, results):
+        label, n = name, 1
+        while label in named:  # one file given twice
+            n += 1
+            label = f"{name} ({n})"
+        named[label] = res
+    obj: Any = results[0][1] if fmt == "json" and len(results) == 1 else named
+    text = render(obj, fmt, digits=digits, per_query=per_query)
+    click.echo(text, nl=not text.endswith("\n"))
 
 
 @cli.command("explain")
@@ -467,8 +412,8 @@ def _table(results: list[tuple[str, Any]], per_query: bool, digits: int) -> str:
 @click.option("-c", "--convention", default="ranklens", show_default=True)
 @click.option("--compare", default=None, help="A second convention: which choices make the values differ.")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
-@click.option("-f", "--output-format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@_column_options
+@format_option(("table", "json"))
+@column_options
 def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, measure: str, convention: str,
                 compare: str | None, sets: tuple[str, ...], fmt: str, **kw: Any) -> None:
     """Show how one query's DCG/NDCG is built: position, gain, discount, contribution, ideal."""
@@ -476,21 +421,30 @@ def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, meas
 
     if k is not None and k < 1:
         raise click.BadParameter("must be >= 1", param_hint="-k")
-    columns = _columns(kw)
+    columns = input_options(kw)
     e = explain(judgments, run, query, k=k, measure=measure, convention=convention, compare=compare,
-                **columns, **_parse_sets(sets))
+                **columns, **parse_sets(sets))
     if fmt == "json":
-        click.echo(json.dumps(e.to_dict(), indent=2, default=str))
+        from .render import plain
+
+        click.echo(json.dumps(plain(e.to_dict()), indent=2, allow_nan=False))
     else:
         click.echo(e.table())
 
 
 @cli.command("conventions")
 @click.argument("names", nargs=-1)
-def conventions_cmd(names: tuple[str, ...]) -> None:
+@format_option(("table", "json"))
+def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
     """List the named conventions, or show the fields of some."""
     from .conventions import CONVENTIONS, get_convention
 
+    if fmt == "json":
+        from .render import plain
+
+        chosen = [get_convention(n) for n in names] if names else list(CONVENTIONS.values())
+        click.echo(json.dumps({c.name: plain(c.as_dict()) for c in chosen}, indent=2, allow_nan=False))
+        return
     if not names:
         w = max(len(n) for n in CONVENTIONS)
         for name, c in CONVENTIONS.items():
@@ -519,9 +473,9 @@ def warmup_cmd(force: bool) -> None:
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
 @comparison_options
-@click.option("-f", "--output-format", "--fmt", "fmt",
-              type=click.Choice(["table", "json", "csv", "markdown", "latex"]), default="table", show_default=True)
-@click.option("--digits", default=4, show_default=True, help="Decimals in table, markdown and latex output.")
+@format_option(("table", "json", "csv", "markdown", "latex", "html"))
+@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
+              help="Decimals in table, markdown, latex and html output (json and csv: full precision).")
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
               help="Write plots (PNG and SVG) into this folder: sorted per-query differences, forest plot, "
                    "metric@k curves (needs matplotlib: pip install 'ranklens[plot]').")
@@ -529,7 +483,7 @@ def warmup_cmd(force: bool) -> None:
               help="CI gate: exit with status 1 when a run is significantly worse than the baseline on a measure "
                    "(the chosen --test, after --correction, at --alpha).")
 @quiet_option
-@_column_options
+@column_options
 def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
                 correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
                 convention: str, sets: tuple[str, ...], fmt: str, digits: int, plot_dir: str | None,
@@ -545,8 +499,8 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
 
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
-    columns = _columns(kw)
-    overrides = _parse_sets(sets)
+    columns = input_options(kw)
+    overrides = parse_sets(sets)
     if plot_dir is not None:
         from ._deps import require
 
@@ -561,17 +515,10 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
                                **columns, **overrides)
         written = plot_comparison(c, plot_dir, curves)
         click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
-    out = click.get_text_stream("stdout")
-    if fmt == "json":
-        out.write(c.to_json() + "\n")
-    elif fmt == "csv":
-        out.write(c.to_csv())
-    elif fmt == "markdown":
-        out.write(c.to_markdown(digits))
-    elif fmt == "latex":
-        out.write(c.to_latex(digits))
-    else:
-        out.write(c.table(digits) + "\n")
+    from .render import render
+
+    text = render(c, fmt, digits=digits)
+    click.echo(text, nl=not text.endswith("\n"))
     if fail_if_worse and c.regressions():
         s = c.settings
         _gate_failed([

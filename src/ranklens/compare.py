@@ -7,9 +7,6 @@ the baseline is over the queries both count, and the queries left out of a pair 
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -18,22 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from . import render
 from . import stats as S
 from .errors import InvalidParameterError
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["Comparison", "compare", "run_names"]
 
 _TEST_NAMES = {
     "randomization": "paired randomization (sign-flip, Fisher) test, two-sided",
     "t": "paired Student's t-test, two-sided",
     "wilcoxon": "Wilcoxon signed-rank test, two-sided (scipy's defaults)",
     "bootstrap": "paired bootstrap test (centred differences), two-sided",
-}
-_CORRECTION_NAMES = {
-    "holm": "Holm (family-wise error)",
-    "bonferroni": "Bonferroni (family-wise error)",
-    "bh": "Benjamini-Hochberg (false discovery rate)",
-    "none": "none",
 }
 
 
@@ -74,133 +66,41 @@ class Comparison:
         raise KeyError(f"no row for run {run!r} and metric {metric!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (NaN as None), for JSON."""
-        return {
-            "settings": dict(self.settings),
-            "baseline": self.baseline,
-            "runs": list(self.runs),
-            "metrics": list(self.metrics),
-            "rows": [{k: _plain(v) for k, v in r.items()} for r in self.rows],
-            "notes": list(self.notes),
-        }
+        """Plain data (NaN as None), for JSON: the comparison schema of :mod:`ranklens.render`."""
+        return render.comparison_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+        """:meth:`to_dict` as strict JSON."""
+        return render.to_json(self)
 
     def to_csv(self) -> str:
         """One line per run and metric, every field, full precision."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(_CSV_FIELDS)
-        for r in self.rows:
-            w.writerow(["" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k]))
-                        else (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in _CSV_FIELDS])
-        return buf.getvalue()
+        return render.render(self, "csv")
 
     # -- display --------------------------------------------------------------------------------------
-    def _cells(self, r: dict[str, Any], digits: int) -> list[str]:
-        f = _fmt(digits)
-        cells = [r["run"], f(r["mean"]), f"[{f(r['ci_low'])}, {f(r['ci_high'])}]", str(r["n"])]
-        if r["run"] == self.baseline:
-            return cells + ["(baseline)", "", "", "", "", ""]
-        sig = "*" if r["significant"] else ""
-        return cells + [
-            f"{r['diff']:+.{digits}f}" if not math.isnan(r["diff"]) else "n/a",
-            f"[{f(r['diff_low'])}, {f(r['diff_high'])}]",
-            f"{r['wins']}/{r['ties']}/{r['losses']}",
-            f"{r['effect_size']:.2f}" if not math.isnan(r["effect_size"]) else "n/a",
-            _pfmt(r["p_value"]),
-            _pfmt(r["p_adjusted"]) + sig,
-        ]
-
-    def _header(self) -> list[str]:
-        s = self.settings
-        ci = f"{s['confidence']:.0%} CI"
-        corr = "p (adj.)" if s["correction"] == "none" else f"p ({s['correction']})"
-        return ["run", "mean", ci, "queries", "diff", f"{ci} diff", "W/T/L", "d", "p", corr]
-
-    def _legend(self) -> list[str]:
-        s = self.settings
-        lines = [
-            f"* significant at alpha={s['alpha']:g} after correction ({_CORRECTION_NAMES[s['correction']]}, "
-            f"over {s['n_tests']} tests: runs x metrics)",
-            f"test: {_TEST_NAMES[s['test']]}"
-            + (f", {s['n_resamples']} resamples, seed {s['seed']}" if s["test"] in ("randomization", "bootstrap") else ""),
-            (f"intervals: {s['ci_method']} bootstrap over queries ({s['n_resamples']} resamples, seed {s['seed']}); "
-             "t intervals in json/csv" if s["ci_method"] != "t" else "intervals: Student's t"),
-            f"diff = run - baseline over the queries both count; W/T/L = queries where the run is above / equal "
-            f"to / below the baseline; d = Cohen's d_z (mean diff / sd of diffs); convention: {s['convention']}",
-        ]
-        return lines
-
     def table(self, digits: int = 4) -> str:
         """A plain-text table per metric; significant differences are marked with ``*``."""
-        header = self._header()
-        out: list[str] = []
-        for m in self.metrics:
-            rows = [self._cells(r, digits) for r in self.rows if r["metric"] == m]
-            widths = [max(len(h), *(len(c[i]) for c in rows)) for i, h in enumerate(header)]
-            out.append(f"{m}  (baseline: {self.baseline})")
-            out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
-            out.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
-            for c in rows:
-                out.append("  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))))
-            out.append("")
-        out.extend(self._legend())
-        out.extend(f"note: {n}" for n in self.notes)
-        return "\n".join(out)
+        return render.render(self, "table", digits=digits)
 
     def to_markdown(self, digits: int = 4) -> str:
         """A GitHub-flavoured Markdown table (one row per run and metric)."""
-        header = ["metric"] + self._header()
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + [":--"] + ["--:"] * (len(header) - 2)) + "|"]
-        for r in self.rows:
-            cells = [r["metric"]] + self._cells(r, digits)
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        lines.append("")
-        lines.extend(self._legend())
-        lines.extend(f"Note: {n}" for n in self.notes)
-        return "\n".join(lines) + "\n"
+        return render.render(self, "markdown", digits=digits)
 
     def to_latex(self, digits: int = 4) -> str:
         """A LaTeX ``tabular`` (booktabs); significant differences in bold with a dagger."""
-        header = ["metric"] + self._header()
-        esc = _latex_escape
-        lines = [
-            "% " + " ; ".join(self._legend()),
-            "\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}",
-            "\\toprule",
-            " & ".join(esc(h) for h in header) + " \\\\",
-            "\\midrule",
-        ]
-        for r in self.rows:
-            cells = [esc(c) for c in [r["metric"]] + self._cells(r, digits)]
-            if r.get("significant"):
-                cells[5] = f"\\textbf{{{cells[5]}}}$^\\dagger$"
-                cells[-1] = cells[-1].replace("*", "")
-            lines.append(" & ".join(cells) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}"]
-        return "\n".join(lines) + "\n"
+        return render.render(self, "latex", digits=digits)
 
     def __repr__(self) -> str:
         return (f"<Comparison of {len(self.runs)} runs ({', '.join(self.runs)}; baseline {self.baseline!r}) on "
                 f"{', '.join(self.metrics)}, convention={self.settings['convention']!r}>")
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
-
-        header = self._header()
-        sections = [(f"{m}  (baseline: {self.baseline})", header,
-                     [self._cells(r, 4) for r in self.rows if r["metric"] == m]) for m in self.metrics]
-        title = f"ranklens Comparison: {len(self.runs)} runs, convention {self.settings['convention']!r}"
-        first = sections[0]
-        return html_table(first[1], first[2], title=f"{title}; {first[0]}", sections=sections[1:],
-                          notes=self._legend() + [f"note: {n}" for n in self.notes])
+        return render.render(self, "html")
 
     # -- frames -------------------------------------------------------------------------------------------
     def _frame_columns(self, kind: str) -> dict[str, list[Any]]:
         if kind == "summary":
-            return {k: [_plain(r.get(k)) for r in self.rows] for k in _CSV_FIELDS}
+            return {k: [render.plain(r.get(k)) for r in self.rows] for k in render.COMPARISON_FIELDS}
         if kind != "per_query":
             raise InvalidParameterError(f"`kind` must be 'summary' or 'per_query'; got {kind!r}.")
         V = self.per_query["values"]  # (metrics, queries, runs)
@@ -252,40 +152,19 @@ class Comparison:
         return self.table()
 
 
-_CSV_FIELDS = [
-    "metric", "run", "baseline", "mean", "n", "ci_low", "ci_high", "t_low", "t_high", "n_pairs", "diff",
-    "diff_low", "diff_high", "diff_t_low", "diff_t_high", "wins", "ties", "losses", "effect_size", "test",
-    "statistic", "p_value", "p_adjusted", "significant", "only_baseline", "only_run",
-]
+def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]:
+    """The names of runs and the runs: a mapping's keys, else the file names of paths (the paths as given
+    when two share a file name) and ``run1``, ``run2``... for the others. With ``shorten``, the prefix and
+    suffix every name shares are dropped (``run.bm25.dl19.txt``, ``run.splade.dl19.txt`` -> ``bm25``,
+    ``splade``).
 
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
-
-
-def _fmt(digits: int) -> Any:
-    return lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
-
-
-def _pfmt(p: float) -> str:
-    if p is None or math.isnan(p):
-        return "n/a"
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
-
-
-def _latex_escape(s: str) -> str:
-    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#"),
-                 ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
-        s = s.replace(a, b)
-    return s
-
-
-# -- the verb -------------------------------------------------------------------------------------------
-def _names(runs: Any) -> tuple[list[str], list[Any]]:
+    >>> run_names(["runs/run.bm25.txt", "runs/run.splade.txt"])[0]
+    ['bm25', 'splade']
+    >>> run_names(["runs/run.bm25.txt", {"q": {"a": 1.0}}])[0]
+    ['run.bm25.txt', 'run2']
+    >>> run_names(["a/run.txt", "b/run.txt"], shorten=False)[0]
+    ['a/run.txt', 'b/run.txt']
+    """
     if isinstance(runs, Mapping):
         if not runs:
             raise InvalidParameterError("`runs` is empty; compare needs at least two runs.")
@@ -303,7 +182,7 @@ def _names(runs: Any) -> tuple[list[str], list[Any]]:
         names = [os.fspath(r) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}" for i, r in enumerate(items)]
     if len(set(names)) < len(names):
         raise InvalidParameterError("two runs have the same name; pass a mapping {name: run}.")
-    return _shorten(names), items
+    return (_shorten(names) if shorten else names), items
 
 
 def _shorten(names: list[str]) -> list[str]:
@@ -424,7 +303,7 @@ def compare(
     n_resamples, seed = S.check_resamples(n_resamples), S.check_seed(seed)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"`alpha` must be a number in (0, 1); got {alpha!r}.")
-    names, items = _names(runs)
+    names, items = run_names(runs)
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
     bi = _baseline_index(baseline, names, items)
@@ -565,12 +444,12 @@ def compare(
                 out_rows.append(row)
             progress.advance()
 
-    tested = [r for r in out_rows if "p_value" in r]
-    corr = S.correct([r["p_value"] for r in tested], correction, alpha)
-    for r, adj, rej in zip(tested, corr.adjusted, corr.reject):
-        r["p_adjusted"] = adj
-        r["significant"] = bool(rej)
-    n_tests = sum(1 for r in tested if not math.isnan(r["p_value"]))
+    tested = [row for row in out_rows if "p_value" in row]
+    corr = S.correct([row["p_value"] for row in tested], correction, alpha)
+    for row, adj, rej in zip(tested, corr.adjusted, corr.reject):
+        row["p_adjusted"] = adj
+        row["significant"] = bool(rej)
+    n_tests = sum(1 for row in tested if not math.isnan(row["p_value"]))
     settings = {
         "test": test, "test_description": _TEST_NAMES[test], "correction": correction, "alpha": float(alpha),
         "confidence": confidence, "ci_method": ci, "n_resamples": n_resamples, "seed": seed,

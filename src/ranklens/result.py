@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import render
 from ._problem import Exclusion
 from .conventions import Convention
 from .errors import InputError, InvalidParameterError
@@ -149,17 +149,18 @@ class Result:
         return out
 
     def to_dict(self, per_query: bool | None = None, *, style: str = "nested", prefix: str = "") -> dict[str, Any]:
-        """The result as plain data.
+        """The result as plain data: the one output schema of :mod:`ranklens.render`.
 
         Parameters
         ----------
         per_query : bool, optional
             Include per-query values (nested style; default: when the result has them).
         style : {"nested", "flat"}, default="nested"
-            ``"nested"``: ``{"aggregate": {...}, "per_query": {...}, "counted": ..., "excluded": [...],
-            "convention": name}``. ``"flat"``: ``{name: mean}`` with names experiment trackers
-            accept (``ndcg@10`` -> ``ndcg_at_10``, see :func:`ranklens.measures.flat_name`), for
-            ``mlflow.log_metrics``, ``wandb.log`` or a TensorBoard ``add_scalar`` per item.
+            ``"nested"``: ``{"aggregate": {...}, "per_query": {...}, "counted": {...}, "excluded": [...],
+            "convention": name}`` (NaN as None), as ``ranklens eval -f json`` prints it. ``"flat"``:
+            ``{name: mean}`` with names experiment trackers accept (``ndcg@10`` -> ``ndcg_at_10``, see
+            :func:`ranklens.measures.flat_name`), for ``mlflow.log_metrics``, ``wandb.log`` or a
+            TensorBoard ``add_scalar`` per item.
         prefix : str, default=""
             Put before each flat name (``"valid/"``, ``"test_"``).
 
@@ -169,31 +170,18 @@ class Result:
         >>> res = ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.9}}, ["ndcg@1", "recall@2"])
         >>> res.to_dict(style="flat", prefix="valid/")
         {'valid/ndcg_at_1': 0.0, 'valid/recall_at_2': 1.0}
+        >>> res.to_dict()["counted"]
+        {'ndcg@1': 1, 'recall@2': 1}
         """
         if style == "flat":
-            from .measures import flat_name
-
-            flat = {f"{prefix}{flat_name(k)}": float(v) for k, v in self.aggregate.items()}
-            if len(flat) < len(self.aggregate):
-                raise InvalidParameterError(
-                    f"two measures get the same flat name ({', '.join(self.keys)}); evaluate them separately."
-                )
-            return flat
+            return render.flat_dict(self, prefix)
         if style != "nested":
             raise InvalidParameterError(f"`style` must be 'nested' or 'flat'; got {style!r}.")
-        d: dict[str, Any] = {"aggregate": dict(self.aggregate)}
-        if per_query if per_query is not None else self.has_per_query:
-            d["per_query"] = {str(q): v for q, v in self.per_query_dict().items()}
-        d["counted"] = dict(self.counted)
-        d["excluded"] = [
-            {"reason": e.reason, "count": e.count, "examples": list(e.examples), "measures": list(e.measures)}
-            for e in self.excluded
-        ]
-        d["convention"] = self.convention.name
-        return d
+        return render.result_dict(self, per_query)
 
     def to_json(self, per_query: bool | None = None) -> str:
-        return json.dumps(self.to_dict(per_query), indent=2, allow_nan=True)
+        """:meth:`to_dict` as strict JSON (NaN as null)."""
+        return render.to_json(self, per_query=per_query)
 
     def _frame_columns(self, kind: str) -> dict[str, Any]:
         if kind == "aggregate":
@@ -231,34 +219,12 @@ class Result:
         return pl.DataFrame(data).fill_nan(None)
 
     # -- display --------------------------------------------------------
-    def _rows(self, digits: int) -> tuple[list[str], list[list[str]], list[str]]:
-        """Column names, cells and the lines below: what the text table and the HTML show."""
-        rows = []
-        for k in self.keys:
-            v = self.aggregate[k]
-            shown = f"{v:.{digits}f}" if not float(v).is_integer() or not k.startswith("num_") else f"{int(v)}"
-            rows.append([k, shown, str(self.counted[k])])
-        below = [f"convention: {self.convention.name}"]
-        below += [f"note: {e}" for e in self.excluded]
-        return ["measure", "value", "queries"], rows, below
-
     def table(self, digits: int = 4) -> str:
-        """A plain-text table of the aggregates (and what was left out)."""
-        header, rows, below = self._rows(digits)
-        width = max([len(header[0])] + [len(r[0]) for r in rows])
-        lines = [f"{header[0]:<{width}}  {header[1]:>10}  {header[2]:>7}"]
-        lines.append("-" * len(lines[0]))
-        lines += [f"{m:<{width}}  {v:>10}  {n:>7}" for m, v, n in rows]
-        return "\n".join(lines + below)
+        """A plain-text table of the aggregates (and what was left out): :func:`ranklens.render.render`."""
+        return render.render(self, "table", digits=digits)
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
-
-        header, rows, below = self._rows(4)
-        conv = self.convention
-        title = f"ranklens Result: {len(self.queries)} queries, convention {conv.name!r}"
-        notes = [f"convention {conv.name}: {conv.description or conv.mirrors}"] + below[1:]
-        return html_table(header, rows, title=title, notes=notes)
+        return render.render(self, "html")
 
     def __repr__(self) -> str:
         agg = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..cli import _column_options, _columns, _parse_sets, comparison_options
+from ..cli import column_options, comparison_options, input_options, parse_sets
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["report", "serve"]
@@ -94,7 +94,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
               help="Queries listed with the largest gains and losses.")
 @click.option("--digits", type=click.IntRange(0, 12), default=4, show_default=True, help="Decimals in the tables.")
-@_column_options
+@column_options
 def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[str, ...], title: str | None,
            baseline: str | None, test: str, correction: str, alpha: float, confidence: float, ci: str,
            resamples: int, seed: int, no_curves: bool, top: int, convention: str, sets: tuple[str, ...],
@@ -106,8 +106,8 @@ def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[s
     """
     from .report import write_report
 
-    columns = _columns(kw)
-    overrides = _parse_sets(sets)
+    columns = input_options(kw)
+    overrides = parse_sets(sets)
     out = write_report(output, judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline,
                        convention=convention, test=test, correction=correction, alpha=alpha, confidence=confidence,
                        ci=ci, n_resamples=resamples, seed=seed, title=title, digits=digits, curves=not no_curves,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
-import math
 import os
 from collections.abc import Iterable, Mapping
 from importlib import resources
@@ -18,7 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from ..compare import run_names
 from ..errors import InvalidParameterError
+from ..render import (
+    comparison_cells,
+    comparison_dict,
+    comparison_header,
+    comparison_legend,
+    plain,
+    result_cells,
+    result_dict,
+)
 
 __all__ = ["build_report", "write_report"]
 
@@ -29,16 +38,8 @@ def _asset(name: str) -> str:
     return resources.files("ranklens.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
 def _num(v: Any, digits: int) -> str:
-    v = _plain(v)
+    v = plain(v)
     if v is None:
         return "n/a"
     if isinstance(v, float):
@@ -57,16 +58,13 @@ def _script_json(obj: Any) -> str:
 
 
 def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
-    from ..compare import _names
-
     if isinstance(runs, (str, os.PathLike)):
         runs = [runs]
     if not isinstance(runs, Mapping) and isinstance(runs, Iterable):
         runs = list(runs)
         if len(runs) == 1:  # one run keeps its file name (compare's shortening needs two)
-            r = runs[0]
-            return [os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else "run1"], runs
-    return _names(runs)
+            return run_names(runs, shorten=False)
+    return run_names(runs)
 
 
 def build_report(
@@ -151,7 +149,7 @@ def build_report(
         fams = cutoff_curves(judgments, dict(zip(names, items)), keys, convention=convention, **options)
         for fam, per_run in fams.items():
             curve_data.append({"family": fam, "series": [
-                {"name": rn, "points": [[k, _plain(v)] for k, v in pts]} for rn, pts in per_run.items()]})
+                {"name": rn, "points": [[k, plain(v)] for k, v in pts]} for rn, pts in per_run.items()]})
 
     conv_name = results[0].convention.name
     page_title = title or ("ranklens comparison" if comparison else "ranklens evaluation")
@@ -159,22 +157,17 @@ def build_report(
     data: dict[str, Any] = {"curves": curve_data, "metrics": []}
 
     # -- the table of `ranklens eval` -------------------------------------------------------------------
-    rows = []
-    for k in keys:
-        cells = "".join(f"<td>{_num(r.aggregate[k], digits)}</td>" for r in results)
-        rows.append(f"<tr><td class='l'>{_e(k)}</td>{cells}</tr>")
-    counted = "".join(f"<td>{_e(', '.join(sorted({str(v) for v in r.counted.values()})))}</td>" for r in results)
-    rows.append(f"<tr><td class='l muted'>queries</td>{counted}</tr>")
-    notes = []
-    for name, r in zip(names, results):
-        for ex in r.excluded:
-            notes.append(f"{name}: {ex}" if len(results) > 1 else str(ex))
-    head = "".join(f"<th>{_e(n)}</th>" for n in names)
+    named = dict(zip(names, results))
+    data["results"] = {n: result_dict(r, per_query=False) for n, r in named.items()}
+    eval_header, eval_cells, below = result_cells(named, digits)
+    head = "".join(f"<th>{_e(h)}</th>" for h in eval_header[1:])
+    rows = ["<tr><td class='l'>" + _e(c[0]) + "</td>" + "".join(f"<td>{_e(x)}</td>" for x in c[1:]) + "</tr>"
+            for c in eval_cells]
     sections.append(
         "<section class='card'><h2>Evaluation <span class='hint'>as <code>ranklens eval</code> prints it; "
         f"convention {_e(conv_name)}</span></h2>"
-        f"<table class='rl' id='eval-table'><thead><tr><th class='l'>measure</th>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{_notes(notes)}</section>"
+        f"<table class='rl' id='eval-table'><thead><tr><th class='l'>{_e(eval_header[0])}</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>{_notes(below[1:], prefix='')}</section>"
     )
 
     # -- the table of `ranklens compare`, interval plots, per-query differences --------------------------
@@ -183,12 +176,13 @@ def build_report(
         s = c.settings
         data["baseline"] = c.baseline
         data["ci_label"] = f"{s['confidence']:.0%} {s['ci_method']} interval"
-        header = c._header()
+        data["comparison"] = comparison_dict(c)
+        header = comparison_header(c)
         blocks = []
         for mi, m in enumerate(c.metrics):
             body = []
             for r in (r for r in c.rows if r["metric"] == m):
-                cells = c._cells(r, digits)
+                cells = comparison_cells(c, r, digits)
                 tds = [f"<td class='l'>{_e(cells[0])}</td>"]
                 for i, x in enumerate(cells[1:], start=1):
                     cls = ""
@@ -204,7 +198,7 @@ def build_report(
             ths = "".join(f"<th class='l'>{_e(h)}</th>" if i == 0 else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
             blocks.append(f"<h3>{_e(m)} <span class='muted'>(baseline: {_e(c.baseline)})</span></h3>"
                           f"<table class='rl compare-table'><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>")
-        legend = "".join(f"<li>{_e(x)}</li>" for x in c._legend())
+        legend = "".join(f"<li>{_e(x)}</li>" for x in comparison_legend(c))
         sections.append(
             "<section class='card'><h2>Comparison <span class='hint'>as <code>ranklens compare</code> prints it"
             f"</span></h2>{''.join(blocks)}<ul class='notes'>{legend}</ul>{_notes(c.notes)}</section>"
@@ -214,10 +208,10 @@ def build_report(
         bi = c.runs.index(c.baseline)
         for mi, m in enumerate(c.metrics):
             mrows = [r for r in c.rows if r["metric"] == m]
-            means = [{"label": r["run"], "value": _plain(r["mean"]), "lo": _plain(r["ci_low"]),
-                      "hi": _plain(r["ci_high"]), "note": f"n={r['n']}"} for r in mrows]
-            diffs = [{"label": f"{r['run']} - {c.baseline}", "value": _plain(r["diff"]), "lo": _plain(r["diff_low"]),
-                      "hi": _plain(r["diff_high"]), "filled": bool(r.get("significant")),
+            means = [{"label": r["run"], "value": plain(r["mean"]), "lo": plain(r["ci_low"]),
+                      "hi": plain(r["ci_high"]), "note": f"n={r['n']}"} for r in mrows]
+            diffs = [{"label": f"{r['run']} - {c.baseline}", "value": plain(r["diff"]), "lo": plain(r["diff_low"]),
+                      "hi": plain(r["diff_high"]), "filled": bool(r.get("significant")),
                       "note": ("p=" + _num(r.get("p_adjusted"), 4) + ("*" if r.get("significant") else ""))}
                      for r in mrows if r["run"] != c.baseline]
             per_query = []
@@ -231,7 +225,7 @@ def build_report(
                 order = idx[np.argsort(-d[idx], kind="stable")]
                 row = c.row(rn, m)
                 per_query.append({
-                    "values": [_plain(x) for x in d[order]], "labels": [str(queries[i]) for i in order],
+                    "values": [plain(x) for x in d[order]], "labels": [str(queries[i]) for i in order],
                     "xlabel": f"queries sorted by difference ({row['wins']} wins, {row['ties']} ties, "
                               f"{row['losses']} losses)",
                     "ylabel": f"{rn} - {c.baseline}",
@@ -258,7 +252,7 @@ def build_report(
             idx = np.nonzero(ok)[0]
             order = idx[np.argsort(-v[idx], kind="stable")]
             data["metrics"].append({"metric": m, "per_query": [{
-                "values": [_plain(x) for x in v[order]], "labels": [str(res.queries[i]) for i in order],
+                "values": [plain(x) for x in v[order]], "labels": [str(res.queries[i]) for i in order],
                 "xlabel": f"{int(ok.sum())} queries, sorted by value", "ylabel": m}]})
             sections.append(f"<section class='card'><h2>{_e(m)} per query</h2><div class='chart' id='pq-{mi}-0'>"
                             "</div></section>")
@@ -295,10 +289,10 @@ def build_report(
     )
 
 
-def _notes(notes: list[str]) -> str:
+def _notes(notes: list[str], prefix: str = "note: ") -> str:
     if not notes:
         return ""
-    return "<ul class='notes'>" + "".join(f"<li>note: {_e(n)}</li>" for n in notes) + "</ul>"
+    return "<ul class='notes'>" + "".join(f"<li>{_e(prefix + n)}</li>" for n in notes) + "</ul>"
 
 
 def _query_table(metric: str, run: str, baseline: str, queries: list[str], base: np.ndarray, other: np.ndarray,
