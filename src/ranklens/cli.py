@@ -348,9 +348,9 @@ def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention
     """``--engine spark``: :func:`ranklens.spark.evaluate_files` computes, this prints."""
     from .errors import InvalidParameterError
 
-    for k in ("format", "run_format", "groups"):
+    for k, flag in (("format", "--judgments-format"), ("run_format", "--run-format"), ("groups", "--groups")):
         if k in columns:
-            raise InvalidParameterError(f"--{k.replace('_', '-')} is for the local engine; --engine spark reads tables.")
+            raise InvalidParameterError(f"{flag} is for the local engine; --engine spark reads tables.")
     from .spark import evaluate_files
 
     done = evaluate_files(judgments, runs, ms, convention=convention, per_query=per_query, group_by=group_by,
