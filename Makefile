@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-fast install install-test bench clean browser bench-monitor bench-spark sdist wheel \
+.PHONY: demo test test-fast lint install install-test bench clean browser bench-monitor bench-spark sdist wheel \
         test-numba-latest docs
 
 $(BIN)/python:
@@ -100,6 +100,12 @@ endif
 # the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds
 test: $(VENV)/.test $(EVENV)/.installed browser
 	$(BIN)/python -m pytest -q
+
+# ruff over the checkout and mypy over src/ (rules in pyproject.toml, [tool.ruff] and [tool.mypy]), with the versions
+# pinned in requirements-test.txt: mypy checks the calls into numpy, pyarrow, click... as installed for the tests
+lint: $(VENV)/.test
+	$(BIN)/ruff check .
+	$(BIN)/mypy src/
 
 # the inner loop: every test but those marked slow (Spark, browser, Evidently, wheel and install builds, subprocess
 # soaks); no Chromium or Evidently environment needed. See the markers in pyproject.toml.

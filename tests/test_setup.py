@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "web"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "web"))
 from web_support import CHROMIUM, INSTALL_BROWSER
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:
@@ -58,7 +59,7 @@ def _rules() -> dict[str, tuple[list[str], bool, bool]]:
     return rules
 
 
-@pytest.mark.parametrize("top", ["test", "demo", "test-fast"])
+@pytest.mark.parametrize("top", ["test", "demo", "test-fast", "lint"])
 def test_every_prerequisite_does_something(top: str) -> None:
     """A prerequisite of `make test` / `make demo` with no recipe and no prerequisites installs nothing."""
     rules = _rules()
@@ -132,6 +133,17 @@ def test_the_hint_of_the_browser_tests_names_the_target_that_installs_chromium(t
     r = _make("-pRrq")
     default = re.search(r"^CHROMIUM :?= (\S+)$", r.stdout, re.M)
     assert default and default.group(1) == CHROMIUM, "the Makefile installs Chromium elsewhere than tests look"
+
+
+def test_make_lint_installs_then_runs_the_pinned_ruff_and_mypy(tmp_path: Path) -> None:
+    """`make lint` on a fresh machine installs the test requirements, whose exact ruff and mypy it then runs."""
+    out = _dry_run("lint", tmp_path)
+    ruff = re.search(rf"^{re.escape(str(tmp_path))}/venv/bin/ruff check \.$", out, re.M)
+    mypy = re.search(rf"^{re.escape(str(tmp_path))}/venv/bin/mypy src/$", out, re.M)
+    assert ruff and mypy, f"make lint runs no ruff check or no mypy of the virtual environment:\n{out}"
+    assert out.index("-r requirements-test.txt") < ruff.start() < mypy.start(), out
+    pins = re.findall(r"^(ruff|mypy)==\d+(?:\.\d+)+$", (ROOT / "requirements-test.txt").read_text(), re.M)
+    assert sorted(pins) == ["mypy", "ruff"], "ruff and mypy are pinned to exact versions in requirements-test.txt"
 
 
 def test_test_fast_needs_no_browser_nor_evidently(tmp_path: Path) -> None:
