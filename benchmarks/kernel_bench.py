@@ -4,7 +4,8 @@ The bare kernels are what the issue calls "a straightforward parallel numba kern
 written two ways: per query (a ``prange`` over query offsets) an argsort of the scores, DCG@10 of
 the labels in that order, the ideal DCG@10 of the labels sorted, their ratio (``bare_sort``); or the
 10 best scores and 10 largest labels kept by insertion, without sorting or allocating
-(``bare_topk``); then the mean. No tie handling, no conventions, no checks. ranklens' kernel alone is ``compute_values`` on a problem built beforehand
+(``bare_topk``); then the mean. No tie handling, no conventions, no checks. ranklens' kernel alone is
+``compute_values`` on a problem built beforehand
 (ids factorised, rows grouped, labels joined): the single ``evaluate_queries`` call that orders each
 query with the convention's tie rule (exact averaging over tied scores) and computes the measure.
 Both run on numba's parallel JIT, compiled by a warm-up call; the kernels are timed in turns, and

@@ -215,7 +215,7 @@ def versions() -> str:
     for d in ("ranklens", "duckdb", "pyarrow", "numpy", "pandas"):
         try:
             out.append(f"{d} {version(d)}")
-        except Exception:  # noqa: BLE001 - a missing distribution is reported, not fatal
+        except Exception:  # a missing distribution is reported, not fatal
             out.append(f"{d} (missing)")
     return ", ".join(out)
 
@@ -297,9 +297,9 @@ def dataset(days: int, groups_per_day: int, regenerate: bool) -> tuple[Path, Pat
     return data, manifest, json.loads(manifest.read_text())
 
 
-def memory_section(path: Path, gen: dict[str, Any], ingest: dict[str, Any], rep: dict[str, Any], rep_day: dict[str, Any],
-                   idle: dict[str, Any], small_gen: dict[str, Any], small_ingest: dict[str, Any],
-                   small_rep: dict[str, Any]) -> None:
+def memory_section(path: Path, gen: dict[str, Any], ingest: dict[str, Any], rep: dict[str, Any],
+                   rep_day: dict[str, Any], idle: dict[str, Any], small_gen: dict[str, Any],
+                   small_ingest: dict[str, Any], small_rep: dict[str, Any]) -> None:
     rows = [
         ("imports, the store opened (`info()`), no report", "", idle),
         (f"daily NDCG@10, store of {small_gen['events']:,} events", f"{small_ingest['store_bytes'] / 2**20:.0f} MiB",
@@ -383,8 +383,8 @@ def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], inge
             "",
             "| | pandas | ranklens | pandas / ranklens |",
             "|---|---:|---:|---:|",
-            (f"| files -> daily NDCG@10 (pandas: read, join, apply; ranklens: ingest, report) | {fmt_s(pand['seconds'])}"
-            f" | {fmt_s(both)} | {pand['seconds'] / both:.1f}x |"),
+            ("| files -> daily NDCG@10 (pandas: read, join, apply; ranklens: ingest, report)"
+             f" | {fmt_s(pand['seconds'])} | {fmt_s(both)} | {pand['seconds'] / both:.1f}x |"),
             (f"| events loaded -> daily NDCG@10 (pandas: join, apply; ranklens: report) | {fmt_s(compute)}"
             f" | {fmt_s(rep['seconds'])} | {compute / rep['seconds']:.0f}x |"),
             (f"| peak RSS (ranklens: the report; the ingest: {ingest['rss_mb']:,.0f} MB) | {pand['rss_mb']:,.0f} MB"

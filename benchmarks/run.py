@@ -110,7 +110,8 @@ def side_by_side(title: str, data: Path, libs: list[str]) -> list[dict]:
             print(f"  {lib} FAILED: {exc}", flush=True)
             continue
         out.append(r)
-        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}", flush=True)
+        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}",
+              flush=True)
     for r in out:
         r["agrees"] = abs(r["value"] - out[0]["value"]) <= TOL.get(r["lib"], 1e-9)
     return out
@@ -151,9 +152,12 @@ def trec_eval_program() -> tuple[str | None, str]:
 
     given = os.environ.get("TREC_EVAL")
     if given:
-        return (given, f"`TREC_EVAL={given}`") if os.access(given, os.X_OK) else (None, f"TREC_EVAL={given} is not a program")
+        if os.access(given, os.X_OK):
+            return given, f"`TREC_EVAL={given}`"
+        return None, f"TREC_EVAL={given} is not a program"
     src = os.environ.get("TREC_EVAL_SRC", "https://github.com/usnistgov/trec_eval.git")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ranklens-bench" / f"trec_eval-{TREC_EVAL_REF}"
+    cache_home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    cache = cache_home / "ranklens-bench" / f"trec_eval-{TREC_EVAL_REF}"
     exe = cache / "trec_eval"
     how = f"built from {TREC_EVAL_REF} of {src} in {cache} with `make`"
     if exe.exists():
@@ -206,7 +210,8 @@ def files_benchmark(n_q: int, repeat: int = 3) -> dict:
         value = runs[-1][2].split(",")[-1].split()[-1]
         results.append({"name": name, "median_s": statistics.median(w for w, _, _ in runs),
                         "peak_rss_mb": max(m for _, m, _ in runs), "value": value})
-        print(f"  {name:<48} {results[-1]['median_s']:8.3f} s  {results[-1]['peak_rss_mb']:6.0f} MB  {value}", flush=True)
+        last = results[-1]
+        print(f"  {name:<48} {last['median_s']:8.3f} s  {last['peak_rss_mb']:6.0f} MB  {value}", flush=True)
     ref = float(results[0]["value"]) if results else float("nan")
     for r in results:
         # trec_eval prints 4 decimals; the others print full precision
@@ -259,7 +264,8 @@ def machine() -> str:
     except OSError:
         pass
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}"
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, "
+            f"Python {platform.python_version()}")
 
 
 def main() -> None:
@@ -287,7 +293,8 @@ def main() -> None:
             print(f"  {lib} FAILED: {exc}", flush=True)
             continue
         rows.append(r)
-        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}", flush=True)
+        print(f"  {lib:<18} {r['median_s']:8.3f} s   peak {r['peak_rss_mb']:7.0f} MB   value {r['value']:.12f}",
+              flush=True)
     ref = rows[0]["value"]
     for r in rows:
         tol = TOL.get(r["lib"], 1e-9)
@@ -442,7 +449,8 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
             cells.append("" if t is None else f"{t:.3f}")
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     for title, res in extra.items():
-        lines += ["", f"## {title[0].upper()}{title[1:]}", "", "| library | median time (s) | x ranklens | peak RSS (MB) | value | agrees |",
+        lines += ["", f"## {title[0].upper()}{title[1:]}", "",
+                  "| library | median time (s) | x ranklens | peak RSS (MB) | value | agrees |",
                   "|---|---:|---:|---:|---|---|"]
         for r in res:
             lines.append(f"| {r['lib']} | {r['median_s']:.3f} | {r['median_s'] / res[0]['median_s']:.1f} | "
@@ -507,7 +515,8 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         lines += ["", f"![time against rows]({png.name})"]
     except ImportError:
         lines += ["", "(matplotlib is not installed: no plot)"]
-    lines += ["", f"Input: {input_mb:.0f} MB of Parquet on disk, {rows[0].get('input_arrays_mb', float('nan')):.0f} MB as "
+    arrays_mb = rows[0].get("input_arrays_mb", float("nan"))
+    lines += ["", f"Input: {input_mb:.0f} MB of Parquet on disk, {arrays_mb:.0f} MB as "
               "Arrow arrays in memory. Command: `make bench` (`BENCH_ARGS=--large make bench` adds 1M queries)."]
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")

@@ -93,7 +93,8 @@ def main() -> None:
         for rows in args.rows:
             run, qrels = make_data(Path(tmp), rows)
             t_local, agg_local = bench_local(run, qrels, args.repeat)
-            lines.append(f"| {rows:,} | local engine ({os.cpu_count()} cores) | {t_local:.2f} | {rows / t_local:,.0f} | - |")
+            lines.append(f"| {rows:,} | local engine ({os.cpu_count()} cores) | {t_local:.2f} | {rows / t_local:,.0f}"
+                         " | - |")
             print(lines[-1], flush=True)
             for master in args.masters:
                 t, agg = bench_spark(master, run, qrels, args.repeat)

@@ -14,7 +14,8 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -208,8 +209,8 @@ def main() -> None:
         t0 = time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - t0)
-    print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base, "rss_before_load_kb": before,
-                      "versions": versions, "python": sys.version.split()[0]}))
+    print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base,
+                      "rss_before_load_kb": before, "versions": versions, "python": sys.version.split()[0]}))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ def write_demo(directory: Path) -> tuple[str, str]:
     """TREC DL 2019 (BM25 and SPLADE runs) as Parquet: judgments, and rankings with a model column."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from ranklens._ids import ids_to_numpy
 
     data = Path(__file__).parent / "data"

@@ -49,7 +49,7 @@ def reference(qrels: dict, run: dict) -> dict:
             vals["ndcg"] = dcg(gains) / dcg(ideal)
             vals["ndcg@3"] = dcg(gains, 3) / dcg(ideal, 3)
         if n_rel:
-            def ap(k=None):
+            def ap(k=None, rel=rel, n_rel=n_rel):  # this query's
                 top = rel[:k] if k else rel
                 return sum(sum(top[:i]) / i for i in range(1, len(top) + 1) if top[i - 1]) / n_rel
 

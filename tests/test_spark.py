@@ -167,7 +167,8 @@ def test_integer_ids_one_table_and_rank_column(spark):
     jd = {(r["query"], r["item"]): r["relevance"] for r in qrels.to_pylist()}
     ranked_keys = {(r["query"], r["item"]) for r in rk}
     rows = [dict(r, relevance=jd.get((r["query"], r["item"]))) for r in rk]
-    rows += [{"query": q, "item": i, "score": None, "relevance": v} for (q, i), v in jd.items() if (q, i) not in ranked_keys]
+    rows += [{"query": q, "item": i, "score": None, "relevance": v} for (q, i), v in jd.items()
+             if (q, i) not in ranked_keys]
     one = pa.Table.from_pylist(rows)
     for conv in ("ranklens", "trec_eval", "lightgbm"):
         local = ranklens.evaluate(one, None, ALL, convention=conv)

@@ -209,7 +209,8 @@ def test_large_trec_files_are_mapped(tmp_path, monkeypatch):
     assert res["ndcg@10"] == pytest.approx(dcg / (1 + 1 / math.log2(3)), rel=1e-12)
     with open(run, "a") as fr:
         fr.write("query1 Q0 extra 1 high system\n")
-    with pytest.raises(ranklens.errors.FormatError, match=rf"run.txt, line {n_q * n_i + 1}: score 'high' is not a number"):
+    line = n_q * n_i + 1
+    with pytest.raises(ranklens.errors.FormatError, match=rf"run.txt, line {line}: score 'high' is not a number"):
         ranklens.read_rankings(str(run))
     # a gzip file of the same name is decompressed, not mapped
     import gzip
@@ -236,7 +237,8 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
     n = 2000
     q = [f"q{i // 20:03d}" for i in range(n)]
     table = pa.table({"query": q, "item": [f"d{i}" for i in range(n)],
-                      "score": [float(-(i % 20)) for i in range(n)], "relevance": [1 if i % 20 == 1 else 0 for i in range(n)]})
+                      "score": [float(-(i % 20)) for i in range(n)],
+                      "relevance": [1 if i % 20 == 1 else 0 for i in range(n)]})
     pq.write_table(table, tmp_path / "t.parquet")
     pcsv.write_csv(table, tmp_path / "t.csv")
     with open(tmp_path / "t.jsonl", "w") as f:

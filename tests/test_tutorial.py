@@ -49,5 +49,6 @@ def test_example_script_runs(script, tmp_path):
     assert res.stdout.strip()
     assert list(tmp_path.iterdir()) == []  # writes nothing where it runs (CatBoost's catboost_info...)
     if "gap" in res.stdout:  # the scripts that log the peer's own metric beside ranklens'
-        gaps = [float(part.split(":")[-1].strip().split()[0]) for part in res.stdout.split("\n") if "largest gap" in part]
+        gaps = [float(part.split(":")[-1].strip().split()[0]) for part in res.stdout.split("\n")
+                if "largest gap" in part]
         assert gaps and max(gaps) <= 1e-6

@@ -52,4 +52,5 @@ def apply_threads() -> None:
     if _requested:
         import numba
 
-        numba.set_num_threads(min(_requested[0], numba.config.NUMBA_NUM_THREADS))
+        # numba.config defines its settings at run time (through globals()), which a type checker cannot see
+        numba.set_num_threads(min(_requested[0], numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]

@@ -140,7 +140,7 @@ def judged_cases(seed: int, n_queries: int = 200, *, max_label: int = 4, negativ
         q.labels = np.where(unjudged, np.nan, q.labels)
         n_extra = int(rng.choice(5, p=[0.4, 0.25, 0.15, 0.1, 0.1]))
         taken = set(q.items)
-        for e in range(n_extra):
+        for _ in range(n_extra):
             item = f"x{int(rng.integers(0, 1000))}"
             if item in taken:
                 continue

@@ -16,11 +16,21 @@ import numpy as np
 import pytest
 
 import ranklens
-from _gen import (SEED, Query, f32_tie_only, has_exact_tie, judged_cases, list_cases, long_table, qrels_dict,
-                  run_dict)
-from _peers import (EVIDENTLY_PYTHON, EvidentlyEnvMissing, catboost_eval, evidently_eval, evidently_eval_many,
-                    ir_measures_calc, lightgbm_eval, pytrec_eval, ranx_calc, sklearn_per_query, torchmetrics_eval,
-                    xgboost_eval)
+from _gen import SEED, Query, f32_tie_only, has_exact_tie, judged_cases, list_cases, long_table, qrels_dict, run_dict
+from _peers import (
+    EVIDENTLY_PYTHON,
+    EvidentlyEnvMissing,
+    catboost_eval,
+    evidently_eval,
+    evidently_eval_many,
+    ir_measures_calc,
+    lightgbm_eval,
+    pytrec_eval,
+    ranx_calc,
+    sklearn_per_query,
+    torchmetrics_eval,
+    xgboost_eval,
+)
 
 pytestmark = pytest.mark.peer
 

@@ -47,11 +47,12 @@ def _consistent(path: Path) -> dict:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         if "batches" not in tables:
             return {"batches": 0, "groups": 0, "items": 0}
-        orphans = con.execute("""SELECT (SELECT count(*) FROM groups WHERE batch_id NOT IN (SELECT batch_id FROM batches)),
-                                        (SELECT count(*) FROM items WHERE gid NOT IN (SELECT gid FROM groups)),
-                                        (SELECT count(*) FROM feedback WHERE batch_id NOT IN (SELECT batch_id FROM batches)),
-                                        (SELECT count(*) FROM quarantine WHERE batch_id NOT IN (SELECT batch_id FROM batches))
-                              """).fetchall()[0]
+        orphans = con.execute("""
+            SELECT (SELECT count(*) FROM groups WHERE batch_id NOT IN (SELECT batch_id FROM batches)),
+                   (SELECT count(*) FROM items WHERE gid NOT IN (SELECT gid FROM groups)),
+                   (SELECT count(*) FROM feedback WHERE batch_id NOT IN (SELECT batch_id FROM batches)),
+                   (SELECT count(*) FROM quarantine WHERE batch_id NOT IN (SELECT batch_id FROM batches))
+        """).fetchall()[0]
         assert orphans == (0, 0, 0, 0), orphans
         bad = con.execute("""SELECT b.batch_id FROM batches b
             LEFT JOIN (SELECT batch_id, count(*) AS g, sum(n_items) AS i FROM groups GROUP BY 1) s USING (batch_id)
@@ -133,7 +134,8 @@ def test_busy_store_message(tmp_path):
     pq.write_table(_events(10, 4, "x"), f)
     Store(store).ingest(f)
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb,time,sys; c=duckdb.connect({str(store)!r}); print('held', flush=True); time.sleep(20)"],
+        [sys.executable, "-c",
+         f"import duckdb,time,sys; c=duckdb.connect({str(store)!r}); print('held', flush=True); time.sleep(20)"],
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -146,7 +148,8 @@ def test_busy_store_message(tmp_path):
         holder.kill()
         holder.wait()
     # once released, the same command works
-    r = subprocess.run([*RANKLENS, "monitor", "report", "--store", str(store), "--ci", "none"], capture_output=True, text=True)
+    r = subprocess.run([*RANKLENS, "monitor", "report", "--store", str(store), "--ci", "none"], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stderr
 
 

@@ -87,7 +87,7 @@ def test_check_records_and_webhook(sim, tmp_path):
     received = []
 
     class Hook(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):  # the name http.server calls
             n = int(self.headers["Content-Length"])
             received.append(json.loads(self.rfile.read(n)))
             self.send_response(204)
@@ -116,7 +116,8 @@ def test_check_records_and_webhook(sim, tmp_path):
 
         rec = Store(store, read_only=True).alerts().to_pylist()
         assert rec and rec[0]["monitor"] == "BR watch"
-        run(["monitor", "check", "--store", str(store), "--config", str(cfg), "--webhook", f"http://127.0.0.1:{srv.server_port}/x"], code=1)
+        run(["monitor", "check", "--store", str(store), "--config", str(cfg),
+             "--webhook", f"http://127.0.0.1:{srv.server_port}/x"], code=1)
         assert len(Store(store, read_only=True).alerts().to_pylist()) == len(rec)  # the same alert is recorded once
         # a window before the decay: nothing fires, exit 0
         r = run(["monitor", "check", "--store", str(store), "--config", str(cfg), "--at", "2026-10-03T12:00:00"])

@@ -12,11 +12,10 @@ import pyarrow as pa
 import pytest
 
 from ranklens.errors import InputError, InvalidParameterError
-from ranklens.monitor import Attribution, Store, load_config
-from ranklens.monitor import _schema
+from ranklens.monitor import Attribution, Store, _schema, load_config
 
 sys.path.insert(0, str(Path(__file__).parent))
-from handcalc import dcg, events, ndcg  # noqa: E402
+from handcalc import dcg, events, ndcg
 
 SEED = {  # the seed's groups x, y, z: gains 0/1 in served order, as click labels
     "x": [[], [], ["click"], ["click"], ["click"]],
@@ -314,8 +313,8 @@ def test_slices_decomposition_adds_up(tmp_path):
     # drill down: the worst BR groups of the window are swapped lists
     worst = st.groups("ndcg@10", start="2026-10-02", end="2026-10-03", where={"country": "BR"}, limit=3).to_pylist()
     assert all(r["country"] == "BR" for r in worst)
-    assert worst[0]["value"] == pytest.approx(min(x for x in (val(g) for g in by_group if g.startswith("d1")
-                                                                and by_group[g][0]["country"] == "BR") if x is not None))
+    br_day1 = (val(g) for g in by_group if g.startswith("d1") and by_group[g][0]["country"] == "BR")
+    assert worst[0]["value"] == pytest.approx(min(x for x in br_day1 if x is not None))
 
 
 def test_baseline_compare_and_explain(tmp_path):

@@ -240,7 +240,8 @@ def test_openapi_documents_every_endpoint_and_parameter(seed_client: Any) -> Non
             assert {"model", "model_version", "environment", "group_id", "country"} <= names
     # every documented endpoint answers with its defaults (explain needs its group)
     for path in api_routes - {"/api/explain"}:
-        assert seed_client.get(path + ("?start=2026-10-02&end=2026-10-04" if path == "/api/slices" else "")).status_code == 200
+        query = "?start=2026-10-02&end=2026-10-04" if path == "/api/slices" else ""
+        assert seed_client.get(path + query).status_code == 200
     page = seed_client.get("/api/docs")
     assert page.status_code == 200 and "openapi.json" in page.text
 

@@ -1,6 +1,7 @@
 """The dashboard in a real browser: Debian's Chromium driven by Playwright, over a store filled by the simulator.
 
-`make browser` (a prerequisite of `make test`) installs Chromium. Without /usr/bin/chromium these tests fail, on purpose.
+`make browser` (a prerequisite of `make test`) installs Chromium. Without /usr/bin/chromium these tests fail, on
+purpose.
 Screenshots of every page are saved under test-artifacts/web/.
 """
 
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.browser
 PAGES = {"overview": "/", "slices": "/slices", "groups": "/groups", "compare": "/compare", "api": "/api/docs"}
 # what shows that a page has drawn its data
 READY = {
-    "overview": "document.querySelector('#overview-chart svg') && document.querySelectorAll('#overview-kpis .kpi').length > 0",
+    "overview": "document.querySelector('#overview-chart svg')"
+                " && document.querySelectorAll('#overview-kpis .kpi').length > 0",
     "slices": "document.querySelector('#slices-table table') && document.querySelector('#slices-heatmap svg')",
     "groups": "document.querySelector('#groups-table table') && document.querySelector('#explain-rows tbody tr')",
     "compare": "document.querySelector('#compare-means svg') && document.querySelector('#compare-diff svg')",
@@ -54,7 +56,8 @@ class Watched:
         self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url}"))
         self.page.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith("data:")
                      else self.problems.append(f"request elsewhere: {r.url}"))
-        self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        self.page.on("response",
+                     lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
 
     def open(self, path: str, ready: str) -> None:
         self.page.goto(self.base + path)

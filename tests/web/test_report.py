@@ -1,4 +1,5 @@
-"""`ranklens report`: one self-contained HTML file, checked by hand on the seed's groups and opened from disk in Chromium."""
+"""`ranklens report`: one self-contained HTML file, checked by hand on the seed's groups and opened from disk in
+Chromium."""
 
 from __future__ import annotations
 

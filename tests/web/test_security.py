@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from web_support import Client, LiveServer, client_for, file_digest, raw_get
-
 from ranklens.web.app import ENDPOINTS
+from web_support import Client, LiveServer, client_for, file_digest, raw_get
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -169,10 +168,10 @@ def test_without_token_only_loopback_host_names_are_answered(seed_store: str) ->
 
 def test_the_app_is_read_only(seed_store: str) -> None:
     import duckdb
-    from web_support import seed_events
 
     from ranklens.errors import InvalidParameterError
     from ranklens.web import create_app
+    from web_support import seed_events
 
     before = file_digest(seed_store)
     app = create_app(seed_store, config={})
@@ -208,8 +207,8 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
     e = {k: v for k, v in os.environ.items() if k != "RANKLENS_TOKEN"}
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "ranklens.cli", *args], check=False, capture_output=True, text=True, env=e,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "ranklens.cli", *args], check=False, capture_output=True, text=True,
+                          env=e, timeout=120)
 
 
 @pytest.mark.slow
@@ -252,7 +251,7 @@ def test_serve_binds_loopback_and_serves(seed_store: str) -> None:
                     break
             except OSError:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError(proc.stderr.read() if proc.poll() is not None else "no answer")
+                    raise AssertionError(proc.stderr.read() if proc.poll() is not None else "no answer") from None
                 time.sleep(0.2)
         # the listening socket of that port is bound to 127.0.0.1 only (Linux: /proc/net/tcp, tcp6)
         listening = []

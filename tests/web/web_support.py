@@ -99,7 +99,8 @@ class Client:
         return asyncio.run(go())
 
 
-async def _raw(app: Any, method: str, raw_path: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, bytes]:
+async def _raw(app: Any, method: str, raw_path: bytes,
+               headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, bytes]:
     """One request straight into the ASGI app, with the path exactly as given (no client-side normalisation)."""
     from urllib.parse import unquote_to_bytes
 
