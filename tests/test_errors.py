@@ -164,7 +164,7 @@ def test_negative_label_kept_by_catboost():
     # CatBoost Base uses the label as the gain: DCG = -1 + 2/log2(3), ideal (from the list) = 2 - 1/2
     res = ranklens.evaluate(NEG_QRELS, NEG_RUN, ["ndcg"], convention="catboost")
     assert res["ndcg"] == pytest.approx((-1 + 2 / math.log2(3)) / (2 - 0.5), rel=1e-12)
-    assert round(res["ndcg"], 4) == 0.1746  # shared/conventions.md, edge probes
+    assert round(res["ndcg"], 4) == 0.1746  # ../shared/conventions.md, edge probes
 
 
 FRAC_QRELS = {"q": {"a": 1.5, "b": 1, "c": 0}}

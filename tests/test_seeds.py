@@ -1,4 +1,4 @@
-"""The worked examples of the seeds (shared/seeds/) as test vectors.
+"""The worked examples of the seeds (../shared/seeds/, beside the checkout) as test vectors.
 
 * seed 001 (Arize, "Demystifying NDCG"): groups x, y, z given by ranks, linear gains.
   Its DCG@3 line has a typo (it prints 1.88685, the full DCG of y); the right DCG@3 of x is

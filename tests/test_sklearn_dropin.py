@@ -1,6 +1,6 @@
 """ranklens.ndcg_score / dcg_score against scikit-learn, run here on the same inputs.
 
-Checklist: shared/data/EXPECTED.md section 4 (numbers in the comments refer to its items).
+Checklist: tests/data/EXPECTED.md section 4 (numbers in the comments refer to its items).
 Every expected value is scikit-learn's own output or a hand computation written below.
 """
 
