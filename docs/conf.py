@@ -16,7 +16,7 @@ import ranklens  # noqa: E402  (the installed package: autodoc and the CLI refer
 
 project = "ranklens"
 author = "ranklens developers"
-copyright = "ranklens developers"  # noqa: A001  (Sphinx's name)
+copyright = "ranklens developers"  # Sphinx's name
 release = ranklens.__version__
 version = release
 

@@ -39,7 +39,7 @@ _PARAM_LINE = re.compile(r"^\s*\*{0,2}\w+\s+:\s")
 _TRAILING_UNDERSCORE = re.compile(r"(?<=\w)_(?=[\"'])")
 
 
-def escape_default_underscores(app, what, name, obj, options, lines):  # noqa: ARG001  (Sphinx's signature)
+def escape_default_underscores(app, what, name, obj, options, lines):  # Sphinx's signature
     """Escape, in numpydoc parameter lines, a quoted default's final underscore and every "@" (before numpydoc)."""
     for i, line in enumerate(lines):
         if _PARAM_LINE.match(line) and "default" in line:
@@ -51,7 +51,7 @@ def escape_default_underscores(app, what, name, obj, options, lines):  # noqa: A
 _LONE_STAR = re.compile(r"(?<!\S)\*(?=[\s.,;:)]|$)")
 
 
-def escape_help(app, ctx, lines):  # noqa: ARG001  (sphinx-click's signature)
+def escape_help(app, ctx, lines):  # sphinx-click's signature
     """Escape the asterisks of a command's or option's help that stand alone (not emphasis), and every "@"."""
     for i, line in enumerate(lines):
         lines[i] = _LONE_STAR.sub(r"\\*", line).replace("@", r"\@")
