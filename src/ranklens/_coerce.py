@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from itertools import chain, compress
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -146,6 +146,10 @@ def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
     return np.asarray(arr.to_pylist(), dtype=object)
 
 
+@overload
+def pick_column(columns: list[str], role: str, given: str | None, required: Literal[True], where: str) -> str: ...
+@overload
+def pick_column(columns: list[str], role: str, given: str | None, required: bool, where: str) -> str | None: ...
 def pick_column(columns: list[str], role: str, given: str | None, required: bool, where: str) -> str | None:
     """The column playing ``role`` (query, item, score, rank, label): ``given``, or the first of
     :data:`COLUMN_NAMES` present; None when absent and not ``required``."""
