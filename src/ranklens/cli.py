@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from .errors import RanklensError
+from .options import COLUMN_KEYS, FORMAT_KEYS, split_options
 
 __all__ = ["main"]
 
@@ -34,9 +35,8 @@ _COLUMN_OPTS = [
                  help="Group sizes for a LETOR file without qid: (default: FILE.query beside it)."),
 ]
 
-#: The input options of :data:`_COLUMN_OPTS`, as keyword names.
-INPUT_KEYS = ("query_col", "item_col", "score_col", "rank_col", "label_col", "judgments_format", "run_format",
-              "groups")
+#: The input options of :data:`_COLUMN_OPTS`, as keyword names (those of :mod:`ranklens.options`).
+INPUT_KEYS = (*COLUMN_KEYS, *FORMAT_KEYS)
 
 
 def column_options(f: Any) -> Any:
@@ -348,8 +348,10 @@ def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention
     """``--engine spark``: :func:`ranklens.spark.evaluate_files` computes, this prints."""
     from .errors import InvalidParameterError
 
-    for k, flag in (("format", "--judgments-format"), ("run_format", "--run-format"), ("groups", "--groups")):
-        if k in columns:
+    _, formats, _ = split_options(columns)
+    for given, flag in ((formats.judgments, "--judgments-format"), (formats.run, "--run-format"),
+                        (formats.groups, "--groups")):
+        if given is not None:
             raise InvalidParameterError(f"{flag} is for the local engine; --engine spark reads tables.")
     from .spark import evaluate_files
 
