@@ -15,8 +15,9 @@ from ._problem import build_problem, query_view
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
-from .evaluate import _inputs, compute_values
+from .evaluate import compute_values
 from .measures import parse_measures
+from .options import load_inputs, split_options
 
 __all__ = ["Difference", "Explanation", "explain"]
 
@@ -265,11 +266,9 @@ def explain(
         raise InvalidParameterError(f"`measure` must be 'ndcg' or 'dcg'; got {measure!r}.")
     if k is not None and (not isinstance(k, int) or k < 1):
         raise InvalidParameterError(f"`k` must be an integer >= 1 or None; got {k!r}.")
-    column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col", "format", "run_format", "groups"}
-    columns = {a: b for a, b in options.items() if a in column_keys}
-    overrides = {a: b for a, b in options.items() if a not in column_keys}
+    columns, formats, overrides = split_options(options)
     conv = get_convention(convention, **overrides)
-    j, r = _inputs(judgments, rankings, columns)
+    j, r = load_inputs(judgments, rankings, columns, formats)
     js, rs = _subset(j, r, query)
     mname = measure if k is None else f"{measure}@{k}"
     eff_k = k if k is not None else (conv.default_cutoff if measure == "ndcg" else None)
