@@ -5,7 +5,7 @@ written two ways: per query (a ``prange`` over query offsets) an argsort of the 
 the labels in that order, the ideal DCG@10 of the labels sorted, their ratio (``bare_sort``); or the
 10 best scores and 10 largest labels kept by insertion, without sorting or allocating
 (``bare_topk``); then the mean. No tie handling, no conventions, no checks. ranklens' kernel alone is
-``compute_values`` on a problem built beforehand
+``run_plan`` on a problem built beforehand
 (ids factorised, rows grouped, labels joined): the single ``evaluate_queries`` call that orders each
 query with the convention's tie rule (exact averaging over tied scores) and computes the measure.
 Both run on numba's parallel JIT, compiled by a warm-up call; the kernels are timed in turns, and
@@ -93,11 +93,10 @@ def main() -> None:
     a = ap.parse_args()
     import pyarrow.parquet as pq
 
+    from ranklens._plan import make_plan, run_plan
     from ranklens._problem import build_problem
     from ranklens.conventions import get_convention
     from ranklens.data import split_table
-    from ranklens.evaluate import compute_values
-    from ranklens.measures import parse_measures
 
     table = pq.read_table(a.data)
     # flat arrays for the bare kernel: rows come grouped by query
@@ -108,7 +107,7 @@ def main() -> None:
     labels = table.column("label").to_numpy().astype(np.float64)
     # the same evaluation in ranklens: the default convention (linear gain, ties averaged), every query
     conv = get_convention("ranklens")
-    measures = parse_measures(["ndcg@10"])
+    plan = make_plan(conv, ["ndcg@10"])
     j, r = split_table(table, need="both", source="bench")
     problem = build_problem(j, r, conv)
 
@@ -119,7 +118,7 @@ def main() -> None:
         return float(bare_ndcg10_topk(offsets, scores, labels).mean())
 
     def ours() -> float:
-        values, _ = compute_values(problem, measures, conv)
+        values, _ = run_plan(plan, problem)
         return float(np.nanmean(values[:, 0]))
 
     kernels = {"bare_sort": bare, "bare_topk": bare_topk, "ranklens": ours}

@@ -418,7 +418,7 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
          "(`benchmarks/kernel_bench.py`). The bare kernels are straightforward parallel numba kernels "
          "over query offsets, scores and labels, with no tie handling, conventions or checks, on numba's JIT "
          "(compiled for this machine's CPU): one sorts each list (argsort), the other keeps the 10 best scores and "
-         "10 largest labels by insertion. ranklens' kernel is `compute_values` on a problem built beforehand (one "
+         "10 largest labels by insertion. ranklens' kernel is `run_plan` on a problem built beforehand (one "
          "`evaluate_queries` call: ties averaged exactly, the default convention) as ranklens runs it when "
          "installed: compiled ahead of time for the baseline x86-64 instruction set, so that one wheel runs on "
          "every x86-64 machine, on all cores through ranklens' thread pool."),

@@ -202,7 +202,7 @@ def _excluded(res) -> dict[str, str]:
     out: dict[str, str] = {}
     for e in res.excluded:
         for q in e.examples:
-            out[q] = out.get(q, "") + e.reason + ";"
+            out[q] = out.get(q, "") + e.text + ";"
     return out
 
 

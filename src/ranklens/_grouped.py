@@ -2,9 +2,9 @@
 
 The common core of the training-loop metrics (:mod:`ranklens.lightgbm`, :mod:`ranklens.xgboost`,
 :mod:`ranklens.catboost`, :func:`ranklens.sklearn.make_ranking_scorer`): the data a booster holds
-(labels, predictions, group sizes or pointers, weights) become one :class:`~ranklens.data.Judgments`
-and one :class:`~ranklens.data.Rankings` over the same rows (items numbered by row), evaluated in one
-call. Group sizes become query ids with ``np.repeat``; nothing loops over queries in Python.
+(labels, predictions, group sizes or pointers, weights) are evaluated in one
+:func:`ranklens.evaluate.evaluate_arrays` call (items numbered by row). Group sizes become query codes
+with ``np.repeat``; nothing loops over queries in Python.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import Convention
-from .data import Judgments, Rankings
+from ._ids import factorize_parts
+from .conventions import Convention, get_convention
 from .errors import InvalidParameterError
 from .measures import Measure, parse_measures
 from .result import Result
@@ -172,7 +172,7 @@ def evaluate_grouped(
     >>> round(res["ndcg@2"], 6)  # query 0: (1/log2(3)) / 1; query 1: 1
     0.815465
     """
-    from .evaluate import evaluate
+    from .evaluate import evaluate_arrays
 
     label = np.asarray(y_true, dtype=np.float64).reshape(-1)
     score = np.asarray(y_score, dtype=np.float64)
@@ -184,7 +184,15 @@ def evaluate_grouped(
     if score.shape[0] != label.shape[0]:
         raise InvalidParameterError(f"{where}: {label.shape[0]} labels but {score.shape[0]} predictions.")
     q = query_ids(label.shape[0], group=group, qid=qid, where=where)
-    item = np.arange(label.shape[0], dtype=np.int64)
-    j = Judgments(q, item, label, source=where)
-    r = Rankings(q, item, score=score, source=where, label=label)
-    return evaluate(j, r, metrics, convention=convention, per_query=per_query, weights=weights, **overrides)
+    names = None
+    if q.dtype.kind not in "iu":  # ids of any kind -> codes in the ids' sorted order
+        (codes,), uniques, order = factorize_parts([q], "query ids")
+        rank = np.empty(order.shape[0], dtype=np.int64)
+        rank[order] = np.arange(order.shape[0])
+        q, names = rank[codes], uniques[order]
+    conv = get_convention(convention, **overrides)
+    res = evaluate_arrays(q, score, label, metrics, convention=conv, item=np.arange(label.shape[0], dtype=np.int64),
+                          per_query=per_query, weights=weights)
+    if names is not None:
+        res.queries = names[res.queries]
+    return res

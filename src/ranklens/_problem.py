@@ -1,7 +1,8 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
 No Python loop over queries or rows: query ids are dictionary-encoded once
-(Arrow's hash), rows are grouped by query with a counting sort (or not moved
+(:func:`ranklens._ids.factorize_parts`: only the first id of each run of equal
+ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
 at all when they already come grouped), and items are matched inside each
 query by hash in compiled code (:mod:`ranklens._kernels.group`).
 """
@@ -9,6 +10,7 @@ query by hash in compiled code (:mod:`ranklens._kernels.group`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -42,22 +44,69 @@ from .conventions import Convention
 from .data import Judgments, Rankings
 from .errors import InputError
 
-__all__ = ["Exclusion", "Problem", "build_problem", "query_view"]
+__all__ = [
+    "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule", "matrix_problem",
+    "query_view",
+]
+
+
+class ExclusionReason(str, Enum):
+    """Why queries are left out of an evaluation, or scored by a rule (the value is the reason's text;
+    ``NO_RELEVANT_SCORED``'s has the value the queries got, see :attr:`Exclusion.text`)."""
+
+    RANKED_NOT_JUDGED_LEFT_OUT = "ranked but not judged: left out"
+    JUDGED_NOT_RANKED_LEFT_OUT = "judged but not ranked: left out"
+    JUDGED_NOT_RANKED_EMPTY = "judged but not ranked: scored as an empty ranking"
+    RANKED_NOT_JUDGED_KEPT = "ranked but not judged"
+    NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
+    NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
 
 
 @dataclass(frozen=True)
 class Exclusion:
-    """Queries left out of (or scored specially in) an evaluation, and why."""
+    """Queries left out of (or scored specially in) an evaluation, and why.
 
-    reason: str
+    Attributes
+    ----------
+    reason : ExclusionReason
+        Why.
+    count : int
+        How many queries.
+    examples : tuple of str
+        The first (up to 20) of them, in query order.
+    measures : tuple of str
+        The measures concerned (empty: all of them).
+    value : float or None
+        The value the convention gave them (``NO_RELEVANT_SCORED``).
+    keys : tuple
+        The examples as query ids (not strings), to merge the exclusions of batches in query order.
+
+    Examples
+    --------
+    >>> str(Exclusion(ExclusionReason.NO_RELEVANT_SCORED, 2, ("q1", "q7"), ("ndcg@10",), value=0.0))
+    '2 queries: no relevant item: scored 0 by the convention [ndcg@10] (q1, q7)'
+    """
+
+    reason: ExclusionReason
     count: int
     examples: tuple[str, ...] = ()
     measures: tuple[str, ...] = ()
+    value: float | None = None
+    keys: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The reason in words (with the value, for queries scored by the convention)."""
+        if not isinstance(self.reason, ExclusionReason):  # temporary: the Spark engine's texts (to be removed)
+            return str(self.reason)
+        if self.value is None:
+            return str(self.reason.value)
+        return str(self.reason.value).format(value=float(self.value))
 
     def __str__(self) -> str:
         ex = ", ".join(self.examples[:5]) + (", ..." if self.count > 5 else "")
         scope = f" [{', '.join(self.measures)}]" if self.measures else ""
-        return f"{self.count} quer{'y' if self.count == 1 else 'ies'}: {self.reason}{scope} ({ex})"
+        return f"{self.count} quer{'y' if self.count == 1 else 'ies'}: {self.text}{scope} ({ex})"
 
 
 @dataclass
@@ -87,10 +136,6 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
-
-    @property
-    def n_queries(self) -> int:
-        return int(self.r_start.shape[0])
 
     @property
     def lengths(self) -> np.ndarray:
@@ -126,7 +171,7 @@ def _via_float32(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
+def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
     """Labels under the convention's precision (``fractional``: the count, when known already)."""
     if conv.label_precision == "int":
         return label if (fractional if fractional is not None else _fractional(label)) == 0 else np.trunc(label)
@@ -135,32 +180,97 @@ def _label_rule(label: np.ndarray, conv: Convention, fractional: int | None = No
     return label
 
 
+#: until the Spark engine uses :func:`label_rule` (temporary; to be removed)
+_label_rule = label_rule
+
+
 def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
-    label = np.asarray(j.label, dtype=np.float64)
-    where = j.source or "the judgments"
+    return _labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
+
+
+def _labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
     bad = ~np.isfinite(label)
     if bad.any():
-        raise InputError(f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({_bad_rows(bad, j.qid, j.item)}).")
+        raise InputError(
+            f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({_bad_rows(bad, qid, item)})."
+        )
     if conv.negative_labels == "error" and (label < 0).any():
         neg = label < 0
         raise InputError(
             f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
-            f"({_bad_rows(neg, j.qid, j.item)})."
+            f"({_bad_rows(neg, qid, item)})."
         )
     fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
     if conv.fractional_labels == "error" and fractional:
         frac = label != np.trunc(label)
         raise InputError(
             f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
-            f"({_bad_rows(frac, j.qid, j.item)}, label {label[np.flatnonzero(frac)[0]]})."
+            f"({_bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
         )
     if conv.max_label is not None and (label > conv.max_label).any():
         big = label > conv.max_label
         raise InputError(
             f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
-            f"({_bad_rows(big, j.qid, j.item)})."
+            f"({_bad_rows(big, qid, item)})."
         )
-    return _label_rule(label, conv, fractional)
+    return label_rule(label, conv, fractional)
+
+
+def _order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Scores (or ranks as an order key) checked and under the convention's precision."""
+    bad = ~np.isfinite(key)
+    if bad.any():
+        raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({_bad_rows(bad, qid, item)}).")
+    if conv.score_precision == "float32":
+        key = _via_float32(key)
+    return key
+
+
+def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:
+    """The convention's limits on list lengths (``ranked``: which queries have a ranked list; None: all)."""
+    if conv.max_items is not None and lengths.max() > conv.max_items:
+        big = np.flatnonzero(lengths > conv.max_items)
+        raise InputError(
+            f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
+            f"query {qids[big[0]]} has {lengths[big[0]]}."
+        )
+    if conv.min_items > 1:
+        small = lengths < conv.min_items
+        if ranked is not None:
+            small &= ranked
+        if small.any():
+            raise InputError(
+                f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
+                f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
+                f"query {qids[np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
+            )
+
+
+def _ordering(conv: Convention, items: IdArray | None) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention."""
+    ties = conv.ties
+    kernel_ties = TIES_NONE
+    order_mode = ORDER_INPUT
+    item_offs, item_data = np.zeros(2, np.int64), np.zeros(1, np.uint8)
+    if ties == "average":
+        kernel_ties = TIES_AVERAGE
+    elif ties == "shared_rank":
+        kernel_ties = TIES_SHARED_RANK
+    elif ties in ("item_desc", "item_asc"):
+        if items is None:
+            raise InputError(f"convention {conv.name!r} breaks ties by item id (ties={ties!r}): give the item ids.")
+        # trec_eval compares ids as strings ("10" < "9"), also when they are integers
+        sid = as_ids(items) if is_str_ids(items) else unify_ids(items, as_ids(np.array(["x"], dtype=object)))[0]
+        _, _, item_offs, item_data = kernel_ids(sid)
+        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
+    elif ties == "worst":
+        order_mode = ORDER_WORST
+    elif ties == "best":
+        order_mode = ORDER_BEST
+    elif ties == "ranx":
+        order_mode = ORDER_QUICKSORT
+    return order_mode, kernel_ties, item_offs, item_data
 
 
 def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,16 +320,8 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
     label_j = _check_labels(j, conv)
-    key = np.asarray(r.order_key(), dtype=np.float64)
-    bad = ~np.isfinite(key)
-    if bad.any():
-        what = "scores" if r.score is not None else "ranks"
-        raise InputError(
-            f"{int(bad.sum())} {what} in {r.source or 'the rankings'} are NaN or infinite "
-            f"({_bad_rows(bad, r.qid, r.item)})."
-        )
-    if conv.score_precision == "float32":
-        key = _via_float32(key)
+    key = _order_key(np.asarray(r.order_key(), dtype=np.float64), conv, "scores" if r.score is not None else "ranks",
+                     r.source or "the rankings", r.qid, r.item)
 
     # one table holding both sides (same id arrays): factorise and check once
     same_rows = j.qid is r.qid and j.item is r.item
@@ -243,6 +345,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
     notes: list[Exclusion] = []
 
+    def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:
+        keys = tuple(q_uniques[mask][:20])
+        return Exclusion(reason, int(mask.sum()), tuple(str(x) for x in keys), keys=keys)
+
     def ids(mask: np.ndarray) -> tuple[str, ...]:
         return tuple(str(x) for x in q_uniques[mask][:20])
 
@@ -263,9 +369,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     else:
         universe = judged | ranked
     if (only_r & ~universe).any():
-        notes.append(Exclusion("ranked but not judged: left out", int((only_r & ~universe).sum()), ids(only_r & ~universe)))
+        notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_LEFT_OUT, only_r & ~universe))
     if (only_j & ~universe).any():
-        notes.append(Exclusion("judged but not ranked: left out", int((only_j & ~universe).sum()), ids(only_j & ~universe)))
+        notes.append(note(ExclusionReason.JUDGED_NOT_RANKED_LEFT_OUT, only_j & ~universe))
     if conv.missing_ranking == "error" and conv.queries != "judged" and only_j.any():
         raise InputError(
             f"convention {conv.name!r}: {int(only_j.sum())} judged queries have no ranking "
@@ -274,9 +380,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         )
     missing = only_j & universe
     if missing.any():
-        notes.append(Exclusion("judged but not ranked: scored as an empty ranking", int(missing.sum()), ids(missing)))
+        notes.append(note(ExclusionReason.JUDGED_NOT_RANKED_EMPTY, missing))
     if (only_r & universe).any():
-        notes.append(Exclusion("ranked but not judged", int((only_r & universe).sum()), ids(only_r & universe)))
+        notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_KEPT, only_r & universe))
     if not universe.any():
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
 
@@ -287,21 +393,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     else:
         j_start, j_end, j_idx = _group(jqc, n_all, sel)
 
-    lengths = r_end - r_start
-    if conv.max_items is not None and lengths.max() > conv.max_items:
-        big = np.flatnonzero(lengths > conv.max_items)
-        raise InputError(
-            f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
-            f"query {q_uniques[universe][big[0]]} has {lengths[big[0]]}."
-        )
-    if conv.min_items > 1:
-        small = (lengths < conv.min_items) & ranked[universe]
-        if small.any():
-            raise InputError(
-                f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
-                f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
-                f"query {q_uniques[universe][np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
-            )
+    _check_sizes(conv, r_end - r_start, q_uniques[universe], ranked[universe])
 
     # duplicates inside a query, and the label of every ranked row
     r_hash = hash_ids(ri)
@@ -313,7 +405,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
     if same_rows:
         r_label = label_j
     elif r.label is not None and r.label.shape[0] == key.shape[0]:
-        r_label = _label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
+        r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
         r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
         j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
@@ -323,32 +415,78 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
-    ties = conv.ties
-    kernel_ties = TIES_NONE
-    order_mode = ORDER_INPUT
-    item_offs, item_data = np.zeros(2, np.int64), np.zeros(1, np.uint8)
-    if ties == "average":
-        kernel_ties = TIES_AVERAGE
-    elif ties == "shared_rank":
-        kernel_ties = TIES_SHARED_RANK
-    elif ties in ("item_desc", "item_asc"):
-        # trec_eval compares ids as strings ("10" < "9"), also when they are integers
-        sid = as_ids(ri) if is_str_ids(ri) else unify_ids(ri, as_ids(np.array(["x"], dtype=object)))[0]
-        _, _, item_offs, item_data = kernel_ids(sid)
-        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
-    elif ties == "worst":
-        order_mode = ORDER_WORST
-    elif ties == "best":
-        order_mode = ORDER_BEST
-    elif ties == "ranx":
-        order_mode = ORDER_QUICKSORT
-
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri)
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(label_j.max()), notes=notes,
+    )
+
+
+def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item: Any = None,
+                  where: str = "the arrays") -> Problem:
+    """Flat arrays, one row per ranked item with its label, rows in any order -> a :class:`Problem`.
+
+    ``query`` holds integer query codes; ``item`` (optional) item ids, needed only when the
+    convention breaks ties by item id (and then checked for duplicates within a query). Every
+    query is both judged and ranked; the ideal list is made of its rows' labels.
+    """
+    q = np.asarray(query)
+    s = np.asarray(score, dtype=np.float64)
+    lab = np.asarray(label, dtype=np.float64)
+    for name, a in (("query", q), ("score", s), ("label", lab)):
+        if a.ndim != 1:
+            raise InputError(f"`{name}` must be a 1-D array; got shape {a.shape}.")
+    if q.dtype.kind not in "iu":
+        raise InputError(f"`query` must hold integer query codes; got dtype {q.dtype}.")
+    if not (q.shape[0] == s.shape[0] == lab.shape[0]):
+        raise InputError(f"`query`, `score` and `label` must have the same length; got {q.shape[0]}, {s.shape[0]}, "
+                         f"{lab.shape[0]}.")
+    if q.shape[0] == 0:
+        raise InputError(f"{where} are empty.")
+    it = None
+    if item is not None:
+        it = np.asarray(item) if not hasattr(item, "__arrow_c_array__") else item
+        if len(it) != q.shape[0]:
+            raise InputError(f"`item` must have one id per row ({q.shape[0]}); got {len(it)}.")
+    lab = _labels(lab, conv, where, q, it)
+    key = _order_key(s, conv, "scores", where, q, it)
+    (codes,), q_all, order = factorize_parts([q], "query ids")
+    start, end, idx = _group(codes, q_all.shape[0], order)
+    qids = q_all[order]
+    _check_sizes(conv, end - start, qids, None)
+    ri = as_ids(it, "item ids") if it is not None else np.zeros(0, np.int64)
+    if it is not None:
+        dup = find_duplicates(start, end, idx, hash_ids(ri), *kernel_ids(ri))
+        _dup_error(dup, q, ri, where, "rows")
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri if it is not None else None)
+    return Problem(
+        qids=qids, r_start=start, r_end=end, r_idx=idx, score=key, label=lab, r_item=ri,
+        j_start=start, j_end=end, j_idx=idx, j_label=lab, j_item=ri,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(lab.max()),
+    )
+
+
+def matrix_problem(label: np.ndarray, score: np.ndarray, conv: Convention) -> Problem:
+    """Equal-length lists, one per row of two 2-D arrays (labels and scores), taken as they are (no check).
+
+    Row ``q`` is query ``q``; its labels make its ideal list. For the scikit-learn drop-ins, which
+    validate their inputs with scikit-learn's own messages first.
+    """
+    n_q, n = label.shape
+    start = np.arange(n_q, dtype=np.int64) * n
+    end = start + n
+    no_idx = np.empty(0, np.int64)
+    lab = label.reshape(-1)
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, None)
+    return Problem(
+        qids=np.arange(n_q, dtype=np.int64), r_start=start, r_end=end, r_idx=no_idx, score=score.reshape(-1),
+        label=lab, r_item=no_idx, j_start=start, j_end=end, j_idx=no_idx, j_label=lab, j_item=no_idx,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(lab.max()) if lab.size else 0.0,
     )
 
 

@@ -8,26 +8,20 @@ from typing import Any
 import numpy as np
 
 from ._ids import arrow_to_numpy
-from ._kernels import api
-from ._kernels import codes as K
-from ._problem import Problem, build_problem
+from ._plan import empty_rule, make_plan, run_plan
+from ._problem import Problem, array_problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
-from .errors import EmptyQueryError, InvalidParameterError
-from .measures import Measure, parse_measures
+from .errors import InvalidParameterError
+from .measures import Measure, check_measures
 from .result import Result
 
-__all__ = ["compute_values", "evaluate"]
+__all__ = ["evaluate", "evaluate_arrays"]
 
-_CODES = {
-    "ndcg": K.NDCG, "dcg": K.DCG, "idcg": K.IDCG, "map": K.AP, "mrr": K.RR, "precision": K.P,
-    "recall": K.RECALL, "hit_rate": K.HIT, "err": K.ERR, "r_precision": K.RPREC, "num_ret": K.NUM_RET,
-    "num_rel_ret": K.NUM_REL_RET, "num_rel": K.NUM_REL,
-}
-_GAIN_KIND = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXP}
-_EMPTY_MODE = {"no_gain": 0, "label_sum_zero": 1, "ideal_zero": 2, "ideal_nonpositive": 3}
-_GRADED = {"ndcg", "err"}
-_BINARY = {"map", "mrr", "precision", "recall", "hit_rate", "r_precision"}
+# temporary names kept for the Spark engine and explain until they use ranklens._plan (to be removed):
+# check_measures (imported above, from ranklens.measures), compute_values, _rule, _GRADED, _inputs
+_rule = empty_rule
+_GRADED = frozenset(("ndcg", "err"))
 
 
 def _inputs(judgments: Any, rankings: Any, columns: dict[str, Any]) -> tuple[Judgments, Rankings]:
@@ -55,97 +49,9 @@ def _inputs(judgments: Any, rankings: Any, columns: dict[str, Any]) -> tuple[Jud
     return as_judgments(judgments, **jcols), as_rankings(rankings, **rcols)
 
 
-def compute_values(
-    problem: Problem, measures: list[Measure], conv: Convention
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-query values ``(n_queries, n_measures)`` (NaN where a query is skipped) and the empty-query mask.
-
-    One kernel call computes every measure of every query (one ordering per query, shared).
-    """
-    if conv.k_beyond_longest == "error":
-        _check_k_beyond_deepest(problem, measures, conv)
-    max_grade = conv.err_max_grade if conv.err_max_grade is not None else max(problem.max_label, 1.0)
-    codes = np.array([_CODES[m.family] for m in measures], dtype=np.int64)
-    ks = np.array([_cutoff(m, conv) for m in measures], dtype=np.int64)
-    gains = [m.gain or conv.gain for m in measures]
-    kinds = np.array([_GAIN_KIND[g] if isinstance(g, str) else K.GAIN_MAP for g in gains], dtype=np.int64)
-    levels = np.array([m.relevance_level if m.relevance_level is not None else conv.relevance_level
-                       for m in measures], dtype=np.float64)
-    mapping = next((g for g in gains if not isinstance(g, str)), None)
-    map_keys = np.array(sorted(mapping), dtype=np.float64) if mapping else np.zeros(0)
-    map_vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64) if mapping else np.zeros(0)
-    # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
-    # list is built from the ranked rows, in the same pass as the ordering
-    same = problem.j_start is problem.r_start and problem.j_idx is problem.r_idx and problem.j_label is problem.label
-    values, empties = api.evaluate_queries(
-        problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
-        problem.item_offs, problem.item_data,
-        problem.j_start, problem.j_end, problem.j_idx, problem.j_label, conv.ideal == "judgments" and not same,
-        problem.ties, float(conv.log_base), conv.negative_labels == "zero",
-        -np.inf if conv.gain_threshold is None else float(conv.gain_threshold), float(2.0**max_grade),
-        _EMPTY_MODE[conv.empty_test], codes, ks, kinds, levels, map_keys, map_vals,
-    )
-    for i, m in enumerate(measures):
-        empty = empties[:, i]
-        if not empty.any():
-            continue
-        rule = m.empty if m.empty is not None else conv.empty
-        if rule == "error":
-            bad = problem.qids[empty][:5]
-            raise EmptyQueryError(
-                f"{int(empty.sum())} queries have no relevant item for {m.key!r} "
-                f"({', '.join(map(str, bad))}); convention {conv.name!r} says empty='error'."
-            )
-        values[empty, i] = np.nan if rule == "skip" else float(rule)
-    if conv.round_per_query is not None:
-        values = _round_like_printf(values, conv.round_per_query)
-    return values, empties
-
-
-def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:
-    """Round as C's printf("%.Nf") does: from the exact binary value (np.round scales first,
-    which turns 0.003125 into an exact half and rounds it to even)."""
-    out = np.round(v, digits)
-    scaled = v * 10.0**digits
-    near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
-    for i in np.flatnonzero(near_half & np.isfinite(v)):  # rare: values within 1e-6 of a half
-        out.flat[i] = round(float(v.flat[i]), digits)
-    return out
-
-
-def _check_k_beyond_deepest(problem: Problem, measures: list[Measure], conv: Convention) -> None:
-    """Refuse cutoffs beyond the deepest rank of the lists that count (Evidently's KeyError).
-
-    Evidently builds its NDCG@1..n series up to the largest rank of the users it keeps (those with a
-    positive label, unless empty queries are scored) and fails on a cutoff past it. Under
-    ``ties="shared_rank"`` the deepest rank of a list is the shared rank of its last tied group.
-    """
-    lengths = problem.lengths
-    last, positive = api.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
-    deepest = lengths.astype(np.float64)
-    if problem.ties == K.TIES_SHARED_RANK:
-        deepest = np.where(lengths > 0, np.floor(lengths - (last - 1) / 2.0), 0)  # truncated mean rank
-    if any(_rule(m, conv) == "skip" for m in measures if m.family in _GRADED):
-        deepest = np.where(positive, deepest, 0)
-    top = int(deepest.max()) if deepest.size else 0
-    for m in measures:
-        if m.k is not None and m.k > top:
-            raise InvalidParameterError(
-                f"convention {conv.name!r}: cutoff {m.k} of {m.key!r} is beyond the deepest rank ({top}) of the "
-                "lists that count; Evidently raises KeyError here (ValueError when no list counts)."
-            )
-
-
-def _rule(m: Measure, conv: Convention) -> Any:
-    return m.empty if m.empty is not None else conv.empty
-
-
-def _cutoff(m: Measure, conv: Convention) -> int:
-    if m.k is not None:
-        return int(m.k)
-    if m.family == "ndcg" and conv.default_cutoff is not None:
-        return int(conv.default_cutoff)
-    return 0
+def compute_values(problem: Problem, measures: list[Measure], conv: Convention) -> tuple[np.ndarray, np.ndarray]:
+    """Temporary: :func:`ranklens._plan.run_plan` of ``make_plan(conv, measures)`` (to be removed)."""
+    return run_plan(make_plan(conv, measures), problem)
 
 
 def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
@@ -177,17 +83,6 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     if not np.isfinite(w).all() or (w < 0).any():
         raise InvalidParameterError("`weights` must be finite and non-negative.")
     return w
-
-
-def check_measures(measures: list[Measure], conv: Convention) -> None:
-    """Refuse measures the kernels do not compute, and non-NDCG measures under a shared-rank convention."""
-    for m in measures:
-        if m.family not in _CODES and m.family != "num_rel":
-            raise InvalidParameterError(f"measure {m.key!r} is not supported.")
-    if conv.ties == "shared_rank":
-        bad = [m.key for m in measures if m.family not in ("ndcg", "dcg", "idcg")]
-        if bad:
-            raise InvalidParameterError(f"convention {conv.name!r} reproduces NDCG only; not {', '.join(bad)}.")
 
 
 def evaluate(
@@ -251,10 +146,68 @@ def evaluate(
     columns = {k: v for k, v in options.items() if k in column_keys}
     overrides = {k: v for k, v in options.items() if k not in column_keys}
     conv = get_convention(convention, **overrides)
-    measures = parse_measures(metrics)
-    check_measures(measures, conv)
+    plan = make_plan(conv, metrics)
     j, r = _inputs(judgments, rankings, columns)
     problem = build_problem(j, r, conv)
-    values, empties = compute_values(problem, measures, conv)
+    values, empties = run_plan(plan, problem)
     w = _weights(weights, problem.qids)
-    return Result.build(problem, measures, values, empties, conv, w, per_query=per_query)
+    return Result.build(plan, problem, values, empties, w, per_query=per_query)
+
+
+def evaluate_arrays(
+    query: Any,
+    score: Any,
+    label: Any,
+    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    *,
+    convention: str | Convention | None = None,
+    item: Any = None,
+    per_query: bool = True,
+    weights: Any = None,
+) -> Result:
+    """Evaluate flat arrays: one row per ranked item, with its query code, score and label.
+
+    For callers that hold integer query codes and no ids (a monitoring store, a training loop):
+    no id is made up or converted. Rows of a query need not be consecutive.
+
+    Parameters
+    ----------
+    query : array-like of int, shape (n,)
+        The query code of each row.
+    score : array-like of float, shape (n,)
+        Predicted scores (higher ranks first).
+    label : array-like of float, shape (n,)
+        Relevance labels; a query's labels make its ideal list.
+    metrics : str or list of str, default=("ndcg@10",)
+        Measures, as for :func:`evaluate`.
+    convention : str or Convention, default="ranklens"
+        As for :func:`evaluate`.
+    item : array-like, optional
+        Item ids, needed only by conventions that break ties by item id (``ties="item_desc"``...).
+    per_query : bool, default=True
+        Keep per-query values in the result.
+    weights : array-like, optional
+        Per-query weights for the mean, one per distinct query code in sorted order.
+
+    Returns
+    -------
+    Result
+        Its ``queries`` are the distinct query codes, sorted.
+
+    Examples
+    --------
+    Query 7's relevant item is ranked second, query 3's first:
+
+    >>> import ranklens
+    >>> res = evaluate_arrays([7, 3, 7, 3], [0.9, 0.8, 0.1, 0.3], [0, 1, 1, 0], ["ndcg", "mrr"])
+    >>> res.queries.tolist(), res.per_query_dict("mrr")
+    ([3, 7], {3: 1.0, 7: 0.5})
+    >>> round(res["ndcg"], 6)  # (1 + 1/log2(3)) / 2
+    0.815465
+    """
+    conv = get_convention(convention)
+    plan = make_plan(conv, metrics)
+    problem = array_problem(query, score, label, conv, item=item)
+    values, empties = run_plan(plan, problem)
+    w = _weights(weights, problem.qids)
+    return Result.build(plan, problem, values, empties, w, per_query=per_query)

@@ -21,6 +21,10 @@ family                    spellings
 
 A relevance level can be given to binary measures with ``(rel=2)``, e.g.
 ``recall@100(rel=2)``; trec_eval spelling has ``-l2`` on the command line instead.
+
+:data:`REGISTRY` holds one :class:`MeasureSpec` per family: its spellings, its kernel code, whether it
+takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention (a
+refusal, or another definition). :func:`definition` gives the spec that applies under a convention.
 """
 
 from __future__ import annotations
@@ -28,46 +32,127 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from ._kernels import codes as K
+from .conventions import Convention
 from .errors import InvalidParameterError
 
-__all__ = ["FAMILIES", "Measure", "flat_name", "parse_measure", "parse_measures"]
+__all__ = [
+    "FAMILIES", "REGISTRY", "ConventionRule", "Measure", "MeasureSpec", "check_measures", "definition", "flat_name",
+    "parse_measure", "parse_measures",
+]
 
-#: family -> (description, higher_is_better, takes a cutoff)
-FAMILIES: dict[str, str] = {
-    "ndcg": "normalised discounted cumulative gain",
-    "dcg": "discounted cumulative gain",
-    "idcg": "ideal discounted cumulative gain",
-    "map": "average precision (mean over queries: MAP)",
-    "mrr": "reciprocal rank of the first relevant item (mean: MRR)",
-    "precision": "precision: relevant items in the top k / k",
-    "recall": "recall: relevant items in the top k / relevant items",
-    "hit_rate": "hit rate: 1 if a relevant item is in the top k",
-    "err": "expected reciprocal rank (Chapelle et al. 2009, cascade model)",
-    "r_precision": "precision at R, R = number of relevant items",
-    "num_ret": "number of ranked items (summed over queries)",
-    "num_rel": "number of relevant items (summed over queries)",
-    "num_rel_ret": "number of relevant ranked items (summed over queries)",
-}
 
-_ALIASES = {
-    "ndcg": "ndcg", "ndcg_cut": "ndcg", "ndcg_burges": "ndcg", "ndcg_exp": "ndcg", "ndcg_lin": "ndcg",
-    "dcg": "dcg", "dcg_burges": "dcg", "dcg_exp": "dcg", "dcg_lin": "dcg",
-    "idcg": "idcg", "idcg_burges": "idcg", "idcg_exp": "idcg",
-    "map": "map", "ap": "map", "map_cut": "map",
-    "mrr": "mrr", "rr": "mrr", "recip_rank": "mrr",
-    "precision": "precision", "p": "precision", "prec": "precision",
-    "recall": "recall", "r": "recall",
-    "hit_rate": "hit_rate", "hits": "hit_rate", "hit": "hit_rate", "success": "hit_rate", "hitrate": "hit_rate",
-    "err": "err",
-    "r_precision": "r_precision", "rprec": "r_precision", "r-precision": "r_precision",
-    "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-}
+@dataclass(frozen=True)
+class ConventionRule:
+    """What a measure family is under the conventions whose field ``field`` equals ``value``.
+
+    Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
+    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead).
+    """
+
+    field: str
+    value: Any
+    refuse: str | None = None
+    use: MeasureSpec | None = None
+
+    def applies(self, convention: Convention) -> bool:
+        return bool(getattr(convention, self.field) == self.value)
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure family: its kernel, its parameters, its names, and its rules per convention.
+
+    Attributes
+    ----------
+    family : str
+        Our name of the family (a key of :data:`REGISTRY`).
+    description : str
+        One line for listings.
+    code : int
+        The kernel's measure code (:mod:`ranklens._kernels.codes`).
+    spellings : tuple of str
+        Names (before ``@k`` / ``.k``) that mean this family: ours, trec_eval's, ir_measures' and ranx's.
+    cutoff : bool
+        Whether a cutoff may be written (``r_precision`` and ``num_rel`` take none).
+    graded : bool
+        Whether the value depends on the labels' grades (gain) rather than on a relevance level.
+    summed : bool
+        Summed over queries instead of averaged (trec_eval's counts).
+    gain_suffix : bool
+        Whether ``_burges`` / ``_exp`` / ``_lin`` after the name set the gain.
+    trec_name : str
+        The name trec_eval prints without a cutoff.
+    trec_cut : str or None
+        The prefix trec_eval prints before ``_k`` with a cutoff (None: the name never carries one).
+    empty_when : {"no_gain", "no_relevant", "never"}
+        When the kernel calls a query empty for this family (under the convention's ``empty_test``
+        ``"no_gain"`` and the ``ideal_*`` tests): no positive gain in the ideal list, no item at the
+        relevance level, or never (``empty_test="label_sum_zero"`` applies to every family).
+    scored_note : bool
+        Report queries whose value an empty rule set (False for DCG and IDCG, which are 0 there anyway).
+    rules : tuple of ConventionRule
+        Refusals and other definitions, per convention field value.
+    """
+
+    family: str
+    description: str
+    code: int
+    spellings: tuple[str, ...]
+    cutoff: bool = True
+    graded: bool = False
+    summed: bool = False
+    gain_suffix: bool = False
+    trec_name: str = ""
+    trec_cut: str | None = None
+    empty_when: str = "no_relevant"
+    scored_note: bool = True
+    rules: tuple[ConventionRule, ...] = ()
+
+
+#: Evidently's shared ranks are reproduced for the DCG family only.
+_NDCG_ONLY = ConventionRule("ties", "shared_rank", refuse="reproduces NDCG only")
+
+REGISTRY: dict[str, MeasureSpec] = {s.family: s for s in [
+    MeasureSpec("ndcg", "normalised discounted cumulative gain", K.NDCG,
+                ("ndcg", "ndcg_cut"), graded=True, gain_suffix=True, trec_name="ndcg", trec_cut="ndcg_cut",
+                empty_when="no_gain"),
+    MeasureSpec("dcg", "discounted cumulative gain", K.DCG, ("dcg",), graded=True, gain_suffix=True,
+                trec_name="dcg", trec_cut="dcg", empty_when="never", scored_note=False),
+    MeasureSpec("idcg", "ideal discounted cumulative gain", K.IDCG, ("idcg",), graded=True, gain_suffix=True,
+                trec_name="idcg", trec_cut="idcg", empty_when="never", scored_note=False),
+    MeasureSpec("map", "average precision (mean over queries: MAP)", K.AP, ("map", "ap", "map_cut"),
+                trec_name="map", trec_cut="map_cut", rules=(_NDCG_ONLY,)),
+    MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR, ("mrr", "rr", "recip_rank"),
+                trec_name="recip_rank", trec_cut="recip_rank", rules=(_NDCG_ONLY,)),
+    MeasureSpec("precision", "precision: relevant items in the top k / k", K.P, ("precision", "p", "prec"),
+                trec_name="P", trec_cut="P", rules=(_NDCG_ONLY,)),
+    MeasureSpec("recall", "recall: relevant items in the top k / relevant items", K.RECALL, ("recall", "r"),
+                trec_name="recall", trec_cut="recall", rules=(_NDCG_ONLY,)),
+    MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
+                ("hit_rate", "hits", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success",
+                rules=(_NDCG_ONLY,)),
+    MeasureSpec("err", "expected reciprocal rank (Chapelle et al. 2009, cascade model)", K.ERR, ("err",),
+                graded=True, trec_name="err", trec_cut="err", empty_when="no_gain", rules=(_NDCG_ONLY,)),
+    MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
+                ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec", rules=(_NDCG_ONLY,)),
+    MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
+                trec_name="num_ret", empty_when="never", rules=(_NDCG_ONLY,)),
+    MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",), cutoff=False,
+                summed=True, trec_name="num_rel", empty_when="never", rules=(_NDCG_ONLY,)),
+    MeasureSpec("num_rel_ret", "number of relevant ranked items (summed over queries)", K.NUM_REL_RET,
+                ("num_rel_ret",), summed=True, trec_name="num_rel_ret", empty_when="never", rules=(_NDCG_ONLY,)),
+]}
+
+#: family -> description
+FAMILIES: dict[str, str] = {f: s.description for f, s in REGISTRY.items()}
+
+_SPELLINGS = {name: s.family for s in REGISTRY.values() for name in s.spellings}
 _GAIN_SUFFIX = {"_burges": "exponential", "_exp": "exponential", "_lin": "linear"}
-_NO_CUTOFF = {"r_precision", "num_rel", "idcg_nocut"}
-_TREC_NAMES = {
-    "ndcg": "ndcg_cut", "map": "map_cut", "precision": "P", "recall": "recall", "hit_rate": "success",
-}
+#: spellings that must carry a cutoff (trec_eval's ``ndcg_cut.10``)
+_NEEDS_CUTOFF = ("ndcg_cut", "map_cut")
 
 
 @dataclass(frozen=True)
@@ -98,28 +183,25 @@ class Measure:
     relevance_level: float | None = None
 
     @property
-    def summed(self) -> bool:
-        """True for counts that trec_eval sums over queries instead of averaging."""
-        return self.family in ("num_ret", "num_rel", "num_rel_ret")
+    def spec(self) -> MeasureSpec:
+        """The family's entry in :data:`REGISTRY`."""
+        try:
+            return REGISTRY[self.family]
+        except KeyError:
+            raise InvalidParameterError(f"measure {self.key!r} is not supported.") from None
 
     @property
-    def higher_is_better(self) -> bool:
-        """Direction of improvement (every measure here grows with quality)."""
-        return True
+    def summed(self) -> bool:
+        """True for counts that trec_eval sums over queries instead of averaging."""
+        return self.family in REGISTRY and REGISTRY[self.family].summed
 
     @property
     def trec_name(self) -> str:
         """The name trec_eval prints for this measure."""
-        fam = self.family
-        if fam == "mrr":
-            return "recip_rank" if self.k is None else f"recip_rank_{self.k}"
-        if fam == "r_precision":
-            return "Rprec"
-        if fam in ("num_ret", "num_rel", "num_rel_ret"):
-            return fam
-        if self.k is None:
-            return {"ndcg": "ndcg", "map": "map", "precision": "P", "recall": "recall"}.get(fam, fam)
-        return f"{_TREC_NAMES.get(fam, fam)}_{self.k}"
+        spec = self.spec
+        if self.k is None or spec.trec_cut is None:
+            return spec.trec_name
+        return f"{spec.trec_cut}_{self.k}"
 
     def __str__(self) -> str:
         return self.key
@@ -155,17 +237,18 @@ def parse_measure(text: str) -> list[Measure]:
     gain = None
     base = name
     for suffix, g in _GAIN_SUFFIX.items():
-        if name.endswith(suffix) and name[: -len(suffix)] in ("ndcg", "dcg", "idcg"):
-            base, gain = name[: -len(suffix)], g
-    if name in ("ndcg_cut", "map_cut"):
+        stem = name[: -len(suffix)]
+        if name.endswith(suffix) and stem in REGISTRY and REGISTRY[stem].gain_suffix:
+            base, gain = stem, g
+    if name in _NEEDS_CUTOFF:
         base = name
-    family = _ALIASES.get(base)
+    family = _SPELLINGS.get(base)
     if family is None:
         raise InvalidParameterError(_unknown(text))
     ks_text = m.group("k")
     ks: list[int | None]
     if ks_text is None:
-        if name in ("ndcg_cut", "map_cut"):
+        if name in _NEEDS_CUTOFF:
             raise InvalidParameterError(f"measure {text!r} needs a cutoff, e.g. {name}.10.")
         ks = [None]
     else:
@@ -173,7 +256,7 @@ def parse_measure(text: str) -> list[Measure]:
         for k in ks:
             if k < 1:
                 raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {k}.")
-        if family in ("r_precision", "num_rel"):
+        if not REGISTRY[family].cutoff:
             raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
     empty = 0.0 if m.group("minus") else None
     if empty is not None and family != "ndcg":
@@ -247,3 +330,66 @@ def flat_name(key: str) -> str:
     """
     out = re.sub(r"[^A-Za-z0-9_.\-/]+", "_", str(key).replace("@", "_at_"))
     return re.sub(r"_+", "_", out).strip("_") or "metric"
+
+
+def definition(measure: Measure, convention: Convention) -> MeasureSpec:
+    """The definition of ``measure`` under ``convention``, or an error saying why there is none.
+
+    Parameters
+    ----------
+    measure : Measure
+        A parsed measure.
+    convention : Convention
+        The convention it is computed under.
+
+    Returns
+    -------
+    MeasureSpec
+        The family's spec, or the one a rule of the registry puts in its place for this convention.
+
+    Raises
+    ------
+    InvalidParameterError
+        A one-line refusal naming the convention and the measure.
+
+    Examples
+    --------
+    >>> from ranklens import get_convention
+    >>> definition(parse_measure("P.10")[0], get_convention("trec_eval")).family
+    'precision'
+    >>> definition(parse_measure("map")[0], get_convention("evidently"))
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: convention 'evidently' reproduces NDCG only; not map.
+    """
+    spec = measure.spec
+    for rule in spec.rules:
+        if rule.applies(convention):
+            if rule.refuse is not None:
+                raise InvalidParameterError(f"convention {convention.name!r} {rule.refuse}; not {measure.key}.")
+            if rule.use is not None:
+                return rule.use
+    return spec
+
+
+def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
+    """Check that every measure has a definition under ``convention`` (see :func:`definition`).
+
+    Measures refused for the same reason are named together in one message.
+
+    Examples
+    --------
+    >>> from ranklens import get_convention
+    >>> check_measures(parse_measures(["ndcg@5", "map", "P.10"]), get_convention("evidently"))
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: convention 'evidently' reproduces NDCG only; not map, P.10.
+    """
+    refused: dict[str, list[str]] = {}
+    for m in measures:
+        for rule in m.spec.rules:
+            if rule.applies(convention) and rule.refuse is not None:
+                refused.setdefault(rule.refuse, []).append(m.key)
+                break
+    for why, keys in refused.items():
+        raise InvalidParameterError(f"convention {convention.name!r} {why}; not {', '.join(keys)}.")

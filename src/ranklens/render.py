@@ -170,6 +170,9 @@ def plain(v: Any) -> Any:
 
 def _reason(e: Any) -> str:
     """The reason of an exclusion as text (its ``reason`` is a text or an enum whose value is the text)."""
+    text = getattr(e, "text", None)  # Exclusion.text: the reason with the value queries were scored
+    if isinstance(text, str):
+        return text
     r = e.reason
     return str(r.value) if isinstance(r, Enum) else str(r)
 

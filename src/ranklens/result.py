@@ -3,23 +3,147 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from . import render
-from ._problem import Exclusion
+from ._plan import Plan, check_cutoffs
+from ._problem import Exclusion, ExclusionReason, Problem
 from .conventions import Convention
 from .errors import InputError, InvalidParameterError
 from .measures import Measure
 
-if TYPE_CHECKING:
-    from ._problem import Problem
-
-__all__ = ["Result"]
+__all__ = ["Exclusion", "ExclusionReason", "Partial", "Result", "combine"]
 
 #: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
-_XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
+XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
+#: until the Spark engine uses :data:`XGB_MAX_MEAN` (temporary; to be removed)
+_XGB_MAX_MEAN = XGB_MAX_MEAN
+#: Examples kept per exclusion (the first in query order).
+N_EXAMPLES = 20
+
+#: A note: how many queries, and the first ``N_EXAMPLES`` of them (ids, in query order).
+Note = tuple[int, tuple[Any, ...]]
+_NONE: Note = (0, ())
+
+
+def _note(qids: np.ndarray, mask: np.ndarray) -> Note:
+    count = int(mask.sum())
+    return (count, tuple(qids[mask][:N_EXAMPLES])) if count else _NONE
+
+
+def _merge(a: Note, b: Note) -> Note:
+    if not a[0]:
+        return b
+    if not b[0]:
+        return a
+    return a[0] + b[0], tuple(sorted(a[1] + b[1])[:N_EXAMPLES])
+
+
+@dataclass
+class Partial:
+    """What a batch of queries contributes to a result; batches add up with :func:`combine`.
+
+    Per measure (arrays in the plan's measure order): ``weighted`` is the sum of weight x value over the
+    queries counted (a plain sum for measures summed over queries; under ``weighting="gbdt"``, over the
+    counted queries that are not empty), ``unweighted`` the sum of the values of counted empty queries
+    under ``weighting="gbdt"`` (0 otherwise), ``weight`` the sum of the counted queries' weights and
+    ``counted`` their number. ``skipped`` and ``scored`` are, per measure, the queries without a relevant
+    item left out of the mean or scored by the empty rule; ``notes`` the queries left out (or scored as an
+    empty ranking) by the convention's query rule. ``deepest`` is the deepest rank of the lists that count
+    for the convention's cutoff check (None: checked already).
+    """
+
+    queries: int
+    weighted: np.ndarray
+    unweighted: np.ndarray
+    weight: np.ndarray
+    counted: np.ndarray
+    skipped: list[Note]
+    scored: list[Note]
+    notes: dict[ExclusionReason, Note] = field(default_factory=dict)
+    deepest: float | None = None
+
+    @classmethod
+    def from_values(
+        cls,
+        plan: Plan,
+        qids: np.ndarray,
+        values: np.ndarray,
+        empties: np.ndarray,
+        weights: np.ndarray | None = None,
+        notes: Sequence[Exclusion] = (),
+        deepest: float | None = None,
+    ) -> Partial:
+        """The contribution of queries ``qids`` (sorted) with per-query ``values`` and ``empties``
+        (:func:`ranklens._plan.run_plan`), per-query ``weights`` (None: 1), and the exclusions of their
+        problem (``Problem.notes``)."""
+        n_m = len(plan.measures)
+        n_q = values.shape[0]
+        w = np.ones(n_q) if weights is None else weights
+        gbdt = plan.convention.weighting == "gbdt"
+        weighted, unweighted, weight = np.zeros(n_m), np.zeros(n_m), np.zeros(n_m)
+        counted = np.zeros(n_m, np.int64)
+        skipped: list[Note] = []
+        scored: list[Note] = []
+        for i, m in enumerate(plan.measures):
+            v = values[:, i]
+            valid = ~np.isnan(v)
+            counted[i] = int(valid.sum())
+            if m.summed:
+                weighted[i] = v[valid].sum()
+            else:
+                wv = w[valid]
+                weight[i] = wv.sum()
+                if gbdt:
+                    emp = empties[:, i][valid]
+                    weighted[i] = (wv[~emp] * v[valid][~emp]).sum()
+                    unweighted[i] = v[valid][emp].sum()
+                else:
+                    weighted[i] = (wv * v[valid]).sum()
+            skipped.append(_note(qids, ~valid))
+            scored.append(_note(qids, empties[:, i] & valid) if plan.specs[i].scored_note else _NONE)
+        by_reason: dict[ExclusionReason, Note] = {}
+        for e in notes:
+            by_reason[e.reason] = _merge(by_reason.get(e.reason, _NONE),
+                                         (e.count, e.keys or tuple(e.examples)))
+        return cls(n_q, weighted, unweighted, weight, counted, skipped, scored, by_reason, deepest)
+
+
+def combine(partials: Sequence[Partial]) -> Partial:
+    """The contribution of several batches of distinct queries: sums, counts and examples merged.
+
+    Associative: batches may be combined in any grouping (Spark partitions, then their totals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens import get_convention
+    >>> from ranklens._plan import make_plan
+    >>> plan = make_plan(get_convention("ranklens"), ["ndcg"])
+    >>> a = Partial.from_values(plan, np.array([1, 2]), np.array([[0.5], [np.nan]]), np.array([[False], [True]]))
+    >>> b = Partial.from_values(plan, np.array([3]), np.array([[1.0]]), np.array([[False]]))
+    >>> Result.from_partial(plan, combine([a, b]))["ndcg"]  # (0.5 + 1) / 2, query 2 skipped
+    0.75
+    """
+    if not partials:
+        raise InvalidParameterError("combine: no partial result to combine.")
+    out = partials[0]
+    for p in partials[1:]:
+        notes = dict(out.notes)
+        for reason, n in p.notes.items():
+            notes[reason] = _merge(notes.get(reason, _NONE), n)
+        depths = [d for d in (out.deepest, p.deepest) if d is not None]
+        deepest = max(depths) if depths else None
+        out = Partial(
+            out.queries + p.queries, out.weighted + p.weighted, out.unweighted + p.unweighted, out.weight + p.weight,
+            out.counted + p.counted, [_merge(a, b) for a, b in zip(out.skipped, p.skipped)],
+            [_merge(a, b) for a, b in zip(out.scored, p.scored)], notes, deepest,
+        )
+    return out
 
 
 class Result:
@@ -68,59 +192,74 @@ class Result:
     @classmethod
     def build(
         cls,
+        plan: Plan,
         problem: Problem,
-        measures: list[Measure],
         values: np.ndarray,
         empties: np.ndarray,
-        conv: Convention,
-        weights: np.ndarray | None,
+        weights: np.ndarray | None = None,
         *,
         per_query: bool = True,
     ) -> Result:
-        n_q = values.shape[0]
-        w = np.ones(n_q) if weights is None else weights
+        """The result of one problem: its values (:func:`ranklens._plan.run_plan`) aggregated."""
+        partial = Partial.from_values(plan, problem.qids, values, empties, weights, problem.notes)
+        return cls.from_partial(plan, partial, problem.qids, values, weights, per_query=per_query)
+
+    @classmethod
+    def from_partial(
+        cls,
+        plan: Plan,
+        partial: Partial,
+        qids: np.ndarray | None = None,
+        values: np.ndarray | None = None,
+        weights: np.ndarray | None = None,
+        per_query: bool = False,
+    ) -> Result:
+        """The result of (combined) partial results: means, counts and exclusions.
+
+        ``qids`` and ``values`` are the per-query values when they were kept (else the result has none).
+        """
+        conv = plan.convention
+        if partial.queries == 0:
+            raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
+        if partial.deepest is not None and plan.check_depth:
+            check_cutoffs(plan, int(partial.deepest))
         aggregate: dict[str, float] = {}
         counted: dict[str, int] = {}
-        excluded = list(problem.notes)
-        by_reason: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}  # same queries, same reason: one note
-        for i, m in enumerate(measures):
-            v = values[:, i]
-            valid = ~np.isnan(v)
-            counted[m.key] = int(valid.sum())
+        for i, m in enumerate(plan.measures):
+            counted[m.key] = int(partial.counted[i])
             if m.summed:
-                aggregate[m.key] = float(v[valid].sum())
-            else:
-                wv = w[valid]
-                den = float(wv.sum())
-                if conv.weighting == "gbdt":
-                    emp = empties[:, i][valid]
-                    num = float((wv[~emp] * v[valid][~emp]).sum() + v[valid][emp].sum())
-                else:
-                    num = float((wv * v[valid]).sum())
-                aggregate[m.key] = num / den if den > 0 else math.nan
-                if conv.clamp_mean and m.family == "ndcg" and not math.isnan(aggregate[m.key]):
-                    if aggregate[m.key] > _XGB_MAX_MEAN:
-                        raise InputError(
-                            f"convention {conv.name!r}: the mean of {m.key!r} is {aggregate[m.key]!r} > 1 (queries "
-                            "without relevant items add 1 unweighted while their weight stays in the denominator); "
-                            "XGBoost stops here ('Invalid output score, might be caused by invalid query group "
-                            "weight'). Use weighting='weighted' for a proper weighted mean."
-                        )
-                    aggregate[m.key] = min(1.0, aggregate[m.key])
-            skipped = ~valid
-            if skipped.any():
-                reason = "no relevant item: skipped (not in the mean)"
-                ids = tuple(str(q) for q in problem.qids[skipped][:20])
-                by_reason.setdefault((reason, int(skipped.sum()), ids), []).append(m.key)
-            emp = empties[:, i] & valid
-            if emp.any() and m.family not in ("dcg", "idcg"):
-                rule = m.empty if m.empty is not None else conv.empty
-                reason = f"no relevant item: scored {float(rule):g} by the convention"
-                ids = tuple(str(q) for q in problem.qids[emp][:20])
-                by_reason.setdefault((reason, int(emp.sum()), ids), []).append(m.key)
-        for (reason, count, ids), keys in by_reason.items():
-            excluded.append(Exclusion(reason, count, ids, tuple(keys)))
-        return cls(measures, aggregate, problem.qids, values, counted, excluded, conv, weights, per_query)
+                aggregate[m.key] = float(partial.weighted[i])
+                continue
+            den = float(partial.weight[i])
+            num = float(partial.weighted[i] + partial.unweighted[i]) if conv.weighting == "gbdt" else float(
+                partial.weighted[i])
+            mean = num / den if den > 0 else math.nan
+            if conv.clamp_mean and m.family == "ndcg" and not math.isnan(mean):
+                if mean > XGB_MAX_MEAN:
+                    raise InputError(
+                        f"convention {conv.name!r}: the mean of {m.key!r} is {mean!r} > 1 (queries "
+                        "without relevant items add 1 unweighted while their weight stays in the denominator); "
+                        "XGBoost stops here ('Invalid output score, might be caused by invalid query group "
+                        "weight'). Use weighting='weighted' for a proper weighted mean."
+                    )
+                mean = min(1.0, mean)
+            aggregate[m.key] = mean
+        excluded = [_exclusion(reason, partial.notes[reason]) for reason in ExclusionReason if reason in partial.notes]
+        # the same queries for the same reason: one exclusion naming its measures
+        by_reason: dict[tuple[ExclusionReason, Any, Note], list[str]] = {}
+        for i, m in enumerate(plan.measures):
+            if partial.skipped[i][0]:
+                by_reason.setdefault((ExclusionReason.NO_RELEVANT_SKIPPED, None, partial.skipped[i]), []).append(m.key)
+            if partial.scored[i][0]:
+                value = float(plan.rules[i])
+                by_reason.setdefault((ExclusionReason.NO_RELEVANT_SCORED, value, partial.scored[i]), []).append(m.key)
+        for (reason, value, note), keys in by_reason.items():
+            excluded.append(_exclusion(reason, note, tuple(keys), value))
+        n_m = len(plan.measures)
+        q = qids if qids is not None else np.zeros(0, dtype=object)
+        v = values if values is not None else np.zeros((0, n_m))
+        return cls(list(plan.measures), aggregate, q, v, counted, excluded, conv, weights,
+                   per_query if qids is not None else False)
 
     # -- access ---------------------------------------------------------
     @property
@@ -232,6 +371,11 @@ class Result:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _exclusion(reason: ExclusionReason, note: Note, measures: tuple[str, ...] = (), value: float | None = None,
+               ) -> Exclusion:
+    return Exclusion(reason, note[0], tuple(str(q) for q in note[1]), measures, value, keys=note[1])
 
 
 def _py(q: Any) -> Any:

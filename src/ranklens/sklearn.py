@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.api import evaluate_queries
-from ._kernels.codes import DCG, GAIN_LINEAR, NDCG, ORDER_INPUT, TIES_AVERAGE, TIES_NONE
+from ._plan import Plan, make_plan, run_plan
+from ._problem import matrix_problem
+from .conventions import get_convention
 from .errors import InvalidParameterError
 
 __all__ = ["dcg_score", "make_ranking_scorer", "ndcg_score"]
@@ -149,7 +150,16 @@ def _check_target(yt: np.ndarray) -> None:
         raise ValueError(f"Only {_SUPPORTED} formats are supported. Got {kind} instead")
 
 
-def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, code: int, log_base: float) -> np.ndarray:
+def _plan(family: str, k: int | None, ignore_ties: bool, log_base: float) -> Plan:
+    """scikit-learn's DCG / NDCG as a plan: the "sklearn" preset with the call's discount and tie rule
+    (negative labels kept: ``dcg_score`` takes them, ``ndcg_score`` refuses them first)."""
+    conv = get_convention("sklearn").replace(log_base=float(log_base), ties="input" if ignore_ties else "average",
+                                             negative_labels="keep")
+    return make_plan(conv, f"{family}@{int(k)}" if k is not None else family)
+
+
+def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, family: str,
+             log_base: float) -> np.ndarray:
     if yt.shape != ys.shape:
         raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}.")
     if ys.dtype.kind == "b" and not ignore_ties:
@@ -164,26 +174,18 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, c
     if math.log(log_base) == 0.0:
         # log_base 1: every discount is 1 / (log(i + 1) / 0) = 0, as in scikit-learn
         return np.zeros(n_q)
-    start = np.arange(n_q, dtype=np.int64) * n
-    end = start + n
     if ignore_ties:
         # scikit-learn: ranking = np.argsort(y_score)[:, ::-1] (numpy's default sort); rows are given in
         # that order with strictly decreasing scores, so the kernel keeps it
         order = np.argsort(ys)[:, ::-1]
-        label = np.take_along_axis(yt, order, axis=1).reshape(-1)
-        score = -np.tile(np.arange(n, dtype=np.float64), n_q)
-        ties = TIES_NONE
+        label = np.take_along_axis(yt, order, axis=1)
+        score = -np.tile(np.arange(n, dtype=np.float64), (n_q, 1))
     else:
-        label, score = yt.reshape(-1), ys.reshape(-1)
-        ties = TIES_AVERAGE
-    no_idx, none = np.empty(0, np.int64), np.zeros(0)
-    out, _ = evaluate_queries(
-        start, end, no_idx, score, label, ORDER_INPUT, np.zeros(2, np.int64), np.zeros(1, np.uint8),
-        start, end, no_idx, label, False, ties, float(log_base), False, -np.inf, 1.0, 0,
-        np.array([code], np.int64), np.array([0 if k is None else int(k)], np.int64),
-        np.array([GAIN_LINEAR], np.int64), np.ones(1), none, none,
-    )
-    return out[:, 0]
+        label, score = yt, ys
+    plan = _plan(family, k, ignore_ties, log_base)
+    problem = matrix_problem(np.ascontiguousarray(label), np.ascontiguousarray(score), plan.convention)
+    values, _ = run_plan(plan, problem)
+    return values[:, 0]
 
 
 def dcg_score(
@@ -245,7 +247,7 @@ def dcg_score(
                                 "sample_weight": sample_weight, "ignore_ties": ignore_ties})
     yt, ys = _prepare(y_true, y_score, sample_weight)
     _check_target(yt)
-    per_row = _per_row(yt, ys, k, bool(ignore_ties), DCG, log_base)
+    per_row = _per_row(yt, ys, k, bool(ignore_ties), "dcg", log_base)
     return float(np.average(per_row, weights=sample_weight))
 
 
@@ -328,7 +330,7 @@ def ndcg_score(
             f"Got {yt.shape[1]} instead."
         )
     _check_target(yt)
-    per_row = _per_row(yt, ys, k, bool(ignore_ties), NDCG, 2.0)
+    per_row = _per_row(yt, ys, k, bool(ignore_ties), "ndcg", 2.0)
     return float(np.average(per_row, weights=sample_weight))
 
 
