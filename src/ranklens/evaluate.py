@@ -13,7 +13,7 @@ from ._problem import Problem, array_problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
 from .errors import InvalidParameterError
-from .measures import Measure, check_measures
+from .measures import Measure, check_measures  # noqa: F401 - check_measures: temporary, for the Spark engine
 from .result import Result
 
 __all__ = ["evaluate", "evaluate_arrays"]
