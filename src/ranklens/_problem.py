@@ -61,6 +61,9 @@ class ExclusionReason(str, Enum):
     NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
     NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
 
+    def __str__(self) -> str:
+        return str(self.value)
+
 
 @dataclass(frozen=True)
 class Exclusion:
