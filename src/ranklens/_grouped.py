@@ -68,10 +68,13 @@ def query_ids(n: int, *, group: Any = None, qid: Any = None, where: str = "the d
     [0, 0, 1, 1, 1]
     """
     if (group is None) == (qid is None):
-        raise InvalidParameterError(f"{where}: give either `group` (sizes of consecutive queries) or `qid` (one id per row).")
+        raise InvalidParameterError(
+            f"{where}: give either `group` (sizes of consecutive queries) or `qid` (one id per row)."
+        )
     if group is not None:
         sizes = np.asarray(group)
-        if sizes.ndim != 1 or sizes.dtype.kind not in "iuf" or (sizes < 0).any() or not np.all(sizes == np.round(sizes)):
+        whole = sizes.dtype.kind in "iuf" and np.all(sizes == np.round(sizes))
+        if sizes.ndim != 1 or sizes.dtype.kind not in "iuf" or (sizes < 0).any() or not whole:
             raise InvalidParameterError(f"{where}: `group` must be a 1-D array of non-negative whole query sizes.")
         sizes = sizes.astype(np.int64)
         if int(sizes.sum()) != n:

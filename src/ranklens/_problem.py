@@ -101,7 +101,7 @@ class Exclusion:
     def text(self) -> str:
         """The reason in words (with the value, for queries scored by the convention)."""
         if not isinstance(self.reason, ExclusionReason):  # temporary: the Spark engine's texts (to be removed)
-            return str(self.reason)
+            return str(self.reason)  # type: ignore[unreachable]
         if self.value is None:
             return str(self.reason.value)
         return str(self.reason.value).format(value=float(self.value))
@@ -305,7 +305,8 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
 def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
     none = np.zeros(2, np.int64)
-    return bool((find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8)) >= 0).any())
+    dup = find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8))
+    return bool((dup >= 0).any())
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:

@@ -103,7 +103,8 @@ class CatBoostMetric:
         found = self._sets.get(_fingerprint(target))
         if found is None:
             raise InvalidParameterError(
-                f"ranklens.catboost: CatBoost evaluated {self.name} on a data set of {target.shape[0]} rows whose query "
+                f"ranklens.catboost: CatBoost evaluated {self.name} on a data set of {target.shape[0]} rows whose "
+                "query "
                 "groups it was not given; pass every Pool that is trained or evaluated on (training set included) "
                 "to ranklens.catboost.eval_metric(...)."
             )
@@ -177,7 +178,8 @@ def eval_metric(
     """
     if not isinstance(metric, (str, Measure)):
         raise InvalidParameterError(
-            "`metric` of ranklens.catboost.eval_metric must be one measure (CatBoost's custom metrics give one number); "
+            "`metric` of ranklens.catboost.eval_metric must be one measure (CatBoost's custom metrics give one "
+            "number); "
             f"got {metric!r}. Make one metric per measure."
         )
     measures = measure_list(metric, where="ranklens.catboost.eval_metric")

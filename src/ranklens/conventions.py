@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from .errors import InvalidParameterError
 
 __all__ = ["CONVENTIONS", "Convention", "get_convention"]
 
-GainSpec = Union[Literal["linear", "exponential"], Mapping[float, float]]
+GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "shared_rank"),
@@ -175,7 +175,9 @@ class Convention:
         if self.default_cutoff is not None and self.default_cutoff < 1:
             raise InvalidParameterError(f"`default_cutoff` must be None or >= 1; got {self.default_cutoff!r}.")
         if self.k_beyond_longest not in ("allow", "error"):
-            raise InvalidParameterError(f"`k_beyond_longest` must be 'allow' or 'error'; got {self.k_beyond_longest!r}.")
+            raise InvalidParameterError(
+                f"`k_beyond_longest` must be 'allow' or 'error'; got {self.k_beyond_longest!r}."
+            )
 
     def replace(self, **changes: Any) -> Convention:
         """Return a copy with some fields changed (validated like the original).

@@ -11,7 +11,7 @@ from ._ids import arrow_to_numpy
 from ._plan import empty_rule, make_plan, run_plan
 from ._problem import Problem, array_problem, build_problem
 from .conventions import Convention, get_convention
-from .data import Judgments, Rankings, as_judgments, as_rankings, split_table, _table_kind
+from .data import Judgments, Rankings, _table_kind, as_judgments, as_rankings, split_table
 from .errors import InvalidParameterError
 from .measures import Measure, check_measures  # noqa: F401 - check_measures: temporary, for the Spark engine
 from .result import Result

@@ -252,10 +252,11 @@ def parse_measure(text: str) -> list[Measure]:
             raise InvalidParameterError(f"measure {text!r} needs a cutoff, e.g. {name}.10.")
         ks = [None]
     else:
-        ks = [int(x) for x in ks_text.split(",")]
-        for k in ks:
-            if k < 1:
-                raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {k}.")
+        cutoffs = [int(x) for x in ks_text.split(",")]
+        for cut in cutoffs:
+            if cut < 1:
+                raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {cut}.")
+        ks = list(cutoffs)
         if not REGISTRY[family].cutoff:
             raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
     empty = 0.0 if m.group("minus") else None

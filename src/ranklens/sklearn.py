@@ -42,10 +42,10 @@ def _check_params(func: str, params: dict[str, Any]) -> None:
             if not _array_like(value):
                 raise _param_error(func, name, "an array-like", value)
         elif name == "k":
-            if value is not None and not (isinstance(value, Integral) and value >= 1):
+            if value is not None and not (isinstance(value, Integral) and int(value) >= 1):
                 raise _param_error(func, name, "an int in the range [1, inf) or None", value)
         elif name == "log_base":
-            if not (isinstance(value, Real) and not math.isnan(value) and 0 < value < math.inf):
+            if not (isinstance(value, Real) and not math.isnan(value) and 0 < float(value) < math.inf):
                 raise _param_error(func, name, "a float in the range (0.0, inf)", value)
         elif name == "sample_weight":
             if value is not None and not _array_like(value):
@@ -77,7 +77,7 @@ def _check_array(x: Any) -> np.ndarray:
     else:
         a = np.asarray(x)  # numpy's own error for ragged nested lists
     if a.dtype.kind == "c":
-        raise ValueError("Complex data not supported\n{}\n".format(a))
+        raise ValueError(f"Complex data not supported\n{a}\n")
     if a.dtype.kind in "USV":
         raise ValueError(
             "dtype='numeric' is not compatible with arrays of bytes/strings."
@@ -404,7 +404,9 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
     from sklearn.metrics import make_scorer
 
     if not isinstance(metric, (str, Measure)):
-        raise InvalidParameterError(f"`metric` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {metric!r}.")
+        raise InvalidParameterError(
+            f"`metric` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {metric!r}."
+        )
     measures = measure_list(metric, where="make_ranking_scorer")
     score = _GroupedScore(measures[0], get_convention(convention, **overrides))
     scorer = make_scorer(score, response_method=response_method, greater_is_better=True)

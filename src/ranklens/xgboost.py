@@ -111,7 +111,7 @@ def _callback_class() -> type:
 
     xgb = require("xgboost")
 
-    class RanklensEvalCallback(xgb.callback.TrainingCallback):  # type: ignore[misc, name-defined]
+    class RanklensEvalCallback(xgb.callback.TrainingCallback):  # type: ignore[name-defined]
         """Evaluates ranklens measures on given sets after every round; optional early stopping."""
 
         def __init__(self, sets: list[tuple[str, Any]], metric: XGBoostMetric,
