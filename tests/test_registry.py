@@ -56,6 +56,19 @@ def test_every_documented_spelling_maps_to_its_family():
     assert seen == set(REGISTRY), "the table documents every family of the registry"
 
 
+def test_every_registered_spelling_is_documented():
+    documented = set()
+    for _, spellings in _doc_table():
+        for spelling in spellings:
+            documented.add(re.split(r"[@.]|_k$|_k-$", spelling)[0].lower())  # the name before its cutoff
+    for spec in REGISTRY.values():
+        for name in spec.spellings:
+            assert name in documented, name
+        if spec.gain_suffix:
+            for suffix in ("_burges", "_exp"):
+                assert spec.family + suffix in documented, spec.family + suffix
+
+
 def test_documented_cutoffs_and_options():
     assert parse_measure("ndcg_cut.10")[0].k == 10
     assert parse_measure("ndcg@10-")[0].empty == 0.0

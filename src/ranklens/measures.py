@@ -8,14 +8,16 @@ family                    spellings
 ``ndcg``                  ``ndcg``, ``ndcg@k``, ``ndcg_cut.k`` / ``ndcg_cut_k`` (trec_eval),
                           ``ndcg_burges@k`` (ranx: gain 2^rel-1), ``ndcg@k-`` (XGBoost:
                           empty queries score 0), ``ndcg_exp@k`` / ``ndcg_lin@k``
-``dcg`` / ``idcg``        ``dcg@k``, ``idcg@k``, ``dcg_burges@k``
+``dcg`` / ``idcg``        ``dcg@k``, ``idcg@k``, ``dcg_burges@k``, ``dcg_exp@k``,
+                          ``dcg_lin@k``, ``idcg_burges@k``, ``idcg_exp@k``
 ``map``                   ``map``, ``map@k``, ``ap@k``, ``map_cut.k``
 ``mrr``                   ``mrr``, ``mrr@k``, ``rr@k``, ``recip_rank``
-``precision``             ``precision@k``, ``p@k``, ``P.k`` / ``P_k``
+``precision``             ``precision@k``, ``p@k``, ``P.k`` / ``P_k``, ``prec@k``
 ``recall``                ``recall@k``, ``r@k``, ``recall.k`` / ``recall_k``
-``hit_rate``              ``hit_rate@k``, ``hits@k``, ``success@k``, ``success.k``
+``hit_rate``              ``hit_rate@k``, ``hits@k``, ``hit@k``, ``hitrate@k``,
+                          ``success@k``, ``success.k``
 ``err``                   ``err@k``
-``r_precision``           ``r_precision``, ``rprec``
+``r_precision``           ``r_precision``, ``rprec``, ``r-precision``
 ``num_ret`` ...           ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed, not averaged)
 ========================  =========================================================
 

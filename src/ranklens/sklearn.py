@@ -11,6 +11,7 @@ routed to it by scikit-learn's metadata routing), for ``GridSearchCV`` / ``cross
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from numbers import Integral, Real
 from typing import Any
 
@@ -150,9 +151,11 @@ def _check_target(yt: np.ndarray) -> None:
         raise ValueError(f"Only {_SUPPORTED} formats are supported. Got {kind} instead")
 
 
-def _plan(family: str, k: int | None, ignore_ties: bool, log_base: float) -> Plan:
+@lru_cache(maxsize=64)
+def _sklearn_plan(family: str, k: int | None, ignore_ties: bool, log_base: float) -> Plan:
     """scikit-learn's DCG / NDCG as a plan: the "sklearn" preset with the call's discount and tie rule
-    (negative labels kept: ``dcg_score`` takes them, ``ndcg_score`` refuses them first)."""
+    (negative labels kept: ``dcg_score`` takes them, ``ndcg_score`` refuses them first). Cached: a
+    training loop calls the drop-ins with the same parameters again and again."""
     conv = get_convention("sklearn").replace(log_base=float(log_base), ties="input" if ignore_ties else "average",
                                              negative_labels="keep")
     return make_plan(conv, f"{family}@{int(k)}" if k is not None else family)
@@ -182,7 +185,7 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, f
         score = -np.tile(np.arange(n, dtype=np.float64), (n_q, 1))
     else:
         label, score = yt, ys
-    plan = _plan(family, k, ignore_ties, log_base)
+    plan = _sklearn_plan(family, None if k is None else int(k), ignore_ties, float(log_base))
     problem = matrix_problem(np.ascontiguousarray(label), np.ascontiguousarray(score), plan.convention)
     values, _ = run_plan(plan, problem)
     return values[:, 0]
