@@ -51,7 +51,8 @@ class ConventionRule:
     """What a measure family is under the conventions whose field ``field`` equals ``value``.
 
     Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
-    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead).
+    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
+    may be ``"name"``, for a preset reproducing its peer's own definition of a measure.
     """
 
     field: str
@@ -60,6 +61,7 @@ class ConventionRule:
     use: MeasureSpec | None = None
 
     def applies(self, convention: Convention) -> bool:
+        """Whether the rule concerns ``convention``."""
         return bool(getattr(convention, self.field) == self.value)
 
 
