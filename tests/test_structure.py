@@ -33,8 +33,6 @@ PRIVATE_ALLOWED: dict[tuple[str, str], str] = {
     **{("ranklens._kernels.fused", f"ranklens._kernels.measures.{n}"): "#17 engine: kernel helpers made public"
        for n in ("_ap_sum", "_dcg", "_err", "_hit", "_idcg", "_rel_in_top", "_rr")},
     ("ranklens._warmup", "ranklens._kernels.api._state"): "#17 habits/engine: a public state reader in api",
-    ("ranklens.evaluate", "ranklens.data._table_kind"): "#17 input/core: one coercion module",
-    ("ranklens.explain", "ranklens.evaluate._inputs"): "#17 input/engine: options.load_inputs",
     ("ranklens.spark._driver", "ranklens._problem._label_rule"): "#17 engine/core: Spark calls the core's plan",
     ("ranklens.spark._driver", "ranklens.evaluate._rule"): "#17 engine/core: Spark calls the core's plan",
     ("ranklens.spark._driver", "ranklens.result._XGB_MAX_MEAN"): "#17 engine/core: Partial and combine",

@@ -23,12 +23,14 @@ import os
 from typing import Any
 
 from ._buffers import StrIds
-from ._coerce import COLUMN_NAMES, judgment_records, ranking_records, table_kind, table_records
+from ._coerce import COLUMN_NAMES, judgment_records, ranking_records, table_records
 from .errors import InvalidParameterError
 from .io import read_judgments, read_rankings
 from .records import Judgments, Rankings
 
-__all__ = ["COLUMN_NAMES", "Judgments", "Rankings", "StrIds", "as_judgments", "as_rankings", "is_pathlike", "split_table"]
+__all__ = [
+    "COLUMN_NAMES", "Judgments", "Rankings", "StrIds", "as_judgments", "as_rankings", "is_pathlike", "split_table",
+]
 
 
 def is_pathlike(obj: Any) -> bool:
@@ -97,6 +99,3 @@ def as_rankings(obj: Any, **columns: Any) -> Rankings:
         return read_rankings(obj, **columns)
     return ranking_records(obj, **columns).rankings()
 
-
-# The name evaluate.py imports today, until it switches to ranklens.options.load_inputs (issue #17); removed then.
-_table_kind = table_kind

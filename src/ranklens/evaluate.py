@@ -11,42 +11,17 @@ from ._ids import arrow_to_numpy
 from ._plan import empty_rule, make_plan, run_plan
 from ._problem import Problem, array_problem, build_problem
 from .conventions import Convention, get_convention
-from .data import Judgments, Rankings, _table_kind, as_judgments, as_rankings, split_table
 from .errors import InvalidParameterError
 from .measures import Measure, check_measures  # noqa: F401 - check_measures: temporary, for the Spark engine
+from .options import load_inputs, split_options
 from .result import Result
 
 __all__ = ["evaluate", "evaluate_arrays"]
 
 # temporary names kept for the Spark engine and explain until they use ranklens._plan (to be removed):
-# check_measures (imported above, from ranklens.measures), compute_values, _rule, _GRADED, _inputs
+# check_measures (imported above, from ranklens.measures), compute_values, _rule, _GRADED
 _rule = empty_rule
 _GRADED = frozenset(("ndcg", "err"))
-
-
-def _inputs(judgments: Any, rankings: Any, columns: dict[str, Any]) -> tuple[Judgments, Rankings]:
-    if rankings is None:
-        if _table_kind(judgments):
-            j, r = split_table(judgments, need="both", **columns)
-        elif isinstance(judgments, (str,)) or hasattr(judgments, "__fspath__"):
-            from .io import read_table
-
-            j, r = read_table(judgments, **columns)
-        else:
-            raise InvalidParameterError(
-                "`rankings` is missing; it may be left out only when `judgments` is a table with both a "
-                "relevance column and a score or rank column."
-            )
-        if j is None:
-            raise InvalidParameterError("the table has no relevance column (e.g. 'relevance', 'label', 'gain').")
-        if r is None:
-            raise InvalidParameterError("the table has no score or rank column (e.g. 'score', 'rank').")
-        return j, r
-    jcols = {k: v for k, v in columns.items() if k in ("query_col", "item_col", "label_col", "format", "groups")}
-    rcols = {k: v for k, v in columns.items() if k in ("query_col", "item_col", "score_col", "rank_col", "run_format")}
-    if "run_format" in rcols:
-        rcols["format"] = rcols.pop("run_format")
-    return as_judgments(judgments, **jcols), as_rankings(rankings, **rcols)
 
 
 def compute_values(problem: Problem, measures: list[Measure], conv: Convention) -> tuple[np.ndarray, np.ndarray]:
@@ -119,8 +94,10 @@ def evaluate(
         value per evaluated query in the result's query order).
     **options
         Convention field overrides (``gain="exponential"``, ``ties="input"``,
-        ``empty=0``, ...) and table column names (``query_col=``,
-        ``item_col=``, ``score_col=``, ``rank_col=``, ``label_col=``).
+        ``empty=0``, ...), table column names (``query_col=``,
+        ``item_col=``, ``score_col=``, ``rank_col=``, ``label_col=``) and file
+        formats (``format=``, ``run_format=``, ``groups=``); see
+        :func:`ranklens.options.split_options`.
 
     Returns
     -------
@@ -142,12 +119,10 @@ def evaluate(
     >>> {q: round(v, 4) for q, v in res.per_query_dict("ndcg").items()}
     {'x': 0.6183, 'y': 0.8855, 'z': 1.0}
     """
-    column_keys = {"query_col", "item_col", "score_col", "rank_col", "label_col", "format", "run_format", "groups"}
-    columns = {k: v for k, v in options.items() if k in column_keys}
-    overrides = {k: v for k, v in options.items() if k not in column_keys}
+    columns, formats, overrides = split_options(options)
     conv = get_convention(convention, **overrides)
     plan = make_plan(conv, metrics)
-    j, r = _inputs(judgments, rankings, columns)
+    j, r = load_inputs(judgments, rankings, columns, formats)
     problem = build_problem(j, r, conv)
     values, empties = run_plan(plan, problem)
     w = _weights(weights, problem.qids)
