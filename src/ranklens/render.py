@@ -30,10 +30,9 @@ The schema of a :class:`~ranklens.Comparison` (:func:`comparison_dict`)::
       "notes": [str]
     }
 
-Numbers are plain floats and ints; NaN and infinities are ``null`` (the JSON is strict JSON).
+Numbers are plain floats and ints; NaN and infinities are ``null`` (the JSON is strict JSON). For
+example:
 
-Examples
---------
 >>> import ranklens
 >>> from ranklens.render import render, result_dict
 >>> res = ranklens.evaluate({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}},
