@@ -47,7 +47,7 @@ def column_options(f: Any) -> Any:
     return f
 
 
-class OutputFormat(click.Choice):
+class OutputFormat(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2
     """``-f/--format``: an output format; an input format given there gets a hint to the input options."""
 
     _INPUT_ONLY = ("svmlight", "letor", "tsv", "parquet", "jsonl", "predictions")
@@ -271,7 +271,8 @@ def cli(threads: int | None) -> None:
 @click.option("--partitions", type=click.IntRange(min=1), default=None,
               help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
 @click.option("--group-by", "group_by", multiple=True,
-              help="With --engine spark: evaluate each group of these columns (date, model version, slice); repeatable.")
+              help="With --engine spark: evaluate each group of these columns (date, model version, slice); "
+                   "repeatable.")
 @click.option("--output", "output", default=None,
               help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
                    "as Parquet to this path instead of printing them.")

@@ -210,7 +210,8 @@ def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
     if isinstance(baseline, (str, os.PathLike)):
         b = os.fspath(baseline)
         for i, (n, it) in enumerate(zip(names, items)):
-            if b == n or (isinstance(it, (str, os.PathLike)) and os.path.normpath(os.fspath(it)) == os.path.normpath(b)):
+            same_path = isinstance(it, (str, os.PathLike)) and os.path.normpath(os.fspath(it)) == os.path.normpath(b)
+            if b == n or same_path:
                 return i
         base = os.path.basename(b)
         hits = [i for i, it in enumerate(items)
@@ -320,7 +321,8 @@ def compare(
     keys = first.keys
     for m in first.measures:
         if m.summed:
-            raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged over queries.")
+            raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged "
+                                        "over queries.")
     conv_name = first.convention.name
 
     # one table of values: the union of the queries of every run (string ids), NaN where not counted

@@ -104,7 +104,8 @@ def plot_differences(comparison: Any, metric: str | None = None, run: str | None
     others = [r for r in runs if r != comparison.baseline]
     run = others[0] if run is None else run
     if run not in others:
-        raise InvalidParameterError(f"`run` {run!r} is not a compared run other than the baseline ({', '.join(others)}).")
+        raise InvalidParameterError(f"`run` {run!r} is not a compared run other than the baseline "
+                                    f"({', '.join(others)}).")
     ax = _axes(ax, (7, 3.2))
     values = comparison.per_query["values"][comparison.metrics.index(metric)]
     d = values[:, runs.index(run)] - values[:, runs.index(comparison.baseline)]

@@ -109,7 +109,8 @@ def _iso(name: str, v: str) -> str:
     return t.isoformat()
 
 
-_METRIC = Param("metric", "measure", "ndcg@10", "Measure: ndcg@10, ndcg@5, map, mrr@10 ... (see Store.info()['tracked'])")
+_METRIC = Param("metric", "measure", "ndcg@10",
+                "Measure: ndcg@10, ndcg@5, map, mrr@10 ... (see Store.info()['tracked'])")
 _START = Param("start", "date", None, "Start of the time range (inclusive), ISO-8601; UTC when no zone is given.")
 _END = Param("end", "date", None, "End of the time range (exclusive), ISO-8601.")
 _WINDOW = Param("window", "enum", "day", "Width of a time window.", choices=WINDOWS)
@@ -231,7 +232,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              _call_slices),
     Endpoint("/api/heatmap", "Slice x time: the measure per window for the slice values that explain most of the "
                              "change.",
-             (_METRIC, _WINDOW, _START, _END, _BASELINE, Param("columns", "list", None, "Slice columns (default: all)."),
+             (_METRIC, _WINDOW, _START, _END, _BASELINE,
+              Param("columns", "list", None, "Slice columns (default: all)."),
               Param("limit", "integer", 12, "Slice values shown.", minimum=1, maximum=50)), True, _call_heatmap),
     Endpoint("/api/groups", "Prediction groups ordered by their value (Store.groups).",
              (_METRIC, _START, _END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
@@ -245,7 +247,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
               Param("k", "integer", 10, "Cutoff.", minimum=1, maximum=1000)), False, _call_explain),
     Endpoint("/api/compare", "Two model versions or two windows side by side: means, intervals, difference, "
                              "p-value (Store.compare).",
-             (_METRIC, Param("a_start", "date", None, "Start of side A."), Param("a_end", "date", None, "End of side A."),
+             (_METRIC, Param("a_start", "date", None, "Start of side A."),
+              Param("a_end", "date", None, "End of side A."),
               Param("b_start", "date", None, "Start of side B."), Param("b_end", "date", None, "End of side B."),
               _CONF, _RESAMPLES, _SEED), False, _call_compare,
              description="Filters of each side are given as a_<column> and b_<column> (e.g. a_model_version=v1, "
@@ -262,7 +265,8 @@ def openapi_spec(filter_columns: set[str] | None = None) -> dict[str, Any]:
     """
     from .._version import __version__
 
-    types = {"integer": {"type": "integer"}, "number": {"type": "number"}, "date": {"type": "string", "format": "date-time"},
+    types = {"integer": {"type": "integer"}, "number": {"type": "number"},
+             "date": {"type": "string", "format": "date-time"},
              "list": {"type": "string", "description": "comma-separated"}, "measure": {"type": "string"},
              "string": {"type": "string"}, "enum": {"type": "string"}}
     paths: dict[str, Any] = {}
@@ -290,7 +294,8 @@ def openapi_spec(filter_columns: set[str] | None = None) -> dict[str, Any]:
         for prefix in ep.prefixed_filters:
             for c in cols:
                 params.append({"name": prefix + c, "in": "query", "required": False,
-                               "description": f"Filter of side {prefix[0].upper()}: {c}.", "schema": {"type": "string"}})
+                               "description": f"Filter of side {prefix[0].upper()}: {c}.",
+                               "schema": {"type": "string"}})
         paths[ep.path] = {"get": {
             "summary": ep.summary, "description": ep.description, "parameters": params,
             "responses": {

@@ -35,7 +35,12 @@ _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 
 
 def _asset(name: str) -> str:
-    return resources.files("ranklens.web").joinpath("static", name).read_text(encoding="utf-8")
+    return resources.files("ranklens.web").joinpath("static").joinpath(name).read_text(encoding="utf-8")
+
+
+def _source(x: Any) -> str:
+    """An input as the report names it: a path as given, else its type."""
+    return os.fspath(x) if isinstance(x, (str, os.PathLike)) else type(x).__name__
 
 
 def _num(v: Any, digits: int) -> str:
@@ -179,7 +184,7 @@ def build_report(
         data["comparison"] = comparison_dict(c)
         header = comparison_header(c)
         blocks = []
-        for mi, m in enumerate(c.metrics):
+        for m in c.metrics:
             body = []
             for r in (r for r in c.rows if r["metric"] == m):
                 cells = comparison_cells(c, r, digits)
@@ -195,9 +200,11 @@ def build_report(
                     else:
                         tds.append(f"<td{cls}>{_e(x)}</td>")
                 body.append("<tr>" + "".join(tds) + "</tr>")
-            ths = "".join(f"<th class='l'>{_e(h)}</th>" if i == 0 else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
+            ths = "".join(f"<th class='l'>{_e(h)}</th>" if i == 0 else f"<th>{_e(h)}</th>"
+                          for i, h in enumerate(header))
             blocks.append(f"<h3>{_e(m)} <span class='muted'>(baseline: {_e(c.baseline)})</span></h3>"
-                          f"<table class='rl compare-table'><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+                          f"<table class='rl compare-table'><thead><tr>{ths}</tr></thead>"
+                          f"<tbody>{''.join(body)}</tbody></table>")
         legend = "".join(f"<li>{_e(x)}</li>" for x in comparison_legend(c))
         sections.append(
             "<section class='card'><h2>Comparison <span class='hint'>as <code>ranklens compare</code> prints it"
@@ -262,14 +269,14 @@ def build_report(
                          for i, cv in enumerate(curve_data))
         sections.insert(2 if comparison is not None else 1,
                         f"<section class='card'><h2>metric@k curves <span class='hint'>mean over queries, "
-                        f"k = 1..100</span></h2><div class='{'grid2' if len(curve_data) > 1 else ''}'>{charts}</div></section>")
+                        f"k = 1..100</span></h2><div class='{'grid2' if len(curve_data) > 1 else ''}'>{charts}"
+                        "</div></section>")
 
     from .._version import __version__
 
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     inputs = [("judgments", judgments)] + [(f"run {n}", it) for n, it in zip(names, items)]
-    src = "".join(f"<li><b>{_e(a)}</b>: <code>{_e(os.fspath(b) if isinstance(b, (str, os.PathLike)) else type(b).__name__)}"
-                  f"</code></li>" for a, b in inputs)
+    src = "".join(f"<li><b>{_e(a)}</b>: <code>{_e(_source(b))}</code></li>" for a, b in inputs)
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{_CSP}\">"
