@@ -95,6 +95,9 @@ def test_schema_nan_is_null_and_exclusions_are_plain():
     assert d["excluded"] == [{"reason": "no relevant item: skipped (not in the mean)", "count": 1,
                               "examples": ["q2"], "measures": ["mrr"]}]
     assert json.loads(res.to_json())["aggregate"] == {"mrr": None}  # strict JSON: null, not NaN
+    scored = result_dict(ranklens.evaluate({"q2": {"x": 0}}, {"q2": {"x": 1.0}}, ["mrr"], empty=0.0))
+    assert scored["aggregate"] == {"mrr": 0.0} and scored["counted"] == {"mrr": 1}
+    assert scored["excluded"][0]["reason"] == "no relevant item: scored 0 by the convention"
     assert "n/a" in render(res, "table")
 
 
