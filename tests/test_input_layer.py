@@ -119,9 +119,9 @@ def test_records_split_into_judged_and_ranked_rows():
     assert ids_to_numpy(j.item).tolist() == ["a", "c"] and j.label.tolist() == [2.0, 1.0]
     assert ids_to_numpy(r.item).tolist() == ["a", "b"] and r.score.tolist() == [0.5, 0.9]
     assert r.label is not None and r.label[0] == 2.0 and math.isnan(r.label[1])
-    with pytest.raises(ValueError, match="no relevance labels"):
-        Records(np.array([1]), np.array([1]), score=np.array([1.0])).judgments()
-    with pytest.raises(ValueError, match="no score or rank"):
+    with pytest.raises(InputError, match="^run.txt has no relevance labels"):
+        Records(np.array([1]), np.array([1]), score=np.array([1.0]), source="run.txt").judgments()
+    with pytest.raises(InputError, match="^the input has no score or rank"):
         Records(np.array([1]), np.array([1]), label=np.array([1.0])).rankings()
 
 

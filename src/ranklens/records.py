@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._ids import IdColumn, filter_ids
+from .errors import InputError
 
 __all__ = ["Judgments", "Rankings", "Records"]
 
@@ -149,7 +150,7 @@ class Records:
     def judgments(self) -> Judgments:
         """The judged rows (requires labels)."""
         if self.label is None:
-            raise ValueError("these records have no relevance labels")
+            raise InputError(f"{self.source or 'the input'} has no relevance labels: it cannot be the judgments.")
         if self.judged is None:
             return Judgments(self.qid, self.item, self.label, source=self.source)
         m = self.judged
@@ -158,7 +159,7 @@ class Records:
     def rankings(self) -> Rankings:
         """The ranked rows (requires a score or a rank), with their labels when the records hold both."""
         if not self.has_order:
-            raise ValueError("these records have no score or rank")
+            raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
                             label=self.label)
