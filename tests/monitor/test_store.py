@@ -263,6 +263,30 @@ def test_report_against_hand_computation(tmp_path):
     assert b["ci_low"] < b["value"] < b["ci_high"]
 
 
+def test_ties_broken_by_the_stored_item_ids(tmp_path):
+    # tied scores under conventions that break ties by item id order the tie by the items' own ids:
+    # trec_eval sorts by score, then by document id descending ("b" before "a"); "average" averages the tie
+    def row(gid, item, score, labels):
+        return {"timestamp": "2026-10-01T10:00:00", "model": "m", "model_version": "v1", "environment": "production",
+                "group_id": gid, "item_id": item, "score": score, "labels": labels}
+
+    rows = [row("t", "b", 0.5, ["click"]), row("t", "a", 0.5, []), row("t", "c", 0.25, []),
+            row("u", "a", 0.5, ["click"]), row("u", "b", 0.5, []), row("u", "c", 0.25, [])]
+    st = Store(tmp_path / "t.duckdb", config={"evaluation": {"convention": "trec_eval", "tracked": ["ndcg@3"]},
+                                              "monitors": []})
+    st.ingest(_table(rows))
+    got = {r["group_id"]: r["value"] for r in st.groups("ndcg@3", limit=5).to_pylist()}
+    assert got["t"] == 1.0  # b (relevant) first: [1, 0, 0]
+    assert got["u"] == pytest.approx(ndcg([0, 1, 0], 3), abs=1e-12)  # b first again: the relevant a second
+    untracked = {r["group_id"]: r["value"] for r in st.groups("ndcg@2", limit=5).to_pylist()}
+    assert untracked["t"] == 1.0 and untracked["u"] == pytest.approx(ndcg([0, 1, 0], 2), abs=1e-12)
+    avg = Store(tmp_path / "a.duckdb", config={"monitors": []})
+    avg.ingest(_table(rows))
+    # the tie at positions 1-2 holds one relevant item: its gain spread over both discounts
+    expected = (1 / math.log2(2) + 1 / math.log2(3)) / 2
+    assert [r["value"] for r in avg.groups("ndcg@3", limit=5).to_pylist()] == [pytest.approx(expected, abs=1e-12)] * 2
+
+
 def test_report_filters_are_bound_parameters(tmp_path):
     rows, truth = _daily(n_days=1, per_day=12)
     st = Store(tmp_path / "f.duckdb")

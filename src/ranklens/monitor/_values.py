@@ -63,28 +63,26 @@ def gains(events: Any, attribution: Attribution) -> np.ndarray:
 
 def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any], keys: list[str],
             lo: int | None = None, hi: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events."""
-    pa = require("pyarrow")
-    from ..evaluate import evaluate
+    """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events.
+
+    The core evaluates the store's own arrays (group ids as query codes, order keys, gains); the
+    groups come back sorted, as ``np.unique`` sorts them. Item ids are passed only to a convention that
+    breaks ties by item id (``ties="item_desc"`` / ``"item_asc"``).
+    """
+    from ..evaluate import evaluate_arrays
 
     ev = events(con, config.attribution, gid_sql, params, lo, hi)
     if ev.num_rows == 0:
         return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
     gain = gains(ev, config.attribution)
     gid = ev.column("gid").to_numpy(zero_copy_only=False)
-    tbl = pa.table({
-        "query": gid, "item": np.arange(ev.num_rows, dtype=np.int64),
-        "score": ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), "label": gain,
-    })
-    res = evaluate(tbl, metrics=keys, convention=config.convention_obj(), per_query=True,
-                   query_col="query", item_col="item", score_col="score", label_col="label")
-    q = np.asarray(res.queries, dtype=np.int64)
-    uniq, inv = np.unique(gid, return_inverse=True)
-    nrel = np.bincount(inv, weights=(gain > 0).astype(np.float64), minlength=len(uniq)).astype(np.int64)
-    values = np.full((len(uniq), len(keys)), np.nan)
-    pos = np.searchsorted(uniq, q)
-    values[pos] = np.asarray(res.values, dtype=np.float64)
-    return uniq, values, nrel
+    conv = config.convention_obj()
+    item = ev.column("item_id").combine_chunks() if conv.ties in ("item_desc", "item_asc") else None
+    res = evaluate_arrays(gid, ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), gain, keys,
+                          convention=conv, item=item, per_query=True)
+    _, inv = np.unique(gid, return_inverse=True)
+    nrel = np.bincount(inv, weights=(gain > 0).astype(np.float64)).astype(np.int64)
+    return np.asarray(res.queries, dtype=np.int64), np.asarray(res.values, dtype=np.float64), nrel
 
 
 def _chunks(con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, int]]:
