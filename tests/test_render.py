@@ -260,6 +260,8 @@ def test_format_is_the_output_format_and_inputs_have_their_own_options(files):
     assert res.exit_code == 2 and "--judgments-format" in res.output
     res = CliRunner().invoke(cli, ["eval", q, r, "--judgments-format", "svmlight"])
     assert res.exit_code != 0  # a TREC qrels file read as svmlight fails, naming the file
+    res = CliRunner().invoke(cli, ["eval", q, r, "--engine", "spark", "--group-by", "day", "-f", "trec"])
+    assert res.exit_code == 2 and "per-group rows" in res.output  # refused before Spark starts
     for command in (["compare", q, r, r], ["explain", q, r, "--query", "q1"], ["conventions"]):
         res = CliRunner().invoke(cli, [*command, "--format", "yaml"])
         assert res.exit_code == 2 and "'yaml' is not one of" in res.output, command

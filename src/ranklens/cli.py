@@ -306,6 +306,9 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
         ms += [g for g, _ in gates if g not in keys and g not in ms]
     if gates and (engine == "spark" and (group_by or output)):
         raise click.UsageError("--fail-under needs one aggregate per run: not with --group-by or --output.")
+    if engine == "spark" and group_by and not output and fmt not in ("table", "csv", "json"):
+        raise click.UsageError(f"-f {fmt}: the per-group rows of --group-by print as table (tab-separated), csv "
+                               "or json.")
     if engine == "spark":
         _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
                     partitions, list(group_by), output, gates)
