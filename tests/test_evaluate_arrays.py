@@ -82,3 +82,18 @@ def test_bad_arrays_are_named():
         evaluate_arrays([1, 1], [0.5, 0.4], [1, np.nan], "ndcg")
     with pytest.raises(InputError, match="duplicate"):
         evaluate_arrays([1, 1], [0.5, 0.4], [1, 0], "ndcg", item=[7, 7])
+
+
+def test_grouped_rows_with_ids_of_any_kind():
+    # the training-loop metrics' core: string query ids become codes in the ids' order, and back
+    from ranklens._grouped import evaluate_grouped
+
+    res = evaluate_grouped([1, 0, 0, 2, 1], [0.2, 0.9, 0.1, 0.5, 0.3], ["ndcg@2", "mrr"], qid=["b", "b", "a", "a", "c"],
+                           per_query=True)
+    assert res.queries.tolist() == ["a", "b", "c"]
+    # query b ranks its relevant item second: NDCG@2 1/log2(3), RR 1/2; a and c rank it first
+    assert res.per_query_dict("mrr") == {"a": 1.0, "b": 0.5, "c": 1.0}
+    assert res.per_query_dict("ndcg@2")["b"] == pytest.approx(1 / math.log2(3), rel=1e-15)
+    same = ranklens.evaluate({"b": {"0": 1, "1": 0}, "a": {"2": 0, "3": 2}, "c": {"4": 1}},
+                             {"b": {"0": 0.2, "1": 0.9}, "a": {"2": 0.1, "3": 0.5}, "c": {"4": 0.3}}, ["ndcg@2", "mrr"])
+    _same(res, same)
