@@ -247,6 +247,12 @@ def test_bad_arguments_name_themselves(res):
         render([1, 2], "table")
     with pytest.raises(InvalidParameterError, match="empty"):
         render({}, "table")
+    aggregates_only = ranklens.evaluate(QRELS, RUN, ["mrr"], per_query=False)
+    assert "per_query" not in aggregates_only.to_dict()
+    with pytest.raises(InvalidParameterError, match="per_query=False"):
+        aggregates_only.to_dict(per_query=True)
+    with pytest.raises(InvalidParameterError, match="per_query=False"):
+        render(aggregates_only, "trec", per_query=True)
 
 
 # -- the command line: -f/--format is the output format everywhere -------------------------------------------

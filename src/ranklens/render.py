@@ -186,6 +186,8 @@ def result_dict(res: ResultLike, per_query: bool | None = None) -> dict[str, Any
     ({'mrr': 1.0}, {'q': {'mrr': 1.0}}, {'mrr': 1}, ['e'])
     """
     d: dict[str, Any] = {"aggregate": {k: plain(float(v)) for k, v in res.aggregate.items()}}
+    if per_query and not res.has_per_query:
+        raise InvalidParameterError("this result has no per-query values (evaluated with per_query=False).")
     if per_query if per_query is not None else res.has_per_query:
         keys = [m.key for m in res.measures]
         out: dict[str, dict[str, float]] = {}
@@ -533,7 +535,7 @@ def render(obj: Renderable, format: str = "table", *, digits: int = 4, per_query
     digits : int, default=4
         Decimals in table, trec, markdown, latex and html.
     per_query : bool, default=False
-        Results: add the value of every query (json: when the result has them).
+        Results: add the value of every query, in every format (the result must have them).
 
     Returns
     -------
@@ -571,6 +573,9 @@ def render(obj: Renderable, format: str = "table", *, digits: int = 4, per_query
     if not isinstance(obj, (ResultLike, Mapping)):
         raise InvalidParameterError(f"render takes a Result, a mapping of names to Results or a Comparison; "
                                     f"got {type(obj).__name__}.")
+    if per_query and any(not r.has_per_query for _, r in _named(obj)):
+        raise InvalidParameterError("`per_query`: this result has no per-query values (evaluated with "
+                                    "per_query=False).")
     if format == "csv":
         return _result_csv(obj, per_query)
     if format == "trec":
