@@ -38,15 +38,11 @@ def warmup(force: bool = False) -> str:
     status = api.aot_status()
     if status == "ok" and not force:
         return "ranklens: the kernels compiled ahead of time are installed; nothing to compile"
-    api._state["quiet"] = True  # this says what it does itself
     why = "asked for" if status == "ok" else f"the ahead-of-time kernels are {status.split(' (')[0]}"
     print(f"ranklens: compiling the JIT kernels ({why}); this takes a minute or two, once", file=sys.stderr,
           flush=True)
-    try:
-        with api.forced("jit"):
-            return _run()
-    finally:
-        api._state["quiet"] = False
+    with api.quiet(), api.forced("jit"):  # this says what it does itself
+        return _run()
 
 
 def main() -> None:

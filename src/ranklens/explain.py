@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids
-from ._kernels.api import gain as _gain
+from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
+from ._kernels.api import explain_query
 from ._kernels.codes import GAIN_EXP, GAIN_LINEAR, GAIN_MAP
-from ._problem import build_problem, query_view
+from ._problem import Problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
@@ -276,58 +276,33 @@ def explain(
     rows: list[dict[str, Any]] = []
     ideal_rows: list[dict[str, Any]] = []
     note = ""
-    lnb = math.log(conv.log_base)
     if len(rs):
         p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
-        view = query_view(p, 0)
-        v_item, v_score, v_label = view["item"], view["score"], view["label"]
-        gains = _gains(v_label, conv)
-        n = len(gains)
+        t = _table(p, conv, eff_k)
+        v_item, v_score, v_label = t["item"], t["score"], t["label"]
+        n = v_score.shape[0]
         depth = n if eff_k is None else min(eff_k, n)
-        used = gains.copy()
-        pos_disc = np.array([1.0 / (math.log(i + 2.0) / lnb) for i in range(n)])
-        if conv.ties in ("average", "shared_rank"):
-            i = 0
-            while i < n:
-                jx = i + 1
-                while jx < n and v_score[jx] == v_score[i]:
-                    jx += 1
-                if jx - i > 1:
-                    note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
-                        else "tied scores: tied items share their truncated mean rank (Evidently)"
-                    if conv.ties == "average":
-                        used[i:jx] = gains[i:jx].mean()
-                    else:
-                        shared = int(i + (jx - i + 1) / 2.0)
-                        pos_disc[i:jx] = 1.0 / (math.log(shared + 1.0) / lnb)
-                i = jx
-        running = 0.0
+        if conv.ties in ("average", "shared_rank") and n > 1 and bool((v_score[1:] == v_score[:-1]).any()):
+            note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
+                else "tied scores: tied items share their truncated mean rank (Evidently)"
+        running = np.cumsum(t["contribution"][:depth])
         for i in range(depth):
-            c = used[i] * pos_disc[i]
-            running += c
             lab = v_label[i]
             rows.append({
                 "position": i + 1, "item": _py(v_item[i]), "score": float(v_score[i]),
-                "relevance": None if math.isnan(lab) else float(lab), "gain": float(gains[i]),
-                "gain_used": float(used[i]), "discount": float(pos_disc[i]), "contribution": float(c),
-                "running_dcg": float(running),
+                "relevance": None if math.isnan(lab) else float(lab), "gain": float(t["gain"][i]),
+                "gain_used": float(t["gain_used"][i]), "discount": float(t["discount"][i]),
+                "contribution": float(t["contribution"][i]), "running_dcg": float(running[i]),
             })
-        dcg = running
-        if conv.ideal == "judgments":
-            ig = _gains(view["j_label"], conv)
-            items = view["j_item"]
-        else:
-            ig, items = gains, v_item
-        order = np.argsort(-ig, kind="stable")
-        idepth = len(order) if eff_k is None else min(eff_k, len(order))
-        running = 0.0
+        dcg = float(running[-1]) if depth else 0.0
+        ig, items = t["ideal_gain"], t["ideal_item"]
+        idepth = ig.shape[0] if eff_k is None else min(eff_k, ig.shape[0])
+        irunning = np.cumsum(t["ideal_contribution"][:idepth])
         for i in range(idepth):
-            g = float(ig[order[i]])
-            c = g / (math.log(i + 2.0) / lnb)
-            running += c
-            ideal_rows.append({"position": i + 1, "item": _py(items[order[i]]), "gain": g, "contribution": c,
-                               "running_idcg": running})
-        idcg = running
+            ideal_rows.append({"position": i + 1, "item": _py(items[i]), "gain": float(ig[i]),
+                               "contribution": float(t["ideal_contribution"][i]),
+                               "running_idcg": float(irunning[i])})
+        idcg = float(irunning[-1]) if idepth else 0.0
     else:
         dcg = 0.0
         idcg = 0.0
@@ -360,15 +335,33 @@ def explain(
     return exp
 
 
-def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
-    """Gains of one query's labels, by the kernels' own gain function (one definition of a gain)."""
+def _table(p: Problem, conv: Convention, k: int | None) -> dict[str, np.ndarray]:
+    """The DCG table of the problem's one query, computed by the kernels (their order, gains, tie
+    averaging, discounts), with the item ids of both lists."""
     gain = conv.gain
     kind = {"linear": GAIN_LINEAR, "exponential": GAIN_EXP}.get(gain, GAIN_MAP) if isinstance(gain, str) else GAIN_MAP
     keys = np.array(sorted(gain), dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
-    vals = np.array([gain[k] for k in sorted(gain)], dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
+    vals = np.array([gain[x] for x in sorted(gain)], dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
     thr = -np.inf if conv.gain_threshold is None else float(conv.gain_threshold)
-    neg_zero = conv.negative_labels == "zero"
-    return np.array([_gain(float(x), kind, neg_zero, thr, keys, vals) for x in labels], dtype=np.float64)
+    rows = _rows(p.r_start, p.r_end, p.r_idx)
+    jrows = _rows(p.j_start, p.j_end, p.j_idx)
+    judged = conv.ideal == "judgments"
+    o, g, used, disc, contrib, io, ig, ic = explain_query(
+        p.score[rows], p.label[rows], rows, p.order_mode, p.item_offs, p.item_data,
+        np.ascontiguousarray(p.j_label[jrows]), judged, p.ties, float(conv.log_base), conv.negative_labels == "zero",
+        thr, kind, keys, vals, 0 if k is None else int(k),
+    )
+    item = ids_to_numpy(take_ids(p.r_item, rows[o]))
+    ideal_item = ids_to_numpy(take_ids(p.j_item, jrows[io])) if judged else item[io]
+    return {"item": item, "score": p.score[rows][o], "label": p.label[rows][o], "gain": g, "gain_used": used,
+            "discount": disc, "contribution": contrib, "ideal_item": ideal_item, "ideal_gain": ig,
+            "ideal_contribution": ic}
+
+
+def _rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The rows of the problem's first (only) query."""
+    lo, hi = int(start[0]), int(end[0])
+    return np.arange(lo, hi, dtype=np.int64) if idx.shape[0] == 0 else np.ascontiguousarray(idx[lo:hi], np.int64)
 
 
 def _py(x: Any) -> Any:

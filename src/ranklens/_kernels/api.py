@@ -33,8 +33,8 @@ import numpy as np
 
 __all__ = [
     "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
-    "bootstrap_means", "evaluate_queries", "factorize", "find_duplicates", "forced", "gain", "gather", "hash_items", "list_stats",
-    "lookup_labels", "order", "parse_floats", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
+    "bootstrap_means", "evaluate_queries", "explain_query", "factorize", "find_duplicates", "forced", "gather", "hash_items", "list_stats",
+    "lookup_labels", "order", "parse_floats", "quiet", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
     "split_fields",
 ]
 
@@ -52,8 +52,11 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
         "i8[C] i8[C] i8[C] f8[C] f8[C] f8[C]",
     ),
     "list_stats": ("fused", "(i8[C], b1[C])", "i8[C] i8[C] i8[C] f8[C] f8[C]"),
-    "gain": ("fused._gain", "f8", "f8 i8 b1 f8 f8[C] f8[C]"),
-    "order": ("fused._order", "i8[C]", "f8[C] f8[C] i8[C] i8 i8[C] u1[C]"),
+    "explain_query": (
+        "fused", "(i8[C], f8[C], f8[C], f8[C], f8[C], i8[C], f8[C], f8[C])",
+        "f8[C] f8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8 f8 b1 f8 i8 f8[C] f8[C] i8",
+    ),
+    "order": ("fused.order_rows", "i8[C]", "f8[C] f8[C] i8[C] i8 i8[C] u1[C]"),
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
     "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
     "run_heads_i4": ("group.run_heads", "i8", "i4[C] u1[C] i8 i8 b1[C]"),
@@ -65,11 +68,11 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
         "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
     ),
     "split_fields": ("text", "(i8[C2], i8[C2], i8[C], i8[C], i8[C], i8[C], i8)", "u1[R] i8"),
-    "count_lines": ("text._count_lines", "i8", "u1[R] i8 i8"),
-    "scan_lines": ("text._scan", "(i8, i8)", "u1[R] i8 i8 i8 b1 i8 i8 i8[C2] i8[C2] i8[C] i8[C] i8[C] i8[C]"),
+    "count_lines": ("text", "i8", "u1[R] i8 i8"),
+    "scan_lines": ("text", "(i8, i8)", "u1[R] i8 i8 i8 b1 i8 i8 i8[C2] i8[C2] i8[C] i8[C] i8[C] i8[C]"),
     "count_chunks": ("text", "i8[C]", "u1[R] i8[C]"),
     "scan_chunks": ("text", "i8[C]", "u1[R] i8[C] i8[C] i8[C] i8[C] i8[C] u1[C] i8[C2] u1[C2] i8[C2] f8[C2] b1[C2]"),
-    "scan_cols": ("text._scan_cols", "i8", "u1[R] i8 i8 i8[C] i8[C] i8 i8[C] u1[C] i8[C2] u1[C2] i8[C] f8[C2] b1[C2]"),
+    "scan_cols": ("text", "i8", "u1[R] i8 i8 i8[C] i8[C] i8 i8[C] u1[C] i8[C2] u1[C2] i8[C] f8[C2] b1[C2]"),
     "field_spans": ("text", "(i8[C], i8[C])", "u1[R] i8[C] i8"),
     "gather": ("text", "(u1[C], i8[C])", "u1[R] i8[A] i8[A]"),
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
@@ -146,6 +149,18 @@ def forced(mode: str) -> Iterator[None]:
         yield
     finally:
         _state["forced"] = old
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Run the block without the notice a first JIT compilation prints (``ranklens warmup`` says
+    what it does itself)."""
+    old = _state.get("quiet")
+    _state["quiet"] = True
+    try:
+        yield
+    finally:
+        _state["quiet"] = old
 
 
 def _jit(name: str) -> Callable[..., Any]:
@@ -361,13 +376,14 @@ def list_stats(*args: Any) -> Any:
     return _by_query("list_stats", args, (0, 1), args[1] - args[0], _cat)
 
 
-def gain(*args: Any) -> float:
-    """The gain of one label under a convention (``fused._gain``)."""
-    return _call("gain", *args)
+def explain_query(*args: Any) -> Any:
+    """One query's DCG table: the order, gains, discounts and contributions the kernels compute DCG
+    with, and the ideal list's (``fused.explain_query``)."""
+    return _call("explain_query", *args)
 
 
 def order(*args: Any) -> Any:
-    """The ranked order of one query's rows (``fused._order``)."""
+    """The ranked order of one query's rows (``fused.order_rows``)."""
     return _call("order", *args)
 
 
@@ -423,7 +439,7 @@ def split_fields(buf: np.ndarray, max_fields: int) -> Any:
 
     On the ahead-of-time side the buffer is cut at newlines into one chunk per thread; the chunks'
     lines are counted, then each chunk writes its lines into the shared arrays at its own offset
-    (``text._scan``); blank and comment lines leave gaps, closed at the end.
+    (``text.scan_lines``); blank and comment lines leave gaps, closed at the end.
     """
     n = buf.shape[0]
     conformed = _side("split_fields", (buf, max_fields))
@@ -465,7 +481,7 @@ def _line_cuts(buf: np.ndarray, k: int) -> np.ndarray:
 
 def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
                  n_num: int) -> tuple[np.ndarray, ...]:
-    """The data lines of a text buffer as columns, in one pass (``text._scan_cols``).
+    """The data lines of a text buffer as columns, in one pass (``text.scan_cols``).
 
     Returns ``(lstart, nf, soffs, sdata, nvals, nok)``: per data line its start offset and field
     count; per string column ``j`` Arrow-style offsets ``soffs[j]`` (``n + 1``) into the bytes

@@ -20,12 +20,13 @@ from .codes import (
     AP, DCG, ERR, GAIN_EXP, GAIN_LINEAR, GAIN_MAP, HIT, IDCG, NDCG, NUM_REL, NUM_REL_RET, NUM_RET, ORDER_BEST,
     ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, P, RECALL, RPREC, RR, TIES_NONE,
 )
-from .measures import _ap_sum, _dcg, _err, _hit, _idcg, _rel_in_top, _rr, discounts
+from .measures import ap_sum, dcg_at, dcg_table, discounts, err_at, hit_at, idcg_at, rel_in_top, rr_at
 
 __all__ = [
     "NUM_REL",
     "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
-    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "list_stats",
+    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "explain_query", "label_gain", "list_stats", "order_into",
+    "order_rows",
 ]
 
 
@@ -35,7 +36,7 @@ def _row(idx, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def _gain(lab, kind, neg_zero, thr, map_keys, map_vals):  # pragma: no cover - compiled
+def label_gain(lab, kind, neg_zero, thr, map_keys, map_vals):  # pragma: no cover - compiled
     if math.isnan(lab):
         return 0.0
     if lab < 0.0 and neg_zero:
@@ -91,7 +92,7 @@ def _item_ties(o, s, rows, mode, offs, data):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _order(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
+def order_rows(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
     n = s.shape[0]
     neg = np.empty(n, np.float64)
     if mode == ORDER_QUICKSORT:
@@ -128,13 +129,13 @@ _SMALL_SORT = 32  # lists this short are ordered by insertion, in place
 
 
 @njit(cache=True)
-def _order_into(s, lab, rows, mode, offs, data, o_buf):  # pragma: no cover - compiled
-    """:func:`_order`, written into ``o_buf`` for short lists of the stable modes (no allocation):
+def order_into(s, lab, rows, mode, offs, data, o_buf):  # pragma: no cover - compiled
+    """:func:`order_rows`, written into ``o_buf`` for short lists of the stable modes (no allocation):
     an insertion sort by descending score keeps tied rows in input order, as the stable mergesort
     of the negated scores does."""
     n = s.shape[0]
     if n > _SMALL_SORT or mode == ORDER_QUICKSORT or mode == ORDER_WORST or mode == ORDER_BEST:
-        return _order(s, lab, rows, mode, offs, data)
+        return order_rows(s, lab, rows, mode, offs, data)
     o = o_buf[:n]
     for a in range(n):
         v = s[a]
@@ -157,15 +158,6 @@ def _push_top(top, d, v):  # pragma: no cover - compiled
             top[j] = top[j - 1]
             j -= 1
         top[j] = v
-
-
-@njit(cache=True)
-def _top_desc(src, d):  # pragma: no cover - compiled
-    """The ``d`` largest values of ``src`` in descending order (insertion into a small buffer)."""
-    top = np.full(d, -np.inf)
-    for t in range(src.shape[0]):
-        _push_top(top, d, src[t])
-    return top
 
 
 _CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
@@ -311,7 +303,7 @@ def evaluate_queries(
             rows = rows_b[:cut]
             s0 = s0_b[:cut]
             l0 = l0_b[:cut]
-            o = _order_into(s0, l0, rows, order_mode, item_offs, item_data, o_b)
+            o = order_into(s0, l0, rows, order_mode, item_offs, item_data, o_b)
             ss = ss_b[:cut]
             sl = sl_b[:cut]
             for t in range(cut):
@@ -332,22 +324,22 @@ def evaluate_queries(
                 if code == DCG or code == IDCG or code == NDCG or code == ERR:
                     if kind != last_kind:
                         for t in range(cut):
-                            g[t] = _gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                            g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
                         for t in range(nil):
-                            ig[t] = _gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                            ig[t] = label_gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
                         if kind == GAIN_MAP:
                             ig[:] = -np.sort(-ig)
                         last_kind = kind
                     ikd = nil if k <= 0 else min(k, nil)
                     positive = nil > 0 and ig[0] > 0.0
                     if code == DCG:
-                        v = _dcg(ss, g, 0, cut, depth, ties, disc)
+                        v = dcg_at(ss, g, 0, cut, depth, ties, disc)
                     elif code == IDCG:
-                        v = _idcg(ig, 0, nil, ikd, disc)
+                        v = idcg_at(ig, 0, nil, ikd, disc)
                     elif code == NDCG:
-                        idcg = _idcg(ig, 0, nil, ikd, disc)
+                        idcg = idcg_at(ig, 0, nil, ikd, disc)
                         if idcg != 0.0:
-                            v = _dcg(ss, g, 0, cut, depth, ties, disc) / idcg
+                            v = dcg_at(ss, g, 0, cut, depth, ties, disc) / idcg
                         if empty_mode == 2:
                             is_empty = idcg == 0.0
                         elif empty_mode == 3:
@@ -358,7 +350,7 @@ def evaluate_queries(
                         for t in range(cut):
                             lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
                             rel[t] = (2.0**lab - 1.0) / err_denom
-                        v = _err(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
+                        v = err_at(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
                         is_empty = not positive
                 else:
                     for t in range(cut):
@@ -372,26 +364,26 @@ def evaluate_queries(
                     if code == P:
                         denom = n if k <= 0 else k
                         if denom > 0:
-                            v = _rel_in_top(ss, rel, 0, cut, depth, ties) / denom
+                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / denom
                     elif code == RECALL:
                         if big_r > 0:
-                            v = _rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
+                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
                     elif code == RPREC:
                         if big_r > 0:
-                            v = _rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
+                            v = rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
                     elif code == HIT:
-                        v = _hit(ss, rel, 0, cut, depth, ties)
+                        v = hit_at(ss, rel, 0, cut, depth, ties)
                     elif code == RR:
-                        v = _rr(ss, rel, 0, cut, depth, ties)
+                        v = rr_at(ss, rel, 0, cut, depth, ties)
                     elif code == AP:
                         if big_r > 0:
-                            v = _ap_sum(ss, rel, 0, cut, depth, ties) / big_r
+                            v = ap_sum(ss, rel, 0, cut, depth, ties) / big_r
                     elif code == NUM_RET:
                         v = depth
                     elif code == NUM_REL:
                         v = big_r
                     elif code == NUM_REL_RET:
-                        v = _rel_in_top(ss, rel, 0, cut, depth, ties)
+                        v = rel_in_top(ss, rel, 0, cut, depth, ties)
                 if empty_mode == 1:
                     is_empty = label_sum == 0.0
                 out[q, mi] = v
@@ -423,3 +415,48 @@ def list_stats(r_start, r_end, r_idx, score, label):  # pragma: no cover - compi
         last[q] = c
         positive[q] = pos
     return last, positive
+
+
+@njit(cache=True, nogil=True)
+def explain_query(
+    score, label, rows, order_mode, item_offs, item_data, ideal_label, ideal_judged,
+    ties, log_base, neg_zero, gain_thr, kind, map_keys, map_vals, depth,
+):  # pragma: no cover - compiled
+    """One query's DCG table, from the functions :func:`evaluate_queries` computes DCG with.
+
+    ``score``, ``label`` and ``rows`` are the query's ranked rows (input order); ``ideal_label``
+    its judged labels, used for the ideal list when ``ideal_judged`` (else the ranked rows' labels
+    are). ``depth``: the cutoff (0: the whole list). Returns ``(order, gain, gain_used, discount,
+    contribution, ideal_order, ideal_gain, ideal_contribution)``: the ranked order (indices into
+    the rows, :func:`order_rows` on the whole list), per position the gain, the gain credited with
+    ties averaged and the discount and contribution (:func:`dcg_table`); the ideal list's order
+    (indices into ``ideal_label``, or into the ranked order; gains descending, equal gains in
+    their given order), its gains and each one's contribution to the ideal DCG at ``depth``,
+    written ``gain / log_base(position + 1)`` as the explanation has always printed it (the ideal
+    DCG of :func:`evaluate_queries` multiplies by the reciprocal: the two may differ in the last bit).
+    """
+    n = score.shape[0]
+    o = order_rows(score, label, rows, order_mode, item_offs, item_data)
+    ss = np.empty(n, np.float64)
+    g = np.empty(n, np.float64)
+    for t in range(n):
+        ss[t] = score[o[t]]
+        g[t] = label_gain(label[o[t]], kind, neg_zero, gain_thr, map_keys, map_vals)
+    ni = ideal_label.shape[0] if ideal_judged else n
+    ln_base = math.log(log_base)
+    disc = discounts(max(n, ni) + 1, ln_base)
+    used, dsc, contrib = dcg_table(ss, g, n if depth <= 0 else depth, ties, disc)
+    ig = np.empty(ni, np.float64)
+    for t in range(ni):
+        ig[t] = label_gain(ideal_label[t], kind, neg_zero, gain_thr, map_keys, map_vals) if ideal_judged else g[t]
+    neg = np.empty(ni, np.float64)
+    for t in range(ni):
+        neg[t] = -ig[t]
+    io = np.argsort(neg, kind="mergesort")
+    ideal_gain = np.empty(ni, np.float64)
+    ic = np.zeros(ni, np.float64)
+    for t in range(ni):
+        ideal_gain[t] = ig[io[t]]
+        if depth <= 0 or t < depth:
+            ic[t] = ideal_gain[t] / (math.log(t + 2.0) / ln_base)
+    return o, g, used, dsc, contrib, io, ideal_gain, ic

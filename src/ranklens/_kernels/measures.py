@@ -49,6 +49,15 @@ __all__ = [
     "TIES_AVERAGE",
     "TIES_NONE",
     "TIES_SHARED_RANK",
+    "ap_sum",
+    "dcg_at",
+    "dcg_table",
+    "discounts",
+    "err_at",
+    "hit_at",
+    "idcg_at",
+    "rel_in_top",
+    "rr_at",
 ]
 
 
@@ -79,7 +88,7 @@ def _group_end(score, i, hi, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _dcg(score, gain, lo, hi, depth, ties, disc):  # pragma: no cover - compiled
+def dcg_at(score, gain, lo, hi, depth, ties, disc):  # pragma: no cover - compiled
     """DCG to ``depth``; ``disc[p]`` is the discount of position ``p`` (:func:`discounts`)."""
     total = 0.0
     pos = 0
@@ -109,7 +118,46 @@ def _dcg(score, gain, lo, hi, depth, ties, disc):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _idcg(ideal, lo, hi, depth, disc):  # pragma: no cover - compiled
+def dcg_table(score, gain, depth, ties, disc):  # pragma: no cover - compiled
+    """The terms :func:`dcg_at` sums, position by position, for one query's rows in ranked order.
+
+    Returns ``(gain_used, discount, contribution)``: the gain a position is credited with (under
+    ``TIES_AVERAGE`` the mean gain of its tie group, as :func:`dcg_at` takes it), its discount
+    (under ``TIES_SHARED_RANK`` that of the group's shared rank) and its contribution to DCG at
+    ``depth`` (0 from ``depth`` on, and for a shared-rank group whose rank is beyond ``depth``).
+    """
+    n = score.shape[0]
+    used = np.zeros(n, np.float64)
+    dsc = np.zeros(n, np.float64)
+    contrib = np.zeros(n, np.float64)
+    pos = 0
+    i = 0
+    while i < n:
+        j = _group_end(score, i, n, ties)
+        m = j - i
+        if ties == TIES_SHARED_RANK:
+            shared = int(pos + (m + 1) / 2.0)
+            for t in range(i, j):
+                used[t] = gain[t]
+                dsc[t] = disc[shared]
+                if shared <= depth:
+                    contrib[t] = gain[t] * disc[shared]
+        else:
+            sg = 0.0
+            for t in range(i, j):
+                sg += gain[t]
+            for t in range(i, j):
+                used[t] = gain[t] if m == 1 else sg / m
+                dsc[t] = disc[t + 1]
+                if t < depth:
+                    contrib[t] = used[t] * dsc[t]
+        pos += m
+        i = j
+    return used, dsc, contrib
+
+
+@njit(cache=True)
+def idcg_at(ideal, lo, hi, depth, disc):  # pragma: no cover - compiled
     total = 0.0
     last = min(hi - lo, depth)
     for t in range(last):
@@ -118,7 +166,7 @@ def _idcg(ideal, lo, hi, depth, disc):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _rel_in_top(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+def rel_in_top(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
     """Expected number of relevant rows among the first ``depth`` positions."""
     total = 0.0
     pos = 0
@@ -137,7 +185,7 @@ def _rel_in_top(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _hit(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+def hit_at(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
     pos = 0
     i = lo
     while i < hi and pos < depth:
@@ -165,7 +213,7 @@ def _hit(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _rr(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+def rr_at(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
     pos = 0
     i = lo
     while i < hi and pos < depth:
@@ -190,7 +238,7 @@ def _rr(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _ap_sum(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
+def ap_sum(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
     """Expected sum of precision at the ranks of relevant rows (before / R)."""
     total = 0.0
     pos = 0
@@ -216,7 +264,7 @@ def _ap_sum(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _err(score, p, lo, hi, depth, ties):  # pragma: no cover - compiled
+def err_at(score, p, lo, hi, depth, ties):  # pragma: no cover - compiled
     total = 0.0
     go_on = 1.0  # probability that the user reaches the current group
     pos = 0

@@ -1,6 +1,6 @@
 """Whitespace-separated text on raw bytes (TREC qrels and runs, LETOR, predictions).
 
-Blank lines and lines whose first non-blank byte is ``#`` are skipped. ``_scan_cols``
+Blank lines and lines whose first non-blank byte is ``#`` are skipped. ``scan_cols``
 (TREC files) reads every data line once, straight into columns: string fields appended to
 Arrow-style byte buffers with offsets, numeric fields parsed on the way (``_parse_float``:
 correctly rounded, Clinger's fast path or Eisel-Lemire), the line's start and field count
@@ -17,7 +17,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["count_chunks", "field_spans", "gather", "parse_floats", "scan_chunks", "split_fields"]
+__all__ = [
+    "count_chunks", "count_lines", "field_spans", "gather", "parse_floats", "scan_chunks", "scan_cols", "scan_lines",
+    "split_fields",
+]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -33,7 +36,7 @@ def _ends_field(c):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _scan(buf, lo, hi, max_fields, fill, out0, lineno0, starts, ends, nf, line_no, lstart, lend):  # pragma: no cover
+def scan_lines(buf, lo, hi, max_fields, fill, out0, lineno0, starts, ends, nf, line_no, lstart, lend):  # pragma: no cover
     """Scan lines of ``buf[lo:hi]``; count (fill=False) or record (fill=True) the data lines.
 
     Returns ``(data lines, all lines)`` of the chunk.
@@ -98,7 +101,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
     # written at their chunk's offset; blank and comment lines leave gaps, closed afterwards
     n_lines = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
-        n_lines[c] = _count_lines(buf, bounds[c], bounds[c + 1])
+        n_lines[c] = count_lines(buf, bounds[c], bounds[c + 1])
     first = np.zeros(n_chunks, np.int64)
     for c in range(1, n_chunks):
         first[c] = first[c - 1] + n_lines[c - 1]
@@ -111,7 +114,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
     lend = np.empty(cap, np.int64)
     data_lines = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
-        d, _ = _scan(buf, bounds[c], bounds[c + 1], max_fields, True, first[c], first[c],
+        d, _ = scan_lines(buf, bounds[c], bounds[c + 1], max_fields, True, first[c], first[c],
                      starts, ends, nf, line_no, lstart, lend)
         data_lines[c] = d
     total = data_lines.sum()
@@ -133,7 +136,7 @@ def split_fields(buf, max_fields):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _count_lines(buf, lo, hi):  # pragma: no cover - compiled
+def count_lines(buf, lo, hi):  # pragma: no cover - compiled
     c = 0
     for i in range(np.uint64(lo), np.uint64(hi)):  # unsigned: no negative-index check per byte
         c += buf[i] == 10
@@ -143,7 +146,7 @@ def _count_lines(buf, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nvals, nok):  # pragma: no cover
+def scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nvals, nok):  # pragma: no cover
     """Scan the lines of ``buf[lo:hi]`` into columns; return the number of data lines.
 
     Field ``f`` of a data line (blank and ``#`` lines are skipped) is copied, when ``kind[f] == 1``, to
@@ -211,18 +214,18 @@ def count_chunks(buf, bounds):  # pragma: no cover - compiled
     k = bounds.shape[0] - 1
     out = np.empty(k, np.int64)
     for c in prange(k):
-        out[c] = _count_lines(buf, bounds[c], bounds[c + 1])
+        out[c] = count_lines(buf, bounds[c], bounds[c + 1])
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
 def scan_chunks(buf, bounds, first, kind, col, lstart, nf, soffs, sdata, spos, nvals, nok):  # pragma: no cover
-    """:func:`_scan_cols` on every chunk in parallel: chunk ``c`` writes its lines from ``first[c]``
+    """:func:`scan_cols` on every chunk in parallel: chunk ``c`` writes its lines from ``first[c]``
     and its string bytes from ``spos[c]``; returns the data lines of each chunk."""
     k = bounds.shape[0] - 1
     done = np.empty(k, np.int64)
     for c in prange(k):
-        done[c] = _scan_cols(buf, bounds[c], bounds[c + 1], kind, col, first[c], lstart, nf, soffs, sdata,
+        done[c] = scan_cols(buf, bounds[c], bounds[c + 1], kind, col, first[c], lstart, nf, soffs, sdata,
                              spos[c], nvals, nok)
     return done
 
