@@ -117,9 +117,10 @@ class Explanation:
             out.append(self.note)
         if self.compare is not None:
             out.append("")
+            diff = _num((self.value_b or 0.0) - self.value, 6) if _finite(self.value, self.value_b) else "n/a"
             out.append(
                 f"{self.convention.name}: {_num(self.value, 6)}   {self.compare.name}: {_num(self.value_b, 6)}   "
-                f"difference: {_num((self.value_b or 0.0) - self.value, 6) if _finite(self.value, self.value_b) else 'n/a'}"
+                f"difference: {diff}"
             )
             if self.differences:
                 out.append(f"switching {self.convention.name} -> {self.compare.name} one choice at a time:")
@@ -129,7 +130,8 @@ class Explanation:
             if self.unchanged:
                 out.append(f"  differ, but change nothing for this query: {', '.join(self.unchanged)}")
             if self.aggregate_only:
-                out.append(f"  differ in which queries count or how they are averaged: {', '.join(self.aggregate_only)}")
+                out.append("  differ in which queries count or how they are averaged: "
+                           + ", ".join(self.aggregate_only))
         return title, head, body, out
 
     def table(self) -> str:
@@ -339,9 +341,13 @@ def _table(p: Problem, conv: Convention, k: int | None) -> dict[str, np.ndarray]
     """The DCG table of the problem's one query, computed by the kernels (their order, gains, tie
     averaging, discounts), with the item ids of both lists."""
     gain = conv.gain
-    kind = {"linear": GAIN_LINEAR, "exponential": GAIN_EXP}.get(gain, GAIN_MAP) if isinstance(gain, str) else GAIN_MAP
-    keys = np.array(sorted(gain), dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
-    vals = np.array([gain[x] for x in sorted(gain)], dtype=np.float64) if kind == GAIN_MAP else np.zeros(0)
+    if isinstance(gain, str):
+        kind, keys, vals = (GAIN_EXP if gain == "exponential" else GAIN_LINEAR), np.zeros(0), np.zeros(0)
+    else:
+        labels = sorted(gain)
+        kind = GAIN_MAP
+        keys = np.array(labels, dtype=np.float64)
+        vals = np.array([gain[x] for x in labels], dtype=np.float64)
     thr = -np.inf if conv.gain_threshold is None else float(conv.gain_threshold)
     rows = _rows(p.r_start, p.r_end, p.r_idx)
     jrows = _rows(p.j_start, p.j_end, p.j_idx)

@@ -11,16 +11,18 @@ from __future__ import annotations
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 __all__ = ["build"]
 
 _SCALAR = {"i8": "int64", "i4": "int32", "f8": "float64", "u1": "uint8", "u8": "uint64", "b1": "boolean"}
 
 
-def _type(spec: str):  # noqa: ANN202 - numba types
+def _type(spec: str) -> Any:
+    """The numba type written ``spec`` in :data:`api.SIGNATURES`."""
     from numba import types as T
 
     spec = spec.strip()
@@ -61,15 +63,15 @@ def _release_gil() -> Iterator[bool]:
         return
 
     class _NoGilFlags(Flags):
-        def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.release_gil = True
+            self.release_gil = True  # type: ignore[assignment]  # numba's Flags options: typed as descriptors
 
-    pycc_compiler.Flags = _NoGilFlags
+    pycc_compiler.Flags = _NoGilFlags  # type: ignore[misc]  # rebinding pycc's name is the point (see above)
     try:
         yield True
     finally:
-        pycc_compiler.Flags = current
+        pycc_compiler.Flags = current  # type: ignore[misc]
 
 
 def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
@@ -106,7 +108,7 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     w0, w1, w2, w3 = words
 
     @njit
-    def stamp():  # pragma: no cover - compiled
+    def stamp() -> tuple[int, int, int, int]:  # pragma: no cover - compiled
         return (w0, w1, w2, w3)
 
     cc.export("stamp", T.UniTuple(T.int64, 4)())(stamp.py_func)
@@ -114,7 +116,7 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
         gil = 1 if released else 0
 
         @njit
-        def nogil():  # pragma: no cover - compiled
+        def nogil() -> int:  # pragma: no cover - compiled
             return gil
 
         cc.export("nogil", T.int64())(nogil.py_func)

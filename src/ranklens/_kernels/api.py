@@ -25,17 +25,18 @@ from __future__ import annotations
 import importlib
 import os
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status",
-    "bootstrap_means", "evaluate_queries", "explain_query", "factorize", "find_duplicates", "forced", "gather", "hash_items", "list_stats",
-    "lookup_labels", "order", "parse_floats", "quiet", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
-    "split_fields",
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
+    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "gather",
+    "hash_items", "list_stats", "lookup_labels", "order", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 #: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
@@ -497,7 +498,7 @@ def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
     k = _n_chunks(n // 40) if aot_side else (1 if n < (1 << 20) else 64)
     bounds = _line_cuts(buf, k)
     k = bounds.shape[0] - 1
-    aot = _state.get("aot")
+    aot: Any = _state.get("aot")
     if aot_side:
         counts = np.array(_map(lambda a, b: aot.count_lines(buf, a, b), list(zip(bounds[:-1], bounds[1:]))),
                           np.int64)

@@ -17,8 +17,29 @@ import numpy as np
 from numba import njit, prange
 
 from .codes import (
-    AP, DCG, ERR, GAIN_EXP, GAIN_LINEAR, GAIN_MAP, HIT, IDCG, NDCG, NUM_REL, NUM_REL_RET, NUM_RET, ORDER_BEST,
-    ORDER_INPUT, ORDER_ITEM_ASC, ORDER_ITEM_DESC, ORDER_QUICKSORT, ORDER_WORST, P, RECALL, RPREC, RR, TIES_NONE,
+    AP,
+    DCG,
+    ERR,
+    GAIN_EXP,
+    GAIN_LINEAR,
+    GAIN_MAP,
+    HIT,
+    IDCG,
+    NDCG,
+    NUM_REL,
+    NUM_REL_RET,
+    NUM_RET,
+    ORDER_BEST,
+    ORDER_INPUT,
+    ORDER_ITEM_ASC,
+    ORDER_ITEM_DESC,
+    ORDER_QUICKSORT,
+    ORDER_WORST,
+    RECALL,
+    RPREC,
+    RR,
+    TIES_NONE,
+    P,
 )
 from .measures import ap_sum, dcg_at, dcg_table, discounts, err_at, hit_at, idcg_at, rel_in_top, rr_at
 

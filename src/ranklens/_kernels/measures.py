@@ -28,9 +28,22 @@ import math
 import numpy as np
 from numba import njit
 
-from .codes import (  # noqa: F401 - re-exported
-    AP, DCG, ERR, HIT, IDCG, NDCG, NUM_REL_RET, NUM_RET, P, RECALL, RPREC, RR, TIES_AVERAGE, TIES_NONE,
+from .codes import (
+    AP,
+    DCG,
+    ERR,
+    HIT,
+    IDCG,
+    NDCG,
+    NUM_REL_RET,
+    NUM_RET,
+    RECALL,
+    RPREC,
+    RR,
+    TIES_AVERAGE,
+    TIES_NONE,
     TIES_SHARED_RANK,
+    P,
 )
 
 __all__ = [

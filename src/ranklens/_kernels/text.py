@@ -36,7 +36,8 @@ def _ends_field(c):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def scan_lines(buf, lo, hi, max_fields, fill, out0, lineno0, starts, ends, nf, line_no, lstart, lend):  # pragma: no cover
+def scan_lines(buf, lo, hi, max_fields, fill, out0, lineno0, starts, ends, nf, line_no, lstart,
+               lend):  # pragma: no cover - compiled
     """Scan lines of ``buf[lo:hi]``; count (fill=False) or record (fill=True) the data lines.
 
     Returns ``(data lines, all lines)`` of the chunk.

@@ -16,8 +16,24 @@ from ..evaluate import _rule
 from ..measures import Measure
 from ..result import _XGB_MAX_MEAN, Result
 from ._layout import (
-    COUNT, EX, KIND, KIND_EMPTY, KIND_NOTE, KIND_PARTIAL, KIND_SKIP, LABEL, MEAS, N_EXAMPLES, NQ, Q, REASON, SIDE,
-    SIDE_JUDGED, SIDE_RANKED, TOP, Layout,
+    COUNT,
+    EX,
+    KIND,
+    KIND_EMPTY,
+    KIND_NOTE,
+    KIND_PARTIAL,
+    KIND_SKIP,
+    LABEL,
+    MEAS,
+    N_EXAMPLES,
+    NQ,
+    REASON,
+    SIDE,
+    SIDE_JUDGED,
+    SIDE_RANKED,
+    TOP,
+    Layout,
+    Q,
 )
 from ._session import collect, reraise
 
@@ -52,7 +68,8 @@ def check_universe(prepared: Any, lay: Layout) -> None:
     from pyspark.sql import functions as F
 
     conv = lay.conv
-    if not lay.two_tables or not (conv.queries == "same" or (conv.missing_ranking == "error" and conv.queries != "judged")):
+    refuses = conv.queries == "same" or (conv.missing_ranking == "error" and conv.queries != "judged")
+    if not lay.two_tables or not refuses:
         return
     flags = prepared.groupBy(*lay.keys).agg(
         F.max((F.col(SIDE) == SIDE_JUDGED).cast("int")).alias("j"),
@@ -72,7 +89,8 @@ def check_universe(prepared: Any, lay: Layout) -> None:
         if conv.queries == "same":
             raise InputError(
                 f"convention {conv.name!r} needs the same queries in judgments and rankings: "
-                f"{n_j} judged but not ranked ({ex(1) if n_j else ''}), {n_r} ranked but not judged ({ex(0) if n_r else ''})."
+                f"{n_j} judged but not ranked ({ex(1) if n_j else ''}), "
+                f"{n_r} ranked but not judged ({ex(0) if n_r else ''})."
             )
         if n_j:
             raise InputError(

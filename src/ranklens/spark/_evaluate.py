@@ -11,7 +11,7 @@ from ..evaluate import check_measures
 from ..measures import Measure, parse_measures
 from ..options import Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
-from ._layout import KIND, KIND_PARTIAL, Q, TOP, Layout, prepare
+from ._layout import KIND, KIND_PARTIAL, TOP, Layout, Q, prepare
 from ._session import collect, is_dataframe, require_pyspark
 from ._worker import run
 

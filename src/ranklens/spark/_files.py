@@ -60,10 +60,10 @@ def read_table(spark: Any, path: str) -> Any:
 
     Examples
     --------
-    >>> read_table(None, "run.trec")
+    >>> read_table(None, "run.trec")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ranklens.errors.InputError: run.trec: --engine spark reads Parquet, CSV/TSV or JSON Lines tables (TREC and LETOR text files: convert them, or use the local engine).
+    ranklens.errors.InputError: run.trec: --engine spark reads Parquet, CSV/TSV or JSON Lines tables ...
     """
     low = path.lower().rstrip("/")
     if low.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):

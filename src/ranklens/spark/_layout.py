@@ -42,23 +42,26 @@ class Layout:
         self.two_tables = judgments_df is not None
         rwhere = "the rankings DataFrame"
         rcols = list(rankings_df.columns)
-        self.query = pick_column(rcols, "query", columns.query, True, rwhere)
-        self.item = pick_column(rcols, "item", columns.item, True, rwhere)
+        self.query = _required(rcols, "query", columns.query, rwhere)
+        self.item = _required(rcols, "item", columns.item, rwhere)
         self.score = pick_column(rcols, "score", columns.score, False, rwhere)
         self.rank = None if self.score else pick_column(rcols, "rank", columns.rank, False, rwhere)
-        if self.score is None and self.rank is None:
+        key = self.score or self.rank
+        if key is None:
             raise InvalidParameterError(
                 f"no score or rank column in {rwhere} (columns: {rcols}); pass `score_col=` or `rank_col=`."
             )
+        self.key: str = key  # the ordering column: the score, else the rank
         self.label: str | None = None
+        self.j_query = self.j_item = self.j_label = ""
         if self.two_tables:
             jwhere = "the judgments DataFrame"
             jcols = list(judgments_df.columns)
-            self.j_query = pick_column(jcols, "query", columns.query, True, jwhere)
-            self.j_item = pick_column(jcols, "item", columns.item, True, jwhere)
-            self.j_label = pick_column(jcols, "label", columns.label, True, jwhere)
+            self.j_query = _required(jcols, "query", columns.query, jwhere)
+            self.j_item = _required(jcols, "item", columns.item, jwhere)
+            self.j_label = _required(jcols, "label", columns.label, jwhere)
         else:
-            self.label = pick_column(rcols, "label", columns.label, True, rwhere + " (one table, no judgments)")
+            self.label = _required(rcols, "label", columns.label, rwhere + " (one table, no judgments)")
         for g in group_by:
             if g not in rcols:
                 raise InvalidParameterError(f"`group_by` column {g!r} is not in {rwhere}; columns: {rcols}.")
@@ -75,6 +78,13 @@ class Layout:
         self.check_depth = conv.k_beyond_longest == "error"
         # the executors never stop on the Evidently check: it needs the deepest list of all queries
         self.exec_conv = conv.replace(k_beyond_longest="allow") if self.check_depth else conv
+
+
+def _required(columns: list[str], role: str, given: str | None, where: str) -> str:
+    """The column playing ``role`` (an error naming the columns when there is none)."""
+    found = pick_column(columns, role, given, True, where)
+    assert found is not None  # required: pick_column raises instead
+    return found
 
 
 def _common_type(df_a: Any, a: str, df_b: Any, b: str) -> Any:
@@ -112,12 +122,12 @@ def prepare(rankings_df: Any, judgments_df: Any, lay: Layout) -> Any:
     """One long DataFrame (rankings rows, then judgments rows) with internal column names."""
     from pyspark.sql import functions as F
 
-    rank_key = F.col(lay.score).cast("double") if lay.score else F.col(lay.rank).cast("double")
+    rank_key = F.col(lay.key).cast("double")
     gsel = [F.col(g).alias(a) for g, a in zip(lay.group_by, lay.gcols)]
     if not lay.two_tables:
         return rankings_df.select(
             *gsel, _id_col(rankings_df, lay.query).alias(Q), _id_col(rankings_df, lay.item).alias(ITEM),
-            rank_key.alias(SCORE), F.col(lay.label).cast("double").alias(LABEL),
+            rank_key.alias(SCORE), F.col(lay.label or "").cast("double").alias(LABEL),
             F.lit(SIDE_RANKED).cast("byte").alias(SIDE), F.monotonically_increasing_id().alias(ROW),
         )
     jdf = judgments_df

@@ -20,8 +20,26 @@ from ..data import split_table
 from ..evaluate import _rule, compute_values
 from ..measures import Measure
 from ._layout import (
-    COUNT, EX, ITEM, KIND, KIND_EMPTY, KIND_NOTE, KIND_PARTIAL, KIND_SKIP, LABEL, MEAS, N_EXAMPLES, NQ, Q, REASON,
-    ROW, SCORE, SIDE, SIDE_RANKED, TOP, Layout,
+    COUNT,
+    EX,
+    ITEM,
+    KIND,
+    KIND_EMPTY,
+    KIND_NOTE,
+    KIND_PARTIAL,
+    KIND_SKIP,
+    LABEL,
+    MEAS,
+    N_EXAMPLES,
+    NQ,
+    REASON,
+    ROW,
+    SCORE,
+    SIDE,
+    SIDE_RANKED,
+    TOP,
+    Layout,
+    Q,
 )
 
 __all__ = ["Worker", "arrow_schema", "changes", "id_text", "run"]
@@ -303,7 +321,8 @@ def run(prepared: Any, lay: Layout, mode: str, partitions: int | None, max_label
         fields += [T.StructField(KIND, T.IntegerType(), True), T.StructField(NQ, T.LongType(), True),
                    T.StructField(TOP, T.DoubleType(), True)]
         for i in range(len(lay.measures)):
-            fields += [T.StructField(f"__rl_n{i}", T.LongType(), True), T.StructField(f"__rl_s{i}", T.DoubleType(), True)]
+            fields += [T.StructField(f"__rl_n{i}", T.LongType(), True),
+                       T.StructField(f"__rl_s{i}", T.DoubleType(), True)]
         fields += [T.StructField(REASON, T.StringType(), True), T.StructField(MEAS, T.IntegerType(), True),
                    T.StructField(COUNT, T.LongType(), True), T.StructField(EX, T.ArrayType(T.StringType()), True)]
     schema = T.StructType(fields)
