@@ -145,6 +145,17 @@ def test_every_convention_aggregates(generated, conv, data):
     assert_same_result(local, got)
 
 
+@pytest.mark.parametrize("conv", ["ranklens", "trec_eval", "ir_measures", "ranx"])
+def test_one_query_per_chunk(generated, conv):
+    """rows_per_call=1: every chunk is one query, so a query judged but not ranked (or ranked but not
+    judged) is a chunk with no ranked (or no judged) row, and a chunk may evaluate no query at all."""
+    runs, qrels, rdf, jdf = generated["mixed" if conv != "ranx" else "both"]
+    ms = measures_for(conv)
+    local = ranklens.evaluate(qrels, runs, ms, convention=conv)
+    assert_same_result(local, rs.evaluate(jdf, rdf, ms, convention=conv, rows_per_call=1))
+    assert_same_per_query(local, rs.evaluate(jdf, rdf, ms, convention=conv, per_query=True, rows_per_call=1))
+
+
 PQ_CASES = [(c, "both") for c in ranklens.CONVENTIONS] + [("ir_measures", "mixed"), ("ranklens", "mixed")]
 
 

@@ -100,8 +100,6 @@ class Exclusion:
     @property
     def text(self) -> str:
         """The reason in words (with the value, for queries scored by the convention)."""
-        if not isinstance(self.reason, ExclusionReason):  # temporary: the Spark engine's texts (to be removed)
-            return str(self.reason)  # type: ignore[unreachable]
         if self.value is None:
             return str(self.reason.value)
         return str(self.reason.value).format(value=float(self.value))
@@ -183,10 +181,6 @@ def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = Non
     return label
 
 
-#: until the Spark engine uses :func:`label_rule` (temporary; to be removed)
-_label_rule = label_rule
-
-
 def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
     return _labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
 
@@ -232,7 +226,7 @@ def _order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: An
 
 def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:
     """The convention's limits on list lengths (``ranked``: which queries have a ranked list; None: all)."""
-    if conv.max_items is not None and lengths.max() > conv.max_items:
+    if conv.max_items is not None and lengths.size and lengths.max() > conv.max_items:
         big = np.flatnonzero(lengths > conv.max_items)
         raise InputError(
             f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
@@ -309,11 +303,16 @@ def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.
     return bool((dup >= 0).any())
 
 
-def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
-    """Join judgments and rankings under a convention."""
-    if len(j) == 0:
+def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False) -> Problem:
+    """Join judgments and rankings under a convention.
+
+    ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
+    queries): either side may have no rows and no query may be left to evaluate (then the problem
+    has none; its notes say why).
+    """
+    if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
-    if len(r) == 0:
+    if len(r) == 0 and not batch:
         raise InputError("the rankings are empty.")
     if r.qid is None or r.item is None:
         if len(r) != len(j):
@@ -387,7 +386,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         notes.append(note(ExclusionReason.JUDGED_NOT_RANKED_EMPTY, missing))
     if (only_r & universe).any():
         notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_KEPT, only_r & universe))
-    if not universe.any():
+    if not universe.any() and not batch:
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
 
     sel = order[universe]  # codes of the evaluated queries, in output order
@@ -425,7 +424,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention) -> Problem:
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
-        max_label=float(label_j.max()), notes=notes,
+        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes,
     )
 
 

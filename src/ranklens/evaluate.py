@@ -8,26 +8,15 @@ from typing import Any
 import numpy as np
 
 from ._ids import arrow_to_numpy
-from ._plan import empty_rule, make_plan, run_plan
-from ._problem import Problem, array_problem, build_problem
+from ._plan import make_plan, run_plan
+from ._problem import array_problem, build_problem
 from .conventions import Convention, get_convention
 from .errors import InvalidParameterError
-from .measures import Measure, check_measures  # noqa: F401 - check_measures: temporary, for the Spark engine
+from .measures import Measure
 from .options import load_inputs, split_options
 from .result import Result
 
 __all__ = ["evaluate", "evaluate_arrays"]
-
-# temporary names kept for the Spark engine and explain until they use ranklens._plan (to be removed):
-# check_measures (imported above, from ranklens.measures), compute_values, _rule, _GRADED
-_rule = empty_rule
-_GRADED = frozenset(("ndcg", "err"))
-
-
-def compute_values(problem: Problem, measures: list[Measure], conv: Convention) -> tuple[np.ndarray, np.ndarray]:
-    """Temporary: :func:`ranklens._plan.run_plan` of ``make_plan(conv, measures)`` (to be removed)."""
-    return run_plan(make_plan(conv, measures), problem)
-
 
 def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     if weights is None:

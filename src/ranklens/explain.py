@@ -10,13 +10,11 @@ import numpy as np
 
 from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
 from ._kernels.api import explain_query
-from ._kernels.codes import GAIN_EXP, GAIN_LINEAR, GAIN_MAP
+from ._plan import Plan, make_plan, run_plan
 from ._problem import Problem, build_problem
 from .conventions import Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
-from .evaluate import compute_values
-from .measures import parse_measures
 from .options import load_inputs, split_options
 
 __all__ = ["Difference", "Explanation", "explain"]
@@ -219,7 +217,7 @@ def _query_value(js: Judgments, rs: Rankings, measure: str, conv: Convention) ->
     if len(rs) == 0:
         return 0.0
     p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
-    vals, _ = compute_values(p, parse_measures([measure]), conv)
+    vals, _ = run_plan(make_plan(conv, [measure]), p)
     return float(vals[0, 0])
 
 
@@ -280,7 +278,7 @@ def explain(
     note = ""
     if len(rs):
         p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
-        t = _table(p, conv, eff_k)
+        t = _table(p, make_plan(conv, [mname]))
         v_item, v_score, v_label = t["item"], t["score"], t["label"]
         n = v_score.shape[0]
         depth = n if eff_k is None else min(eff_k, n)
@@ -337,28 +335,19 @@ def explain(
     return exp
 
 
-def _table(p: Problem, conv: Convention, k: int | None) -> dict[str, np.ndarray]:
-    """The DCG table of the problem's one query, computed by the kernels (their order, gains, tie
-    averaging, discounts), with the item ids of both lists."""
-    gain = conv.gain
-    if isinstance(gain, str):
-        kind, keys, vals = (GAIN_EXP if gain == "exponential" else GAIN_LINEAR), np.zeros(0), np.zeros(0)
-    else:
-        labels = sorted(gain)
-        kind = GAIN_MAP
-        keys = np.array(labels, dtype=np.float64)
-        vals = np.array([gain[x] for x in labels], dtype=np.float64)
-    thr = -np.inf if conv.gain_threshold is None else float(conv.gain_threshold)
+def _table(p: Problem, plan: Plan) -> dict[str, np.ndarray]:
+    """The DCG table of the problem's one query for the plan's one measure, computed by the kernels
+    (their order, gains, tie averaging, discounts, with the plan's kernel arguments), with the item
+    ids of both lists."""
     rows = _rows(p.r_start, p.r_end, p.r_idx)
     jrows = _rows(p.j_start, p.j_end, p.j_idx)
-    judged = conv.ideal == "judgments"
     o, g, used, disc, contrib, io, ig, ic = explain_query(
         p.score[rows], p.label[rows], rows, p.order_mode, p.item_offs, p.item_data,
-        np.ascontiguousarray(p.j_label[jrows]), judged, p.ties, float(conv.log_base), conv.negative_labels == "zero",
-        thr, kind, keys, vals, 0 if k is None else int(k),
+        np.ascontiguousarray(p.j_label[jrows]), plan.ideal_judgments, p.ties, plan.log_base, plan.negative_zero,
+        plan.gain_threshold, int(plan.gain_kinds[0]), plan.map_keys, plan.map_vals, int(plan.cutoffs[0]),
     )
     item = ids_to_numpy(take_ids(p.r_item, rows[o]))
-    ideal_item = ids_to_numpy(take_ids(p.j_item, jrows[io])) if judged else item[io]
+    ideal_item = ids_to_numpy(take_ids(p.j_item, jrows[io])) if plan.ideal_judgments else item[io]
     return {"item": item, "score": p.score[rows][o], "label": p.label[rows][o], "gain": g, "gain_used": used,
             "discount": disc, "contribution": contrib, "ideal_item": ideal_item, "ideal_gain": ig,
             "ideal_contribution": ic}

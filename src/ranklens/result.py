@@ -20,8 +20,6 @@ __all__ = ["Exclusion", "ExclusionReason", "Partial", "Result", "combine"]
 
 #: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
 XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
-#: until the Spark engine uses :data:`XGB_MAX_MEAN` (temporary; to be removed)
-_XGB_MAX_MEAN = XGB_MAX_MEAN
 #: Examples kept per exclusion (the first in query order).
 N_EXAMPLES = 20
 

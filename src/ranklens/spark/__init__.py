@@ -3,9 +3,11 @@
 Spark brings the rows of each query together (a shuffle by the query key, plus
 any ``group_by`` columns, sorted within partitions); the executors then hand
 whole queries, many at a time, as Arrow batches to the same code the local
-engine runs (the core's problem builder and kernels). No metric arithmetic is
-written in Spark SQL: Spark only moves rows and sums the per-query values the
-kernels return.
+engine runs (the core's plan: ``make_plan``, ``build_problem``, ``run_plan``).
+No metric arithmetic is written in Spark SQL: Spark only moves rows; what each
+chunk of queries contributes (a :class:`ranklens.result.Partial`) is added up by
+the core's one aggregation (:func:`ranklens.result.combine`,
+:meth:`ranklens.Result.from_partial`).
 
 What depends on more than one query is computed globally first, exactly as the
 local engine does on the whole input: the largest label (ERR's default maximum
@@ -16,7 +18,7 @@ per query, so it needs no global step.
 The package: ``_session`` (the session, the pyspark check, executors' errors
 brought back), ``_layout`` (columns and the long DataFrame of both sides),
 ``_worker`` (whole queries through the core in ``mapInArrow``), ``_driver``
-(global steps, aggregation), ``_evaluate`` (:func:`evaluate`) and ``_files``
+(global steps, the partial results combined), ``_evaluate`` (:func:`evaluate`) and ``_files``
 (:func:`evaluate_files`, what ``ranklens eval --engine spark`` runs).
 
 Examples

@@ -1,51 +1,23 @@
 """The driver's side: what depends on more than one query (settled globally before the executors run),
-and the executors' partial sums turned into the aggregates of a :class:`ranklens.Result`."""
+and the executors' partial results combined into a :class:`ranklens.Result` (or one row per group) by
+the core's one aggregation (:func:`ranklens.result.combine`, :meth:`ranklens.Result.from_partial`)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import pickle
 from typing import Any
 
 import numpy as np
 
-from .._problem import Exclusion
-from ..conventions import Convention
-from ..errors import EmptyQueryError, InputError, InvalidParameterError
-from ..evaluate import _rule
-from ..measures import Measure
-from ..result import _XGB_MAX_MEAN, Result
-from ._layout import (
-    COUNT,
-    EX,
-    KIND,
-    KIND_EMPTY,
-    KIND_NOTE,
-    KIND_PARTIAL,
-    KIND_SKIP,
-    LABEL,
-    MEAS,
-    N_EXAMPLES,
-    NQ,
-    REASON,
-    SIDE,
-    SIDE_JUDGED,
-    SIDE_RANKED,
-    TOP,
-    Layout,
-    Q,
-)
+from .._plan import Plan, check_cutoffs
+from .._problem import label_rule
+from ..errors import InputError
+from ..result import Partial, Result, combine
+from ._layout import LABEL, PARTIAL, SIDE, SIDE_JUDGED, SIDE_RANKED, Layout, Q
 from ._session import collect, reraise
 
-__all__ = ["check_depth", "check_universe", "grouped", "max_labels", "result", "with_per_query"]
-
-#: the order in which build_problem reports its notes
-_NOTE_ORDER = (
-    "ranked but not judged: left out",
-    "judged but not ranked: left out",
-    "judged but not ranked: scored as an empty ranking",
-    "ranked but not judged",
-)
+__all__ = ["check_universe", "grouped", "max_labels", "result", "with_per_query"]
 
 
 def with_per_query(res: Result, per_query_df: Any) -> Result:
@@ -67,7 +39,7 @@ def check_universe(prepared: Any, lay: Layout) -> None:
     """The two conventions that refuse a query missing from one side: counted over all queries at once."""
     from pyspark.sql import functions as F
 
-    conv = lay.conv
+    conv = lay.plan.convention
     refuses = conv.queries == "same" or (conv.missing_ranking == "error" and conv.queries != "judged")
     if not lay.two_tables or not refuses:
         return
@@ -105,125 +77,59 @@ def max_labels(prepared: Any, lay: Layout) -> dict[Any, float]:
     """The largest label (after the convention's label rule) of every group's judgments."""
     from pyspark.sql import functions as F
 
-    from .._problem import _label_rule
-
     side = SIDE_JUDGED if lay.two_tables else SIDE_RANKED
     rows = collect(prepared.filter((F.col(SIDE) == side) & F.col(LABEL).isNotNull())
-                    .groupBy(*lay.gcols).agg(F.max(LABEL).alias("m")))
-    return {tuple(r[g] for g in lay.gcols): float(_label_rule(np.array([r["m"]], dtype=np.float64), lay.conv)[0])
+                   .groupBy(*lay.gcols).agg(F.max(LABEL).alias("m")))
+    conv = lay.plan.convention
+    return {tuple(r[g] for g in lay.gcols): float(label_rule(np.array([r["m"]], dtype=np.float64), conv)[0])
             for r in rows}
 
 
-def _finish_mean(m: Measure, conv: Convention, n: int, s: float) -> float:
-    if m.summed:
-        return float(s)
-    mean = s / n if n > 0 else math.nan
-    if conv.clamp_mean and m.family == "ndcg" and not math.isnan(mean):
-        if mean > _XGB_MAX_MEAN:  # pragma: no cover - needs weights, which Spark does not take
-            raise InputError(f"convention {conv.name!r}: the mean of {m.key!r} is {mean!r} > 1.")
-        mean = min(1.0, mean)
-    return mean
+def _partials(out: Any, lay: Layout) -> dict[tuple[Any, ...], Partial]:
+    """The executors' partial results, combined per group (one group, ``()``, without ``group_by``)."""
+    by_group: dict[tuple[Any, ...], list[Partial]] = {}
+    for r in collect(out):
+        by_group.setdefault(tuple(r[g] for g in lay.gcols), []).append(pickle.loads(r[PARTIAL]))
+    return {key: combine(parts) for key, parts in by_group.items()}
 
 
-def check_depth(lay: Layout, tops: dict[Any, float]) -> None:
-    for gkey, top_f in tops.items():
-        top = int(top_f)
-        for m in lay.measures:
-            if m.k is not None and m.k > top:
-                where = f" (group {dict(zip(lay.group_by, gkey))})" if lay.group_by else ""
-                raise InvalidParameterError(
-                    f"convention {lay.conv.name!r}: cutoff {m.k} of {m.key!r} is beyond the deepest rank ({top}) of "
-                    f"the lists that count{where}; Evidently raises KeyError here (ValueError when no list counts)."
-                )
+def _check_depth(plan: Plan, partial: Partial, group: dict[str, Any]) -> None:
+    if plan.check_depth and partial.deepest is not None:
+        check_cutoffs(plan, int(partial.deepest), f" (group {group})" if group else "")
 
 
-def _sort_examples(ex: Iterable[str], integral: bool) -> tuple[str, ...]:
-    uniq = set(ex)
-    key = (lambda s: int(s) if s.lstrip("-").isdigit() else float(s)) if integral else None
-    return tuple(sorted(uniq, key=key)[:N_EXAMPLES])
+def result(out: Any, lay: Layout) -> Result:
+    """The aggregates of an evaluation without groups: its chunks' partial results combined."""
+    plan = lay.plan
+    partial = _partials(out, lay).get(())
+    if partial is None:  # no row at all: no query (Result.from_partial says so)
+        n_m = len(plan.measures)
+        partial = Partial.from_values(plan, np.zeros(0), np.zeros((0, n_m)), np.zeros((0, n_m), bool))
+    return Result.from_partial(plan, partial)
 
 
-def result(rows: list[Any], lay: Layout, integral: bool) -> Result:
-    measures, conv = lay.measures, lay.conv
-    n_m = len(measures)
-    n = [0] * n_m
-    s = [0.0] * n_m
-    nq = 0
-    top = 0.0
-    notes: dict[str, list[Any]] = {}
-    mnotes: dict[tuple[int, int], list[Any]] = {}
-    for r in rows:
-        kind = r[KIND]
-        if kind == KIND_PARTIAL:
-            nq += r[NQ]
-            top = max(top, r[TOP])
-            for i in range(n_m):
-                n[i] += r[f"__rl_n{i}"]
-                s[i] += r[f"__rl_s{i}"]
-        elif kind == KIND_NOTE:
-            acc = notes.setdefault(r[REASON], [0, []])
-            acc[0] += r[COUNT]
-            acc[1].extend(r[EX])
-        else:
-            acc = mnotes.setdefault((r[MEAS], kind), [0, []])
-            acc[0] += r[COUNT]
-            acc[1].extend(r[EX])
-    if nq == 0:
-        raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
-    if lay.check_depth:
-        check_depth(lay, {(): top})
-    for i, m in enumerate(measures):
-        if (i, KIND_EMPTY) in mnotes and _rule(m, conv) == "error":
-            cnt, ex = mnotes[(i, KIND_EMPTY)]
-            raise EmptyQueryError(  # pragma: no cover - raised in the executors first
-                f"{cnt} queries have no relevant item for {m.key!r} ({', '.join(_sort_examples(ex, integral)[:5])}); "
-                f"convention {conv.name!r} says empty='error'."
-            )
-    excluded: list[Exclusion] = []
-    order = {r: i for i, r in enumerate(_NOTE_ORDER)}
-    for reason in sorted(notes, key=lambda x: order.get(x, len(order))):
-        cnt, ex = notes[reason]
-        excluded.append(Exclusion(reason, int(cnt), _sort_examples(ex, integral)))
-    by_reason: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
-    aggregate, counted = {}, {}
-    for i, m in enumerate(measures):
-        counted[m.key] = int(n[i])
-        aggregate[m.key] = _finish_mean(m, conv, n[i], s[i])
-        if (i, KIND_SKIP) in mnotes:
-            cnt, ex = mnotes[(i, KIND_SKIP)]
-            by_reason.setdefault(("no relevant item: skipped (not in the mean)", int(cnt),
-                                  _sort_examples(ex, integral)), []).append(m.key)
-        if (i, KIND_EMPTY) in mnotes:
-            cnt, ex = mnotes[(i, KIND_EMPTY)]
-            reason = f"no relevant item: scored {float(_rule(m, conv)):g} by the convention"
-            by_reason.setdefault((reason, int(cnt), _sort_examples(ex, integral)), []).append(m.key)
-    for (reason, count, ids), keys in by_reason.items():
-        excluded.append(Exclusion(reason, count, ids, tuple(keys)))
-    return Result(measures, aggregate, np.zeros(0, dtype=object), np.zeros((0, n_m)), counted, excluded, conv,
-                  None, per_query=False)
+def check_depth(out: Any, lay: Layout) -> None:
+    """Refuse a cutoff beyond the deepest list of a group (Evidently), from the chunks' partial results."""
+    for key, partial in _partials(out, lay).items():
+        _check_depth(lay.plan, partial, dict(zip(lay.group_by, key)))
 
 
-def grouped(out: Any, lay: Layout, keep_top: bool = False) -> Any:
-    from pyspark.sql import functions as F
+def grouped(out: Any, lay: Layout, prepared: Any) -> Any:
+    """One row per group: the group's columns, ``queries``, each measure's aggregate and ``queries:<key>``."""
+    from pyspark.sql import types as T
 
-    parts = out.filter(F.col(KIND) == KIND_PARTIAL)
-    aggs = [F.sum(NQ).alias(NQ), F.max(TOP).alias(TOP)]
-    for i in range(len(lay.measures)):
-        aggs += [F.sum(f"__rl_n{i}").alias(f"__rl_n{i}"), F.sum(f"__rl_s{i}").alias(f"__rl_s{i}")]
-    g = parts.groupBy(*lay.gcols).agg(*aggs)
-    sel = [F.col(a).alias(name) for a, name in zip(lay.gcols, lay.group_by)]
-    sel.append(F.col(NQ).alias("queries"))
-    if keep_top:
-        sel.append(F.col(TOP))
-    for i, m in enumerate(lay.measures):
-        n_i, s_i = F.col(f"__rl_n{i}"), F.col(f"__rl_s{i}")
-        if m.summed:
-            v = s_i
-        else:
-            v = s_i / n_i
-            if lay.conv.clamp_mean and m.family == "ndcg":
-                v = F.least(F.lit(1.0), v)  # XGBoost's Finalize
-            v = F.when(n_i > 0, v)  # no query counted: null (NaN locally)
-        sel.append(v.alias(m.key))
-        sel.append(n_i.alias(f"queries:{m.key}"))
-    return g.select(*sel)
+    plan = lay.plan
+    rows = []
+    for key, partial in _partials(out, lay).items():
+        _check_depth(plan, partial, dict(zip(lay.group_by, key)))
+        res = Result.from_partial(plan, partial)
+        row: list[Any] = [*key, partial.queries]
+        for k in plan.keys:
+            v = res.aggregate[k]
+            row += [None if math.isnan(v) else v, res.counted[k]]  # no query counted: null (NaN locally)
+        rows.append(row)
+    fields = [T.StructField(name, prepared.schema[g].dataType, True) for g, name in zip(lay.gcols, lay.group_by)]
+    fields.append(T.StructField("queries", T.LongType(), True))
+    for k in plan.keys:
+        fields += [T.StructField(k, T.DoubleType(), True), T.StructField(f"queries:{k}", T.LongType(), True)]
+    return prepared.sparkSession.createDataFrame(rows, T.StructType(fields))

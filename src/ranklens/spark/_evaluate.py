@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._plan import make_plan
 from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
-from ..evaluate import check_measures
-from ..measures import Measure, parse_measures
+from ..measures import Measure
 from ..options import Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
-from ._layout import KIND, KIND_PARTIAL, TOP, Layout, Q, prepare
-from ._session import collect, is_dataframe, require_pyspark
+from ._layout import Layout, Q, prepare
+from ._session import is_dataframe, require_pyspark
 from ._worker import run
 
 __all__ = ["evaluate"]
@@ -120,35 +120,25 @@ def evaluate(
     if formats != Formats():
         raise InvalidParameterError("`format`, `judgments_format`, `run_format` and `groups` are for files; "
                                     "ranklens.spark.evaluate takes DataFrames.")
-    conv = get_convention(convention, **overrides)
-    measures = parse_measures(metrics)
-    check_measures(measures, conv)
-    keys = [m.key for m in measures]
+    plan = make_plan(get_convention(convention, **overrides), metrics)
+    keys = plan.keys
     if len(set(keys)) != len(keys):
         raise InvalidParameterError(f"a measure is asked twice: {keys}.")
-    lay = Layout(rankings_df, judgments_df, measures, conv, gb, columns)
+    lay = Layout(rankings_df, judgments_df, plan, gb, columns)
     prepared = prepare(rankings_df, judgments_df, lay)
     check_universe(prepared, lay)
     labels_max = max_labels(prepared, lay) if lay.need_max else None
 
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-
     if per_query:
-        if lay.check_depth:  # needs the deepest list of every group first (an extra pass)
-            parts = (run(prepared, lay, "agg", partitions, labels_max, rows_per_call)
-                     .filter(F.col(KIND) == KIND_PARTIAL).groupBy(*lay.gcols).agg(F.max(TOP).alias(TOP)))
-            check_depth(lay, {tuple(r[a] for a in lay.gcols): r[TOP] for r in collect(parts)})
+        from pyspark.sql import functions as F
+
+        if plan.check_depth:  # needs the deepest list of every group first (an extra pass)
+            check_depth(run(prepared, lay, "agg", partitions, labels_max, rows_per_call), lay)
         out = run(prepared, lay, "query", partitions, labels_max, rows_per_call)
         sel = [F.col(a).alias(g) for a, g in zip(lay.gcols, gb)] + [F.col(Q).alias(lay.query)]
-        sel += [F.col(f"__rl_v{i}").alias(m.key) for i, m in enumerate(measures)]
+        sel += [F.col(f"__rl_v{i}").alias(k) for i, k in enumerate(keys)]
         return out.select(*sel)
     out = run(prepared, lay, "agg", partitions, labels_max, rows_per_call)
     if gb:
-        res = grouped(out, lay, keep_top=lay.check_depth)
-        if lay.check_depth:
-            check_depth(lay, {tuple(r[g] for g in gb): r[TOP] for r in collect(res)})
-            res = res.drop(TOP)
-        return res
-    integral = isinstance(prepared.schema[Q].dataType, (T.LongType, T.DoubleType))  # numeric ids sort as numbers
-    return result(collect(out), lay, integral)
+        return grouped(out, lay, prepared)
+    return result(out, lay)

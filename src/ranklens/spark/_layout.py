@@ -10,34 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from .._coerce import pick_column
-from ..conventions import Convention
+from .._plan import Plan
 from ..errors import InvalidParameterError
-from ..measures import Measure
 from ..options import Columns
 
 __all__ = [
-    "EX", "ITEM", "KIND", "KIND_EMPTY", "KIND_NOTE", "KIND_PARTIAL", "KIND_SKIP", "LABEL", "MEAS", "NQ", "N_EXAMPLES",
-    "Q", "REASON", "ROW", "SCORE", "SIDE", "SIDE_JUDGED", "SIDE_RANKED", "TOP", "COUNT", "Layout", "prepare",
+    "ITEM", "LABEL", "PARTIAL", "Q", "ROW", "SCORE", "SIDE", "SIDE_JUDGED", "SIDE_RANKED", "Layout", "prepare",
 ]
 
 # internal column names
 Q, ITEM, SCORE, LABEL, SIDE, ROW = "__rl_q", "__rl_item", "__rl_score", "__rl_label", "__rl_side", "__rl_row"
-KIND, NQ, TOP, REASON, MEAS, COUNT, EX = (
-    "__rl_kind", "__rl_nq", "__rl_top", "__rl_reason", "__rl_measure", "__rl_count", "__rl_examples",
-)
+#: the executors' output of aggregates: a pickled ranklens.result.Partial per chunk and group
+PARTIAL = "__rl_partial"
 SIDE_RANKED, SIDE_JUDGED = 0, 1
-KIND_PARTIAL, KIND_NOTE, KIND_SKIP, KIND_EMPTY = 0, 1, 2, 3
-#: query ids kept as examples of each exclusion (as the local engine keeps)
-N_EXAMPLES = 20
 
 
 class Layout:
     """What was asked, resolved against the DataFrames' columns."""
 
-    def __init__(self, rankings_df: Any, judgments_df: Any, measures: list[Measure], conv: Convention,
-                 group_by: list[str], columns: Columns) -> None:
-        self.measures = measures
-        self.conv = conv
+    def __init__(self, rankings_df: Any, judgments_df: Any, plan: Plan, group_by: list[str], columns: Columns) -> None:
+        self.plan = plan
         self.group_by = group_by
         self.two_tables = judgments_df is not None
         rwhere = "the rankings DataFrame"
@@ -69,15 +61,13 @@ class Layout:
                 raise InvalidParameterError(f"`group_by` column {g!r} is the query, item, score, rank or label column.")
         if len(set(group_by)) != len(group_by):
             raise InvalidParameterError(f"`group_by` repeats a column: {group_by}.")
-        clash = [m.key for m in measures if m.key in group_by or m.key == self.query]
+        clash = [m.key for m in plan.measures if m.key in group_by or m.key == self.query]
         if clash:
             raise InvalidParameterError(f"measure key {clash[0]!r} is also a column name of the output.")
         self.gcols = [f"__rl_g{i}" for i in range(len(group_by))]
         self.keys = self.gcols + [Q]
-        self.need_max = any(m.family == "err" for m in measures) and conv.err_max_grade is None
-        self.check_depth = conv.k_beyond_longest == "error"
-        # the executors never stop on the Evidently check: it needs the deepest list of all queries
-        self.exec_conv = conv.replace(k_beyond_longest="allow") if self.check_depth else conv
+        # ERR's default maximum grade is the largest label of all judgments (of the group): settled first
+        self.need_max = any(m.family == "err" for m in plan.measures) and plan.err_max_grade is None
 
 
 def _required(columns: list[str], role: str, given: str | None, where: str) -> str:

@@ -9,40 +9,21 @@ per-query values or, per chunk, what the chunk contributes to the aggregates.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._ids import take_ids
+from .._plan import Plan, deepest, make_plan, run_plan
 from .._problem import Exclusion, build_problem
-from ..conventions import Convention
 from ..data import split_table
-from ..evaluate import _rule, compute_values
-from ..measures import Measure
-from ._layout import (
-    COUNT,
-    EX,
-    ITEM,
-    KIND,
-    KIND_EMPTY,
-    KIND_NOTE,
-    KIND_PARTIAL,
-    KIND_SKIP,
-    LABEL,
-    MEAS,
-    N_EXAMPLES,
-    NQ,
-    REASON,
-    ROW,
-    SCORE,
-    SIDE,
-    SIDE_RANKED,
-    TOP,
-    Layout,
-    Q,
-)
+from ..records import Judgments, Rankings
+from ..result import Partial
+from ._layout import ITEM, LABEL, PARTIAL, ROW, SCORE, SIDE, SIDE_RANKED, Layout, Q
 
-__all__ = ["Worker", "arrow_schema", "changes", "id_text", "run"]
+__all__ = ["Worker", "arrow_schema", "changes", "query_ids", "run"]
 
 
 def changes(cols: Sequence[Any]) -> np.ndarray:
@@ -67,44 +48,24 @@ def changes(cols: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def id_text(x: Any) -> str:
-    """An id as the local engine prints it (float ids that are integers are integers there)."""
-    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
-
-
-def _sentinel_items(item_type: Any, m: int) -> Any:
-    import pyarrow as pa
-
-    if pa.types.is_integer(item_type):
-        return pa.array(np.arange(m, dtype=np.int64)).cast(item_type)
-    if pa.types.is_floating(item_type):
-        return pa.array(np.arange(m, dtype=np.float64)).cast(item_type)
-    return pa.array([str(i) for i in range(m)]).cast(item_type)
-
-
-def _deepest(problem: Any, measures: list[Measure], conv: Convention) -> np.ndarray:
-    """Per query: the deepest rank that counts for Evidently's cutoff check (see evaluate._check_k_beyond_deepest)."""
-    from .._kernels import api
-    from .._kernels import codes as K
-    from ..evaluate import _GRADED
-
-    lengths = problem.lengths
-    last, positive = api.list_stats(problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label)
-    deepest = lengths.astype(np.float64)
-    if problem.ties == K.TIES_SHARED_RANK:
-        deepest = np.where(lengths > 0, np.floor(lengths - (last - 1) / 2.0), 0)
-    if any(_rule(m, conv) == "skip" for m in measures if m.family in _GRADED):
-        deepest = np.where(positive, deepest, 0)
-    return deepest
+def query_ids(values: Sequence[Any]) -> list[Any]:
+    """Query ids as the local engine keeps them: float ids that are all integers are integers there."""
+    return [int(x) if isinstance(x, float) and x.is_integer() else x for x in values]
 
 
 class Worker:
-    """The function handed to ``mapInArrow``: a picklable closure over the lay's small facts."""
+    """The function handed to ``mapInArrow``: a picklable closure over the plan and the layout's small facts.
+
+    ``mode="query"``: per-query values. ``mode="agg"``: per chunk (and group), the pickled
+    :class:`ranklens.result.Partial` of its queries. ``max_labels``: ERR's maximum grade per group
+    (the largest label of the group's judgments, settled globally), given to the plan as the
+    convention's ``err_max_grade``.
+    """
 
     def __init__(self, lay: Layout, mode: str, out_schema: Any, max_labels: dict[Any, float] | None,
                  rows_per_call: int) -> None:
-        self.measures = lay.measures
-        self.conv = lay.exec_conv
+        self.plan = lay.plan
+        self.conv = lay.plan.convention
         self.gcols = lay.gcols
         self.two_tables = lay.two_tables
         self.rank_only = lay.score is None
@@ -112,8 +73,6 @@ class Worker:
         self.out_schema = out_schema
         self.max_labels = max_labels
         self.rows_per_call = rows_per_call
-        self.check_depth = lay.check_depth
-        self.n_examples = N_EXAMPLES if not lay.group_by else 0
 
     # -- streaming whole queries -----------------------------------------------------------------
     def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
@@ -167,59 +126,54 @@ class Worker:
         ch = changes([t.column(k) for k in keys])
         codes = np.cumsum(ch) - 1
         first = np.flatnonzero(ch)  # first row of each query
-        nq = first.shape[0]
-        sentinel = nq
-        m = max(1, self.conv.min_items)
         item_col = t.column(ITEM)
-        s_items = _sentinel_items(item_col.type, m)
-        s_order = np.arange(m, 0, -1, dtype=np.float64) if not self.rank_only else np.arange(1, m + 1, dtype=np.float64)
         side = np.asarray(t.column(SIDE).to_numpy(), dtype=np.int8)
         key_name = "rank" if self.rank_only else "score"
         if self.two_tables:
-            rmask = side == SIDE_RANKED
-            jmask = ~rmask
-            r_tbl = pa.table({
-                "query": np.append(codes[rmask], np.full(m, sentinel)),
-                "item": pa.concat_arrays([item_col.filter(pa.array(rmask)).combine_chunks(), s_items]),
-                key_name: np.append(t.column(SCORE).filter(pa.array(rmask)).combine_chunks()
-                                    .to_numpy(zero_copy_only=False), s_order),
-            })
-            j_tbl = pa.table({
-                "query": np.append(codes[jmask], [sentinel]),
-                "item": pa.concat_arrays([item_col.filter(pa.array(jmask)).combine_chunks(), s_items.slice(0, 1)]),
-                "label": pa.concat_arrays([t.column(LABEL).filter(pa.array(jmask)).combine_chunks(),
-                                           pa.array([1.0])]),
-            })
-            _, r = split_table(r_tbl, need="rankings", query_col="query", item_col="item",
-                               source="the rankings DataFrame", **{f"{key_name}_col": key_name})
-            j, _ = split_table(j_tbl, need="judgments", query_col="query", item_col="item", label_col="label",
-                               source="the judgments DataFrame")
+            rmask = pa.array(side == SIDE_RANKED)
+            jmask = pa.array(side != SIDE_RANKED)
+            r_tbl = pa.table({"query": pa.array(codes).filter(rmask), "item": item_col.filter(rmask),
+                              key_name: t.column(SCORE).filter(rmask)})
+            j_tbl = pa.table({"query": pa.array(codes).filter(jmask), "item": item_col.filter(jmask),
+                              "label": t.column(LABEL).filter(jmask)})
+            r = j = None
+            if r_tbl.num_rows:
+                _, r = split_table(r_tbl, need="rankings", query_col="query", item_col="item",
+                                   source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+            if j_tbl.num_rows:
+                j, _ = split_table(j_tbl, need="judgments", query_col="query", item_col="item", label_col="label",
+                                   source="the judgments DataFrame")
+            # a side without rows in this chunk: no rows, of the other side's id types
+            none = np.zeros(0, np.int64)
+            if r is None and j is not None:
+                r = Rankings(take_ids(j.qid, none), take_ids(j.item, none), source="the rankings DataFrame",
+                             **{key_name: np.zeros(0)})
+            if j is None and r is not None:
+                j = Judgments(take_ids(r.qid, none), take_ids(r.item, none), np.zeros(0),
+                              source="the judgments DataFrame")
         else:
-            s_label = np.zeros(m)
-            s_label[0] = 1.0
-            tbl = pa.table({
-                "query": np.append(codes, np.full(m, sentinel)),
-                "item": pa.concat_arrays([item_col.combine_chunks(), s_items]),
-                key_name: pa.concat_arrays([t.column(SCORE).combine_chunks(), pa.array(s_order)]),
-                "label": pa.concat_arrays([t.column(LABEL).combine_chunks(), pa.array(s_label)]),
-            })
+            tbl = pa.table({"query": codes, "item": item_col, key_name: t.column(SCORE), "label": t.column(LABEL)})
             j, r = split_table(tbl, need="both", query_col="query", item_col="item", label_col="label",
                                source="the rankings DataFrame", **{f"{key_name}_col": key_name})
         assert j is not None and r is not None
-        problem = build_problem(j, r, self.conv)
-        if self.max_labels is not None:
-            gkey = tuple(t.column(g)[0].as_py() for g in self.gcols)
-            problem.max_label = self.max_labels.get(gkey, 0.0)  # a group without judgments: no label
-        values, empties = compute_values(problem, self.measures, self.conv)
-        qcodes = np.asarray(problem.qids, dtype=np.int64)
-        keep = qcodes != sentinel  # the sentinel is always evaluated (judged and ranked), and dropped here
-        qcodes, values, empties = qcodes[keep], values[keep], empties[keep]
-        rows = first[qcodes]  # a row of each evaluated query, in query order
+        plan = self._plan(t)
+        # a chunk is some of the evaluation's queries: a side may be empty, or no query evaluated here
+        problem = build_problem(j, r, self.conv, batch=True)
+        values, empties = run_plan(plan, problem, whole=False)  # the cutoff depth is checked on all chunks
+        rows = first[np.asarray(problem.qids, dtype=np.int64)]  # a row of each evaluated query, in query order
         if self.mode == "query":
             yield self._query_rows(t, rows, values)
         else:
-            top = _deepest(problem, self.measures, self.conv)[keep] if self.check_depth else None
-            yield from self._partials(t, rows, qcodes, first, values, empties, problem.notes, top)
+            top = deepest(plan, problem) if plan.check_depth else None
+            yield self._partials(t, plan, rows, first, values, empties, problem.notes, top)
+
+    def _plan(self, t: Any) -> Plan:
+        """The plan, with ERR's maximum grade of the chunk's group when it is settled globally."""
+        if self.max_labels is None:
+            return self.plan
+        gkey = tuple(t.column(g)[0].as_py() for g in self.gcols)
+        top = self.max_labels.get(gkey, 0.0)  # a group without judgments: no label
+        return make_plan(self.conv.replace(err_max_grade=max(top, 1.0)), self.plan.measures)
 
     def _query_rows(self, t: Any, rows: np.ndarray, values: np.ndarray) -> Any:
         import pyarrow as pa
@@ -232,69 +186,33 @@ class Worker:
         return pa.RecordBatch.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols],
                                           schema=self.out_schema)
 
-    def _partials(self, t: Any, rows: np.ndarray, qcodes: np.ndarray, first: np.ndarray, values: np.ndarray,
-                  empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None) -> Iterator[Any]:
+    def _partials(self, t: Any, plan: Plan, rows: np.ndarray, first: np.ndarray, values: np.ndarray,
+                  empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None) -> Any:
+        """One row per group of the chunk: the group's columns and its pickled :class:`Partial`."""
         import pyarrow as pa
 
-        n_m = values.shape[1]
-        if rows.shape[0] == 0:
-            gid = np.zeros(0, np.int64)
-            g_rows = np.zeros(0, np.int64)
-        elif self.gcols:
+        qids = np.empty(rows.shape[0], dtype=object)
+        qids[:] = query_ids(t.column(Q).take(pa.array(rows)).to_pylist())
+        if self.gcols and not rows.shape[0]:  # a group that evaluates no query is no row of the output
+            return pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in self.out_schema],
+                                              schema=self.out_schema)
+        if self.gcols:
             gch = changes([t.column(g).take(pa.array(rows)) for g in self.gcols])
-            gid = np.cumsum(gch) - 1
-            g_rows = rows[np.flatnonzero(gch)]
-        else:
-            gid = np.zeros(rows.shape[0], np.int64)
-            g_rows = rows[:1]
-        n_g = g_rows.shape[0]
-        valid = ~np.isnan(values)
-        out: dict[str, Any] = {}
-        for g in self.gcols:
-            out[g] = t.column(g).take(pa.array(g_rows))
-        out[KIND] = np.full(n_g, KIND_PARTIAL, np.int32)
-        out[NQ] = np.bincount(gid, minlength=n_g).astype(np.int64)
-        tops = np.zeros(n_g)
-        if top is not None and n_g:
-            np.maximum.at(tops, gid, top)
-        out[TOP] = tops
-        for i in range(n_m):
-            out[f"__rl_n{i}"] = np.bincount(gid, weights=valid[:, i], minlength=n_g).astype(np.int64)
-            out[f"__rl_s{i}"] = np.bincount(gid, weights=np.where(valid[:, i], values[:, i], 0.0), minlength=n_g)
-        extra: list[dict[str, Any]] = []
-        if self.n_examples:
-            qvals = t.column(Q)
-
-            def ex(mask_rows: np.ndarray) -> list[str]:
-                return [id_text(x) for x in qvals.take(pa.array(mask_rows[: self.n_examples])).to_pylist()]
-
-            for note in notes:
-                code_rows = first[np.array([int(e) for e in note.examples], dtype=np.int64)]
-                extra.append({KIND: KIND_NOTE, REASON: note.reason, COUNT: note.count, EX: ex(code_rows)})
-            for i, meas in enumerate(self.measures):
-                skipped = ~valid[:, i]
-                if skipped.any():
-                    extra.append({KIND: KIND_SKIP, MEAS: i, COUNT: int(skipped.sum()), EX: ex(rows[skipped])})
-                emp = empties[:, i] & valid[:, i]
-                if emp.any() and meas.family not in ("dcg", "idcg"):
-                    extra.append({KIND: KIND_EMPTY, MEAS: i, COUNT: int(emp.sum()), EX: ex(rows[emp])})
-        n_x = len(extra)
-        arrays = []
-        for f in self.out_schema:
-            v = out.get(f.name)
-            if v is None:
-                base = pa.nulls(n_g, type=f.type)
-            elif isinstance(v, pa.ChunkedArray):
-                base = v.combine_chunks()
-            elif isinstance(v, pa.Array):
-                base = v
-            else:
-                base = pa.array(v, type=f.type)
-            base = base.cast(f.type)
-            if n_x:
-                base = pa.concat_arrays([base, pa.array([x.get(f.name) for x in extra], type=f.type)])
-            arrays.append(base)
-        yield pa.RecordBatch.from_arrays(arrays, schema=self.out_schema)
+            bounds = np.append(np.flatnonzero(gch), rows.shape[0])
+        else:  # one group; a chunk that evaluates no query still reports why (its notes)
+            bounds = np.array([0, rows.shape[0]])
+        if not self.gcols:
+            ids = query_ids(t.column(Q).take(pa.array(first)).to_pylist())  # query code -> id
+            notes = [Exclusion(e.reason, e.count, keys=tuple(ids[int(c)] for c in e.keys)) for e in notes]
+        parts, heads = [], []
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            depth = None if top is None else float(top[a:b].max()) if b > a else 0.0
+            parts.append(pickle.dumps(Partial.from_values(plan, qids[a:b], values[a:b], empties[a:b], None,
+                                                          () if self.gcols else notes, depth)))
+            heads.append(int(rows[a]) if b > a else 0)
+        arrays = [t.column(g).take(pa.array(heads)).combine_chunks() for g in self.gcols]
+        arrays.append(pa.array(parts, type=pa.binary()))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.out_schema)
 
 
 def arrow_schema(spark_schema: Any, timezone: str) -> Any:
@@ -308,23 +226,16 @@ def arrow_schema(spark_schema: Any, timezone: str) -> Any:
 
 def run(prepared: Any, lay: Layout, mode: str, partitions: int | None, max_labels: dict[Any, float] | None,
         rows_per_call: int) -> Any:
-    """The chunks' output DataFrame: per-query values (``mode=\"query\"``) or per-chunk partial sums and notes."""
+    """The chunks' output DataFrame: per-query values (``mode="query"``) or per-chunk partial results."""
     from pyspark.sql import types as T
 
     gfields = [prepared.schema[g] for g in lay.gcols]
-    qfield = prepared.schema[Q]
     if mode == "query":
-        fields = [T.StructField(f.name, f.dataType, True) for f in gfields + [qfield]]
-        fields += [T.StructField(f"__rl_v{i}", T.DoubleType(), True) for i in range(len(lay.measures))]
+        fields = [T.StructField(f.name, f.dataType, True) for f in gfields + [prepared.schema[Q]]]
+        fields += [T.StructField(f"__rl_v{i}", T.DoubleType(), True) for i in range(len(lay.plan.measures))]
     else:
         fields = [T.StructField(f.name, f.dataType, True) for f in gfields]
-        fields += [T.StructField(KIND, T.IntegerType(), True), T.StructField(NQ, T.LongType(), True),
-                   T.StructField(TOP, T.DoubleType(), True)]
-        for i in range(len(lay.measures)):
-            fields += [T.StructField(f"__rl_n{i}", T.LongType(), True),
-                       T.StructField(f"__rl_s{i}", T.DoubleType(), True)]
-        fields += [T.StructField(REASON, T.StringType(), True), T.StructField(MEAS, T.IntegerType(), True),
-                   T.StructField(COUNT, T.LongType(), True), T.StructField(EX, T.ArrayType(T.StringType()), True)]
+        fields.append(T.StructField(PARTIAL, T.BinaryType(), False))
     schema = T.StructType(fields)
     tz = prepared.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     worker = Worker(lay, mode, arrow_schema(schema, tz), max_labels, rows_per_call)
