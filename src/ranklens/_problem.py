@@ -28,7 +28,7 @@ from ._ids import (
     take_ids,
     unify_ids,
 )
-from ._kernels.api import find_duplicates, hash_items, lookup_labels, order, segments
+from ._kernels.api import find_duplicates, hash_items, lookup_labels, segments
 from ._kernels.codes import (
     ORDER_BEST,
     ORDER_INPUT,
@@ -46,7 +46,6 @@ from .errors import InputError
 
 __all__ = [
     "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule", "matrix_problem",
-    "query_view",
 ]
 
 
@@ -492,18 +491,3 @@ def matrix_problem(label: np.ndarray, score: np.ndarray, conv: Convention) -> Pr
         max_label=float(lab.max()) if lab.size else 0.0,
     )
 
-
-def _rows(start: int, end: int, idx: np.ndarray) -> np.ndarray:
-    return np.arange(start, end) if idx.shape[0] == 0 else idx[start:end]
-
-
-def query_view(p: Problem, q: int) -> dict[str, Any]:
-    """One query's ranked rows in ranked order, and its judged rows (for explain; one query only)."""
-    rows = _rows(int(p.r_start[q]), int(p.r_end[q]), p.r_idx)
-    s, lab = p.score[rows], p.label[rows]
-    o = order(s, lab, rows, p.order_mode, p.item_offs, p.item_data) if rows.size else np.zeros(0, np.int64)
-    jrows = _rows(int(p.j_start[q]), int(p.j_end[q]), p.j_idx)
-    return {
-        "item": ids_to_numpy(take_ids(p.r_item, rows[o])), "score": s[o], "label": lab[o],
-        "j_item": ids_to_numpy(take_ids(p.j_item, jrows)), "j_label": p.j_label[jrows],
-    }

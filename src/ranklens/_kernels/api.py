@@ -35,7 +35,7 @@ import numpy as np
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
     "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "gather",
-    "hash_items", "list_stats", "lookup_labels", "order", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "hash_items", "list_stats", "lookup_labels", "parse_floats", "quiet", "run_heads", "scan_columns",
     "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
@@ -57,7 +57,6 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
         "fused", "(i8[C], f8[C], f8[C], f8[C], f8[C], i8[C], f8[C], f8[C])",
         "f8[C] f8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8 f8 b1 f8 i8 f8[C] f8[C] i8",
     ),
-    "order": ("fused.order_rows", "i8[C]", "f8[C] f8[C] i8[C] i8 i8[C] u1[C]"),
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
     "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
     "run_heads_i4": ("group.run_heads", "i8", "i4[C] u1[C] i8 i8 b1[C]"),
@@ -381,11 +380,6 @@ def explain_query(*args: Any) -> Any:
     """One query's DCG table: the order, gains, discounts and contributions the kernels compute DCG
     with, and the ideal list's (``fused.explain_query``)."""
     return _call("explain_query", *args)
-
-
-def order(*args: Any) -> Any:
-    """The ranked order of one query's rows (``fused.order_rows``)."""
-    return _call("order", *args)
 
 
 def segments(codes: np.ndarray, n_groups: int) -> Any:

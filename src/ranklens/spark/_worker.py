@@ -49,7 +49,7 @@ def changes(cols: Sequence[Any]) -> np.ndarray:
 
 
 def query_ids(values: Sequence[Any]) -> list[Any]:
-    """Query ids as the local engine keeps them: float ids that are all integers are integers there."""
+    """Query ids as the local engine prints them: a float id that is an integer is an integer there."""
     return [int(x) if isinstance(x, float) and x.is_integer() else x for x in values]
 
 
