@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from .._plan import Plan, deepest, make_plan, run_plan
 from .._problem import Exclusion, build_problem
 from ..data import split_table
 from ..records import Judgments, Rankings
-from ..result import Partial
+from ..result import Note, Partial
 from ._layout import ITEM, LABEL, PARTIAL, ROW, SCORE, SIDE, SIDE_RANKED, Layout, Q
 
 __all__ = ["Worker", "arrow_schema", "changes", "query_ids", "run"]
@@ -191,8 +192,6 @@ class Worker:
         """One row per group of the chunk: the group's columns and its pickled :class:`Partial`."""
         import pyarrow as pa
 
-        qids = np.empty(rows.shape[0], dtype=object)
-        qids[:] = query_ids(t.column(Q).take(pa.array(rows)).to_pylist())
         if self.gcols and not rows.shape[0]:  # a group that evaluates no query is no row of the output
             return pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in self.out_schema],
                                               schema=self.out_schema)
@@ -201,14 +200,24 @@ class Worker:
             bounds = np.append(np.flatnonzero(gch), rows.shape[0])
         else:  # one group; a chunk that evaluates no query still reports why (its notes)
             bounds = np.array([0, rows.shape[0]])
-        if not self.gcols:
-            ids = query_ids(t.column(Q).take(pa.array(first)).to_pylist())  # query code -> id
-            notes = [Exclusion(e.reason, e.count, keys=tuple(ids[int(c)] for c in e.keys)) for e in notes]
+        codes = np.searchsorted(first, rows)  # the evaluated queries' codes (the problem's query ids)
+        qcol = t.column(Q)
+
+        def named(note: Note) -> Note:
+            """A note's example queries (at most N_EXAMPLES) by their ids instead of the chunk's codes."""
+            count, keys = note
+            if not count:
+                return note
+            return count, tuple(query_ids(qcol.take(pa.array(first[np.asarray(keys, np.int64)])).to_pylist()))
+
         parts, heads = [], []
         for a, b in zip(bounds[:-1], bounds[1:]):
             depth = None if top is None else float(top[a:b].max()) if b > a else 0.0
-            parts.append(pickle.dumps(Partial.from_values(plan, qids[a:b], values[a:b], empties[a:b], None,
-                                                          () if self.gcols else notes, depth)))
+            part = Partial.from_values(plan, codes[a:b], values[a:b], empties[a:b], None,
+                                       () if self.gcols else notes, depth)
+            part = replace(part, skipped=[named(n) for n in part.skipped], scored=[named(n) for n in part.scored],
+                           notes={r: named(n) for r, n in part.notes.items()})
+            parts.append(pickle.dumps(part))
             heads.append(int(rows[a]) if b > a else 0)
         arrays = [t.column(g).take(pa.array(heads)).combine_chunks() for g in self.gcols]
         arrays.append(pa.array(parts, type=pa.binary()))
