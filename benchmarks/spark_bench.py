@@ -66,7 +66,7 @@ spark = rs.session({master!r}, spark_ui_enabled="false", spark_sql_shuffle_parti
 spark.sparkContext.setLogLevel("ERROR")
 def once():
     r = spark.read.parquet({str(run)!r}); j = spark.read.parquet({str(qrels)!r})
-    return rs.evaluate(r, j, {MEASURES!r}, convention="trec_eval")
+    return rs.evaluate(j, r, {MEASURES!r}, convention="trec_eval")
 once()
 best = float("inf")
 for _ in range({repeat}):
