@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from .._coerce import table_records
 from .._ids import take_ids
 from .._plan import Plan, deepest, make_plan, run_plan
-from .._problem import Exclusion, build_problem
-from ..data import split_table
+from .._problem import Exclusion, Problem, build_problem
 from ..records import Judgments, Rankings
 from ..result import Note, Partial
 from ._layout import ITEM, LABEL, PARTIAL, ROW, SCORE, SIDE, SIDE_RANKED, Layout, Q
@@ -52,6 +52,24 @@ def changes(cols: Sequence[Any]) -> np.ndarray:
 def query_ids(values: Sequence[Any]) -> list[Any]:
     """Query ids as the local engine prints them: a float id that is an integer is an integer there."""
     return [int(x) if isinstance(x, float) and x.is_integer() else x for x in values]
+
+
+def _row_of_each(problem: Problem, rpos: np.ndarray, jpos: np.ndarray) -> np.ndarray:
+    """A row (of the chunk) of each query of ``problem``: its first ranked row, else its first judged one.
+
+    ``rpos``/``jpos``: the chunk's row of each row of the rankings / judgments the problem was built from.
+    """
+    def first_rows(start: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        # rows start:end themselves, or through idx (an empty group's start may be idx's length: clipped)
+        return start if idx.shape[0] == 0 else idx[np.minimum(start, idx.shape[0] - 1)]
+
+    has_r = problem.r_end > problem.r_start
+    r = first_rows(problem.r_start, problem.r_idx)
+    j = first_rows(problem.j_start, problem.j_idx)
+    out = np.empty(problem.r_start.shape[0], np.int64)
+    out[has_r] = rpos[r[has_r]]
+    out[~has_r] = jpos[j[~has_r]]
+    return out
 
 
 class Worker:
@@ -130,20 +148,28 @@ class Worker:
         item_col = t.column(ITEM)
         side = np.asarray(t.column(SIDE).to_numpy(), dtype=np.int8)
         key_name = "rank" if self.rank_only else "score"
+        # without groups a query is its id (the core's messages name it); with groups, the same id may be
+        # a query of several groups: the chunk's query codes
+        query = pa.array(codes) if self.gcols else t.column(Q)
         if self.two_tables:
-            rmask = pa.array(side == SIDE_RANKED)
-            jmask = pa.array(side != SIDE_RANKED)
-            r_tbl = pa.table({"query": pa.array(codes).filter(rmask), "item": item_col.filter(rmask),
+            ranked = side == SIDE_RANKED
+            rmask, jmask = pa.array(ranked), pa.array(~ranked)
+            rpos, jpos = np.flatnonzero(ranked), np.flatnonzero(~ranked)
+            r_tbl = pa.table({"query": query.filter(rmask), "item": item_col.filter(rmask),
                               key_name: t.column(SCORE).filter(rmask)})
-            j_tbl = pa.table({"query": pa.array(codes).filter(jmask), "item": item_col.filter(jmask),
+            j_tbl = pa.table({"query": query.filter(jmask), "item": item_col.filter(jmask),
                               "label": t.column(LABEL).filter(jmask)})
             r = j = None
             if r_tbl.num_rows:
-                _, r = split_table(r_tbl, need="rankings", query_col="query", item_col="item",
-                                   source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+                rec = table_records(r_tbl, need="rankings", query_col="query", item_col="item",
+                                    source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+                r = rec.rankings()
+                rpos = rpos if rec.ranked is None else rpos[rec.ranked]
             if j_tbl.num_rows:
-                j, _ = split_table(j_tbl, need="judgments", query_col="query", item_col="item", label_col="label",
-                                   source="the judgments DataFrame")
+                rec = table_records(j_tbl, need="judgments", query_col="query", item_col="item", label_col="label",
+                                    source="the judgments DataFrame")
+                j = rec.judgments()
+                jpos = jpos if rec.judged is None else jpos[rec.judged]
             # a side without rows in this chunk: no rows, of the other side's id types
             none = np.zeros(0, np.int64)
             if r is None and j is not None:
@@ -153,20 +179,25 @@ class Worker:
                 j = Judgments(take_ids(r.qid, none), take_ids(r.item, none), np.zeros(0),
                               source="the judgments DataFrame")
         else:
-            tbl = pa.table({"query": codes, "item": item_col, key_name: t.column(SCORE), "label": t.column(LABEL)})
-            j, r = split_table(tbl, need="both", query_col="query", item_col="item", label_col="label",
-                               source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+            tbl = pa.table({"query": query, "item": item_col, key_name: t.column(SCORE), "label": t.column(LABEL)})
+            rec = table_records(tbl, need="both", query_col="query", item_col="item", label_col="label",
+                                source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+            j, r = rec.judgments(), rec.rankings()  # rows without a label are unjudged, without a score unranked
+            every = np.arange(t.num_rows)
+            rpos = every if rec.ranked is None else np.flatnonzero(rec.ranked)
+            jpos = every if rec.judged is None else np.flatnonzero(rec.judged)
         assert j is not None and r is not None
         plan = self._plan(t)
         # a chunk is some of the evaluation's queries: a side may be empty, or no query evaluated here
         problem = build_problem(j, r, self.conv, batch=True)
         values, empties = run_plan(plan, problem, whole=False)  # the cutoff depth is checked on all chunks
-        rows = first[np.asarray(problem.qids, dtype=np.int64)]  # a row of each evaluated query, in query order
+        # the first row of each evaluated query, in the problem's query order
+        rows = first[np.searchsorted(first, _row_of_each(problem, rpos, jpos), side="right") - 1]
         if self.mode == "query":
             yield self._query_rows(t, rows, values)
         else:
             top = deepest(plan, problem) if plan.check_depth else None
-            yield self._partials(t, plan, rows, first, values, empties, problem.notes, top)
+            yield self._partials(t, plan, rows, first, problem.qids, values, empties, problem.notes, top)
 
     def _plan(self, t: Any) -> Plan:
         """The plan, with ERR's maximum grade of the chunk's group when it is settled globally."""
@@ -187,8 +218,8 @@ class Worker:
         return pa.RecordBatch.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols],
                                           schema=self.out_schema)
 
-    def _partials(self, t: Any, plan: Plan, rows: np.ndarray, first: np.ndarray, values: np.ndarray,
-                  empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None) -> Any:
+    def _partials(self, t: Any, plan: Plan, rows: np.ndarray, first: np.ndarray, qids: np.ndarray,
+                  values: np.ndarray, empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None) -> Any:
         """One row per group of the chunk: the group's columns and its pickled :class:`Partial`."""
         import pyarrow as pa
 
@@ -200,11 +231,10 @@ class Worker:
             bounds = np.append(np.flatnonzero(gch), rows.shape[0])
         else:  # one group; a chunk that evaluates no query still reports why (its notes)
             bounds = np.array([0, rows.shape[0]])
-        codes = np.searchsorted(first, rows)  # the evaluated queries' codes (the problem's query ids)
         qcol = t.column(Q)
 
         def named(note: Note) -> Note:
-            """A note's example queries (at most N_EXAMPLES) by their ids instead of the chunk's codes."""
+            """A note's example queries (at most N_EXAMPLES), by their ids instead of the chunk's codes."""
             count, keys = note
             if not count:
                 return note
@@ -213,10 +243,11 @@ class Worker:
         parts, heads = [], []
         for a, b in zip(bounds[:-1], bounds[1:]):
             depth = None if top is None else float(top[a:b].max()) if b > a else 0.0
-            part = Partial.from_values(plan, codes[a:b], values[a:b], empties[a:b], None,
+            part = Partial.from_values(plan, qids[a:b], values[a:b], empties[a:b], None,
                                        () if self.gcols else notes, depth)
-            part = replace(part, skipped=[named(n) for n in part.skipped], scored=[named(n) for n in part.scored],
-                           notes={r: named(n) for r, n in part.notes.items()})
+            if self.gcols:  # the problem's queries are the chunk's codes
+                part = replace(part, skipped=[named(n) for n in part.skipped],
+                               scored=[named(n) for n in part.scored])
             parts.append(pickle.dumps(part))
             heads.append(int(rows[a]) if b > a else 0)
         arrays = [t.column(g).take(pa.array(heads)).combine_chunks() for g in self.gcols]
