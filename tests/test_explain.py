@@ -67,3 +67,15 @@ def test_compare_attributes_each_choice():
 def test_unknown_query_is_an_error():
     with pytest.raises(ranklens.InputError, match="neither judged nor ranked"):
         ranklens.explain(SEED_X, SEED_RUN, "nope")
+
+
+def test_shared_rank_group_past_the_cutoff_adds_nothing():
+    # Evidently's ties: b, c, d tie at positions 2-4 and share rank int(1 + (3 + 1) / 2) = 3, beyond k=2, so
+    # DCG@2 is a's gain alone: 1 / log2(2) = 1 (the table is the kernel's, as evaluate computes it)
+    qrels = {"q": {"a": 1, "b": 2, "c": 1, "d": 1}}  # every tied item relevant: each would add if counted
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 2.0, "d": 2.0}}
+    e = ranklens.explain(qrels, run, "q", k=2, measure="dcg", convention="evidently")
+    assert e.dcg == 1.0 and e.value == 1.0
+    assert [r["contribution"] for r in e.rows] == [1.0, 0.0]
+    assert e.rows[1]["discount"] == pytest.approx(d(3), abs=1e-15)  # the shared rank's discount, shown
+    assert ranklens.evaluate(qrels, run, ["dcg@2"], convention="evidently")["dcg@2"] == e.dcg
