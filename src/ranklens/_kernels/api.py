@@ -575,11 +575,12 @@ def _by_resample(name: str, args: tuple[Any, ...], width: int) -> Any:
     return np.concatenate(_map(fn, parts))
 
 
-def bootstrap_means(x: np.ndarray, key: int, n_resamples: int) -> Any:
+def bootstrap_means(x: np.ndarray, key: int | np.unsignedinteger[Any], n_resamples: int) -> Any:
     """Means of bootstrap resamples of the rows of ``x`` (``resample.bootstrap_means``)."""
     return _by_resample("bootstrap_means", (x, key, n_resamples), x.shape[0])
 
 
-def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: int, n_resamples: int) -> Any:
+def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: int | np.unsignedinteger[Any],
+                     n_resamples: int) -> Any:
     """Sign-flip randomization exceedances (``resample.sign_flip_exceed``)."""
     return _by_resample("sign_flip_exceed", (d, observed, tol, key, n_resamples), (d.shape[0] + 63) // 64)
