@@ -179,7 +179,9 @@ def _pair(a: Any, b: Any, min_n: int = 1) -> tuple[np.ndarray, np.ndarray]:
     x = _vector(a, "a", min_n)
     y = _vector(b, "b", min_n)
     if x.shape[0] != y.shape[0]:
-        raise InvalidParameterError(f"`a` and `b` must be aligned per query; got lengths {x.shape[0]} and {y.shape[0]}.")
+        raise InvalidParameterError(
+            f"`a` and `b` must be aligned per query; got lengths {x.shape[0]} and {y.shape[0]}."
+        )
     return x, y
 
 
@@ -293,7 +295,8 @@ def wilcoxon(a: Any, b: Any) -> PairedTest:
     count = nz.shape[0]
     mean = float(d.mean())
     if count == 0:  # scipy: its exhaustive permutation test gives 1 for n <= 13, the normal approximation NaN
-        return PairedTest("wilcoxon", 0.0, 1.0 if n_total <= 13 else math.nan, n_total, mean, "all differences are zero")
+        p_zero = 1.0 if n_total <= 13 else math.nan
+        return PairedTest("wilcoxon", 0.0, p_zero, n_total, mean, "all differences are zero")
     r, sizes = _ranks(np.abs(nz))
     r_plus = float(r[nz > 0].sum())
     r_minus = float(r[nz < 0].sum())
@@ -327,7 +330,8 @@ def wilcoxon(a: Any, b: Any) -> PairedTest:
         z = (r_plus - mn) / se
         p = float(2.0 * scipy_special().ndtr(-abs(z)))
         detail = "normal approximation"
-    return PairedTest("wilcoxon", stat, p, n_total, mean, detail + (f"; {n_zero} zero differences dropped" if n_zero else ""))
+    dropped = f"; {n_zero} zero differences dropped" if n_zero else ""
+    return PairedTest("wilcoxon", stat, p, n_total, mean, detail + dropped)
 
 
 def sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
