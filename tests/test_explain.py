@@ -79,3 +79,14 @@ def test_shared_rank_group_past_the_cutoff_adds_nothing():
     assert [r["contribution"] for r in e.rows] == [1.0, 0.0]
     assert e.rows[1]["discount"] == pytest.approx(d(3), abs=1e-15)  # the shared rank's discount, shown
     assert ranklens.evaluate(qrels, run, ["dcg@2"], convention="evidently")["dcg@2"] == e.dcg
+
+
+def test_every_convention_field_is_a_value_or_an_aggregate_field():
+    """explain attributes a difference field by field: a new Convention field must be classified in conventions.py."""
+    import dataclasses
+
+    from ranklens.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention
+
+    fields = {f.name for f in dataclasses.fields(Convention)} - {"name", "mirrors", "description"}
+    assert not set(VALUE_FIELDS) & set(AGGREGATE_FIELDS)
+    assert sorted(VALUE_FIELDS + AGGREGATE_FIELDS) == sorted(fields)

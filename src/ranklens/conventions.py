@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .errors import InvalidParameterError
 
-__all__ = ["CONVENTIONS", "Convention", "get_convention"]
+__all__ = ["AGGREGATE_FIELDS", "CONVENTIONS", "VALUE_FIELDS", "Convention", "get_convention"]
 
 GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
@@ -212,6 +212,20 @@ class Convention:
         """All fields as a plain dict."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+
+#: The fields that change a query's value, in the order :func:`ranklens.explain` switches them one by one
+#: from one convention to the other to attribute a difference (the inputs' precision, gains, order, ideal
+#: list, cutoff, relevance level, the empty-query rule, rounding). A new field goes here or in
+#: :data:`AGGREGATE_FIELDS` (``tests/test_explain.py`` checks that every field is in exactly one).
+VALUE_FIELDS: tuple[str, ...] = (
+    "score_precision", "label_precision", "negative_labels", "gain_threshold", "gain", "log_base", "ties",
+    "ideal", "default_cutoff", "relevance_level", "empty_test", "empty", "round_per_query", "err_max_grade",
+)
+#: The fields that change which queries count or how they are averaged, not a query's value.
+AGGREGATE_FIELDS: tuple[str, ...] = (
+    "queries", "missing_ranking", "weighting", "clamp_mean", "min_items", "max_items", "fractional_labels",
+    "max_label", "k_beyond_longest",
+)
 
 _TREC9 = Convention(
     name="trec_eval",

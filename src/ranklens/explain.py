@@ -12,21 +12,13 @@ from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, i
 from ._kernels.api import explain_query
 from ._plan import Plan, make_plan, run_plan
 from ._problem import Problem, build_problem
-from .conventions import Convention, get_convention
+from .conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
 from .options import load_inputs, split_options
 
 __all__ = ["Difference", "Explanation", "explain"]
 
-# order in which fields are switched when attributing a difference
-_FIELD_ORDER = (
-    "score_precision", "label_precision", "negative_labels", "gain_threshold", "gain", "log_base", "ties",
-    "ideal", "default_cutoff", "relevance_level", "empty_test", "empty", "round_per_query", "err_max_grade",
-)
-# fields that change which queries count or how they are averaged, not a query's value
-_AGGREGATE_FIELDS = ("queries", "missing_ranking", "weighting", "clamp_mean", "min_items", "max_items",
-                     "fractional_labels", "max_label", "k_beyond_longest")
 
 
 @dataclass(frozen=True)
@@ -317,7 +309,7 @@ def explain(
         diffs = conv.differences(other)
         current = conv
         prev = value
-        for name in _FIELD_ORDER:
+        for name in VALUE_FIELDS:
             if name not in diffs:
                 continue
             current = current.replace(**{name: diffs[name][1]})
@@ -331,7 +323,7 @@ def explain(
             else:
                 exp.differences.append(Difference(name, diffs[name][0], diffs[name][1], after, delta))
             prev = after
-        exp.aggregate_only = [f for f in _AGGREGATE_FIELDS if f in diffs]
+        exp.aggregate_only = [f for f in AGGREGATE_FIELDS if f in diffs]
     return exp
 
 
