@@ -1,7 +1,8 @@
-"""HTML for notebooks: the one table renderer behind ``_repr_html_`` of Result, Comparison and Explanation.
+"""Table layouts: formatted cells in, text / Markdown / LaTeX / escaped HTML out.
 
-Each object gives the same cells its text table prints (column names, formatted values, the lines
-below the table); this module only lays them out as escaped HTML.
+:mod:`ranklens.render` decides what a result, a comparison or a report shows (the cells); this module
+only lays the cells out. ``html_table`` is also behind ``_repr_html_`` of Result, Comparison and
+Explanation in notebooks. Standard library only.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 
-__all__ = ["html_table"]
+__all__ = ["html_table", "latex_escape", "latex_table", "markdown_table", "text_table"]
 
 _STYLE = "border-collapse:collapse;margin:0.2em 0"
 _CELL = "padding:0.15em 0.6em;border-bottom:1px solid #ddd"
@@ -52,3 +53,42 @@ def html_table(
         parts.append(f'<p style="margin:0.2em 0;font-size:90%">{escape(n)}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+# -- text layouts --------------------------------------------------------------------------------------------------
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """The first column left-aligned, the others right-aligned, two spaces apart, a rule under the header."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(cells, widths)))
+
+    return [line(header), "-" * (sum(widths) + 2 * (len(widths) - 1))] + [line(r) for r in rows]
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], left: int = 1) -> list[str]:
+    out = ["| " + " | ".join(_md_cell(h) for h in header) + " |",
+           "|" + "|".join([":--"] * left + ["--:"] * (len(header) - left)) + "|"]
+    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def latex_escape(s: str) -> str:
+    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#"),
+                 ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
+        s = s.replace(a, b)
+    return s
+
+
+def latex_table(header: Sequence[str], rows: Iterable[Sequence[str]], comment: Sequence[str],
+                 left: int = 1) -> list[str]:
+    esc = latex_escape
+    out = ["% " + " ; ".join(comment)] if comment else []
+    out += ["\\begin{tabular}{" + "l" * left + "r" * (len(header) - left) + "}", "\\toprule",
+            " & ".join(esc(h) for h in header) + " \\\\", "\\midrule"]
+    out += [" & ".join(esc(c) for c in r) + " \\\\" for r in rows]
+    return out + ["\\bottomrule", "\\end{tabular}"]

@@ -57,13 +57,14 @@ import datetime as _dt
 import io
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ._display import html_table
+from ._display import html_table, latex_escape, latex_table, markdown_table, text_table
 from .errors import InvalidParameterError
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "format_value",
     "plain",
     "render",
+    "render_rows",
     "result_cells",
     "result_dict",
     "to_json",
@@ -356,45 +358,6 @@ def comparison_legend(c: ComparisonLike) -> list[str]:
     ]
 
 
-# -- layouts --------------------------------------------------------------------------------------------------
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """The first column left-aligned, the others right-aligned, two spaces apart, a rule under the header."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(cells, widths)))
-
-    return [line(header), "-" * (sum(widths) + 2 * (len(widths) - 1))] + [line(r) for r in rows]
-
-
-def _md_cell(s: str) -> str:
-    return s.replace("|", "\\|")
-
-
-def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], left: int = 1) -> list[str]:
-    out = ["| " + " | ".join(_md_cell(h) for h in header) + " |",
-           "|" + "|".join([":--"] * left + ["--:"] * (len(header) - left)) + "|"]
-    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
-    return out
-
-
-def _latex_escape(s: str) -> str:
-    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#"),
-                 ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
-        s = s.replace(a, b)
-    return s
-
-
-def _latex_table(header: Sequence[str], rows: Iterable[Sequence[str]], comment: Sequence[str],
-                 left: int = 1) -> list[str]:
-    esc = _latex_escape
-    out = ["% " + " ; ".join(comment)] if comment else []
-    out += ["\\begin{tabular}{" + "l" * left + "r" * (len(header) - left) + "}", "\\toprule",
-            " & ".join(esc(h) for h in header) + " \\\\", "\\midrule"]
-    out += [" & ".join(esc(c) for c in r) + " \\\\" for r in rows]
-    return out + ["\\bottomrule", "\\end{tabular}"]
-
-
 # -- results ------------------------------------------------------------------------------------------------
 def _result_text(obj: ResultLike | Mapping[str, ResultLike], fmt: str, digits: int, per_query: bool) -> str:
     named = _named(obj)
@@ -406,18 +369,18 @@ def _result_text(obj: ResultLike | Mapping[str, ResultLike], fmt: str, digits: i
     if fmt == "table":
         lines: list[str] = []
         for title, h, body in sections:
-            lines += [f"{title}:"] + _text_table(h, body) + [""]
-        return "\n".join(lines + _text_table(header, rows) + below)
+            lines += [f"{title}:"] + text_table(h, body) + [""]
+        return "\n".join(lines + text_table(header, rows) + below)
     if fmt == "markdown":
         lines = []
         for title, h, body in sections:
-            lines += [f"**{title}**", ""] + _md_table(h, body) + [""]
-        return "\n".join(lines + _md_table(header, rows) + [""] + below) + "\n"
+            lines += [f"**{title}**", ""] + markdown_table(h, body) + [""]
+        return "\n".join(lines + markdown_table(header, rows) + [""] + below) + "\n"
     if fmt == "latex":
         lines = []
         for title, h, body in sections:
-            lines += _latex_table(h, body, [title]) + [""]
-        return "\n".join(lines + _latex_table(header, rows, below)) + "\n"
+            lines += latex_table(h, body, [title]) + [""]
+        return "\n".join(lines + latex_table(header, rows, below)) + "\n"
     # html
     first = named[0][1]
     conv = first.convention
@@ -479,21 +442,21 @@ def _comparison_text(c: ComparisonLike, fmt: str, digits: int) -> str:
         out: list[str] = []
         for m in c.metrics:
             rows = [comparison_cells(c, r, digits) for r in c.rows if r["metric"] == m]
-            out += [f"{m}  (baseline: {c.baseline})"] + _text_table(header, rows) + [""]
+            out += [f"{m}  (baseline: {c.baseline})"] + text_table(header, rows) + [""]
         return "\n".join(out + comparison_legend(c) + [f"note: {n}" for n in c.notes])
     if fmt == "markdown":
         rows = [[r["metric"]] + comparison_cells(c, r, digits) for r in c.rows]
-        lines = _md_table(["metric"] + header, rows, left=2)
+        lines = markdown_table(["metric"] + header, rows, left=2)
         return "\n".join(lines + [""] + comparison_legend(c) + [f"Note: {n}" for n in c.notes]) + "\n"
     if fmt == "latex":
         rows = []
         for r in c.rows:
-            cells = [_latex_escape(x) for x in [r["metric"]] + comparison_cells(c, r, digits)]
+            cells = [latex_escape(x) for x in [r["metric"]] + comparison_cells(c, r, digits)]
             if r.get("significant"):
                 cells[5] = f"\\textbf{{{cells[5]}}}$^\\dagger$"
                 cells[-1] = cells[-1].replace("*", "")
             rows.append(cells)
-        lines = _latex_table(["metric"] + header, [], comparison_legend(c), left=2)
+        lines = latex_table(["metric"] + header, [], comparison_legend(c), left=2)
         return "\n".join(lines[:-2] + [" & ".join(r) + " \\\\" for r in rows] + lines[-2:]) + "\n"
     # html
     sections = [(f"{m}  (baseline: {c.baseline})", header,
@@ -581,3 +544,41 @@ def render(obj: Renderable, format: str = "table", *, digits: int = 4, per_query
     if format == "trec":
         return _result_trec(obj, digits, per_query)
     return _result_text(obj, format, digits, per_query)
+
+
+# -- report tables (the monitoring commands) ----------------------------------------------------------------
+def _row_cell(v: Any, digits: int) -> str:
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+    if hasattr(v, "isoformat"):
+        s = v.isoformat()
+        return s[:10] if s.endswith("T00:00:00") else s.replace("T", " ")
+    return "" if v is None else str(v)
+
+
+def render_rows(table: Any, fmt: str = "table", *, digits: int = 4) -> str:
+    """A report (a pyarrow Table, or ``(names, row dicts)``) as table / csv (12 decimals) / json (as :func:`plain`).
+
+    >>> print(render_rows((["day", "ndcg@10"], [{"day": "2026-10-01", "ndcg@10": 0.5}])))
+    day         ndcg@10
+    2026-10-01   0.5000
+    """
+    names, rows = (list(table[0]), list(table[1])) if isinstance(table, tuple) else (table.column_names,
+                                                                                     table.to_pylist())
+    if fmt == "json":
+        return json.dumps(plain(rows), indent=1)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerows([names] + [[_row_cell(r[n], 12 if isinstance(r[n], float) else digits) for n in names]
+                               for r in rows])
+        return buf.getvalue().rstrip("\n")
+    if fmt != "table":
+        raise InvalidParameterError(f"a report is rendered as table, csv or json; got {fmt!r}.")
+    cells = [[_row_cell(r[n], digits) for n in names] for r in rows]
+    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+    numeric = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^nan$|^-?inf$")
+    lines = ["  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip()]
+    lines += ["  ".join(x.rjust(w) if numeric.match(x) else x.ljust(w) for x, w in zip(c, widths)).rstrip()
+              for c in cells]
+    return "\n".join(lines)

@@ -152,3 +152,18 @@ def test_missing_store_and_bad_config(tmp_path):
     assert "c.toml" in r.output and "sk-learn" in r.output
     r = run(["monitor", "ingest", str(tmp_path / "missing.parquet"), "--store", str(tmp_path / "s.duckdb")], code=2)
     assert "missing.parquet: no such file" in r.output
+
+
+def test_format_is_the_output_format_in_every_monitor_command(sim, tmp_path):
+    """-f/--format chooses the output in ingest and explain as in report, slices, groups and eval (no --json)."""
+    d, store, _ = sim
+    # ingesting the same events again adds nothing; the summary as JSON says so
+    again = json.loads(run(["monitor", "ingest", str(d / "events"), "--store", str(store), "-f", "json"]).output)
+    assert again["groups"] == 0 and again["rows"] >= 0
+    groups = run(["monitor", "groups", "--store", str(store), "-m", "ndcg@10", "-f", "json"]).output
+    gid = json.loads(groups)[0]["group_id"]
+    table = run(["monitor", "explain", gid, "--store", str(store)]).output
+    as_json = json.loads(run(["monitor", "explain", gid, "--store", str(store), "-f", "json"]).output)
+    assert gid in table and isinstance(as_json, dict)
+    r = CliRunner().invoke(cli, ["monitor", "explain", gid, "--store", str(store), "--json"])
+    assert r.exit_code == 2 and "--json" in r.output

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 import sys
 from typing import Any
 
@@ -53,46 +50,10 @@ def _where(items: tuple[str, ...]) -> dict[str, Any]:
     return {k: (v[0] if len(v) == 1 else v) for k, v in out.items()}
 
 
-def _cell(v: Any, digits: int = 4) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
-    if hasattr(v, "isoformat"):
-        s = v.isoformat()
-        return s[:10] if s.endswith("T00:00:00") else s.replace("T", " ")
-    return str(v)
-
-
 def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
-    rows = table.to_pylist()
-    names = table.column_names
-    if fmt == "json":
-        click.echo(json.dumps(rows, default=lambda o: o.isoformat() if hasattr(o, "isoformat") else str(o), indent=1,
-                              allow_nan=True).replace("NaN", "null"))
-        return
-    if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        for r in rows:
-            w.writerow([_cell(r[n], 12) if isinstance(r[n], float) else _cell(r[n]) for n in names])
-        click.echo(buf.getvalue(), nl=False)
-        return
-    cells = [[_cell(r[n], digits) for n in names] for r in rows]
-    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    click.echo("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)).rstrip())
-    for c in cells:
-        line = (x.rjust(w) if _numeric(x) else x.ljust(w) for x, w in zip(c, widths, strict=True))
-        click.echo("  ".join(line).rstrip())
+    from ..render import render_rows
 
-
-def _numeric(s: str) -> bool:
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
+    click.echo(render_rows(table, fmt, digits=digits))
 
 
 @click.group("monitor")
@@ -112,8 +73,9 @@ def monitor() -> None:
 @monitor.command("ingest")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
 @_opts(_STORE, _CONFIG, _WAIT)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float, as_json: bool) -> None:
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format of the summary.")
+def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
 
     Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
@@ -121,7 +83,7 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     """
     st = _store(store_path, config_path, wait)
     summary = st.ingest(list(sources))
-    if as_json:
+    if fmt == "json":
         click.echo(json.dumps(summary.to_dict(), indent=1))
         return
     click.echo(str(summary))
@@ -205,7 +167,7 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
 
 
 @monitor.command("slices")
-@click.option("--metric", default="ndcg@10", show_default=True)
+@click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
 @_opts(*_RANGE)
 @click.option("--baseline", default=None,
               help="training | validation | production | previous | START..END (default: the configuration's).")
@@ -241,7 +203,7 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
 
 
 @monitor.command("groups")
-@click.option("--metric", default="ndcg@10", show_default=True)
+@click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
 @_opts(*_RANGE, _WHERE)
 @click.option("--best", is_flag=True, help="Best first (default: worst first).")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
@@ -261,13 +223,14 @@ def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str
 @click.option("--environment", default=None)
 @click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1))
 @_opts(_STORE, _CONFIG, _WAIT)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format.")
 def explain_cmd(group_id: str, model: str | None, model_version: str | None, environment: str | None, k: int,
-                store_path: str, config_path: str | None, wait: float, as_json: bool) -> None:
+                store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """One served list position by position: labels, gains, discounts, contributions, ideal order."""
     st = _store(store_path, config_path, wait, read_only=True)
     e = st.explain(group_id, model=model, model_version=model_version, environment=environment, k=k)
-    click.echo(json.dumps(e.to_dict(), indent=1, default=str) if as_json else e.table())
+    click.echo(json.dumps(e.to_dict(), indent=1, default=str) if fmt == "json" else e.table())
 
 
 @monitor.command("info")
