@@ -21,20 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src" / "ranklens"
 MAX_LINES = 600
-
-# Known violations of today, each with the part of issue #17 that removes it. Nothing may be added here: a new
-# violation fails. The lists must be empty when #17 is done.
-# (importing module, private name as "defining.module._name")
-PRIVATE_ALLOWED: dict[tuple[str, str], str] = {
-}
-# import edges (importer, imported) that close a cycle today; the graph without them must have no cycle
-CYCLE_EDGES_ALLOWED: dict[tuple[str, str], str] = {}
-# modules over MAX_LINES lines
-LONG_ALLOWED: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -332,13 +320,12 @@ MODULES = read_modules(SRC)
 
 def test_no_module_uses_another_modules_private_name() -> None:
     uses = private_uses(MODULES)
-    new = {f"{m} uses {name} (line {', '.join(map(str, sorted(lines)))})" for (m, name), lines in uses.items()
-           if (m, name) not in PRIVATE_ALLOWED}
-    assert not new, "make these names public (no underscore, in the module's __all__):\n" + "\n".join(sorted(new))
+    found = {f"{m} uses {name} (line {', '.join(map(str, sorted(lines)))})" for (m, name), lines in uses.items()}
+    assert not found, "make these names public (no underscore, in the module's __all__):\n" + "\n".join(sorted(found))
 
 
 def test_no_import_cycle() -> None:
-    edges = import_edges(MODULES) - set(CYCLE_EDGES_ALLOWED)
+    edges = import_edges(MODULES)
     found = cycles(set(MODULES), edges)
     detail = [" <-> ".join(c) + ": " + ", ".join(f"{a} -> {b}" for a, b in sorted(edges) if a in c and b in c)
               for c in found]
@@ -346,11 +333,5 @@ def test_no_import_cycle() -> None:
 
 
 def test_no_module_is_too_long() -> None:
-    long = {m: n for m, n in long_modules(MODULES).items() if m not in LONG_ALLOWED}
+    long = long_modules(MODULES)
     assert not long, f"modules over {MAX_LINES} lines (split by responsibility): {long}"
-
-
-@pytest.mark.parametrize("allowlist", ["PRIVATE_ALLOWED", "CYCLE_EDGES_ALLOWED", "LONG_ALLOWED"])
-def test_every_allowed_violation_names_who_removes_it(allowlist: str) -> None:
-    entries = globals()[allowlist]
-    assert all(isinstance(why, str) and "#17" in why for why in entries.values()), entries
