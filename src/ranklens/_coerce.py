@@ -8,7 +8,10 @@ Accepted forms (for judgments and for rankings alike):
 * a long table (pandas, polars, pyarrow) with named columns for the query,
   the item, the score or rank, and the relevance (:data:`COLUMN_NAMES`);
 * for rankings, a 1-D array or list of scores with one value per judgment
-  row (LETOR predictions).
+  row (LETOR predictions);
+* the forms of other libraries (records, ranx, Hugging Face, rows as dicts),
+  first brought to one of the above by :func:`ranklens._forms.unwrap`; a list
+  holding records is never taken for a matrix.
 
 Files are read by :mod:`ranklens.io`, which hands its tables and JSON dicts to
 :func:`table_records` and :func:`nested_records` here.
@@ -24,6 +27,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
+from ._forms import accepted, has_records, pyterrier_columns, record_columns, unwrap
 from ._ids import id_length
 from .errors import InputError, InvalidParameterError
 from .records import Records
@@ -45,7 +49,7 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "query": ("query", "query_id", "qid", "q_id", "queryid", "group", "group_id", "search_group_id", "topic",
               "topic_id", "user", "user_id", "session", "session_id", "prediction_id", "request_id"),
     "item": ("item", "item_id", "doc", "doc_id", "docid", "docno", "document", "document_id", "passage",
-             "passage_id", "pid"),
+             "passage_id", "pid", "corpus_id"),
     "score": ("score", "scores", "prediction", "predictions", "pred", "y_score", "sim", "similarity",
               "prediction_score"),
     "rank": ("rank", "ranks", "position", "pos", "prediction_rank"),
@@ -298,6 +302,27 @@ def _is_empty_sequence(obj: Any) -> bool:
 
 
 
+def _is_records(obj: Any) -> bool:
+    """A list holding records (named tuples, dicts): never a matrix, whatever their ids look like."""
+    return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, np.ndarray)) and has_records(obj)
+
+
+def _record_values(values: list[Any], what: str) -> np.ndarray:
+    name = "relevance" if what == "judgments" else "score"
+    try:
+        return np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError):
+        return numeric(np.asarray(values, dtype=object), f"{name} values", f"the {what} records")
+
+
+def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    """:func:`_matrix_rows`; a list of lists that is no matrix of numbers refused with the forms accepted."""
+    try:
+        return _matrix_rows(obj, name)
+    except (InputError, InvalidParameterError) as e:
+        raise type(e)(f"{e} A list of lists is read as a matrix of numbers (row = query). {accepted(what)}") from None
+
+
 def table_records(
     table: Any,
     *,
@@ -316,10 +341,12 @@ def table_records(
         raise InvalidParameterError(f"expected a pandas, polars or pyarrow table; got {type(table).__name__}.")
     where = source or f"the {kind} table"
     cols = _table_columns(table, kind)
-    qc = pick_column(cols, "query", query_col, True, where)
-    ic = pick_column(cols, "item", item_col, need == "judgments" or need == "both", where)
+    pt = pyterrier_columns(cols)  # a PyTerrier frame: qid/docno, never its query text nor its internal docid
+    qc = pick_column(cols, "query", query_col if query_col is not None else pt.get("query"), True, where)
+    ic = pick_column(cols, "item", item_col if item_col is not None else pt.get("item"),
+                     need == "judgments" or need == "both", where)
     lc = pick_column(cols, "label", label_col, need == "judgments", where)
-    sc = pick_column(cols, "score", score_col, False, where)
+    sc = pick_column(cols, "score", score_col if score_col is not None else pt.get("score"), False, where)
     rc = pick_column(cols, "rank", rank_col, False, where)
     if need == "rankings" and sc is None and rc is None:
         raise InvalidParameterError(
@@ -363,27 +390,32 @@ def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None)
 
 
 def judgment_records(obj: Any, **columns: Any) -> Records:
-    """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists."""
+    """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists, records
+    (:mod:`ranklens._forms`)."""
+    obj = unwrap(obj, "judgments")
     if isinstance(obj, Mapping):
         return nested_records(obj, "judgments")
     if table_kind(obj):
         return table_records(obj, need="judgments", **columns)
     if _is_empty_sequence(obj):
         raise InputError("judgments are empty.")
+    if _is_records(obj):
+        rq, ri, rv = record_columns(obj, "judgments")
+        return Records(_id_array(rq), _id_array(ri), label=_record_values(rv, "judgments"),
+                       source="the judgment records")
     if _is_matrix_like(obj):
-        rows = _matrix_rows(obj, "y_true")
+        rows = _matrix_rows_named(obj, "y_true", "judgments")
         q, i, v = _long_from_rows(rows, "y_true")
         if v.size == 0:
             raise InputError("judgments are empty.")
         return Records(q, i, label=v, source="the y_true matrix")
-    raise InvalidParameterError(
-        f"cannot read judgments from a {type(obj).__name__}; give a file path, a dict "
-        "{query: {item: label}}, a 2-D array or list of lists, or a pandas/polars/pyarrow table."
-    )
+    raise InvalidParameterError(f"cannot read judgments from a {type(obj).__name__}. {accepted('judgments')}")
 
 
 def ranking_records(obj: Any, **columns: Any) -> Records:
-    """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, or a score vector."""
+    """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, or
+    records (:mod:`ranklens._forms`)."""
+    obj = unwrap(obj, "rankings")
     if isinstance(obj, Mapping):
         return nested_records(obj, "rankings")
     if table_kind(obj):
@@ -392,13 +424,14 @@ def ranking_records(obj: Any, **columns: Any) -> Records:
         raise InputError("rankings are empty.")
     if isinstance(obj, np.ndarray) and obj.ndim == 1:
         return Records(None, None, score=numeric(obj, "scores", "the score vector"), source="the score vector")
+    if _is_records(obj):
+        rq, ri, rv = record_columns(obj, "rankings")
+        return Records(_id_array(rq), _id_array(ri), score=_record_values(rv, "rankings"),
+                       source="the ranking records")
     if _is_matrix_like(obj):
-        rows = _matrix_rows(obj, "y_score")
+        rows = _matrix_rows_named(obj, "y_score", "rankings")
         q, i, v = _long_from_rows(rows, "y_score")
         return Records(q, i, score=v, source="the y_score matrix")
     if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)):
         return Records(None, None, score=numeric(np.asarray(obj), "scores", "the score list"), source="the score list")
-    raise InvalidParameterError(
-        f"cannot read rankings from a {type(obj).__name__}; give a file path, a dict "
-        "{query: {item: score}}, a 2-D array or list of lists, a score vector, or a pandas/polars/pyarrow table."
-    )
+    raise InvalidParameterError(f"cannot read rankings from a {type(obj).__name__}. {accepted('rankings')}")

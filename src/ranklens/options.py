@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._coerce import table_kind
+from ._forms import unwrap
 from .data import as_judgments, as_rankings, is_pathlike, split_table
 from .errors import InvalidParameterError
 from .io import read_table
@@ -116,6 +117,7 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
     columns = columns or Columns()
     formats = formats or Formats()
     if rankings is None:
+        judgments = unwrap(judgments, "judgments")  # a Hugging Face Dataset, rows as dicts: one table
         if table_kind(judgments):
             j, r = split_table(judgments, need="both", **columns.kwargs())
         elif is_pathlike(judgments):

@@ -1,0 +1,213 @@
+"""Input forms of other libraries (issue #18): recognised explicitly, never guessed into a matrix.
+
+Every form gives exactly the Result of the same data given as a dict of dicts; where the peer is
+installed, the peer's own number on the same objects (ir_measures.calc_aggregate on the records,
+ranx.evaluate on the Qrels/Run) under the matching convention. Hand values: by the definitions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import datasets
+import ir_datasets.formats as irdf
+import ir_measures
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+import ranx
+from ir_measures import Qrel, ScoredDoc
+
+import ranklens
+from ranklens.errors import InputError, InvalidParameterError
+
+MEASURES = ["ndcg@10", "map", "mrr", "p@5"]
+
+
+def _data(seed: int = 18, n_q: int = 12) -> tuple[dict, dict]:
+    """Random judgments and runs (string ids, distinct scores: the forms, not ties, are under test)."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(n_q):
+        docs = [f"d{q}_{i}" for i in range(int(rng.integers(3, 15)))]
+        judged = rng.choice(len(docs), size=max(1, len(docs) // 2), replace=False)
+        qrels[f"q{q}"] = {docs[i]: int(rng.integers(0, 4)) for i in judged}
+        scores = rng.permutation(len(docs)) + rng.random()
+        run[f"q{q}"] = {d: float(s) for d, s in zip(docs, scores)}
+    return qrels, run
+
+
+QRELS, RUN = _data()
+
+
+def _rows(nested: dict) -> list[tuple]:
+    return [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+
+
+def _forms() -> dict[str, tuple]:
+    jr, rr = _rows(QRELS), _rows(RUN)
+    jdf = pd.DataFrame(jr, columns=["query_id", "doc_id", "relevance"])
+    rdf = pd.DataFrame(rr, columns=["query_id", "doc_id", "score"])
+    # a PyTerrier result frame: qid, the query text, Terrier's internal docid, docno, score, rank (0-based)
+    pt_run = pd.DataFrame({
+        "qid": rdf.query_id, "query": "text of " + rdf.query_id, "docid": np.arange(len(rdf)) * 7,
+        "docno": rdf.doc_id, "score": rdf.score,
+        "rank": rdf.groupby("query_id").score.rank(ascending=False, method="first").astype(int) - 1,
+    })
+    pt_qrels = pd.DataFrame({"qid": jdf.query_id, "docno": jdf.doc_id, "label": jdf.relevance})
+    return {
+        "ir_measures lists": ([Qrel(*r) for r in jr], [ScoredDoc(*r) for r in rr]),
+        "ir_measures iterators": (iter([Qrel(*r) for r in jr]), (ScoredDoc(*r) for r in rr)),
+        "ir_datasets records": ([irdf.TrecQrel(q, d, v, "0") for q, d, v in jr],
+                                [irdf.GenericScoredDoc(*r) for r in rr]),
+        "ir_datasets iterators": ((irdf.TrecQrel(q, d, v, "Q0") for q, d, v in jr),
+                                  map(irdf.GenericScoredDoc._make, rr)),
+        "ranx": (ranx.Qrels(QRELS), ranx.Run(RUN)),
+        "datasets.Dataset": (datasets.Dataset.from_pandas(jdf), datasets.Dataset.from_pandas(rdf)),
+        "datasets.IterableDataset": (datasets.Dataset.from_pandas(jdf).to_iterable_dataset(),
+                                     datasets.Dataset.from_pandas(rdf).to_iterable_dataset()),
+        "rows as dicts": (jdf.to_dict("records"), iter(rdf.to_dict("records"))),
+        "PyTerrier frames": (pt_qrels, pt_run),
+        "PyTerrier frames (polars)": (pl.from_pandas(pt_qrels), pl.from_pandas(pt_run)),
+    }
+
+
+FORM_NAMES = list(_forms())
+
+
+@pytest.mark.parametrize("convention", ["ranklens", "ir_measures", "ranx"])
+@pytest.mark.parametrize("form", FORM_NAMES)
+def test_every_form_gives_the_dict_of_dicts_result(form: str, convention: str) -> None:
+    judgments, rankings = _forms()[form]
+    got = ranklens.evaluate(judgments, rankings, MEASURES, convention=convention).to_dict()
+    expected = ranklens.evaluate(QRELS, RUN, MEASURES, convention=convention).to_dict()
+    assert got == expected
+    assert len(expected["per_query"]) == len(QRELS)
+
+
+IRM = [ir_measures.nDCG @ 10, ir_measures.AP, ir_measures.RR, ir_measures.P @ 5]
+
+
+@pytest.mark.parametrize("form", ["ir_measures lists", "ir_datasets records"])
+def test_records_give_ir_measures_own_numbers(form: str) -> None:
+    judgments, rankings = _forms()[form]
+    peer = ir_measures.calc_aggregate(IRM, judgments, rankings)
+    got = ranklens.evaluate(judgments, rankings, MEASURES, convention="ir_measures")
+    for ours, theirs in zip(MEASURES, IRM):
+        assert got[ours] == pytest.approx(peer[theirs], rel=1e-12, abs=1e-15), ours
+
+
+def test_ranx_objects_give_ranx_own_numbers() -> None:
+    metrics = ["ndcg@10", "map", "mrr", "precision@5"]
+    peer = ranx.evaluate(ranx.Qrels(QRELS), ranx.Run(RUN), metrics)
+    got = ranklens.evaluate(ranx.Qrels(QRELS), ranx.Run(RUN), MEASURES, convention="ranx")
+    for ours, theirs in zip(MEASURES, metrics):
+        assert got[ours] == pytest.approx(float(peer[theirs]), rel=1e-12, abs=1e-15), ours
+
+
+@pytest.mark.parametrize("ids", [(1, 1, 2), ("q1", "d1", "d2"), ("7", "1", "2")], ids=["int", "str", "digits"])
+@pytest.mark.parametrize("wrap", [list, iter], ids=["list", "iterator"])
+def test_records_by_hand(ids: tuple, wrap) -> None:
+    """One query, two documents: the relevant one ranked second, so NDCG = (1/log2 3) / 1 = 0.631.
+
+    Read as a matrix (three columns of numbers per row) the same records once gave 1.0.
+    """
+    q, a, b = ids
+    qrels = [Qrel(q, a, 0), Qrel(q, b, 1)]
+    run = [ScoredDoc(q, a, 0.9), ScoredDoc(q, b, 0.1)]
+    res = ranklens.evaluate(wrap(qrels), wrap(run), ["ndcg", "mrr"])
+    assert res["ndcg"] == pytest.approx(1 / math.log2(3), rel=1e-15)
+    assert res["mrr"] == 0.5
+    assert list(res.per_query_dict("ndcg")) == [q]
+
+
+def test_trec_qrels_iteration_field_is_not_a_value() -> None:
+    """TrecQrel carries (query_id, doc_id, relevance, iteration): the iteration is never read."""
+    qrels = [irdf.TrecQrel("q", "a", 2, "5"), irdf.TrecQrel("q", "b", 0, "9")]
+    res = ranklens.evaluate(qrels, {"q": {"a": 0.1, "b": 0.2}}, ["ndcg"], gain="exponential")
+    # b (not relevant) first, then a (gain 2^2 - 1 = 3): DCG 3/log2 3, ideal 3
+    assert res["ndcg"] == pytest.approx(1 / math.log2(3), rel=1e-15)
+
+
+def test_pyterrier_frame_reads_qid_and_docno_not_query_text_or_docid() -> None:
+    run = pd.DataFrame({"qid": ["1", "1"], "query": ["cheap flights", "cheap flights"], "docid": [0, 1],
+                        "docno": ["b", "a"], "score": [2.0, 1.0], "rank": [0, 1]})
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
+    res = ranklens.evaluate(qrels, run, ["mrr"])
+    assert res["mrr"] == 0.5  # "a" is second
+    assert list(res.per_query_dict("mrr")) == ["1"]
+    both = run.merge(qrels, on=["qid", "docno"], how="left")  # one frame with label and score
+    assert ranklens.evaluate(both, None, ["mrr"])["mrr"] == 0.5
+
+
+def test_dataset_selection_is_read_as_selected() -> None:
+    ds = datasets.Dataset.from_dict({"query_id": ["q", "q", "q"], "doc_id": ["a", "b", "c"], "score": [3., 2., 1.]})
+    res = ranklens.evaluate({"q": {"c": 1}}, ds.select([2, 0]), ["mrr"])  # the run is c then a: c first
+    assert res["mrr"] == 0.5
+    assert ranklens.evaluate({"q": {"c": 1}}, ds, ["mrr"])["mrr"] == pytest.approx(1 / 3)
+
+
+GENERIC_DOC = irdf.GenericDoc("d1", "some text")
+
+REFUSED = {
+    "list of lists holding ids": ([["q1", "d1", 1], ["q1", "d2", 0]], InputError, "must be numbers"),
+    "run records as judgments": ([ScoredDoc("q", "a", 1.0)], InvalidParameterError, "a record of rankings"),
+    "records mixed with rows": ([Qrel("q", "a", 1), [1, 2, 3]], InvalidParameterError, "row 1 is a list"),
+    "rows mixed with records": ([[1, 2, 3], Qrel("q", "a", 1)], InvalidParameterError, "row 0 is a list"),
+    "documents": ([GENERIC_DOC], InvalidParameterError, "fields doc_id, text"),
+    "one record": (Qrel("q", "a", 1), InvalidParameterError, "one Qrel record"),
+    "iterator of rows": (iter([[1, 0, 1]]), InvalidParameterError, "iterator of list"),
+    "empty iterator": (iter([]), InputError, "the iterator gave no records"),
+    "ranx Run as judgments": (ranx.Run({"q": {"a": 1.0}}), InvalidParameterError, "ranx.Run"),
+    "DatasetDict": (datasets.DatasetDict({"test": datasets.Dataset.from_dict({"query_id": ["q"]})}),
+                    InvalidParameterError, "ds['test']"),
+    "a set": ({("q", "a", 1)}, InvalidParameterError, "cannot read judgments from a set"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_ambiguous_judgments_refused_with_what_is_accepted(case: str) -> None:
+    obj, err, text = REFUSED[case]
+    with pytest.raises(err) as info:
+        ranklens.evaluate(obj, {"q": {"a": 1.0}}, ["ndcg"])
+    msg = str(info.value)
+    assert text in msg
+    if case != "empty iterator":
+        assert "Accepted judgments:" in msg and "query_id, doc_id, relevance" in msg and "ranx Qrels" in msg
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("obj, text", [
+    ([Qrel("q", "a", 1)], "a record of judgments"),
+    (ranx.Qrels({"q": {"a": 1}}), "ranx.Qrels"),
+    ([ScoredDoc("q", "a", 1.0), {"query_id": "q"}], "row 1 is a dict"),
+])
+def test_ambiguous_rankings_refused_with_what_is_accepted(obj, text: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        ranklens.evaluate({"q": {"a": 1}}, obj, ["ndcg"])
+    assert text in str(info.value)
+    assert "Accepted rankings:" in str(info.value) and "query_id, doc_id, score" in str(info.value)
+
+
+def test_cli_style_message_names_the_accepted_forms_for_a_matrix_of_strings() -> None:
+    with pytest.raises(InputError, match=r"read as a matrix of numbers .*ir_measures.ScoredDoc"):
+        ranklens.evaluate({"q": {"a": 1}}, [["q", "a", 0.5]], ["ndcg"])
+
+
+def test_one_table_forms_with_labels_and_scores() -> None:
+    """rankings=None: a Hugging Face Dataset or rows as dicts holding both the label and the score."""
+    rows = [{"query_id": "q", "doc_id": "a", "relevance": 0, "score": 2.0},
+            {"query_id": "q", "doc_id": "b", "relevance": 1, "score": 1.0}]
+    for obj in (rows, datasets.Dataset.from_list(rows)):
+        assert ranklens.evaluate(obj, None, ["mrr"])["mrr"] == 0.5
+
+
+def test_beir_style_dataset_needs_its_label_column_named() -> None:
+    """BEIR / MTEB qrels on the Hub: query-id, corpus-id, score, where score is the relevance."""
+    qrels = datasets.Dataset.from_dict({"query-id": ["q", "q"], "corpus-id": ["a", "b"], "score": [0, 1]})
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    with pytest.raises(InvalidParameterError, match="no label column"):
+        ranklens.evaluate(qrels, run, ["mrr"])
+    assert ranklens.evaluate(qrels, run, ["mrr"], label_col="score")["mrr"] == 0.5
