@@ -164,6 +164,8 @@ REFUSED = {
     "DatasetDict": (datasets.DatasetDict({"test": datasets.Dataset.from_dict({"query_id": ["q"]})}),
                     InvalidParameterError, "ds['test']"),
     "a set": ({("q", "a", 1)}, InvalidParameterError, "cannot read judgments from a set"),
+    "plain tuples of numbers": ([(1, 7, 1), (1, 8, 0)], InvalidParameterError, "list of plain tuples"),
+    "plain tuples among lists": ([[0, 1], (1, 0)], InvalidParameterError, "list of plain tuples"),
 }
 
 
@@ -183,6 +185,7 @@ def test_ambiguous_judgments_refused_with_what_is_accepted(case: str) -> None:
     ([Qrel("q", "a", 1)], "a record of judgments"),
     (ranx.Qrels({"q": {"a": 1}}), "ranx.Qrels"),
     ([ScoredDoc("q", "a", 1.0), {"query_id": "q"}], "row 1 is a dict"),
+    ([(1, 7, 0.5)], "list of plain tuples"),
 ])
 def test_ambiguous_rankings_refused_with_what_is_accepted(obj, text: str) -> None:
     with pytest.raises(InvalidParameterError) as info:
@@ -211,3 +214,9 @@ def test_beir_style_dataset_needs_its_label_column_named() -> None:
     with pytest.raises(InvalidParameterError, match="no label column"):
         ranklens.evaluate(qrels, run, ["mrr"])
     assert ranklens.evaluate(qrels, run, ["mrr"], label_col="score")["mrr"] == 0.5
+
+
+def test_lists_of_numbers_stay_a_matrix() -> None:
+    """The scikit-learn form (row = query, column = item) is unchanged: relevant item ranked second."""
+    for y_true, y_score in (([[0, 1]], [[0.9, 0.1]]), (np.array([[0, 1]]), np.array([[0.9, 0.1]]))):
+        assert ranklens.evaluate(y_true, y_score, ["ndcg"])["ndcg"] == pytest.approx(1 / math.log2(3), rel=1e-15)

@@ -27,7 +27,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
-from ._forms import accepted, has_records, pyterrier_columns, record_columns, unwrap
+from ._forms import accepted, has_records, plain_tuples, pyterrier_columns, record_columns, unwrap
 from ._ids import id_length
 from .errors import InputError, InvalidParameterError
 from .records import Records
@@ -317,6 +317,8 @@ def _record_values(values: list[Any], what: str) -> np.ndarray:
 
 def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
     """:func:`_matrix_rows`; a list of lists that is no matrix of numbers refused with the forms accepted."""
+    if not isinstance(obj, np.ndarray):
+        plain_tuples(obj, what)
     try:
         return _matrix_rows(obj, name)
     except (InputError, InvalidParameterError) as e:

@@ -31,6 +31,7 @@ __all__ = [
     "accepted",
     "has_records",
     "is_record",
+    "plain_tuples",
     "pyterrier_columns",
     "record_columns",
     "unwrap",
@@ -85,6 +86,25 @@ def _is_record_type(t: type) -> bool:
 def has_records(seq: Sequence[Any]) -> bool:
     """Whether a list holds any named tuple or dict row: then it is records, never a matrix."""
     return any(_is_record_type(t) or issubclass(t, Mapping) for t in set(map(type, seq)))
+
+
+def plain_tuples(seq: Sequence[Any], what: str) -> None:
+    """Refuse a list of plain tuples: rows of a matrix, or (query, item, value) records? Ambiguous.
+
+    Examples
+    --------
+    >>> from ranklens._forms import plain_tuples
+    >>> plain_tuples([[1, 0, 2]], "judgments")
+    >>> plain_tuples([(1, 7, 1), (1, 8, 0)], "judgments")
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: judgments is a list of plain tuples, ...
+    """
+    if tuple in set(map(type, seq)):
+        raise InvalidParameterError(
+            f"{what} is a list of plain tuples, which could be rows of a matrix or (query, item, value) records; "
+            f"give a matrix as lists or a 2-D array, records as named tuples (ir_measures.Qrel / ScoredDoc) or a "
+            f"dict {{query: {{item: value}}}}. {accepted(what)}")
 
 
 def record_columns(seq: Sequence[Any], what: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -149,8 +169,8 @@ def _rows_table(rows: list[Any], what: str) -> Any:
     """A pyarrow table of rows given as dicts (column names then recognised as a table's)."""
     import pyarrow as pa
 
-    bad = next((i for i, r in enumerate(rows) if not isinstance(r, Mapping)), None)
-    if bad is not None:
+    if not all(issubclass(t, Mapping) for t in set(map(type, rows))):  # distinct types: no loop per row
+        bad = next(i for i, r in enumerate(rows) if not isinstance(r, Mapping))
         raise InvalidParameterError(
             f"{what} row {bad} is a {type(rows[bad]).__name__} among rows given as dicts. {accepted(what)}")
     try:
