@@ -16,7 +16,8 @@ from typing import Any
 
 import click
 
-from .errors import RanklensError
+from ._clitypes import integer, number
+from ._failure import fail, report, set_debug
 from .options import COLUMN_KEYS, FORMAT_KEYS, split_options
 
 __all__ = ["main"]
@@ -72,13 +73,14 @@ _COMPARISON_OPTS = [
                  default="randomization", show_default=True, help="Paired test against the baseline (two-sided)."),
     click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
                  show_default=True, help="Multiple-testing correction over runs x measures."),
-    click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after correction."),
-    click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals."),
+    click.option("--alpha", type=number(), default=0.05, show_default=True,
+                 help="Significance level after correction."),
+    click.option("--confidence", type=number(), default=0.95, show_default=True, help="Level of the intervals."),
     click.option("--ci", "ci", type=click.Choice(["bca", "percentile", "t"]), default="bca", show_default=True,
                  help="Interval: bootstrap BCa or percentile, or t (no bootstrap; the t interval is in json/csv too)."),
-    click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
+    click.option("--resamples", type=integer(min=1), default=10000, show_default=True,
                  help="Resamples of the randomization test and the bootstrap."),
-    click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+    click.option("--seed", type=integer(min=0), default=0, show_default=True,
                  help="Seed: the same numbers on any number of threads."),
     click.option("-c", "--convention", default="ranklens", show_default=True,
                  help="Convention (see `ranklens conventions`)."),
@@ -112,13 +114,18 @@ def parse_sets(items: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep:
+        if not sep or not name.strip():
             raise click.UsageError(f"--set expects FIELD=VALUE, got {item!r}")
-        out[name.strip()] = _value(value.strip())
+        name = name.strip()
+        out[name] = value.strip() if name in _TEXT_FIELDS else _value(value.strip(), name)
     return out
 
 
-def _value(text: str) -> Any:
+#: Convention fields whose values are texts, taken as written.
+_TEXT_FIELDS = ("name", "mirrors", "description")
+
+
+def _value(text: str, name: str = "") -> Any:
     low = text.lower()
     if low in ("none", "null"):
         return None
@@ -136,7 +143,11 @@ def _value(text: str) -> Any:
         pairs = {}
         for part in text.split(","):
             k, _, v = part.replace(":", "=").partition("=")
-            pairs[float(k)] = float(v)
+            try:
+                pairs[float(k)] = float(v)
+            except ValueError:
+                raise click.BadParameter(f"{name}={text}: a gain mapping is LABEL:GAIN,LABEL:GAIN... of numbers "
+                                         f"(e.g. 0:0,1:1,2:3); got {part!r}.", param_hint="--set") from None
         return pairs
     return text
 
@@ -222,23 +233,21 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except RanklensError as exc:
-            _fail(str(exc))
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            _fail(f"{exc.filename}: {exc.strerror}")
-        except KeyboardInterrupt:
-            _fail("interrupted", code=130)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # usage errors: main() (or click itself) prints them
+        except (Exception, KeyboardInterrupt) as exc:
+            report(exc)  # one line; exit 2 for a user's error, 1 for a bug
 
 
-def _fail(message: str, code: int = 2) -> None:
-    message = " ".join(str(message).split())
-    click.echo(f"ranklens: error: {message}", err=True)
-    sys.exit(code)
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    set_debug(value)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ranklens", prog_name="ranklens")
-@click.option("--threads", type=click.IntRange(min=1), default=None, envvar="RANKLENS_THREADS",
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+              help="Print the traceback of an error (also with the environment variable RANKLENS_DEBUG=1).")
+@click.option("--threads", type=integer(min=1), default=None, envvar="RANKLENS_THREADS",
               help="Threads for the kernels (default: all cores; env RANKLENS_THREADS). Results do not depend on it.")
 @quiet_option
 def cli(threads: int | None) -> None:
@@ -261,14 +270,14 @@ def cli(threads: int | None) -> None:
               help="Change one convention field, e.g. --set gain=exponential --set empty=0.")
 @click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
 @format_option(("table", "json", "csv", "trec", "markdown", "latex", "html"))
-@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
+@click.option("--digits", type=integer(0, 17), default=4, show_default=True,
               help="Decimals in table, trec, markdown, latex and html output (json and csv: full precision).")
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
               help="spark: read Parquet/CSV/JSON Lines tables with Spark and compute in its executors "
                    "(needs pip install 'ranklens[spark]'); same numbers as local.")
 @click.option("--master", default=None, help="Spark master URL (with --engine spark; default: local[*], or the "
               "one spark-submit sets).")
-@click.option("--partitions", type=click.IntRange(min=1), default=None,
+@click.option("--partitions", type=integer(min=1), default=None,
               help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
 @click.option("--group-by", "group_by", multiple=True,
               help="With --engine spark: evaluate each group of these columns (date, model version, slice); "
@@ -313,7 +322,7 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
         _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
                     partitions, list(group_by), output, gates)
         return
-    if group_by or output or master or partitions:
+    if group_by or output is not None or master is not None or partitions is not None:
         raise click.UsageError("--group-by, --output, --master and --partitions need --engine spark.")
     from ._progress import Progress
 
@@ -413,7 +422,7 @@ def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, di
 @click.argument("judgments", type=click.Path(dir_okay=False))
 @click.argument("run", required=False, type=click.Path(dir_okay=False))
 @click.option("--query", "-Q", "query", required=True, help="The query id to explain.")
-@click.option("-k", "k", type=int, default=None, help="Cutoff (default: the whole list).")
+@click.option("-k", "k", type=integer(), default=None, help="Cutoff (default: the whole list).")
 @click.option("-m", "--measure", default="ndcg", type=click.Choice(["ndcg", "dcg"]), show_default=True)
 @click.option("-c", "--convention", default="ranklens", show_default=True)
 @click.option("--compare", default=None, help="A second convention: which choices make the values differ.")
@@ -480,7 +489,7 @@ def warmup_cmd(force: bool) -> None:
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
 @comparison_options
 @format_option(("table", "json", "csv", "markdown", "latex", "html"))
-@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
+@click.option("--digits", type=integer(0, 17), default=4, show_default=True,
               help="Decimals in table, markdown, latex and html output (json and csv: full precision).")
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
               help="Write plots (PNG and SVG) into this folder: sorted per-query differences, forest plot, "
@@ -536,7 +545,8 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake."""
+    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake,
+    status 1 and one line for anything else (``--debug`` or ``RANKLENS_DEBUG=1``: the traceback too)."""
     args = sys.argv[1:] if argv is None else argv
     if not args:
         click.echo(cli.get_help(click.Context(cli, info_name="ranklens")))
@@ -547,14 +557,14 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         sys.exit(0)
     except click.UsageError as exc:
-        cmd = f" {exc.ctx.info_name}" if exc.ctx is not None and exc.ctx.info_name != "ranklens" else ""
-        _fail(f"{exc.format_message()} (see 'ranklens{cmd} --help')")
+        path = exc.ctx.command_path if exc.ctx is not None else "ranklens"
+        fail(f"{exc.format_message()} (see '{path} --help')")
     except click.ClickException as exc:
-        _fail(exc.format_message(), exc.exit_code if exc.exit_code else 2)
+        fail(exc.format_message(), exc.exit_code if exc.exit_code else 2)
     except click.exceptions.Abort:
-        _fail("aborted", 1)
-    except RanklensError as exc:  # pragma: no cover - raised outside a command
-        _fail(str(exc))
+        fail("aborted", 1)
+    except (Exception, KeyboardInterrupt) as exc:  # raised outside a command (an option's callback...)
+        report(exc)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from .._clitypes import integer, number
+
 __all__ = ["monitor"]
 
 _STORE = click.option("--store", "store_path", default="ranklens.duckdb", envvar="RANKLENS_STORE", show_default=True,
@@ -15,7 +17,7 @@ _STORE = click.option("--store", "store_path", default="ranklens.duckdb", envvar
 _CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG",
                        type=click.Path(dir_okay=False),
                        help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
-_WAIT = click.option("--wait", default=30.0, show_default=True, type=click.FloatRange(min=0),
+_WAIT = click.option("--wait", default=30.0, show_default=True, type=number(min=0),
                      help="Seconds to wait for another process writing the store.")
 _FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
                        show_default=True, help="Output format.")
@@ -108,7 +110,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 
 @monitor.command("report")
 @click.option("-m", "--metric", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
-@click.option("-k", "ks", multiple=True, type=click.IntRange(min=1),
+@click.option("-k", "ks", multiple=True, type=integer(min=1),
               help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
 @click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
 @click.option("--by", "by", multiple=True,
@@ -116,7 +118,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 @_opts(_WHERE, *_RANGE)
 @click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
               help="Confidence interval of each mean (bootstrap over groups).")
-@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=10))
+@click.option("--resamples", default=1000, show_default=True, type=integer(min=10))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: tuple[str, ...], where: tuple[str, ...],
                start: str | None, end: str | None, ci: str, resamples: int, store_path: str, config_path: str | None,
@@ -175,7 +177,7 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
 @_opts(_WHERE)
 @click.option("--drill", default=None, metavar="COL=VALUE",
               help="Instead: the worst groups of one slice value in the window.")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@click.option("--limit", default=20, show_default=True, type=integer(min=1))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | None, columns: tuple[str, ...],
                where: tuple[str, ...], drill: str | None, limit: int, store_path: str, config_path: str | None,
@@ -206,7 +208,7 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
 @click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
 @_opts(*_RANGE, _WHERE)
 @click.option("--best", is_flag=True, help="Best first (default: worst first).")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@click.option("--limit", default=20, show_default=True, type=integer(min=1))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str, ...], best: bool, limit: int,
                store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
@@ -221,7 +223,7 @@ def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str
 @click.option("--model", default=None)
 @click.option("--model-version", default=None)
 @click.option("--environment", default=None)
-@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option("-k", "k", default=10, show_default=True, type=integer(min=1))
 @_opts(_STORE, _CONFIG, _WAIT)
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format.")

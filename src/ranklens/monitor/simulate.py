@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
+from .._clitypes import integer, number
 from ..errors import InvalidParameterError
 from ._sim_checks import check_date, check_fraction, check_int, check_items, check_slice, epoch_ms, fail
 from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
@@ -494,24 +495,24 @@ def _parse_slice(values: Sequence[str]) -> dict[str, str] | None:
 @click.command("simulate")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=pathlib.Path))
 @click.option("--start", default="2026-10-01", show_default=True, help="First production day (UTC), YYYY-MM-DD.")
-@click.option("--days", type=int, default=30, show_default=True, help="Production days.")
-@click.option("--groups-per-day", type=int, default=2000, show_default=True, help="Lists served per day.")
+@click.option("--days", type=integer(), default=30, show_default=True, help="Production days.")
+@click.option("--groups-per-day", type=integer(), default=2000, show_default=True, help="Lists served per day.")
 @click.option("--items", "items_", default="5-20", show_default=True, metavar="MIN-MAX", help="List lengths.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same events).")
+@click.option("--seed", type=integer(), default=0, show_default=True, help="Random seed (same seed, same events).")
 @click.option("--decay-start", default=None, help="First day of the decay (default: two thirds into the period).")
 @click.option("--decay-slice", multiple=True, metavar="COL=VALUE", default=("country=BR",), show_default=True,
               help="Slice where lists decay; repeat for several columns; 'all' for every list.")
 @click.option("--decay", type=click.Choice(["swap_first_last", "none"]), default="swap_first_last",
               show_default=True, help="The planted decay, or none.")
-@click.option("--late-fraction", type=float, default=0.5, show_default=True,
+@click.option("--late-fraction", type=number(), default=0.5, show_default=True,
               help="Share of label rows stamped on a later day than their list.")
-@click.option("--max-delay-hours", type=float, default=48.0, show_default=True, help="Latest label after its list.")
-@click.option("--training-groups", type=int, default=None,
+@click.option("--max-delay-hours", type=number(), default=48.0, show_default=True, help="Latest label after its list.")
+@click.option("--training-groups", type=integer(), default=None,
               help="Training lists per model version (default: --groups-per-day).")
-@click.option("--validation-groups", type=int, default=0, show_default=True,
+@click.option("--validation-groups", type=integer(), default=0, show_default=True,
               help="Lists per model version in the validation environment (explicit relevance).")
 @click.option("--second-model", is_flag=True, help="Also simulate a model 'related'.")
-@click.option("--malformed", type=float, default=0.0, show_default=True,
+@click.option("--malformed", type=number(), default=0.0, show_default=True,
               help="Share of bad rows added, for the quarantine demo.")
 @click.option("--format", "format_", type=click.Choice(list(_FORMATS)), default="parquet", show_default=True,
               help="File format.")

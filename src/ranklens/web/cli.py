@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from .._clitypes import integer
 from ..cli import column_options, comparison_options, input_options, parse_sets
 from ..errors import InputError, InvalidParameterError
 
@@ -40,7 +41,7 @@ def is_loopback(host: str) -> bool:
               type=click.Path(dir_okay=False), help="The monitoring store (opened read-only).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Any address other than loopback requires --token.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free port).")
+@click.option("--port", default=8000, show_default=True, type=integer(0, 65535), help="Port (0: any free port).")
 @click.option("--token", default=None, envvar=TOKEN_ENV, show_envvar=True,
               help="Secret every request must carry (header 'Authorization: Bearer TOKEN', or ?token= once in a "
                    "browser, which sets a cookie). Required when --host is not loopback.")
@@ -91,9 +92,9 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
 @click.option("--title", default=None, help="Title of the report.")
 @comparison_options
 @click.option("--no-curves", is_flag=True, help="Leave out the metric@k curves (k = 1..100).")
-@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+@click.option("--top", type=integer(min=0), default=10, show_default=True,
               help="Queries listed with the largest gains and losses.")
-@click.option("--digits", type=click.IntRange(0, 12), default=4, show_default=True, help="Decimals in the tables.")
+@click.option("--digits", type=integer(0, 12), default=4, show_default=True, help="Decimals in the tables.")
 @column_options
 def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[str, ...], title: str | None,
            baseline: str | None, test: str, correction: str, alpha: float, confidence: float, ci: str,
