@@ -162,7 +162,7 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     if plan.check_depth and whole:
         d = deepest(plan, problem)
         check_cutoffs(plan, int(d.max()) if d.size else 0)
-    max_grade = plan.err_max_grade if plan.err_max_grade is not None else max(problem.max_label, 1.0)
+    err_denom = _err_denominator(plan, problem)
     # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
     # list is built from the ranked rows, in the same pass as the ordering
     same = problem.j_start is problem.r_start and problem.j_idx is problem.r_idx and problem.j_label is problem.label
@@ -170,7 +170,7 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
         problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
         problem.item_offs, problem.item_data,
         problem.j_start, problem.j_end, problem.j_idx, problem.j_label, plan.ideal_judgments and not same,
-        problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, float(2.0**max_grade),
+        problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, err_denom,
         plan.empty_mode, plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.map_keys, plan.map_vals,
     )
     for i, m in enumerate(plan.measures):
@@ -188,6 +188,33 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     if plan.round_per_query is not None:
         values = _round_like_printf(values, plan.round_per_query)
     return values, empties
+
+
+#: The largest exponent of 2 a double holds: 2**1024 overflows.
+_MAX_EXPONENT = 1024.0
+
+
+def _err_denominator(plan: Plan, problem: Problem) -> float:
+    """``2**max_grade``, ERR's normaliser (1.0, unused, when no ERR is asked); refuses grades whose
+    ``2**grade`` overflows a double, for ERR and for the exponential gain ``2**label - 1``."""
+    exp_gain = plan.gain_kinds == K.GAIN_EXP
+    if exp_gain.any() and problem.max_label >= _MAX_EXPONENT:
+        names = ", ".join(m.key for m, e in zip(plan.measures, exp_gain) if e)
+        raise InvalidParameterError(
+            f"{names}: the exponential gain 2**label - 1 overflows double precision for labels of 1024 or more "
+            f"(largest label {problem.max_label:g}); use the linear gain (--set gain=linear) or smaller grades."
+        )
+    is_err = plan.codes == K.ERR
+    if not is_err.any():
+        return 1.0
+    max_grade = plan.err_max_grade if plan.err_max_grade is not None else max(problem.max_label, 1.0)
+    if not max_grade < _MAX_EXPONENT:
+        names = ", ".join(m.key for m, e in zip(plan.measures, is_err) if e)
+        raise InvalidParameterError(
+            f"{names}: ERR's stopping probability (2**grade - 1) / 2**max_grade overflows double precision for a "
+            f"maximum grade of 1024 or more (got {max_grade:g}); ERR is defined for small graded labels (0-4...)."
+        )
+    return float(2.0**max_grade)
 
 
 def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:

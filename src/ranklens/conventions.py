@@ -9,6 +9,8 @@ peer libraries; ``"ranklens"`` is the default. See ``docs/conventions.md``.
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -165,9 +167,16 @@ class Convention:
                     f"`gain` must be 'linear', 'exponential' or a mapping from label to gain; got {self.gain!r}."
                 )
         elif isinstance(self.gain, Mapping):
-            object.__setattr__(self, "gain", dict(sorted((float(k), float(v)) for k, v in self.gain.items())))
+            try:
+                gains = dict(sorted((float(k), float(v)) for k, v in self.gain.items()))
+            except (TypeError, ValueError):
+                raise InvalidParameterError(
+                    f"`gain`: a mapping from label to gain takes numbers; got {self.gain!r}."
+                ) from None
+            object.__setattr__(self, "gain", gains)
         else:
             raise InvalidParameterError(f"`gain` must be 'linear', 'exponential' or a mapping; got {self.gain!r}.")
+        _check_numbers(self)
         if not (isinstance(self.log_base, (int, float)) and self.log_base > 0 and self.log_base != 1):
             raise InvalidParameterError(f"`log_base` must be a number > 0 and != 1; got {self.log_base!r}.")
         if not (self.empty in ("skip", "error") or (isinstance(self.empty, (int, float)) and self.empty in (0, 1))):
@@ -226,6 +235,44 @@ AGGREGATE_FIELDS: tuple[str, ...] = (
     "queries", "missing_ranking", "weighting", "clamp_mean", "min_items", "max_items", "fractional_labels",
     "max_label", "k_beyond_longest",
 )
+
+
+def _is_number(v: Any) -> bool:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return False
+    return math.isfinite(v)
+
+
+def _is_count(v: Any, low: int) -> bool:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        return False
+    return low <= int(v) < 2**63
+
+
+def _check_numbers(c: Convention) -> None:
+    """Refuse a numeric field that is not a finite number (NaN, text, a boolean...), in one line naming it."""
+    numbers = {"relevance_level": False, "gain_threshold": True, "max_label": True, "err_max_grade": True}
+    for name, optional in numbers.items():
+        value = getattr(c, name)
+        if not (_is_number(value) or (optional and value is None)):
+            raise InvalidParameterError(f"`{name}` must be a finite number{' or None' if optional else ''}; "
+                                        f"got {value!r}.")
+    if not _is_number(c.log_base):
+        raise InvalidParameterError(f"`log_base` must be a number > 0 and != 1; got {c.log_base!r}.")
+    counts = {"default_cutoff": (1, True), "round_per_query": (0, True), "min_items": (0, False),
+              "max_items": (1, True)}
+    for name, (low, optional) in counts.items():
+        value = getattr(c, name)
+        if not (_is_count(value, low) or (optional and value is None)):
+            raise InvalidParameterError(f"`{name}` must be an integer >= {low}{' or None' if optional else ''}; "
+                                        f"got {value!r}.")
+    if c.round_per_query is not None and c.round_per_query > 17:
+        raise InvalidParameterError(f"`round_per_query` must be at most 17 decimals; got {c.round_per_query!r}.")
+    if not isinstance(c.clamp_mean, bool):
+        raise InvalidParameterError(f"`clamp_mean` must be True or False; got {c.clamp_mean!r}.")
+    if isinstance(c.gain, dict) and not all(math.isfinite(k) and math.isfinite(v) for k, v in c.gain.items()):
+        raise InvalidParameterError(f"`gain`: a mapping from label to gain takes finite numbers; got {c.gain!r}.")
+
 
 _TREC9 = Convention(
     name="trec_eval",

@@ -31,6 +31,7 @@ refusal, or another definition). :func:`definition` gives the spec that applies 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -216,8 +217,11 @@ _MEASURE_RE = re.compile(
         (?:(?:@|\.|_)(?P<k>\d+(?:,\d+)*))?
         (?P<minus>-)?
         (?:\((?P<opts>[^)]*)\))?\s*$""",
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,  # ASCII digits only: "ndcg@１０" is refused, not read as ndcg@10
 )
+
+#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
+MAX_CUTOFF = 2**63 - 1
 
 
 def parse_measure(text: str) -> list[Measure]:
@@ -234,6 +238,11 @@ def parse_measure(text: str) -> list[Measure]:
     if not isinstance(text, str) or not text.strip():
         raise InvalidParameterError(f"a measure must be a non-empty string; got {text!r}.")
     m = _MEASURE_RE.match(text)
+    if not m and not text.isascii():
+        raise InvalidParameterError(
+            f"measure {text!r}: a measure is written in ASCII letters and digits (e.g. ndcg@10); not ASCII: "
+            f"{', '.join(repr(c) for c in dict.fromkeys(text) if not c.isascii())}."
+        )
     if not m:
         raise InvalidParameterError(_unknown(text))
     raw_name = m.group("name")
@@ -258,8 +267,10 @@ def parse_measure(text: str) -> list[Measure]:
     else:
         cutoffs = [int(x) for x in ks_text.split(",")]
         for cut in cutoffs:
-            if cut < 1:
-                raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {cut}.")
+            if cut < 1 or cut > MAX_CUTOFF:
+                raise InvalidParameterError(
+                    f"measure {text!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got {cut}."
+                )
         ks = list(cutoffs)
         if not REGISTRY[family].cutoff:
             raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
@@ -276,10 +287,9 @@ def parse_measure(text: str) -> list[Measure]:
             key = key.strip().lower()
             value = value.strip().strip("'\"")
             if key in ("rel", "relevance_level", "level"):
-                try:
-                    rel = float(value)
-                except ValueError:
-                    raise InvalidParameterError(f"measure {text!r}: rel must be a number; got {value!r}.") from None
+                rel = _finite(value)
+                if rel is None:
+                    raise InvalidParameterError(f"measure {text!r}: rel must be a finite number; got {value!r}.")
             elif key == "gain":
                 if value not in ("linear", "exponential", "exp", "lin"):
                     raise InvalidParameterError(f"measure {text!r}: gain must be 'linear' or 'exponential'.")
@@ -295,6 +305,17 @@ def parse_measure(text: str) -> list[Measure]:
             key = f"{raw_name}{sep}{k}" + ("-" if empty is not None else "") + (f"({opts})" if opts else "")
         out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel))
     return out
+
+
+def _finite(text: str) -> float | None:
+    """The number ``text`` spells in ASCII (``1``, ``0.5``, ``-2e1``), if finite, else ``None``."""
+    if not text.isascii():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:

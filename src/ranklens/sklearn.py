@@ -11,6 +11,7 @@ routed to it by scikit-learn's metadata routing), for ``GridSearchCV`` / ``cross
 from __future__ import annotations
 
 import math
+import sys
 from functools import lru_cache
 from numbers import Integral, Real
 from typing import Any
@@ -21,6 +22,7 @@ from ._plan import Plan, make_plan, run_plan
 from ._problem import matrix_problem
 from .conventions import get_convention
 from .errors import InvalidParameterError
+from .measures import MAX_CUTOFF
 
 __all__ = ["dcg_score", "make_ranking_scorer", "ndcg_score"]
 
@@ -31,9 +33,17 @@ def _param_error(func: str, name: str, constraint: str, value: Any) -> InvalidPa
     return InvalidParameterError(f"The {name!r} parameter of {func} must be {constraint}. Got {value!r} instead.")
 
 
+def _is_sparse(x: Any) -> bool:
+    """A SciPy sparse matrix or array (scipy is imported already if ``x`` is one)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and bool(sparse.issparse(x))
+
+
 def _array_like(x: Any) -> bool:
-    # scikit-learn's "array-like": has __len__, shape or __array__, and is not a scalar (str is a scalar)
-    return (hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")) and not np.isscalar(x)
+    # scikit-learn's "array-like": has __len__, shape or __array__, and is neither a scalar (str is a
+    # scalar) nor a SciPy sparse matrix (its InvalidParameterError, a ValueError and a TypeError)
+    return ((hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")) and not np.isscalar(x)
+            and not _is_sparse(x))
 
 
 def _check_params(func: str, params: dict[str, Any]) -> None:
@@ -185,6 +195,8 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, f
         score = -np.tile(np.arange(n, dtype=np.float64), (n_q, 1))
     else:
         label, score = yt, ys
+    if k is not None and k > MAX_CUTOFF:
+        k = n  # any cutoff past the list is the whole list, as in scikit-learn
     plan = _sklearn_plan(family, None if k is None else int(k), ignore_ties, float(log_base))
     problem = matrix_problem(np.ascontiguousarray(label), np.ascontiguousarray(score), plan.convention)
     values, _ = run_plan(plan, problem)

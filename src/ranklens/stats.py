@@ -192,10 +192,16 @@ def check_confidence(c: Any) -> float:
     return float(c)
 
 
+#: The most resamples a test or interval draws: each is kept as one double per run and measure
+#: (10**7 resamples: 80 MB each), so more would exhaust the memory instead of sharpening a p-value.
+MAX_RESAMPLES = 10**7
+
+
 def check_resamples(n: Any) -> int:
-    """``n`` as an integer >= 1, or :class:`InvalidParameterError` naming `n_resamples`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidParameterError(f"`n_resamples` must be an integer >= 1; got {n!r}.")
+    """``n`` as an integer from 1 to :data:`MAX_RESAMPLES`, or :class:`InvalidParameterError` naming
+    `n_resamples`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_RESAMPLES:
+        raise InvalidParameterError(f"`n_resamples` must be an integer from 1 to {MAX_RESAMPLES}; got {n!r}.")
     return int(n)
 
 
