@@ -16,11 +16,57 @@ from typing import Any
 
 import click
 
-from ._clitypes import integer, number
-from ._failure import fail, report, set_debug
-from .options import COLUMN_KEYS, FORMAT_KEYS, split_options
+from .errors import fail, report, set_debug
+from .options import COLUMN_KEYS, FORMAT_KEYS, parse_sets, split_options
 
 __all__ = ["main"]
+
+class _Number:
+    """A number option in ASCII digits (Python reads ``int("１０")`` as 10: refused, as in measure names)
+    and finite (``nan``, ``inf`` refused); a range when bounds are given."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.isascii():
+            self.fail(f"{value!r} is not a number written in ASCII digits.", param, ctx)  # type: ignore[attr-defined]
+        number = super().convert(value, param, ctx)  # type: ignore[misc]
+        if isinstance(number, float) and not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)  # type: ignore[attr-defined]
+        return number
+
+    def _describe_range(self) -> str:
+        unbounded = self.min is None and self.max is None  # type: ignore[attr-defined]
+        return "" if unbounded else super()._describe_range()  # type: ignore[misc]
+
+
+class _Int(_Number, click.IntRange):
+    pass
+
+
+class _Float(_Number, click.FloatRange):
+    pass
+
+
+def integer(min: int | None = None, max: int | None = None) -> Any:
+    """The type of an integer option (ASCII digits, within ``[min, max]`` when given).
+
+    >>> integer(min=1).convert("10", None, None)
+    10
+    """
+    kind = _Int(min, max)
+    kind.name = "integer" if min is None and max is None else kind.name
+    return kind
+
+
+def number(min: float | None = None, max: float | None = None) -> Any:
+    """The type of a number option (finite, ASCII digits, within ``[min, max]`` when given).
+
+    >>> number(min=0).convert("1e-3", None, None)
+    0.001
+    """
+    kind = _Float(min, max)
+    kind.name = "float" if min is None and max is None else kind.name
+    return kind
+
 
 _COLUMN_OPTS = [
     click.option("--query-col", default=None, help="Query id column of a table (default: query, qid, group_id...)."),
@@ -107,49 +153,6 @@ def input_options(kw: dict[str, Any]) -> dict[str, Any]:
     if "judgments_format" in out:
         out["format"] = out.pop("judgments_format")
     return out
-
-
-def parse_sets(items: tuple[str, ...]) -> dict[str, Any]:
-    """``--set FIELD=VALUE`` values: ``{field: value}`` (numbers, booleans, None and gain maps parsed)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise click.UsageError(f"--set expects FIELD=VALUE, got {item!r}")
-        name = name.strip()
-        out[name] = value.strip() if name in _TEXT_FIELDS else _value(value.strip(), name)
-    return out
-
-
-#: Convention fields whose values are texts, taken as written.
-_TEXT_FIELDS = ("name", "mirrors", "description")
-
-
-def _value(text: str, name: str = "") -> Any:
-    low = text.lower()
-    if low in ("none", "null"):
-        return None
-    if low in ("true", "false"):
-        return low == "true"
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    if "=" in text or ":" in text:  # a gain mapping like 0:0,1:1,2:3
-        pairs = {}
-        for part in text.split(","):
-            k, _, v = part.replace(":", "=").partition("=")
-            try:
-                pairs[float(k)] = float(v)
-            except ValueError:
-                raise click.BadParameter(f"{name}={text}: a gain mapping is LABEL:GAIN,LABEL:GAIN... of numbers "
-                                         f"(e.g. 0:0,1:1,2:3); got {part!r}.", param_hint="--set") from None
-        return pairs
-    return text
 
 
 def _set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:

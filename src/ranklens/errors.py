@@ -1,4 +1,4 @@
-"""Exceptions raised by ranklens.
+"""Exceptions raised by ranklens, and how the command line reports one.
 
 ::
 
@@ -9,11 +9,23 @@
     ├── EmptyQueryError (also ValueError) a query without relevant items under ``empty="error"``
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
     └── StoreBusyError                   the monitoring store is locked by another writer
+
+On the command line every failure is one line on stderr (:func:`report`): a user's error (any
+:class:`RanklensError`, an operating-system error on a path: missing file, permission, a directory, a
+symlink loop...) is ``ranklens: error: ...`` with exit status 2; anything else is a bug of ranklens,
+``ranklens: internal error: ...`` with status 1. ``ranklens --debug`` or ``RANKLENS_DEBUG=1`` print the
+traceback too.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
+from typing import NoReturn
+
 __all__ = [
+    "DEBUG_ENV",
     "EmptyQueryError",
     "FormatError",
     "InputError",
@@ -21,7 +33,18 @@ __all__ = [
     "MissingDependencyError",
     "RanklensError",
     "StoreBusyError",
+    "debug_enabled",
+    "describe",
+    "fail",
+    "one_line",
+    "report",
+    "set_debug",
 ]
+
+#: The environment variable that turns the tracebacks on (any value but "", "0", "false", "no", "off").
+DEBUG_ENV = "RANKLENS_DEBUG"
+
+_state = {"debug": False}
 
 
 class RanklensError(Exception):
@@ -68,3 +91,71 @@ class MissingDependencyError(RanklensError, ImportError):
 
 class StoreBusyError(RanklensError):
     """The monitoring store is held by another process for longer than we were asked to wait."""
+
+
+def set_debug(debug: bool = True) -> None:
+    """Print the traceback of every failure (``ranklens --debug``)."""
+    _state["debug"] = bool(debug)
+
+
+def debug_enabled() -> bool:
+    """Whether tracebacks are printed: ``--debug`` given or ``RANKLENS_DEBUG`` set.
+
+    >>> set_debug(True); debug_enabled()
+    True
+    >>> set_debug(False)
+    """
+    env = os.environ.get(DEBUG_ENV, "").strip().lower()
+    return _state["debug"] or env not in ("", "0", "false", "no", "off")
+
+
+def one_line(message: object) -> str:
+    """A message on one line: every run of whitespace (newlines too) becomes one space."""
+    return " ".join(str(message).split())
+
+
+def fail(message: object, code: int = 2) -> NoReturn:
+    """Print ``ranklens: error: MESSAGE`` on stderr (on one line) and exit with ``code``."""
+    print(f"ranklens: error: {one_line(message)}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def describe(exc: BaseException) -> tuple[str, int]:
+    """``(message, exit status)`` of an exception that ends a command.
+
+    Examples
+    --------
+    >>> describe(FileNotFoundError(2, "No such file or directory", "runs/a.txt"))
+    ('runs/a.txt: No such file or directory', 2)
+    >>> describe(ZeroDivisionError("division by zero"))[1]
+    1
+    """
+    if isinstance(exc, RanklensError):
+        return str(exc) or type(exc).__name__, 2
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", 130
+    if isinstance(exc, MemoryError):
+        return ("out of memory (the input, or a parameter such as the number of resamples, is too large for "
+                "this machine)"), 1
+    if isinstance(exc, OSError):
+        what = exc.strerror or str(exc) or type(exc).__name__
+        names = [n for n in (exc.filename, exc.filename2) if n is not None]
+        where = " -> ".join(os.fsdecode(n) if isinstance(n, (str, bytes)) else str(n) for n in names)
+        return (f"{where}: {what}" if where else what), 2
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the input is not valid UTF-8 ({exc.reason} at byte {exc.start})", 2
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return (f"internal error: {detail} (a bug in ranklens: please report it; run with --debug or "
+            f"{DEBUG_ENV}=1 for the traceback)"), 1
+
+
+def report(exc: BaseException) -> NoReturn:
+    """End the command on ``exc``: its traceback when :func:`debug_enabled`, then one line and the exit
+    status of :func:`describe`."""
+    message, code = describe(exc)
+    if debug_enabled():
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    if code == 1 and message.startswith("internal error: "):
+        print(f"ranklens: {one_line(message)}", file=sys.stderr, flush=True)
+        sys.exit(1)
+    fail(message, code)

@@ -20,7 +20,7 @@ from .errors import InvalidParameterError
 from .io import read_table
 from .records import Judgments, Rankings
 
-__all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "split_options"]
+__all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]
 
 #: The keywords naming table columns, and the role each names.
 COLUMN_KEYS: dict[str, str] = {
@@ -140,3 +140,54 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
         rfiles = {"format": formats.run}
     return (as_judgments(judgments, **columns.judgments_kwargs(), **jfiles),
             as_rankings(rankings, **columns.rankings_kwargs(), **rfiles))
+
+
+#: Convention fields whose values are texts, taken as written by :func:`parse_sets`.
+TEXT_FIELDS = ("name", "mirrors", "description")
+
+
+def parse_sets(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """``--set FIELD=VALUE`` texts as convention overrides ``{field: value}``: ``none``/``null``, ``true``/
+    ``false``, numbers (ASCII digits) and gain maps ``LABEL:GAIN,...`` parsed, other values kept as text
+    (the convention refuses a text where it needs a number, naming the field).
+
+    Examples
+    --------
+    >>> from ranklens.options import parse_sets
+    >>> parse_sets(["gain=0:0,1:1,2:3", "empty=0", "relevance_level=2", "default_cutoff=none"])
+    {'gain': {0.0: 0.0, 1.0: 1.0, 2.0: 3.0}, 'empty': 0, 'relevance_level': 2, 'default_cutoff': None}
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise InvalidParameterError(f"--set expects FIELD=VALUE, got {item!r}.")
+        name = name.strip()
+        out[name] = value.strip() if name in TEXT_FIELDS else _set_value(value.strip(), name)
+    return out
+
+
+def _set_value(text: str, name: str) -> Any:
+    low = text.lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if not text.isascii():  # int("１０") is 10: a number is written in ASCII digits
+        return text
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if "=" in text or ":" in text:  # a gain mapping like 0:0,1:1,2:3
+        pairs = {}
+        for part in text.split(","):
+            k, _, v = part.replace(":", "=").partition("=")
+            try:
+                pairs[float(k)] = float(v)
+            except ValueError:
+                raise InvalidParameterError(f"--set {name}={text}: a gain mapping is LABEL:GAIN,LABEL:GAIN... of "
+                                            f"numbers (e.g. 0:0,1:1,2:3); got {part!r}.") from None
+        return pairs
+    return text

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .._clitypes import integer, number
+from ..cli import integer, number
 
 __all__ = ["monitor"]
 

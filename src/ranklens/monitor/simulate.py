@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
-from .._clitypes import integer, number
+from ..cli import integer, number
 from ..errors import InvalidParameterError
 from ._sim_checks import check_date, check_fraction, check_int, check_items, check_slice, epoch_ms, fail
 from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table

@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 
-from .._clitypes import integer
-from ..cli import column_options, comparison_options, input_options, parse_sets
+from ..cli import column_options, comparison_options, input_options, integer
 from ..errors import InputError, InvalidParameterError
+from ..options import parse_sets
 
 __all__ = ["report", "serve"]
 
