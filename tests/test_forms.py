@@ -220,3 +220,17 @@ def test_lists_of_numbers_stay_a_matrix() -> None:
     """The scikit-learn form (row = query, column = item) is unchanged: relevant item ranked second."""
     for y_true, y_score in (([[0, 1]], [[0.9, 0.1]]), (np.array([[0, 1]]), np.array([[0.9, 0.1]]))):
         assert ranklens.evaluate(y_true, y_score, ["ndcg"])["ndcg"] == pytest.approx(1 / math.log2(3), rel=1e-15)
+
+
+def test_compare_reads_an_iterator_of_judgments_once_for_every_run() -> None:
+    qrels = [Qrel("q1", "a", 0), Qrel("q1", "b", 1), Qrel("q2", "c", 1)]
+    runs = {"first": [ScoredDoc("q1", "a", 0.9), ScoredDoc("q1", "b", 0.1), ScoredDoc("q2", "c", 0.5)],
+            "second": ranx.Run({"q1": {"a": 0.1, "b": 0.9}, "q2": {"c": 0.5}})}
+    cmp = ranklens.compare(iter(qrels), runs, ["mrr"], n_resamples=100)
+    # first: q1 has b second (1/2), q2 has c first (1): mean 0.75; second: both first
+    assert cmp.row("first", "mrr")["mean"] == 0.75 and cmp.row("second", "mrr")["mean"] == 1.0
+
+
+def test_compare_refuses_one_run_given_as_its_records() -> None:
+    with pytest.raises(InvalidParameterError, match="list of records, which is one run"):
+        ranklens.compare({"q": {"a": 1}}, [ScoredDoc("q", "a", 1.0), ScoredDoc("q", "b", 0.5)], ["mrr"])

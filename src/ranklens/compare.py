@@ -17,6 +17,7 @@ import numpy as np
 
 from . import render
 from . import stats as S
+from ._forms import is_record, unwrap
 from .errors import InvalidParameterError
 
 __all__ = ["Comparison", "compare", "run_names"]
@@ -172,6 +173,9 @@ def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]
     if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
         raise InvalidParameterError("`runs` must be a list of runs (paths, dicts, tables) or a mapping {name: run}.")
     items = list(runs)
+    if any(map(is_record, items)):  # named tuples (ScoredDoc...): the records of one run
+        raise InvalidParameterError(
+            "`runs` is a list of records, which is one run; compare needs several: pass [run1, run2] or {name: run}.")
     names = []
     for i, r in enumerate(items):
         if isinstance(r, (str, os.PathLike)):
@@ -312,6 +316,7 @@ def compare(
 
     from ._progress import Progress
 
+    judgments = unwrap(judgments, "judgments")  # read once for every run: an iterator of records is consumed once
     results = []
     with Progress(len(items), "compare: evaluating runs") as progress:
         for run in items:
