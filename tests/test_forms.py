@@ -234,3 +234,10 @@ def test_compare_reads_an_iterator_of_judgments_once_for_every_run() -> None:
 def test_compare_refuses_one_run_given_as_its_records() -> None:
     with pytest.raises(InvalidParameterError, match="list of records, which is one run"):
         ranklens.compare({"q": {"a": 1}}, [ScoredDoc("q", "a", 1.0), ScoredDoc("q", "b", 0.5)], ["mrr"])
+
+
+@pytest.mark.parametrize("judgments", [{10**30: {"a": 1}}, {"q": {-(10**5000): 1}}, [Qrel(2**64, "a", 1)]],
+                         ids=["query", "item", "record"])
+def test_integer_ids_beyond_64_bits_refused_in_one_line(judgments) -> None:
+    with pytest.raises(InputError, match=r"^the integer id .* does not fit in 64 bits; give such ids as strings\.$"):
+        ranklens.evaluate(judgments, {"q": {"a": 1.0}}, ["ndcg"])

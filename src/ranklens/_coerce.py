@@ -227,7 +227,12 @@ def _id_array(values: list[Any]) -> np.ndarray:
     """Integer ids as int64, anything else as an object array of str."""
     types = set(map(type, values))  # distinct types only: no Python loop per id below
     if types and all(issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in types):
-        return np.asarray(values, dtype=np.int64)
+        try:
+            return np.asarray(values, dtype=np.int64)
+        except OverflowError:
+            big = int(next(v for v in values if not -2**63 <= int(v) < 2**63))
+            text = str(big) if big.bit_length() <= 128 else f"of {big.bit_length()} bits"
+            raise InputError(f"the integer id {text} does not fit in 64 bits; give such ids as strings.") from None
     if all(issubclass(t, str) for t in types):
         return np.asarray(values, dtype=object)
     return np.asarray([v if isinstance(v, str) else str(v) for v in values], dtype=object)
