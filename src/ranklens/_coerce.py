@@ -20,7 +20,7 @@ Files are read by :mod:`ranklens.io`, which hands its tables and JSON dicts to
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, compress
 from typing import Any, Literal, overload
 
@@ -29,6 +29,7 @@ import numpy as np
 from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
 from ._forms import accepted, has_records, plain_tuples, pyterrier_columns, record_columns, unwrap
 from ._ids import id_length
+from ._validate import check_values
 from .errors import InputError, InvalidParameterError
 from .records import Records
 
@@ -179,17 +180,58 @@ def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
         return a.astype(np.float64, copy=False)
     try:
         return np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         bad = next((x for x in a if not _is_number(x)), None)
-        raise InputError(f"{what} in {where} must be numbers; found {bad!r}.") from None
+        shown = repr(bad)
+        raise InputError(f"{what} in {where} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}"
+                         f"{' (too large for a float)' if isinstance(bad, int) else ''}.") from None
 
 
 def _is_number(x: Any) -> bool:
     try:
         float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return True
+
+
+def _table_nulls(obj: Any, kind: str, col: str) -> np.ndarray:
+    """Which rows of a table column are missing (null; for pandas also NaN, its missing value)."""
+    if kind == "pandas":
+        return np.asarray(obj[col].isna().to_numpy(), dtype=bool)
+    if kind == "polars":
+        if type(obj).__name__ == "LazyFrame":
+            obj = obj.select(col).collect()
+        return np.asarray(obj[col].is_null().to_numpy(), dtype=bool)
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.is_null(obj.column(col)).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+#: ``locate(i)`` of a table's row ``i``: where it is, its line in the file (or None) and its text.
+Locate = Callable[[int], "tuple[str, int | None, str | None]"]
+
+
+def _row(i: int) -> tuple[str, int | None, str | None]:
+    return f"row {i}", None, None
+
+
+def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate: Locate | None,
+                  missing_ok: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """A table's label/score/rank column as float64, and which rows are missing (None: none).
+
+    NaN and infinities are refused (:func:`~ranklens._validate.check_values`), and so are missing
+    values unless ``missing_ok`` (one table holding both labels and scores: there a missing cell says
+    the row is not judged, or not ranked)."""
+    vals = numeric(_table_column(table, kind, col), f"{what} column {col!r}", where)
+    if np.isfinite(vals).all():
+        return vals, None
+    null = _table_nulls(table, kind, col)
+    if missing_ok:  # missing cells are allowed: any other NaN (a text "nan") or infinity is not
+        check_values(np.where(null, 0.0, vals), f"{what} ({col!r})", where, locate=locate or _row)
+    else:
+        check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null)
+    return vals, (null if null.any() else None)
 
 
 def _nested_columns(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,8 +252,10 @@ def _nested_columns(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.n
     raw = list(chain.from_iterable(map(_values, inner)))
     try:
         values = np.fromiter(raw, dtype=np.float64, count=total)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         values = numeric(np.asarray(raw, dtype=object), f"{what} values", f"the {what} dict")
+    check_values(values, "relevance label" if what == "judgments" else "score", f"the {what} dict",
+                 locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
     return qids, items, values
 
 
@@ -312,12 +356,16 @@ def _is_records(obj: Any) -> bool:
     return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, np.ndarray)) and has_records(obj)
 
 
-def _record_values(values: list[Any], what: str) -> np.ndarray:
+def _record_values(values: list[Any], what: str, qids: list[Any], items: list[Any]) -> np.ndarray:
     name = "relevance" if what == "judgments" else "score"
+    where = "the judgment records" if what == "judgments" else "the ranking records"
     try:
-        return np.fromiter(values, dtype=np.float64, count=len(values))
-    except (TypeError, ValueError):
-        return numeric(np.asarray(values, dtype=object), f"{name} values", f"the {what} records")
+        out = np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        out = numeric(np.fromiter(values, dtype=object, count=len(values)), f"{name} values", where)
+    check_values(out, "relevance label" if what == "judgments" else "score", where,
+                 locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
+    return out
 
 
 def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
@@ -330,6 +378,10 @@ def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.n
         raise type(e)(f"{e} A list of lists is read as a matrix of numbers (row = query). {accepted(what)}") from None
 
 
+def _check_matrix(v: np.ndarray, q: np.ndarray, i: np.ndarray, what: str, where: str) -> None:
+    check_values(v, what, where, locate=lambda r: (f"row {q[r]}, column {i[r]}", None, None))
+
+
 def table_records(
     table: Any,
     *,
@@ -340,9 +392,11 @@ def table_records(
     label_col: str | None = None,
     source: str | None = None,
     need: str = "both",
+    locate: Locate | None = None,
 ) -> Records:
     """The rows of a long table (``need``: "judgments", "rankings" or "both"; with "both", a row with a
-    null label is unjudged and a row with a null score/rank unranked)."""
+    null label is unjudged and a row with a null score/rank unranked; NaN and infinities are refused,
+    naming the row, or the line and text given by ``locate(row)``)."""
     kind = table_kind(table)
     if kind is None:
         raise InvalidParameterError(f"expected a pandas, polars or pyarrow table; got {type(table).__name__}.")
@@ -366,23 +420,18 @@ def table_records(
     # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
     item = _table_ids(table, kind, ic, where) if ic is not None else np.arange(n, dtype=np.int64)
     label = judged = score = rank = ranked = None
+    both = need == "both" and lc is not None and (sc is not None or rc is not None)
     if lc is not None and need in ("judgments", "both"):
-        label = numeric(_table_column(table, kind, lc), f"relevance column {lc!r}", where)
-        judged = ~np.isnan(label)
-        if need == "judgments" and not judged.all():
-            raise InputError(f"relevance column {lc!r} in {where} has {int((~judged).sum())} missing values.")
-        if judged.all():
-            judged = None
+        label, missing = _table_values(table, kind, lc, "relevance", where, locate, both)
+        judged = None if missing is None else ~missing
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
-        score = numeric(_table_column(table, kind, sc), f"score column {sc!r}", where) if sc else None
-        rank = numeric(_table_column(table, kind, rc), f"rank column {rc!r}", where) if (rc and not sc) else None
-        if need == "both" and lc is not None:
-            # one table with both columns: a row with a label but no score/rank is judged, not ranked
-            key = score if score is not None else rank
-            assert key is not None
-            ranked = ~np.isnan(key)
-            if ranked.all():
-                ranked = None
+        # one table with both columns: a row with a label but no score/rank is judged, not ranked
+        if sc:
+            score, missing = _table_values(table, kind, sc, "score", where, locate, both)
+        else:
+            assert rc is not None
+            rank, missing = _table_values(table, kind, rc, "rank", where, locate, both)
+        ranked = None if missing is None else ~missing
     return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=judged, ranked=ranked)
 
 
@@ -408,13 +457,14 @@ def judgment_records(obj: Any, **columns: Any) -> Records:
         raise InputError("judgments are empty.")
     if _is_records(obj):
         rq, ri, rv = record_columns(obj, "judgments")
-        return Records(_id_array(rq), _id_array(ri), label=_record_values(rv, "judgments"),
+        return Records(_id_array(rq), _id_array(ri), label=_record_values(rv, "judgments", rq, ri),
                        source="the judgment records")
     if _is_matrix_like(obj):
         rows = _matrix_rows_named(obj, "y_true", "judgments")
         q, i, v = _long_from_rows(rows, "y_true")
         if v.size == 0:
             raise InputError("judgments are empty.")
+        _check_matrix(v, q, i, "relevance label", "the y_true matrix")
         return Records(q, i, label=v, source="the y_true matrix")
     raise InvalidParameterError(f"cannot read judgments from a {type(obj).__name__}. {accepted('judgments')}")
 
@@ -430,15 +480,20 @@ def ranking_records(obj: Any, **columns: Any) -> Records:
     if _is_empty_sequence(obj):
         raise InputError("rankings are empty.")
     if isinstance(obj, np.ndarray) and obj.ndim == 1:
-        return Records(None, None, score=numeric(obj, "scores", "the score vector"), source="the score vector")
+        v = numeric(obj, "scores", "the score vector")
+        check_values(v, "score", "the score vector")
+        return Records(None, None, score=v, source="the score vector")
     if _is_records(obj):
         rq, ri, rv = record_columns(obj, "rankings")
-        return Records(_id_array(rq), _id_array(ri), score=_record_values(rv, "rankings"),
+        return Records(_id_array(rq), _id_array(ri), score=_record_values(rv, "rankings", rq, ri),
                        source="the ranking records")
     if _is_matrix_like(obj):
         rows = _matrix_rows_named(obj, "y_score", "rankings")
         q, i, v = _long_from_rows(rows, "y_score")
+        _check_matrix(v, q, i, "score", "the y_score matrix")
         return Records(q, i, score=v, source="the y_score matrix")
     if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)):
-        return Records(None, None, score=numeric(np.asarray(obj), "scores", "the score list"), source="the score list")
+        v = numeric(np.asarray(obj), "scores", "the score list")
+        check_values(v, "score", "the score list")
+        return Records(None, None, score=v, source="the score list")
     raise InvalidParameterError(f"cannot read rankings from a {type(obj).__name__}. {accepted('rankings')}")

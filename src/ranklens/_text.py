@@ -1,7 +1,9 @@
 """Text formats parsed by the compiled scanners: TREC qrels and runs, LETOR/svmlight, predictions.
 
 Each reader takes a file's bytes and gives :class:`~ranklens.records.Records`;
-every parse error names the file, the line number and the offending text.
+every parse error names the file, the line number and the offending text. The rules shared with
+every other reader (byte-order mark, line endings, UTF-8, finite values, TREC field counts) are
+:mod:`ranklens._validate`'s.
 Opening files, detecting formats and the tabular formats are in :mod:`ranklens.io`.
 """
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from ._buffers import StrIds, arrow_to_numpy
 from .errors import FormatError, InputError
+from ._validate import TREC_FIELDS, check_values, text_buffer, utf8_text
 from .records import Records
 
 __all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_qrels", "read_trec_run", "text_lines"]
@@ -32,20 +35,15 @@ def is_float(tok: str) -> bool:
 
 
 def text_lines(data: bytes, path: str) -> list[str]:
-    """The lines of UTF-8 text (an error names the line of the first bad byte)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise FormatError(f"not UTF-8 text (byte {exc.start})", path=path, line=line) from None
-    return text.splitlines()
+    """The lines of UTF-8 text (a byte-order mark dropped; an error names the line of the first bad byte)."""
+    return utf8_text(data, path).splitlines()
 
 
 def _split(data: bytes, path: str, max_fields: int) -> tuple[np.ndarray, ...]:
     """Fields of every data line (compiled; no Python object per line)."""
     from ._kernels.api import split_fields
 
-    buf = np.frombuffer(data, dtype=np.uint8)
+    buf = text_buffer(data, path)
     if buf.size == 0:
         buf = np.zeros(1, np.uint8)
     return (buf, *split_fields(buf, max_fields))
@@ -55,23 +53,14 @@ def _line_text(buf: np.ndarray, ls: np.ndarray, le: np.ndarray, i: int) -> str:
     return bytes(buf[ls[i]:le[i]]).decode("utf-8", errors="replace")
 
 
-def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, path: str, ln: np.ndarray) -> Any:
-    """Column ``c`` as an Arrow large_string array (UTF-8 checked)."""
+def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int) -> Any:
+    """Column ``c`` as an Arrow large_string array (the buffer's UTF-8 was checked by :func:`text_buffer`)."""
     import pyarrow as pa
 
     from ._kernels.api import gather
 
     data, offs = gather(buf, st[:, c], en[:, c])
-    arr = pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(offs.astype(np.int64)), pa.py_buffer(data))
-    try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        for i in range(len(offs) - 1):  # error path only: find the line
-            try:
-                bytes(data[offs[i]:offs[i + 1]]).decode("utf-8")
-            except UnicodeDecodeError:
-                raise FormatError("not UTF-8 text", path=path, line=int(ln[i])) from None
-    return arr
+    return pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(offs.astype(np.int64)), pa.py_buffer(data))
 
 
 def _finish_numbers(vals: np.ndarray, ok: np.ndarray, buf: np.ndarray,
@@ -99,12 +88,11 @@ def _finish_numbers(vals: np.ndarray, ok: np.ndarray, buf: np.ndarray,
                     raise error(f"{what} {tok!r} is not a number", int(r)) from None
             raise FormatError(f"cannot read the {what} column", path=path) from None  # pragma: no cover
     if finite:
-        bad = ~np.isfinite(vals)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            st, en = spans(np.array([i]))
-            tok = bytes(buf[st[0]:en[0]]).decode("utf-8", errors="replace")
-            raise error(f"{what} is {tok}; scores and labels must be finite", i)
+        def locate(i: int) -> tuple[str, int | None, str | None]:
+            err = error("", i)
+            return "", err.line, err.text
+
+        check_values(vals, what, path, locate=locate)
     return vals
 
 
@@ -126,7 +114,9 @@ class _Columns:
         from ._kernels.api import scan_columns
 
         self.path = path
-        self.buf = np.frombuffer(data, dtype=np.uint8) if len(data) else np.full(1, 10, np.uint8)
+        self.buf = text_buffer(data, path)
+        if self.buf.size == 0:
+            self.buf = np.full(1, 10, np.uint8)
         kind = np.zeros(max(fields) + 1, np.int64)
         col = np.zeros_like(kind)
         self.str_col: dict[int, int] = {}
@@ -154,25 +144,11 @@ class _Columns:
         return FormatError(message, path=self.path, line=self.line_no(i), text=self.line_text(i))
 
     def strings(self, f: int) -> StrIds:
-        """Field ``f`` as :class:`~ranklens.data.StrIds` over the scanned bytes (UTF-8 checked: ASCII by
-        numpy, anything else by Arrow)."""
+        """Field ``f`` as :class:`~ranklens.data.StrIds` over the scanned bytes (UTF-8 checked by
+        :func:`~ranklens._validate.text_buffer`)."""
         j = self.str_col[f]
         offs = self.soffs[j]
-        ids = StrIds(offs, self.sdata[j, :int(offs[-1])])
-        if not (ids.data >= 128).any():
-            return ids
-        import pyarrow as pa
-
-        try:
-            ids.to_arrow().validate(full=True)
-        except pa.ArrowInvalid:
-            data = ids.data
-            for i in range(offs.shape[0] - 1):  # error path only: find the line
-                try:
-                    bytes(data[offs[i]:offs[i + 1]]).decode("utf-8")
-                except UnicodeDecodeError:
-                    raise FormatError("not UTF-8 text", path=self.path, line=self.line_no(i)) from None
-        return ids
+        return StrIds(offs, self.sdata[j, :int(offs[-1])])
 
     def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
         """Field ``f`` as float64, correctly rounded (:func:`_finish_numbers`)."""
@@ -188,12 +164,12 @@ def read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Records:
     c = _Columns(data, path, {0: "str", 2: "str", 3: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no judgments in the file.")
-    bad = c.nf != 4
+    bad = c.nf != TREC_FIELDS["qrels"]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
         hint = " (this looks like a run line: give the judgments first, the run second)" if c.nf[i] >= 6 else ""
-        raise c.error(f"expected 4 fields 'query iteration item relevance', got {c.nf[i]}{hint}", i)
+        raise c.error(f"expected 4 fields 'query iteration item relevance', got {_count(c.nf[i])}{hint}", i)
     labels = c.numbers(3, "relevance")
     return Records(c.strings(0), c.strings(2), label=labels, source=path)
 
@@ -203,11 +179,19 @@ def read_trec_run(data: bytes | mmap.mmap, path: str) -> Records:
     c = _Columns(data, path, {0: "str", 2: "str", 4: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
-    bad = c.nf < 5
+    bad = c.nf != TREC_FIELDS["run"]
     if bad.any():
+        # trec_eval refuses a line of fewer ("Malformed line"); of more, it drops the rest of the line,
+        # which is most often a second line run into the first: refused too
         i = int(np.flatnonzero(bad)[0])
-        raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {c.nf[i]}", i)
+        hint = " (a tag with spaces, or two lines run together?)" if c.nf[i] > 6 else ""
+        raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {_count(c.nf[i])}{hint}", i)
     return Records(c.strings(0), c.strings(2), score=c.numbers(4, "score"), source=path)
+
+
+def _count(nf: Any) -> str:
+    """A line's field count as the scanner gives it (it counts up to 255)."""
+    return "255 or more" if int(nf) >= 255 else str(int(nf))
 
 
 def _group_file(path: Path) -> Path | None:
@@ -248,7 +232,7 @@ def read_svmlight(data: bytes, path: str, groups: str | os.PathLike[str] | None,
             raise FormatError("empty qid:", path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i))
         st2 = st.copy()
         st2[:, 1] += 4
-        qid_arr: Any = _str_column(buf, st2, en, 1, path, ln)
+        qid_arr: Any = _str_column(buf, st2, en, 1)
     else:
         first = buf[np.where(nf >= 2, s1, 0)]
         bad = (nf >= 2) & (first != ord("#")) & ((first < ord("0")) | (first > ord("9")))

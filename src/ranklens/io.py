@@ -14,7 +14,9 @@ Formats (``format=`` or detected from the extension and the first lines):
 ``json``        ``{query: {item: value}}`` or a list of records
 
 Gzip-compressed files are read transparently. Every parse error names the
-file, the line number and the offending text.
+file, the line number and the offending text. The rules every reader applies
+(byte-order mark, line endings, UTF-8, finite labels and scores, TREC field
+counts) are :mod:`ranklens._validate`'s.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from ._coerce import nested_records, pick_column, table_records
 from ._text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
+from ._validate import strip_bom, text_buffer, utf8_text
 from .errors import FormatError, InputError, InvalidParameterError
 from .records import Judgments, Rankings, Records
 
@@ -76,10 +79,12 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
         raise InputError(f"{path}: is a directory, not a file.") from None
     except PermissionError:
         raise InputError(f"{path}: permission denied.") from None
+    except OSError as exc:  # a symlink loop, a name too long, an I/O error...
+        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc}).") from None
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
     return data
 
@@ -102,7 +107,7 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         head = raw[:65536]
     if head[:4] == b"PAR1":
         return "parquet"
-    text = head.decode("utf-8", errors="replace")
+    text = strip_bom(bytes(head)).decode("utf-8", errors="replace")
     if not text.strip():
         raise InputError(f"{p}: the file is empty.")
     if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()) and len(head) < 65536:
@@ -113,6 +118,8 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
             continue
         if s.startswith("{"):
             return "jsonl"
+        if s.startswith("["):
+            return "json"
         toks = s.split()
         if len(toks) >= 2 and (toks[1].startswith("qid:") or _is_feature(toks[1])) and is_float(toks[0]):
             return "svmlight"
@@ -148,18 +155,26 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
             import pyarrow.parquet as pq
 
             # ParquetFile rather than read_table: read_table imports pyarrow.dataset (a quarter second)
-            return pq.ParquetFile(pa.BufferReader(data)).read()
+            table = pq.ParquetFile(pa.BufferReader(data)).read()
+            _check_parquet_text(table, path)
+            return table
+        buf = pa.py_buffer(text_buffer(data, path))  # byte-order mark, line endings, UTF-8 (file, line)
         if fmt in ("csv", "tsv"):
             import pyarrow.csv as pcsv
 
             delim = "\t" if fmt == "tsv" else ","
+            header = _csv_header(buf, delim)
+            dup = sorted({c for c in header if header.count(c) > 1})
+            if dup:
+                raise FormatError(f"the header names column(s) {', '.join(map(repr, dup))} more than once",
+                                  path=path, line=1, text=delim.join(header))
             # id columns are read as text, so "001" keeps its zeros and "NA" stays an id
-            ids = _id_columns(_csv_header(data, delim), columns or {}, path)
+            ids = _id_columns(header, columns or {}, path)
             table = pcsv.read_csv(
-                pa.BufferReader(data),
+                pa.BufferReader(buf),
                 parse_options=pcsv.ParseOptions(delimiter=delim),
                 convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in ids},
-                                                    strings_can_be_null=False),
+                                                    strings_can_be_null=False, null_values=[""]),
             )
             for c in ids:
                 table = table.set_column(table.schema.get_field_index(c), c, _int_if_canonical(table.column(c)))
@@ -167,17 +182,44 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
         if fmt == "jsonl":
             import pyarrow.json as pjson
 
-            return pjson.read_json(pa.BufferReader(data))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
-        raise FormatError(f"cannot read as {fmt}: {exc}", path=path) from None
+            return pjson.read_json(pa.BufferReader(buf))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError) as exc:
+        raise FormatError(f"cannot read as {fmt}: {_one_line(exc)}", path=path) from None
     raise AssertionError(fmt)
 
 
-def _csv_header(data: bytes | mmap.mmap, delim: str) -> list[str]:
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line (Arrow's span several)."""
+    return " ".join(str(exc).split())
+
+
+def _check_parquet_text(table: Any, path: str) -> None:
+    """Refuse a Parquet string column holding bytes that are not UTF-8 (Parquet does not check them)."""
+    import pyarrow as pa
+
+    for name, col in zip(table.column_names, table.columns):
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            continue
+        try:
+            col.validate(full=True)
+        except pa.ArrowInvalid:
+            row = 0
+            for chunk in col.chunks:  # error path only: find the row
+                for i in range(len(chunk)):
+                    try:
+                        chunk[i].as_py()
+                    except UnicodeDecodeError:
+                        raise FormatError(f"column {name!r}, row {row + i}: not UTF-8 text", path=path) from None
+                row += len(chunk)
+            raise FormatError(f"column {name!r}: not UTF-8 text", path=path) from None
+
+
+def _csv_header(data: Any, delim: str) -> list[str]:
     import csv
 
-    nl = data.find(b"\n")
-    first = bytes(data[:nl if nl >= 0 else len(data)]).decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r")
+    raw = memoryview(data).tobytes()[:1 << 20]
+    nl = raw.find(b"\n")
+    first = raw[:nl if nl >= 0 else len(raw)].decode("utf-8", errors="replace").rstrip("\r")
     return next(csv.reader([first], delimiter=delim), [])
 
 
@@ -208,18 +250,34 @@ def _int_if_canonical(col: Any) -> Any:
 
 
 def _read_json(data: bytes, path: str) -> Any:
+    text = utf8_text(data, path)
     try:
-        obj = json.loads(data.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise FormatError(f"invalid JSON: {exc}", path=path, line=line) from None
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+    except RecursionError:
+        raise FormatError("invalid JSON: nested too deeply", path=path) from None
+    except ValueError as exc:  # a number too long to read (Python's limit on integer digits)
+        raise FormatError(f"invalid JSON: {_one_line(exc)}", path=path) from None
     if isinstance(obj, list):
         import pyarrow as pa
 
-        return pa.Table.from_pylist(obj)
+        bad = next((i for i, r in enumerate(obj) if not isinstance(r, dict)), None)
+        if bad is not None:
+            raise FormatError(f"a JSON list must hold records {{column: value}}; element {bad} is "
+                              f"{type(obj[bad]).__name__} {_short(obj[bad])}", path=path)
+        try:
+            return pa.Table.from_pylist(obj)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as exc:
+            raise FormatError(f"cannot read the JSON records as a table: {_one_line(exc)}", path=path) from None
     if isinstance(obj, dict):
         return obj
     raise FormatError("JSON must be {query: {item: value}} or a list of records", path=path)
+
+
+def _short(x: Any) -> str:
+    t = repr(x)
+    return t if len(t) <= 60 else t[:57] + "..."
 
 
 def read_records(
@@ -282,7 +340,7 @@ def read_records(
             raise InputError(
                 f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
         return nested_records(obj, need, source=src)
-    return table_records(obj, need=need, source=src, **columns)
+    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), **columns)
 
 
 def read_judgments(
@@ -343,6 +401,23 @@ def read_table(path: str | os.PathLike[str], *, format: str | None = None,
     """Read a long table that may hold both the relevance and the score/rank columns."""
     rec = read_records(path, format=format, need="both", **columns)
     return (rec.judgments() if rec.has_labels else None), (rec.rankings() if rec.has_order else None)
+
+
+def _row_locator(data: Any, fmt: str) -> Any:
+    """``locate(row)`` for a table read from a text file: the row's line and text (error path only;
+    CSV and TSV rows follow a header line, JSON Lines rows skip blank lines)."""
+    if fmt not in ("csv", "tsv", "jsonl"):
+        return None
+
+    def locate(row: int) -> tuple[str, int | None, str | None]:
+        lines = utf8_text(bytes(data), "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        nums = [n for n, ln in enumerate(lines) if ln.strip()]
+        k = row + (1 if fmt != "jsonl" else 0)
+        if k < len(nums):
+            return f"line {nums[k] + 1}", nums[k] + 1, lines[nums[k]]
+        return f"row {row}", None, None
+
+    return locate
 
 
 def _check_format(fmt: str | None) -> str | None:
