@@ -72,19 +72,31 @@ def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
         try:
             arr = pa.Array.from_pandas(s)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            arr = s.to_numpy(dtype=object)
+            raise InputError(f"{what} mixes values of different types; an id is a string or an integer.") from None
+        _refuse_nested(arr.type, what)
         return as_ids(arr, what, widen=False)
     if kind == "polars":
         if type(obj).__name__ == "LazyFrame":
             obj = obj.select(col).collect()
         s = obj[col]
+        if s.dtype.is_nested():
+            raise InputError(f"{what} holds {s.dtype} values; an id is a string or an integer.")
         if s.n_chunks() > 1 and not s.dtype.is_numeric() and s.null_count() == 0:
             # chunk by chunk: Series.to_arrow() rechunks first (a copy of every string, ~10x slower)
             import pyarrow as pa
 
             return as_ids(pa.chunked_array([c.to_arrow() for c in s.get_chunks()]), what, widen=False)
         return as_ids(s.to_arrow(), what, widen=False)
+    _refuse_nested(obj.schema.field(col).type, what)
     return as_ids(obj.column(col), what, widen=False)
+
+
+def _refuse_nested(t: Any, what: str) -> None:
+    """Refuse a column of lists, structs or maps (JSON Lines and Parquet can hold them)."""
+    import pyarrow as pa
+
+    if pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_null(t):
+        raise InputError(f"{what} holds {t} values; an id is a string or an integer.")
 
 
 def _norm(name: str) -> str:
@@ -112,7 +124,7 @@ def _table_columns(obj: Any, kind: str) -> list[str]:
     return list(obj.schema.names)
 
 
-def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
+def _table_column(obj: Any, kind: str, col: str, where: str) -> np.ndarray:
     if kind == "pandas":
         s = obj[col]
         if s.dtype.kind in "iufb":
@@ -133,10 +145,14 @@ def _table_column(obj: Any, kind: str, col: str) -> np.ndarray:
             return out
         if s.dtype.is_numeric():
             return s.to_numpy() if s.null_count() == 0 else s.cast(float).to_numpy()
+        if s.dtype.is_nested():
+            raise InputError(f"column {col!r} in {where} holds {s.dtype} values; expected one number per row.")
         return np.asarray(s.to_list(), dtype=object)
     import pyarrow as pa
 
     arr = obj.column(col)
+    if pa.types.is_nested(arr.type):
+        raise InputError(f"column {col!r} in {where} holds {arr.type} values; expected one number per row.")
     is_num = pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)
     if isinstance(arr, pa.ChunkedArray):
         if is_num and arr.num_chunks > 1:  # numbers are read as float64 (numeric): written once, as such
@@ -179,7 +195,10 @@ def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
     if a.dtype.kind in "iufb":
         return a.astype(np.float64, copy=False)
     try:
-        return np.asarray(a, dtype=np.float64)
+        out = np.asarray(a, dtype=np.float64)
+        if out.ndim != a.ndim:  # lists in the cells
+            raise ValueError
+        return out
     except (TypeError, ValueError, OverflowError):
         bad = next((x for x in a if not _is_number(x)), None)
         shown = repr(bad)
@@ -223,7 +242,7 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
     NaN and infinities are refused (:func:`~ranklens._validate.check_values`), and so are missing
     values unless ``missing_ok`` (one table holding both labels and scores: there a missing cell says
     the row is not judged, or not ranked)."""
-    vals = numeric(_table_column(table, kind, col), f"{what} column {col!r}", where)
+    vals = numeric(_table_column(table, kind, col, where), f"{what} column {col!r}", where)
     if np.isfinite(vals).all():
         return vals, None
     null = _table_nulls(table, kind, col)
@@ -234,18 +253,22 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
     return vals, (null if null.any() else None)
 
 
-def _nested_columns(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _nested_columns(obj: Mapping[Any, Any], what: str,
+                    where: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # C-level iteration (map / chain / fromiter): no Python-level loop per query or per item
+    where = where or f"the {what} dict"
     inner = list(obj.values())
     if not all(map(_is_mapping, inner)):
         q = next(q for q, docs in obj.items() if not isinstance(docs, Mapping))
-        raise InvalidParameterError(
-            f"{what} dict must map query -> {{item: value}}; query {q!r} maps to {type(obj[q]).__name__}."
+        err = InvalidParameterError if where == f"the {what} dict" else InputError
+        raise err(
+            f"{what} dict must map query -> {{item: value}}; query {q!r} maps to {type(obj[q]).__name__}"
+            f"{'' if where == f'the {what} dict' else ' in ' + where}."
         )
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     total = int(lengths.sum())
     if total == 0:
-        raise InputError(f"{what} is empty.")
+        raise InputError(f"{what} is empty." if where == f"the {what} dict" else f"{where}: no {what} in the file.")
     keys = list(compress(obj.keys(), lengths))
     qids = np.repeat(_id_array(keys), lengths[lengths > 0])
     items = _id_array(list(chain.from_iterable(inner)))
@@ -253,8 +276,8 @@ def _nested_columns(obj: Mapping[Any, Any], what: str) -> tuple[np.ndarray, np.n
     try:
         values = np.fromiter(raw, dtype=np.float64, count=total)
     except (TypeError, ValueError, OverflowError):
-        values = numeric(np.asarray(raw, dtype=object), f"{what} values", f"the {what} dict")
-    check_values(values, "relevance label" if what == "judgments" else "score", f"the {what} dict",
+        values = numeric(np.fromiter(raw, dtype=object, count=total), f"{what} values", where)
+    check_values(values, "relevance label" if what == "judgments" else "score", where,
                  locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
     return qids, items, values
 
@@ -392,7 +415,7 @@ def table_records(
     label_col: str | None = None,
     source: str | None = None,
     need: str = "both",
-    locate: Locate | None = None,
+    locate: Any = None,  # a Locate; Any, as callers pass their column names as **dict[str, str]
 ) -> Records:
     """The rows of a long table (``need``: "judgments", "rankings" or "both"; with "both", a row with a
     null label is unjudged and a row with a null score/rank unranked; NaN and infinities are refused,
@@ -438,7 +461,7 @@ def table_records(
 def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None) -> Records:
     """The rows of a dict ``{query: {item: value}}``: labels when ``what`` is "judgments", scores when
     it is "rankings"."""
-    q, i, v = _nested_columns(obj, what)
+    q, i, v = _nested_columns(obj, what, source)
     src = source or f"the {what} dict"
     if what == "judgments":
         return Records(q, i, label=v, source=src)

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ._buffers import StrIds, arrow_to_numpy
-from .errors import FormatError, InputError
 from ._validate import TREC_FIELDS, check_values, text_buffer, utf8_text
+from .errors import FormatError, InputError
 from .records import Records
 
 __all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_qrels", "read_trec_run", "text_lines"]
@@ -179,13 +179,11 @@ def read_trec_run(data: bytes | mmap.mmap, path: str) -> Records:
     c = _Columns(data, path, {0: "str", 2: "str", 4: "num"})
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
-    bad = c.nf != TREC_FIELDS["run"]
+    bad = c.nf < TREC_FIELDS["run"]
     if bad.any():
-        # trec_eval refuses a line of fewer ("Malformed line"); of more, it drops the rest of the line,
-        # which is most often a second line run into the first: refused too
+        # trec_eval refuses such lines ("Malformed line"); past the sixth field it skips the rest, as here
         i = int(np.flatnonzero(bad)[0])
-        hint = " (a tag with spaces, or two lines run together?)" if c.nf[i] > 6 else ""
-        raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {_count(c.nf[i])}{hint}", i)
+        raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {_count(c.nf[i])}", i)
     return Records(c.strings(0), c.strings(2), score=c.numbers(4, "score"), source=path)
 
 
@@ -219,8 +217,9 @@ def read_svmlight(data: bytes, path: str, groups: str | os.PathLike[str] | None,
     s1 = st[:, 1]
     has2 = (nf >= 2) & (en[:, 1] - s1 >= 4)
     s1c = np.where(has2, s1, 0)
-    is_qid = has2 & (buf[s1c] == ord("q")) & (buf[s1c + 1] == ord("i")) & (buf[s1c + 2] == ord("d")) & (
-        buf[s1c + 3] == ord(":"))
+    last = buf.shape[0] - 1  # rows without a second field look at byte 0 (and what follows, in bounds)
+    is_qid = has2 & (buf[s1c] == ord("q")) & (buf[np.minimum(s1c + 1, last)] == ord("i")) & (
+        buf[np.minimum(s1c + 2, last)] == ord("d")) & (buf[np.minimum(s1c + 3, last)] == ord(":"))
     if is_qid.any():
         if not is_qid.all():
             i = int(np.flatnonzero(~is_qid)[0])

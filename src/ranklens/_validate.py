@@ -9,10 +9,10 @@
   offending text. A long table holding both labels and scores is the one exception: there a null cell
   (an empty CSV cell, a JSON ``null``, a missing value of pandas) says the row is not judged or not
   ranked, which is what such a table is for; NaN and infinities are still refused.
-* **TREC field counts** (:data:`TREC_FIELDS`): qrels lines have 4 fields, run lines 6, as trec_eval's
-  ``get_qrels.c`` and ``get_trec_results.c`` read them (a run line of 5 is "Malformed" there; a run line
-  of 7 or more, where trec_eval skips the rest of the line, is refused here: it is most often two lines
-  run together, whose second half would be lost).
+* **TREC field counts** (:data:`TREC_FIELDS`): as trec_eval's ``get_qrels.c`` and ``get_trec_results.c``
+  read them, a qrels line has exactly 4 fields and a run line at least 6 (fewer is "Malformed line"
+  there); past the sixth, the rest of a run line is skipped, as trec_eval does (its own test run
+  ``results.trunc`` has such lines).
 
 :mod:`ranklens._text`, :mod:`ranklens.io` and :mod:`ranklens._coerce` use these and nothing else, so the
 readers cannot drift apart.
@@ -33,7 +33,8 @@ __all__ = ["BOM", "TREC_FIELDS", "check_utf8", "check_values", "strip_bom", "tex
 #: The UTF-8 byte-order mark, dropped from the start of every text file.
 BOM = b"\xef\xbb\xbf"
 
-#: Fields of a TREC line: ``query iteration item relevance`` and ``query Q0 item rank score tag``.
+#: Fields of a TREC line: ``query iteration item relevance`` (exactly) and ``query Q0 item rank score tag``
+#: (at least: trec_eval skips the rest of a run line).
 TREC_FIELDS = {"qrels": 4, "run": 6}
 
 
@@ -63,7 +64,7 @@ def check_utf8(buf: np.ndarray, path: str) -> None:
     if buf.size == 0 or int(buf.max()) < 128:
         return
     try:
-        codecs.utf_8_decode(memoryview(buf), "strict", True)
+        codecs.utf_8_decode(buf.data, "strict", True)
     except UnicodeDecodeError as exc:
         raise _utf8_error(buf, exc.start, path) from None
 

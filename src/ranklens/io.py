@@ -25,6 +25,7 @@ import gzip
 import json
 import mmap
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
     return data
 
@@ -168,13 +169,16 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
             if dup:
                 raise FormatError(f"the header names column(s) {', '.join(map(repr, dup))} more than once",
                                   path=path, line=1, text=delim.join(header))
-            # id columns are read as text, so "001" keeps its zeros and "NA" stays an id
+            # id columns are read as text, so "001" keeps its zeros and "NA" stays an id; value columns as
+            # decimal numbers (Arrow would read "0x10" as 16 in an integer column); only an empty cell is null
             ids = _id_columns(header, columns or {}, path)
+            types = {c: pa.float64() for c in _value_columns(header, columns or {}, path) if c not in ids}
+            types.update({c: pa.string() for c in ids})
             table = pcsv.read_csv(
                 pa.BufferReader(buf),
                 parse_options=pcsv.ParseOptions(delimiter=delim),
-                convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in ids},
-                                                    strings_can_be_null=False, null_values=[""]),
+                convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                                    null_values=[""]),
             )
             for c in ids:
                 table = table.set_column(table.schema.get_field_index(c), c, _int_if_canonical(table.column(c)))
@@ -183,7 +187,11 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
             import pyarrow.json as pjson
 
             return pjson.read_json(pa.BufferReader(buf))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError) as exc:
+    except (ValueError, TypeError, KeyError, IndexError, NotImplementedError, OSError) as exc:
+        # Arrow's errors (ArrowInvalid is a ValueError...), and what a corrupt Parquet footer gives
+        # (UnicodeDecodeError in the metadata); a FormatError of ours passes as it is
+        if isinstance(exc, FormatError):
+            raise
         raise FormatError(f"cannot read as {fmt}: {_one_line(exc)}", path=path) from None
     raise AssertionError(fmt)
 
@@ -232,6 +240,19 @@ def _id_columns(names: list[str], columns: dict[str, Any], path: str) -> list[st
         except InvalidParameterError:
             c = None  # reported by split_table, with the table's columns
         if c is not None and c not in out and names.count(c) == 1:
+            out.append(c)
+    return out
+
+
+def _value_columns(names: list[str], columns: dict[str, Any], path: str) -> list[str]:
+    """The header's label, score and rank columns (as split_table will pick them)."""
+    out = []
+    for role in ("label", "score", "rank"):
+        try:
+            c = pick_column(names, role, columns.get(f"{role}_col"), False, path)
+        except InvalidParameterError:
+            c = None  # reported by split_table, with the table's columns
+        if c is not None and c not in out:
             out.append(c)
     return out
 
