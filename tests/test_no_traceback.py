@@ -217,6 +217,51 @@ def test_typed_values_as_files_and_commands(value, here, capsys):
         clean(code, err)
 
 
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A monitoring store of 2 simulated days (made through the command line itself)."""
+    root = tmp_path_factory.mktemp("monitor")
+    with pytest.raises(SystemExit) as done:
+        main(["monitor", "simulate", str(root / "sim"), "--days", "2", "--groups-per-day", "20", "--format", "csv"])
+    assert done.value.code in (0, None)
+    events = sorted(str(p) for p in (root / "sim").glob("events-*.csv"))
+    with pytest.raises(SystemExit) as done:
+        main(["monitor", "ingest", *events, "--store", str(root / "st.duckdb")])
+    assert done.value.code in (0, None)
+    return root / "st.duckdb"
+
+
+MONITOR_OPTIONS = {
+    "report": ["-m", "-k", "--window", "--by", "--where", "--start", "--end", "--ci", "--resamples", "--wait"],
+    "slices": ["-m", "--start", "--baseline", "--limit", "--where"],
+    "groups": ["-m", "--limit", "--where", "--start"],
+    "check": ["--at", "--start", "--webhook"],
+}
+MONITOR_TYPED = ["-1", "0", "99999999999999999999", "nan", "inf", "", "１０", "abc", "=", "a=b", "2026-13-45",
+                 "2026-10-01", "ndcg@１０", "recall@100(rel=nan)", "country=BR", "7d", "0d"]
+MONITOR_CASES = [(cmd, opt, v) for cmd, opts in MONITOR_OPTIONS.items() for opt in opts for v in MONITOR_TYPED]
+
+
+@pytest.mark.parametrize(("cmd", "opt", "value"), MONITOR_CASES)
+def test_monitor_typed_values_give_a_table_or_one_line(cmd, opt, value, store, capsys):
+    code, _, err = cli(["monitor", cmd, "--store", str(store), opt, value], capsys)
+    assert "Traceback" not in err and "internal error" not in err, err
+    if code not in (0, 1) or cmd != "check":  # `check` exits 1 for an alert, as a CI gate
+        clean(code, err)
+
+
+@pytest.mark.parametrize(("opt", "value"), [("--days", "99999999999999999999"), ("--days", "0"),
+                                            ("--groups-per-day", "99999999999999999999"),
+                                            ("--items", "2-99999999999999999999"), ("--items", "5-1"),
+                                            ("--training-groups", "99999999999999999999"),
+                                            ("--validation-groups", "-1"), ("--late-fraction", "nan"),
+                                            ("--seed", "１"), ("--start", "2026-02-30")])
+def test_monitor_simulate_refuses_sizes_it_cannot_hold(opt, value, tmp_path, capsys):
+    code, _, err = cli(["monitor", "simulate", str(tmp_path / "sim"), "--days", "1", "--groups-per-day", "5", opt,
+                        value], capsys)
+    one_line_error(code, err)
+
+
 # --- anything else: an internal error in one line, the traceback on demand ------------------------------------
 
 def _broken_evaluate(*args, **kwargs):
@@ -342,6 +387,26 @@ def test_parse_measure_keeps_ascii_numbers():
 def test_evaluate_refuses_a_convention_field_that_is_not_a_number(field, value):
     with pytest.raises(InvalidParameterError, match=field):
         ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}, ["ndcg"], **{field: value})
+
+
+@pytest.mark.parametrize("value", [0, -1, -10**30])
+def test_err_max_grade_must_be_positive(value):
+    with pytest.raises(InvalidParameterError, match="err_max_grade"):
+        ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}, ["err"], err_max_grade=value)
+
+
+@pytest.mark.parametrize("metrics", [None, 3, 2.5, float("nan"), True, np.int64(3), object()], ids=repr)
+def test_metrics_that_are_not_measures(metrics):
+    with pytest.raises(InvalidParameterError, match="metrics"):
+        ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}, metrics)
+
+
+@pytest.mark.parametrize("weights", ["abc", "", b"x", [1, "a"], {"q": "x", "r": 1}, [[1, 2], [1]], object()],
+                         ids=repr)
+def test_weights_that_are_not_numbers(weights):
+    with pytest.raises(InvalidParameterError, match="weights"):
+        ranklens.evaluate({"q": {"a": 1}, "r": {"a": 1}}, {"q": {"a": 1.0}, "r": {"a": 1.0}}, ["ndcg"],
+                          weights=weights)
 
 
 def test_numpy_integers_stay_valid_convention_fields():

@@ -257,6 +257,8 @@ def _check_numbers(c: Convention) -> None:
         if not (_is_number(value) or (optional and value is None)):
             raise InvalidParameterError(f"`{name}` must be a finite number{' or None' if optional else ''}; "
                                         f"got {value!r}.")
+    if c.err_max_grade is not None and not c.err_max_grade > 0:
+        raise InvalidParameterError(f"`err_max_grade` must be a number > 0 or None; got {c.err_max_grade!r}.")
     if not _is_number(c.log_base):
         raise InvalidParameterError(f"`log_base` must be a number > 0 and != 1; got {c.log_base!r}.")
     counts = {"default_cutoff": (1, True), "round_per_query": (0, True), "min_items": (0, False),

@@ -27,7 +27,7 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
         import pyarrow.compute as pc
 
         keys = pa.array([str(k) for k in weights.keys()], type=pa.large_string())
-        vals = np.fromiter((float(v) for v in weights.values()), dtype=np.float64, count=len(weights))
+        vals = _weight_array(list(weights.values()))
         wanted = pa.array(qids.astype(str).astype(object) if qids.dtype.kind != "O" else qids, type=pa.large_string())
         pos = pc.index_in(wanted, value_set=keys)
         found = ~np.asarray(arrow_to_numpy(pos.is_null()), dtype=bool)
@@ -38,7 +38,7 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
             )
         w = vals[np.asarray(arrow_to_numpy(pos.fill_null(0)), dtype=np.int64)]
     else:
-        w = np.asarray(weights, dtype=np.float64).reshape(-1)
+        w = _weight_array(weights).reshape(-1)
         if w.shape[0] != qids.shape[0]:
             raise InvalidParameterError(
                 f"`weights` has {w.shape[0]} values but {qids.shape[0]} queries are evaluated; "
@@ -47,6 +47,18 @@ def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     if not np.isfinite(w).all() or (w < 0).any():
         raise InvalidParameterError("`weights` must be finite and non-negative.")
     return w
+
+
+def _weight_array(values: Any) -> np.ndarray:
+    """``weights`` as float64, or the refusal naming `weights` (text, objects, ragged lists)."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        shown = repr(values) if len(repr(values)) <= 60 else repr(values)[:57] + "..."
+        raise InvalidParameterError(
+            f"`weights` must be numbers (a sequence in the order of the queries, or a mapping {{query: weight}}); "
+            f"got {shown}."
+        ) from None
 
 
 def evaluate(

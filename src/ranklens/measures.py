@@ -322,6 +322,10 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     """Parse a measure or a list of measures; duplicates are kept once."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise InvalidParameterError(
+            f"`metrics` must be a measure name such as 'ndcg@10' or a list of them; got {measures!r}."
+        )
     out: list[Measure] = []
     seen = set()
     for item in measures:

@@ -18,9 +18,16 @@ def fail(name: str, message: str) -> InvalidParameterError:
     return InvalidParameterError(f"`{name}` {message}")
 
 
-def check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise fail(name, f"must be an integer >= {low}; got {value!r}.")
+#: The largest list a simulated group holds, and the most groups a simulation draws (per day or in all):
+#: beyond them the arrays would not fit in memory.
+MAX_ITEMS = 10_000
+MAX_GROUPS = 10_000_000
+MAX_DAYS = 36_600
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise fail(name, f"must be an integer from {low} to {high}; got {value!r}.")
     return int(value)
 
 
@@ -58,8 +65,8 @@ def check_items(value: Any) -> tuple[int, int]:
         lo, hi = (int(v) for v in value)
     except (TypeError, ValueError):
         raise fail("items", f"must be a pair (min, max) of list lengths; got {value!r}.") from None
-    if not 2 <= lo <= hi:
-        raise fail("items", f"must satisfy 2 <= min <= max (a swap needs two items); got {value!r}.")
+    if not 2 <= lo <= hi <= MAX_ITEMS:
+        raise fail("items", f"must satisfy 2 <= min <= max <= {MAX_ITEMS} (a swap needs two items); got {value!r}.")
     return lo, hi
 
 

@@ -118,7 +118,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 @_opts(_WHERE, *_RANGE)
 @click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
               help="Confidence interval of each mean (bootstrap over groups).")
-@click.option("--resamples", default=1000, show_default=True, type=integer(min=10))
+@click.option("--resamples", default=1000, show_default=True, type=integer(min=10, max=10**7))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: tuple[str, ...], where: tuple[str, ...],
                start: str | None, end: str | None, ci: str, resamples: int, store_path: str, config_path: str | None,
@@ -177,7 +177,7 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
 @_opts(_WHERE)
 @click.option("--drill", default=None, metavar="COL=VALUE",
               help="Instead: the worst groups of one slice value in the window.")
-@click.option("--limit", default=20, show_default=True, type=integer(min=1))
+@click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | None, columns: tuple[str, ...],
                where: tuple[str, ...], drill: str | None, limit: int, store_path: str, config_path: str | None,
@@ -208,7 +208,7 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
 @click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
 @_opts(*_RANGE, _WHERE)
 @click.option("--best", is_flag=True, help="Best first (default: worst first).")
-@click.option("--limit", default=20, show_default=True, type=integer(min=1))
+@click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str, ...], best: bool, limit: int,
                store_path: str, config_path: str | None, wait: float, fmt: str) -> None:

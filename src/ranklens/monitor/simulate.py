@@ -22,7 +22,17 @@ import numpy as np
 
 from ..cli import integer, number
 from ..errors import InvalidParameterError
-from ._sim_checks import check_date, check_fraction, check_int, check_items, check_slice, epoch_ms, fail
+from ._sim_checks import (
+    MAX_DAYS,
+    MAX_GROUPS,
+    check_date,
+    check_fraction,
+    check_int,
+    check_items,
+    check_slice,
+    epoch_ms,
+    fail,
+)
 from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
 
 if TYPE_CHECKING:
@@ -257,8 +267,8 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
 
     # ---------------------------------------------------------------- arguments
     start_day = check_date("start", start)
-    days = check_int("days", days, 1)
-    groups_per_day = check_int("groups_per_day", groups_per_day, 1)
+    days = check_int("days", days, 1, MAX_DAYS)
+    groups_per_day = check_int("groups_per_day", groups_per_day, 1, MAX_GROUPS)
     lo, hi = check_items(items)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise fail("seed", f"must be an integer >= 0; got {seed!r}.")
@@ -271,8 +281,9 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     ok = isinstance(max_delay_hours, (int, float, np.floating)) and not isinstance(max_delay_hours, bool)
     if not ok or not 24 <= float(max_delay_hours) <= 24 * 365:
         raise fail("max_delay_hours", f"must be a number of hours in [24, 8760]; got {max_delay_hours!r}.")
-    n_train = groups_per_day if training_groups is None else check_int("training_groups", training_groups, 0)
-    n_valid = check_int("validation_groups", validation_groups, 0)
+    n_train = (groups_per_day if training_groups is None
+               else check_int("training_groups", training_groups, 0, MAX_GROUPS))
+    n_valid = check_int("validation_groups", validation_groups, 0, MAX_GROUPS)
     v2_day = (check_date("v2_start", v2_start) if v2_start is not None
               else start_day + _dt.timedelta(days=days // 3))
     v2_share = check_fraction("v2_share", v2_share, high_open=False)
