@@ -32,6 +32,29 @@ import gen  # noqa: E402
 PEERS = ["pytrec_eval", "ranx", "ir_measures", "torchmetrics", "sklearn"]
 TOL = {"torchmetrics": 1e-6}
 
+#: each peer's input: its fastest documented path from the long table (workers.py builds it in the timed part)
+PEER_INPUT = {
+    "pytrec_eval": "dicts of dicts",
+    "ranx": "Qrels/Run.from_dict",
+    "ir_measures": "dicts of dicts",
+    "torchmetrics": "tensors + int indexes",
+    "sklearn": "dense matrices",
+}
+INPUT_PATHS = (
+    "Each peer is fed through its fastest documented input path, built from the same long table inside the timed "
+    "part (`benchmarks/workers.py`). pytrec_eval: `RelevanceEvaluator(qrels, measures).evaluate(run)` on dicts of "
+    "dicts `{query: {item: label}}` / `{query: {item: score}}` (its only input), built by slicing the columns at "
+    "query boundaries found from integer query codes (`pandas.factorize`, a hash: no sort of the string ids). "
+    "ranx: `Qrels.from_dict` / `Run.from_dict` on the same dicts, then `evaluate(..., make_comparable=True)`; on "
+    "1M rows this was faster than `Qrels.from_df` / `Run.from_df` (a pandas group-by inside), dict building "
+    "included. ir_measures: `calc_aggregate` on the same dicts (documented beside DataFrames and namedtuples; "
+    "its pytrec_eval provider takes dicts as they are, while a DataFrame is first turned into namedtuples row by "
+    "row: about 6 times slower on 1M rows). torchmetrics: `RetrievalNormalizedDCG` on flat tensors with an "
+    "integer query index per row (its documented input), the index from `pandas.factorize`. scikit-learn: "
+    "`ndcg_score` on dense (queries x items) matrices (its documented input), rows put in query order by a "
+    "stable argsort of the integer codes."
+)
+
 
 # Peak memory is read from ``wait4`` in a small launcher process, not in this one: Linux carries the
 # parent's peak resident set into a child it forks (the child's ru_maxrss starts at the parent's
@@ -278,6 +301,7 @@ def main() -> None:
     # every timed process caches its bytecode, as an installed package does (a machine that sets
     # PYTHONDONTWRITEBYTECODE would otherwise recompile ranklens' editable sources at every start)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    load_start = os.getloadavg()[0]
 
     main_data = dataset(a.queries, 100)
     input_mb = main_data.stat().st_size / 2**20
@@ -346,6 +370,7 @@ def main() -> None:
         extra["1,000,000 queries x 100 (100,000,000 rows, integer ids)"] = res
         if res:
             curve["ranklens"].append((100_000_000, res[0]["median_s"]))
+    a.load = (load_start, os.getloadavg()[0])
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
     # ranklens.compare at scale, in its own process (appends its section to the report)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
@@ -359,7 +384,9 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         "# Benchmarks",
         "",
         f"Written by `make bench` (`python benchmarks/run.py{' --large' if a.large else ''}`) on "
-        f"{time.strftime('%Y-%m-%d')}. Machine: {machine()}.",
+        f"{time.strftime('%Y-%m-%d')}. Machine: {machine()}. Load average (1 min) at the start of the run "
+        f"{a.load[0]:.1f}, at the end {a.load[1]:.1f}: on a shared machine every time is longer, and the ratios "
+        "move with the load between two measurements.",
         "",
         f"Mean NDCG@10 over {a.queries:,} queries x 100 candidates ({a.queries * 100:,} rows: string query and "
         "item ids, float scores, graded labels 0-4, about 15% non-zero), from a long table in memory to the "
@@ -378,6 +405,8 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
          "`queries=\"judged\"`), then the `trec_eval` convention itself (ties broken by item id, scores "
          "rounded to float32); the scores here have no ties, so all give one value."),
         "",
+        INPUT_PATHS,
+        "",
         ("| library | input | median time (s) | x ranklens | peak RSS (MB) | peak - before loading (MB) "
          "| peak - after loading (MB) | value | agrees |"),
         "|---|---|---:|---:|---:|---:|---:|---|---|",
@@ -386,8 +415,9 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         lib, _, form = r["lib"].partition(":")
         form, _, conv = form.partition(":")
         name = " ".join(f"{k} {v}" for k, v in r["versions"].items()) + (f" (convention {conv})" if conv else "")
+        form = form or ("arrow" if lib == "ranklens" else PEER_INPUT.get(lib, "?"))
         lines.append(
-            f"| {name} | {form or ('arrow' if lib == 'ranklens' else 'pandas/numpy')} | {r['median_s']:.3f} | "
+            f"| {name} | {form} | {r['median_s']:.3f} | "
             f"{r['median_s'] / base:.1f} | {r['peak_rss_mb']:.0f} | "
             f"{r['peak_rss_mb'] - r['rss_before_load_kb'] / 1024:.0f} | "
             f"{r['peak_rss_mb'] - r['rss_after_load_kb'] / 1024:.0f} | "
