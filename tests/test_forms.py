@@ -241,3 +241,12 @@ def test_compare_refuses_one_run_given_as_its_records() -> None:
 def test_integer_ids_beyond_64_bits_refused_in_one_line(judgments) -> None:
     with pytest.raises(InputError, match=r"^the integer id .* does not fit in 64 bits; give such ids as strings\.$"):
         ranklens.evaluate(judgments, {"q": {"a": 1.0}}, ["ndcg"])
+
+
+def test_rankings_table_without_an_item_column_refused() -> None:
+    """The item ids are never guessed: row numbers once stood in for them (NDCG 0.631 where "x", the one
+    relevant item, is ranked first: 1.0)."""
+    run = pd.DataFrame({"query": ["q", "q"], "corpus": ["x", "y"], "score": [0.9, 0.1]})
+    with pytest.raises(InvalidParameterError, match=r"no item column .*pass `item_col=`"):
+        ranklens.evaluate({"q": {0: 0, 1: 1, "x": 1}}, run, ["ndcg"])
+    assert ranklens.evaluate({"q": {"x": 1}}, run, ["ndcg"], item_col="corpus")["ndcg"] == 1.0

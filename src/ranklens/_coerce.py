@@ -427,8 +427,8 @@ def table_records(
     cols = _table_columns(table, kind)
     pt = pyterrier_columns(cols)  # a PyTerrier frame: qid/docno, never its query text nor its internal docid
     qc = pick_column(cols, "query", query_col if query_col is not None else pt.get("query"), True, where)
-    ic = pick_column(cols, "item", item_col if item_col is not None else pt.get("item"),
-                     need == "judgments" or need == "both", where)
+    # the item column is required in every table: row numbers never stand in for item ids
+    ic = pick_column(cols, "item", item_col if item_col is not None else pt.get("item"), True, where)
     lc = pick_column(cols, "label", label_col, need == "judgments", where)
     sc = pick_column(cols, "score", score_col if score_col is not None else pt.get("score"), False, where)
     rc = pick_column(cols, "rank", rank_col, False, where)
@@ -441,7 +441,7 @@ def table_records(
     if n == 0:
         raise InputError(f"{where} has no rows.")
     # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
-    item = _table_ids(table, kind, ic, where) if ic is not None else np.arange(n, dtype=np.int64)
+    item = _table_ids(table, kind, ic, where)
     label = judged = score = rank = ranked = None
     both = need == "both" and lc is not None and (sc is not None or rc is not None)
     if lc is not None and need in ("judgments", "both"):
