@@ -492,3 +492,16 @@ def test_fuzzed_files_long_run(case, tmp_path_factory):
        role=st.sampled_from(["run", "qrels"]))
 def test_random_bytes_give_a_number_or_one_clear_error(data, name, role, tmp_path_factory):
     _number_or_one_line(tmp_path_factory.mktemp("bytes"), role, name, data, cli=False)
+
+
+def test_line_endings_across_the_slices_of_a_large_file(tmp_path):
+    # over 4 MiB: the bare-CR search works slice by slice; a CRLF or a bare CR may straddle a slice's end
+    lines = [f"q{i % 97} Q0 d{i} {i} {(i * 7919) % 1000 / 10} sys" for i in range(250_000)]
+    lf = ("\n".join(lines) + "\n").encode()
+    assert len(lf) > 1 << 22
+    ref = ranklens.read_rankings(str(_write(tmp_path, "lf.txt", lf)))
+    for name, data in (("cr.txt", lf.replace(b"\n", b"\r")), ("crlf.txt", lf.replace(b"\n", b"\r\n"))):
+        got = ranklens.read_rankings(str(_write(tmp_path, name, data)))
+        assert len(got) == 250_000
+        assert got.score.tolist() == ref.score.tolist()
+        assert list(map(str, got.item.to_pylist()))[-1] == "d249999"

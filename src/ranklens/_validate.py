@@ -92,15 +92,32 @@ def text_buffer(data: Any, path: str) -> np.ndarray:
     if buf.shape[0] >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
         buf = buf[3:]
     if _has_cr(data):
-        cr = buf == 13
-        if cr.any():
-            bare = cr.copy()
-            bare[:-1] &= buf[1:] != 10
-            if bare.any():
-                buf = buf.copy()
-                buf[bare] = 10
+        bare = _bare_cr(buf)
+        if bare.size:
+            buf = buf.copy()
+            buf[bare] = 10
     check_utf8(buf, path)
     return buf
+
+
+def _bare_cr(buf: np.ndarray, step: int = 1 << 22) -> np.ndarray:
+    """Positions of the carriage returns not followed by a line feed (vectorised, in slices of ``step``
+    bytes so the temporaries stay small: a Python step per 4 MiB, none per line)."""
+    n = buf.shape[0]
+    out = []
+    for lo in range(0, n, step):
+        chunk = buf[lo:lo + step + 1]  # one byte past the slice: is its last CR followed by LF?
+        cr = chunk[:step] == 13
+        if np.count_nonzero(cr) == np.count_nonzero(cr[:chunk.shape[0] - 1] & (chunk[1:] == 10)):
+            continue  # every CR of the slice ends a CRLF (or there is none): the common case, counted only
+        cr = np.flatnonzero(cr) + lo
+        if cr.size:
+            nxt = cr + 1
+            ok = nxt < n
+            bare = cr[~ok | (buf[np.where(ok, nxt, 0)] != 10)]
+            if bare.size:
+                out.append(bare)
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
 def _has_cr(data: Any) -> bool:
