@@ -5,8 +5,9 @@ XGBoost: the cases of ``tests/cpp/metric/test_rank_metric.h`` (github.com/dmlc/x
 VerifyNDCG, VerifyMAP, VerifyNDCGExpGain), with their literal expectations, and the value XGBoost itself
 computes in the test (the scores as ``base_margin`` of a booster of zero rounds). LightGBM and CatBoost: the
 same small groups (LightGBM's and CatBoost's own metric tests use training data sets, not literal metric
-values), plus seeded tie-heavy groups, against ``lightgbm.Booster.eval_train`` (``init_score`` = the scores, no
-boosting round) and ``catboost.utils.eval_metric`` computed in the test.
+values), plus seeded tie-heavy groups and, for LightGBM, its own examples/lambdarank data, against
+``lightgbm.Booster.eval_train`` (``init_score`` = the scores, no boosting round) and
+``catboost.utils.eval_metric`` computed in the test.
 """
 
 from __future__ import annotations
@@ -160,3 +161,24 @@ CB_CASES = [(n, d, m, ours) for n, d in CB_DATA for m, ours in CB_METRICS if (n,
 @pytest.mark.parametrize("name, data, metric, measure", CB_CASES, ids=[f"{c[0]}-{c[2]}" for c in CB_CASES])
 def test_catboost(name, data, metric, measure):
     assert _ours(data, measure, "catboost") == pytest.approx(_cb(data, metric), abs=1e-9)
+
+
+def _lambdarank(split: str):
+    """LightGBM's own examples/lambdarank data (tests/data/lightgbm-lambdarank, SOURCE.md): labels, query sizes and
+    the predictions of the model described there."""
+    import gzip
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parents[1] / "data" / "lightgbm-lambdarank"
+    with gzip.open(d / f"rank.{split}.gz", "rt") as f:
+        labels = [float(line.split(None, 1)[0]) for line in f]
+    groups = [int(x) for x in (d / f"rank.{split}.query").read_text().split()]
+    pred = [float(x) for x in (d / f"rank.{split}.pred").read_text().split()]
+    return pred, labels, groups
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 10])
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_lightgbm_ndcg_on_its_example_data(split, k):
+    data = _lambdarank(split)
+    assert _ours(data, f"ndcg@{k}", "lightgbm") == pytest.approx(_lgb(data, "ndcg", k), abs=1e-12)
