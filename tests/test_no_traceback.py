@@ -533,3 +533,27 @@ def test_sklearn_dropins_raise_what_sklearn_raises_for_keywords(name):
 def test_dcg_score_log_base_as_sklearn(log_base):
     (_, _), (ours, theirs) = _pairs()
     _same_outcome(_outcome(ours, GOOD, SCORE, log_base=log_base), _outcome(theirs, GOOD, SCORE, log_base=log_base))
+
+
+PAIRS = {
+    "None in the scores": ([[1, 0, 2]], [[1, None, 2]]),
+    "text in the scores": ([[1, 0, 2]], [[1, "2", 3]]),
+    "None in the labels": ([[1, None, 2]], [[0.1, 0.2, 0.3]]),
+    "NaN in object labels": (np.array([[1, np.nan, 2]], dtype=object), [[0.1, 0.2, 0.3]]),
+    "boolean scores": (GOOD, SCORE > 0.25),
+    "one boolean score": ([[2, 3]], [[False]]),
+    "more score columns": (GOOD[:, :3], SCORE),
+    "fewer score rows": (GOOD, SCORE[:1]),
+    "fewer score columns": (GOOD, SCORE[:, :2]),
+    "small integer scores": (GOOD, np.array([[1, 1, 0, 1], [2, 2, 2, 0]], dtype=np.int8)),
+    "object scores of numbers": (GOOD, SCORE.astype(object)),
+}
+
+
+@pytest.mark.parametrize("keywords", [{}, {"k": 2}, {"ignore_ties": True}], ids=repr)
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_sklearn_dropins_raise_what_sklearn_raises_for_pairs(name, keywords):
+    y_true, y_score = PAIRS[name]
+    for ours, theirs in _pairs():
+        _same_outcome(_outcome(ours, y_true, y_score, **keywords), _outcome(theirs, y_true, y_score, **keywords))
+

@@ -96,6 +96,8 @@ def _check_array(x: Any) -> np.ndarray:
         )
     if a.ndim >= 3:
         raise ValueError(f"Found array with dim {a.ndim}, while dim <= 2 is required.")
+    if a.dtype.kind == "O" and a.size and _object_nan(a):
+        raise ValueError("Input contains NaN")
     if a.dtype.kind == "f" and a.size:
         if np.isnan(a).any():
             raise ValueError("Input contains NaN.")
@@ -109,6 +111,14 @@ def _check_array(x: Any) -> np.ndarray:
             f"Found array with {a.shape[1]} feature(s) (shape={a.shape}) while a minimum of 1 is required."
         )
     return a
+
+
+def _object_nan(a: np.ndarray) -> bool:
+    """scikit-learn's NaN test of an object array (``X != X``)."""
+    try:
+        return bool(np.asarray(a != a, dtype=bool).any())
+    except (TypeError, ValueError):
+        return False
 
 
 def _num_samples(x: Any) -> int:
@@ -173,14 +183,13 @@ def _sklearn_plan(family: str, k: int | None, ignore_ties: bool, log_base: float
 
 def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, family: str,
              log_base: float) -> np.ndarray:
-    if yt.shape != ys.shape:
-        raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}.")
-    if ys.dtype.kind == "b" and not ignore_ties:
-        # scikit-learn negates y_score to group ties, which numpy refuses for booleans
-        raise TypeError(
-            "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the "
-            "logical_not function instead."
-        )
+    if yt.shape != ys.shape or ys.dtype.kind in "bO" or yt.dtype.kind == "O":
+        _sklearn_failure(yt, ys, k, ignore_ties, log_base)  # scikit-learn's own exception, if it raises one
+        if yt.shape != ys.shape:  # a shape scikit-learn would compute with: refused
+            raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}.")
+    # numpy sorts small integers and booleans with a stable radix sort, floats with introsort: the
+    # order of ignore_ties is taken on the scores as given, as scikit-learn takes it
+    order = np.argsort(ys)[:, ::-1] if ignore_ties else np.empty((0, 0), dtype=np.intp)
     yt = yt.astype(np.float64, copy=False)
     ys = ys.astype(np.float64, copy=False)
     n_q, n = yt.shape
@@ -190,7 +199,6 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, f
     if ignore_ties:
         # scikit-learn: ranking = np.argsort(y_score)[:, ::-1] (numpy's default sort); rows are given in
         # that order with strictly decreasing scores, so the kernel keeps it
-        order = np.argsort(ys)[:, ::-1]
         label = np.take_along_axis(yt, order, axis=1)
         score = -np.tile(np.arange(n, dtype=np.float64), (n_q, 1))
     else:
@@ -201,6 +209,29 @@ def _per_row(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, f
     problem = matrix_problem(np.ascontiguousarray(label), np.ascontiguousarray(score), plan.convention)
     values, _ = run_plan(plan, problem)
     return values[:, 0]
+
+
+def _sklearn_failure(yt: np.ndarray, ys: np.ndarray, k: int | None, ignore_ties: bool, log_base: float) -> None:
+    """scikit-learn's arithmetic (``_dcg_sample_scores``) on inputs its validation lets through but ours
+    does not compute as they are (scores of other shapes, booleans, Python objects), so that the exception
+    raised is scikit-learn's own (type and message); returns where scikit-learn computes a number."""
+    discount = 1 / (np.log(np.arange(yt.shape[1]) + 2) / np.log(log_base))
+    if k is not None:
+        discount[k:] = 0
+    if ignore_ties:
+        ranking = np.argsort(ys)[:, ::-1]
+        discount.dot(yt[np.arange(ranking.shape[0])[:, np.newaxis], ranking].T)
+        return
+    discount_cumsum = np.cumsum(discount)
+    for y_t, y_s in zip(yt, ys):  # pragma: no branch - only on the error path, row by row as scikit-learn
+        _, inv, counts = np.unique(-y_s, return_inverse=True, return_counts=True)
+        ranked = np.zeros(len(counts))
+        np.add.at(ranked, inv, y_t)
+        groups = np.cumsum(counts) - 1
+        sums = np.empty(len(counts))
+        sums[0] = discount_cumsum[groups[0]]
+        sums[1:] = np.diff(discount_cumsum[groups])
+        float((ranked / counts * sums).sum())
 
 
 def dcg_score(
