@@ -348,6 +348,12 @@ def test_a_symlink_loop_is_refused(tmp_path):
     _check_refused(tmp_path, "run", loop)
 
 
+def test_a_file_name_with_a_nul_byte_is_refused(tmp_path):
+    qrels = str(_write(tmp_path, "q.txt", QRELS_TXT))
+    with pytest.raises(RanklensError, match="NUL byte"):
+        ranklens.evaluate(qrels, str(tmp_path / "run.txt") + "\x00x", ["ndcg"])
+
+
 def test_a_directory_is_refused(tmp_path):
     d = tmp_path / "run.txt.d"
     d.mkdir()

@@ -82,6 +82,8 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
         raise InputError(f"{path}: permission denied.") from None
     except OSError as exc:  # a symlink loop, a name too long, an I/O error...
         raise InputError(f"{path}: cannot read the file ({exc.strerror or exc}).") from None
+    except ValueError:  # a NUL byte in the name
+        raise InputError(f"{str(path)!r}: not a file name (it holds a NUL byte).") from None
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
