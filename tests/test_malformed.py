@@ -196,6 +196,12 @@ def _structure_cases() -> list[tuple[str, str, str, bytes]]:
             b"}\n", b"]}\n")),
         ("jsonl-truncated", "run", "run.jsonl", RUN_JSONL[:-7]),
         ("jsonl-not-object", "run", "run.jsonl", RUN_JSONL + b"[1, 2, 3]\n"),
+        # pyarrow's JSON reader crashes the process (segmentation fault) on a first line `null`
+        ("jsonl-first-null", "run", "run.jsonl", b"null\n" + RUN_JSONL),
+        ("jsonl-only-null", "run", "run.jsonl", b"\n  null"),
+        ("jsonl-first-number", "run", "run.jsonl", b"5\n" + RUN_JSONL),
+        ("jsonl-first-list", "qrels", "qrels.jsonl", b"[1]\n" + QRELS_JSONL),
+        ("jsonl-null-line", "run", "run.jsonl", RUN_JSONL + b"null\n"),
         ("jsonl-garbage-line", "run", "run.jsonl", RUN_JSONL + b"hello\n"),
         ("jsonl-mixed-types", "run", "run.jsonl", RUN_JSONL + b'{"query": 5, "item": "d1", "score": 1}\n'),
         ("jsonl-huge-int-id", "run", "run.jsonl",

@@ -188,6 +188,7 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
         if fmt == "jsonl":
             import pyarrow.json as pjson
 
+            _check_jsonl_start(memoryview(buf), path)
             return pjson.read_json(pa.BufferReader(buf))
     except (ValueError, TypeError, KeyError, IndexError, NotImplementedError, OSError) as exc:
         # Arrow's errors (ArrowInvalid is a ValueError...), and what a corrupt Parquet footer gives
@@ -196,6 +197,26 @@ def _read_table(data: bytes | mmap.mmap, path: str, fmt: str, columns: dict[str,
             raise
         raise FormatError(f"cannot read as {fmt}: {_one_line(exc)}", path=path) from None
     raise AssertionError(fmt)
+
+
+def _check_jsonl_start(buf: memoryview, path: str) -> None:
+    """The first record of a JSON Lines file must be an object (pyarrow's reader crashes the process on a
+    file whose first line is ``null``; other first values it refuses, less clearly)."""
+    n = len(buf)
+    pos, step = 0, 1 << 16
+    while pos < n:
+        chunk = buf[pos:pos + step].tobytes()
+        rest = chunk.lstrip(b" \t\r\n")
+        if rest:
+            if rest[:1] != b"{":
+                skipped = chunk[:len(chunk) - len(rest)]
+                line = bytes(buf[:pos]).count(b"\n") + skipped.count(b"\n") + 1
+                text = rest.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+                raise FormatError("a JSON Lines record must be an object {column: value, ...}", path=path,
+                                  line=line, text=text)
+            return
+        pos += step
+    raise InputError(f"{path}: the file is empty.")
 
 
 def _one_line(exc: BaseException) -> str:
