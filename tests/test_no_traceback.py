@@ -306,6 +306,13 @@ def test_debug_is_off_again_in_the_next_command(here, capsys, monkeypatch):
     assert code == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("args", [["eval", "qrels", "run\x00x"], ["eval", "qrels\x00", "run"],
+                                  ["eval", "qrels", "run", "--groups", "g\x00"]])
+def test_a_nul_byte_in_a_path_is_one_line(args, here, capsys):
+    code, _, err = cli(args, capsys)
+    assert "NUL byte" in one_line_error(code, err)
+
+
 def test_an_interrupt_is_one_line_and_status_130(here, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -351,6 +358,7 @@ def test_in_a_real_process(script, args, code, start, here):
     (MemoryError(), 1),
     (ValueError("x"), 1),
     (RecursionError("deep"), 1),
+    (ValueError("embedded null byte"), 2),
 ])
 def test_describe_sorts_user_errors_from_bugs(exc, code):
     message, status = describe(exc)

@@ -142,6 +142,8 @@ def describe(exc: BaseException) -> tuple[str, int]:
         names = [n for n in (exc.filename, exc.filename2) if n is not None]
         where = " -> ".join(os.fsdecode(n) if isinstance(n, (str, bytes)) else str(n) for n in names)
         return (f"{where}: {what}" if where else what), 2
+    if isinstance(exc, ValueError) and str(exc) in ("embedded null byte", "embedded null character"):
+        return "a file name holds a NUL byte: not a path", 2  # os.stat's refusal, e.g. in click's Path check
     if isinstance(exc, UnicodeDecodeError):
         return f"the input is not valid UTF-8 ({exc.reason} at byte {exc.start})", 2
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
