@@ -14,9 +14,20 @@ Formats (``format=`` or detected from the extension and the first lines):
 ``json``        ``{query: {item: value}}`` or a list of records
 
 Gzip-compressed files are read transparently. Every parse error names the
-file, the line number and the offending text. The rules every reader applies
-(byte-order mark, line endings, UTF-8, finite labels and scores, TREC field
-counts) are :mod:`ranklens._validate`'s.
+file, the line number and the offending text. Every reader (and every
+in-memory form) applies the same rules (:mod:`ranklens._validate`):
+
+* a UTF-8 byte-order mark is dropped; ``\n``, ``\r\n`` and a bare ``\r``
+  all end a line; bytes that are not UTF-8 are refused (file, line);
+* relevance labels, scores and ranks must be finite numbers: NaN,
+  infinities and missing values are refused (file and line, or row). In a
+  table holding both labels and scores, an empty cell (JSON ``null``, a
+  missing value of pandas) says the row is not judged, or not ranked;
+* TREC qrels lines have 4 fields and run lines at least 6 (the rest of a
+  run line is skipped), as trec_eval reads them;
+* CSV/TSV label, score and rank columns are decimal numbers; a header naming
+  a column twice, list or struct columns (JSON Lines, Parquet) and a JSON
+  that is not ``{query: {item: value}}`` or a list of records are refused.
 """
 
 from __future__ import annotations
