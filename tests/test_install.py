@@ -44,7 +44,9 @@ print(json.dumps({"first": first, "ndcg": r.aggregate["ndcg@10"], "p10": r.aggre
                   "numba": "numba" in sys.modules}))
 """.replace("import sys,", "import json, sys,")
 
-IMPORT = "import time; t = time.perf_counter(); import ranklens; print(time.perf_counter() - t)"
+IMPORT = ("import sys, time; t = time.perf_counter(); import ranklens; took = time.perf_counter() - t; "
+          "print(took, *sorted(m for m in ('numba', 'llvmlite', 'pandas', 'polars', 'pyarrow', 'scipy', 'duckdb') "
+          "if m in sys.modules))")
 
 
 def _sources() -> dict[str, int]:
@@ -146,8 +148,12 @@ def test_wheel_first_evaluations_are_fast(wheel_venv, trec_eval_values):
     _check_values(r.stdout, trec_eval_values)
     assert took < 2.0, f"the bundled example's first evaluation took {took:.2f} s (0.12 s measured here)"
 
+    # what import loads is the check (a compiler or a data-frame library would cost seconds); the time bound
+    # only catches a stall, with room for a loaded machine (0.09 s measured on a quiet one, 0.35 s under load)
     r, took = _timed([str(venv / "bin" / "python"), "-c", IMPORT], env)
-    assert float(r.stdout) < 0.3, f"import ranklens took {float(r.stdout):.3f} s (0.09 s measured here)"
+    seconds, *heavy = r.stdout.split()
+    assert heavy == [], f"import ranklens loads {heavy}"
+    assert float(seconds) < 1.5, f"import ranklens took {float(seconds):.3f} s (0.09 s measured on a quiet machine)"
 
     r, took = _timed([str(venv / "bin" / "python"), "-c", BIG], env)
     assert r.returncode == 0 and r.stderr == "", r.stderr
