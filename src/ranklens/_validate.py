@@ -63,10 +63,18 @@ def check_utf8(buf: np.ndarray, path: str) -> None:
     """
     if buf.size == 0 or int(buf.max()) < 128:
         return
-    try:
-        codecs.utf_8_decode(buf.data, "strict", True)
-    except UnicodeDecodeError as exc:
-        raise _utf8_error(buf, exc.start, path) from None
+    n, step, lo = buf.shape[0], 1 << 24, 0
+    while lo < n:  # in slices cut before a character's first byte: memory bounded, no loop per line
+        hi = end = min(lo + step, n)
+        while hi < n and end - hi < 3 and 0x80 <= buf[hi] < 0xC0:  # a character has at most 3 continuations
+            hi -= 1
+        if hi < n and 0x80 <= buf[hi] < 0xC0:
+            hi = end  # no character starts here: the bytes are not UTF-8, found within this slice
+        try:
+            codecs.utf_8_decode(buf[lo:hi].data, "strict", True)
+        except UnicodeDecodeError as exc:
+            raise _utf8_error(buf, lo + exc.start, path) from None
+        lo = hi
 
 
 def _utf8_error(buf: np.ndarray, pos: int, path: str) -> FormatError:
