@@ -41,7 +41,7 @@ def _concrete(spelling: str) -> str:
 
 def test_every_documented_spelling_maps_to_its_family():
     rows = _doc_table()
-    assert len(rows) == 10
+    assert len(rows) == 11
     seen = set()
     for fams, spellings in rows:
         assert spellings
@@ -106,15 +106,17 @@ def test_refusal_names_the_convention_and_the_measure():
     assert definition(parse_measure("ndcg@5")[0], evidently) is REGISTRY["ndcg"]
     with pytest.raises(InvalidParameterError) as err:
         definition(parse_measure("map@5")[0], evidently)
-    assert str(err.value) == "convention 'evidently' reproduces NDCG only; not map@5."
+    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
+                              "not map@5.")
     # a custom convention with shared ranks: the refusal follows the field, under the convention's name
     mine = Convention(name="mine", ties="shared_rank")
-    with pytest.raises(InvalidParameterError, match=r"^convention 'mine' reproduces NDCG only; not P\.10\.$"):
+    with pytest.raises(InvalidParameterError, match=r"^convention 'mine' reproduces NDCG only; .*; not P\.10\.$"):
         definition(parse_measure("P.10")[0], mine)
     # through evaluate: every refused measure named in one line
     with pytest.raises(InvalidParameterError) as err:
         ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ndcg@1", "mrr", "P.2"], convention="evidently")
-    assert str(err.value) == "convention 'evidently' reproduces NDCG only; not mrr, P.2."
+    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
+                              "not mrr, P.2.")
 
 
 def test_unsupported_family_is_refused():

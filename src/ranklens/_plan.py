@@ -21,7 +21,7 @@ from ._kernels import api
 from ._kernels import codes as K
 from ._problem import Problem
 from .conventions import Convention
-from .errors import EmptyQueryError, InvalidParameterError
+from .errors import EmptyQueryError, InputError, InvalidParameterError
 from .measures import Measure, MeasureSpec, check_measures, definition, parse_measures
 
 __all__ = ["Plan", "check_cutoffs", "deepest", "empty_rule", "make_plan", "run_plan"]
@@ -94,15 +94,20 @@ class Plan:
         return [m.key for m in self.measures]
 
 
-def empty_rule(m: Measure, conv: Convention) -> Any:
-    """The value of a query with no relevant item for ``m`` (its ``-`` suffix, else the convention's)."""
-    return m.empty if m.empty is not None else conv.empty
+def empty_rule(m: Measure, conv: Convention, spec: MeasureSpec | None = None) -> Any:
+    """The value of a query with no relevant item for ``m``: its ``-`` suffix, else its definition's under the
+    convention (``spec``, e.g. CatBoost's RecallAt gives 1), else the convention's."""
+    if m.empty is not None:
+        return m.empty
+    if spec is not None and spec.empty is not None:
+        return spec.empty
+    return conv.empty
 
 
-def _cutoff(m: Measure, conv: Convention) -> int:
+def _cutoff(m: Measure, conv: Convention, spec: MeasureSpec) -> int:
     if m.k is not None:
         return int(m.k)
-    if m.family == "ndcg" and conv.default_cutoff is not None:
+    if spec.default_cutoff and conv.default_cutoff is not None:
         return int(conv.default_cutoff)
     return 0
 
@@ -126,13 +131,13 @@ def make_plan(convention: Convention, measures: str | Measure | Iterable[str | M
     gains = [m.gain or conv.gain for m in ms]
     mapping = next((g for g in gains if not isinstance(g, str)), None)
     keys = sorted(mapping) if mapping else []
-    rules = tuple(empty_rule(m, conv) for m in ms)
+    rules = tuple(empty_rule(m, conv, s) for m, s in zip(ms, specs))
     return Plan(
         measures=ms,
         convention=conv,
         specs=specs,
         codes=np.array([s.code for s in specs], dtype=np.int64),
-        cutoffs=np.array([_cutoff(m, conv) for m in ms], dtype=np.int64),
+        cutoffs=np.array([_cutoff(m, conv, s) for m, s in zip(ms, specs)], dtype=np.int64),
         gain_kinds=np.array([_GAIN_KIND[g] if isinstance(g, str) else K.GAIN_MAP for g in gains], dtype=np.int64),
         levels=np.array([m.relevance_level if m.relevance_level is not None else conv.relevance_level for m in ms],
                         dtype=np.float64),
@@ -162,6 +167,7 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     if plan.check_depth and whole:
         d = deepest(plan, problem)
         check_cutoffs(plan, int(d.max()) if d.size else 0)
+    _check_binary(plan, problem)
     err_denom = _err_denominator(plan, problem)
     # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
     # list is built from the ranked rows, in the same pass as the ordering
@@ -215,6 +221,22 @@ def _err_denominator(plan: Plan, problem: Problem) -> float:
             f"maximum grade of 1024 or more (got {max_grade:g}); ERR is defined for small graded labels (0-4...)."
         )
     return float(2.0**max_grade)
+
+
+def _check_binary(plan: Plan, problem: Problem) -> None:
+    """Refuse labels other than 0 and 1 for a definition that takes binary labels only (XGBoost's map and
+    pre: ``CheckPreLabels``, labels within 1e-6 of 0 or 1)."""
+    keys = [m.key for m, s in zip(plan.measures, plan.specs) if s.binary_labels]
+    if not keys:
+        return
+    for lab in (problem.label, problem.j_label):
+        lab = np.asarray(lab, dtype=np.float64)
+        bad = np.isfinite(lab) & (np.abs(lab) > 1e-6) & (np.abs(lab - 1.0) > 1e-6)
+        if bad.any():
+            raise InputError(
+                f"convention {plan.convention.name!r}: {', '.join(keys)} can only be used with binary labels "
+                f"(0 or 1), as in XGBoost; got label {float(lab[bad][0])!r}. Use ndcg, or convention='ranklens'."
+            )
 
 
 def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:

@@ -275,6 +275,8 @@ def _check_numbers(c: Convention) -> None:
     if isinstance(c.gain, dict) and not all(math.isfinite(k) and math.isfinite(v) for k, v in c.gain.items()):
         raise InvalidParameterError(f"`gain`: a mapping from label to gain takes finite numbers; got {c.gain!r}.")
 
+#: CatBoost's default border: a label above 0.5 is relevant (the smallest double above 0.5 as a level)
+_ABOVE_HALF = math.nextafter(0.5, 1.0)
 
 _TREC9 = Convention(
     name="trec_eval",
@@ -356,7 +358,8 @@ CONVENTIONS: dict[str, Convention] = {
             negative_labels="keep",
             empty=0.0,
             queries="same",
-            mirrors="ranx 0.3.21 with Qrels/Run objects (ndcg; ndcg_burges for 2^rel-1)",
+            mirrors="ranx 0.3.21 with Qrels/Run objects (ndcg, dcg, map, mrr, precision, recall, hits, hit_rate, "
+            "r-precision; ndcg_burges for 2^rel-1)",
             description="ranx: labels truncated to int, labels below 1 ignored, numba quicksort tie order",
         ),
         Convention(
@@ -372,7 +375,7 @@ CONVENTIONS: dict[str, Convention] = {
             queries="ranked",
             weighting="gbdt",
             max_items=10000,
-            mirrors="LightGBM 4.7 ndcg@k metric (default label_gain 2^i-1)",
+            mirrors="LightGBM 4.7 ndcg@k and map@k metrics (default label_gain 2^i-1)",
             description="LightGBM: 2^rel-1 gain, ties in input order, ideal from the list, all-zero queries score 1",
         ),
         Convention(
@@ -391,7 +394,7 @@ CONVENTIONS: dict[str, Convention] = {
             default_cutoff=32,
             weighting="gbdt",
             clamp_mean=True,
-            mirrors="XGBoost 3.2 ndcg / ndcg@k (ndcg@k- scores empty queries 0)",
+            mirrors="XGBoost 3.2 ndcg, map, pre (@k; ndcg@k- and map@k- score empty queries 0)",
             description="XGBoost: as LightGBM but float32 scores, plain ndcg cut at 32, mean clamped at 1",
         ),
         Convention(
@@ -401,10 +404,12 @@ CONVENTIONS: dict[str, Convention] = {
             label_precision="float32",
             ideal="ranking",
             negative_labels="keep",
+            relevance_level=_ABOVE_HALF,
             empty=1.0,
             empty_test="ideal_nonpositive",
             queries="ranked",
-            mirrors="CatBoost 1.2 NDCG (type=Base, denominator=LogPosition)",
+            mirrors="CatBoost 1.2 NDCG (type=Base, denominator=LogPosition), DCG, PrecisionAt, RecallAt, MAP, MRR "
+            "(border 0.5)",
             description="CatBoost: linear gain, float32 labels, tied items least relevant first, queries whose "
             "ideal DCG is not positive score 1",
         ),

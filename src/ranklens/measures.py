@@ -10,12 +10,13 @@ family                    spellings
                           empty queries score 0), ``ndcg_exp@k`` / ``ndcg_lin@k``
 ``dcg`` / ``idcg``        ``dcg@k``, ``idcg@k``, ``dcg_burges@k``, ``dcg_exp@k``,
                           ``dcg_lin@k``, ``idcg_burges@k``, ``idcg_exp@k``
-``map``                   ``map``, ``map@k``, ``ap@k``, ``map_cut.k``
+``map``                   ``map``, ``map@k``, ``ap@k``, ``map_cut.k``, ``map@k-`` (XGBoost)
 ``mrr``                   ``mrr``, ``mrr@k``, ``rr@k``, ``recip_rank``
 ``precision``             ``precision@k``, ``p@k``, ``P.k`` / ``P_k``, ``prec@k``
 ``recall``                ``recall@k``, ``r@k``, ``recall.k`` / ``recall_k``
-``hit_rate``              ``hit_rate@k``, ``hits@k``, ``hit@k``, ``hitrate@k``,
+``hit_rate``              ``hit_rate@k``, ``hit@k``, ``hitrate@k``,
                           ``success@k``, ``success.k``
+``hits``                  ``hits@k`` (ranx: the number of relevant items in the top k)
 ``err``                   ``err@k``
 ``r_precision``           ``r_precision``, ``rprec``, ``r-precision``
 ``num_ret`` ...           ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed, not averaged)
@@ -34,7 +35,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ._kernels import codes as K
@@ -53,16 +54,20 @@ class ConventionRule:
 
     Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
     only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
-    may be ``"name"``, for a preset reproducing its peer's own definition of a measure.
+    may be ``"name"``, for a preset reproducing its peer's own definition of a measure. ``cutoff``
+    narrows the rule to measures written with a cutoff (True) or without one (False).
     """
 
     field: str
     value: Any
     refuse: str | None = None
     use: MeasureSpec | None = None
+    cutoff: bool | None = None
 
-    def applies(self, convention: Convention) -> bool:
-        """Whether the rule concerns ``convention``."""
+    def applies(self, convention: Convention, measure: Measure | None = None) -> bool:
+        """Whether the rule concerns ``convention`` (and ``measure``, when the rule looks at its cutoff)."""
+        if self.cutoff is not None and measure is not None and (measure.k is not None) != self.cutoff:
+            return False
         return bool(getattr(convention, self.field) == self.value)
 
 
@@ -100,6 +105,15 @@ class MeasureSpec:
         Report queries whose value an empty rule set (False for DCG and IDCG, which are 0 there anyway).
     rules : tuple of ConventionRule
         Refusals and other definitions, per convention field value.
+    empty : float, str or None
+        The value of a query without a relevant item under this definition (None: the convention's).
+    default_cutoff : bool
+        A measure written without a cutoff takes the convention's ``default_cutoff`` (XGBoost's 32).
+    binary_labels : bool
+        Labels must be 0 or 1 (XGBoost's ``map`` and ``pre``: "can only be used with binary labels").
+    weighting : str or None
+        ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
+        a plain weighted mean even under the convention's ``"gbdt"`` weighting; None: the convention's.
     """
 
     family: str
@@ -115,41 +129,187 @@ class MeasureSpec:
     empty_when: str = "no_relevant"
     scored_note: bool = True
     rules: tuple[ConventionRule, ...] = ()
+    empty: float | str | None = None
+    default_cutoff: bool = False
+    binary_labels: bool = False
+    weighting: str | None = None
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
-_NDCG_ONLY = ConventionRule("ties", "shared_rank", refuse="reproduces NDCG only")
+_NDCG_ONLY = ConventionRule("ties", "shared_rank",
+                            refuse="reproduces NDCG only; convention='ranklens' gives ranklens' own")
 
-REGISTRY: dict[str, MeasureSpec] = {s.family: s for s in [
-    MeasureSpec("ndcg", "normalised discounted cumulative gain", K.NDCG,
-                ("ndcg", "ndcg_cut"), graded=True, gain_suffix=True, trec_name="ndcg", trec_cut="ndcg_cut",
-                empty_when="no_gain"),
-    MeasureSpec("dcg", "discounted cumulative gain", K.DCG, ("dcg",), graded=True, gain_suffix=True,
-                trec_name="dcg", trec_cut="dcg", empty_when="never", scored_note=False),
-    MeasureSpec("idcg", "ideal discounted cumulative gain", K.IDCG, ("idcg",), graded=True, gain_suffix=True,
-                trec_name="idcg", trec_cut="idcg", empty_when="never", scored_note=False),
-    MeasureSpec("map", "average precision (mean over queries: MAP)", K.AP, ("map", "ap", "map_cut"),
-                trec_name="map", trec_cut="map_cut", rules=(_NDCG_ONLY,)),
-    MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR, ("mrr", "rr", "recip_rank"),
-                trec_name="recip_rank", trec_cut="recip_rank", rules=(_NDCG_ONLY,)),
-    MeasureSpec("precision", "precision: relevant items in the top k / k", K.P, ("precision", "p", "prec"),
-                trec_name="P", trec_cut="P", rules=(_NDCG_ONLY,)),
-    MeasureSpec("recall", "recall: relevant items in the top k / relevant items", K.RECALL, ("recall", "r"),
-                trec_name="recall", trec_cut="recall", rules=(_NDCG_ONLY,)),
-    MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
-                ("hit_rate", "hits", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success",
-                rules=(_NDCG_ONLY,)),
-    MeasureSpec("err", "expected reciprocal rank (Chapelle et al. 2009, cascade model)", K.ERR, ("err",),
-                graded=True, trec_name="err", trec_cut="err", empty_when="no_gain", rules=(_NDCG_ONLY,)),
-    MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
-                ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec", rules=(_NDCG_ONLY,)),
-    MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
-                trec_name="num_ret", empty_when="never", rules=(_NDCG_ONLY,)),
-    MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",), cutoff=False,
-                summed=True, trec_name="num_rel", empty_when="never", rules=(_NDCG_ONLY,)),
-    MeasureSpec("num_rel_ret", "number of relevant ranked items (summed over queries)", K.NUM_REL_RET,
-                ("num_rel_ret",), summed=True, trec_name="num_rel_ret", empty_when="never", rules=(_NDCG_ONLY,)),
-]}
+#: what each preset's peer calls its ranking measures (named in refusals)
+_PEER = {
+    "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
+    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
+    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
+    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, NumRet, NumRel, NumRelRet"),
+    "gdeval": ("gdeval", "ndcg@k and err@k"),
+    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, hits, hit_rate, r-precision"),
+    "lightgbm": ("LightGBM", "ndcg@k and map@k"),
+    "xgboost": ("XGBoost", "ndcg, map, pre"),
+    "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
+    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG"),
+    "evidently": ("Evidently", "NDCGKMetric"),
+}
+_OWN = "convention='ranklens' gives ranklens' own"
+
+
+def _none(*conventions: str, cutoff: bool | None = None) -> tuple[ConventionRule, ...]:
+    """Refusals: the peer of each preset has no such measure."""
+    return tuple(
+        ConventionRule("name", c, cutoff=cutoff,
+                       refuse=f"reproduces {_PEER[c][0]}, which has no such measure (it has {_PEER[c][1]}); {_OWN}")
+        for c in conventions)
+
+
+def _differs(convention: str, how: str, cutoff: bool | None = None) -> ConventionRule:
+    """A refusal: the peer defines the measure differently and ranklens does not reproduce it."""
+    return ConventionRule("name", convention, cutoff=cutoff, refuse=f"does not reproduce {how}; {_OWN}")
+
+
+
+
+def _needs_cut(conventions: tuple[str, ...], name: str, spelled: str) -> tuple[ConventionRule, ...]:
+    """Refusals without a cutoff: the peer's measure always has one (set_P and set_recall not reproduced)."""
+    return tuple(ConventionRule("name", c, cutoff=False, refuse=f"reproduces {_PEER[c][0]}, whose {name} needs a "
+                                f"cutoff: write {spelled}, or {_OWN}") for c in conventions)
+_EVERY_PEER = tuple(_PEER)
+
+
+def _base() -> dict[str, MeasureSpec]:
+    return {s.family: s for s in [
+        MeasureSpec("ndcg", "normalised discounted cumulative gain", K.NDCG,
+                    ("ndcg", "ndcg_cut"), graded=True, gain_suffix=True, trec_name="ndcg", trec_cut="ndcg_cut",
+                    empty_when="no_gain", default_cutoff=True),
+        MeasureSpec("dcg", "discounted cumulative gain", K.DCG, ("dcg",), graded=True, gain_suffix=True,
+                    trec_name="dcg", trec_cut="dcg", empty_when="never", scored_note=False),
+        MeasureSpec("idcg", "ideal discounted cumulative gain", K.IDCG, ("idcg",), graded=True, gain_suffix=True,
+                    trec_name="idcg", trec_cut="idcg", empty_when="never", scored_note=False),
+        MeasureSpec("map", "average precision (mean over queries: MAP)", K.AP, ("map", "ap", "map_cut"),
+                    trec_name="map", trec_cut="map_cut"),
+        MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR,
+                    ("mrr", "rr", "recip_rank"), trec_name="recip_rank", trec_cut="recip_rank"),
+        MeasureSpec("precision", "precision: relevant items in the top k / k", K.P, ("precision", "p", "prec"),
+                    trec_name="P", trec_cut="P"),
+        MeasureSpec("recall", "recall: relevant items in the top k / relevant items", K.RECALL, ("recall", "r"),
+                    trec_name="recall", trec_cut="recall"),
+        MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
+                    ("hit_rate", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success"),
+        MeasureSpec("hits", "hits: number of relevant items in the top k (ranx; averaged over queries)",
+                    K.NUM_REL_RET, ("hits",), trec_name="hits", trec_cut="hits"),
+        MeasureSpec("err", "expected reciprocal rank (Chapelle et al. 2009, cascade model)", K.ERR, ("err",),
+                    graded=True, trec_name="err", trec_cut="err", empty_when="no_gain"),
+        MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
+                    ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec"),
+        MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
+                    trec_name="num_ret", empty_when="never"),
+        MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",),
+                    cutoff=False, summed=True, trec_name="num_rel", empty_when="never"),
+        MeasureSpec("num_rel_ret", "number of relevant ranked items (summed over queries)", K.NUM_REL_RET,
+                    ("num_rel_ret",), summed=True, trec_name="num_rel_ret", empty_when="never"),
+    ]}
+
+
+def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
+    """Per family: for every preset, the peer's own definition (when it differs from ranklens') or a refusal.
+
+    A preset without a rule for a family computes ranklens' definition, which is then the peer's own (the
+    conformance tests check each such pair against the real peer).
+    """
+    # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it)
+    trec = ("trec_eval", "trec_eval10")
+    # XGBoost: map@k = sum of precision at the relevant ranks in the first min(k, n) / min(R, k), a group
+    # without relevant item scores 1 (0 with "map-"), plain "map" is cut at 32; pre@k = hits / min(k, n); both
+    # a plain weighted mean (unlike its ndcg).
+    xgb_map = replace(b["map"], code=K.AP_MIN, default_cutoff=True, binary_labels=True, weighting="weighted")
+    xgb_pre = replace(b["precision"], code=K.P_DEPTH, default_cutoff=True, binary_labels=True, empty=0.0,
+                      weighting="weighted")
+    # LightGBM map@k: / min(R, min(k, n)), a query without relevant item scores 1, weighted as it should be
+    lgb_map = replace(b["map"], code=K.AP_MIN, weighting="weighted")
+    # CatBoost (border 0.5: relevant = label > 0.5): PrecisionAt / min(k, n), RecallAt (1 without relevant
+    # item), MAP / min(R, k') (0 without relevant item), all three ignoring group weights; MRR group-weighted
+    cb_p = replace(b["precision"], code=K.P_DEPTH, empty=0.0, weighting="unweighted")
+    cb_r = replace(b["recall"], empty=1.0, weighting="unweighted")
+    cb_map = replace(b["map"], code=K.AP_MIN, empty=0.0, weighting="unweighted")
+    cb_mrr = replace(b["mrr"], empty=0.0)
+    use = ConventionRule
+    tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
+          "torch.topk / argsort, and scores <= 0 count as not retrieved)")
+    return {
+        "ndcg": (),
+        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics",
+                     "evidently"),
+        "idcg": _none(*_EVERY_PEER),
+        "map": (
+            *_none("sklearn", "gdeval"),
+            _differs("lightgbm", "LightGBM's MAP without a cutoff (LightGBM reports map@k for each k of eval_at): "
+                     "write map@k", cutoff=False),
+            use("name", "lightgbm", use=lgb_map),
+            use("name", "xgboost", use=xgb_map),
+            use("name", "catboost", use=cb_map),
+            _differs(*tm),
+        ),
+        "mrr": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            _differs("ir_measures", "ir_measures' RR@k (its msmarco provider orders ties by item id ascending, "
+                     "unlike trec_eval): write RR without a cutoff", cutoff=True),
+            use("name", "catboost", use=cb_mrr),
+            _differs(*tm),
+        ),
+        "precision": (
+            *_none("sklearn", "gdeval", "lightgbm"),
+            *_needs_cut(("trec_eval", "trec_eval10", "ir_measures"), "P", "P.k"),
+            use("name", "xgboost", use=xgb_pre),
+            use("name", "catboost", use=cb_p),
+            _differs(*tm),
+        ),
+        "recall": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            *_needs_cut(("trec_eval", "trec_eval10", "ir_measures"), "recall", "recall.k"),
+            use("name", "catboost", use=cb_r),
+            _differs(*tm),
+        ),
+        "hit_rate": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
+            _differs(*tm),
+        ),
+        "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
+                      "catboost", "torchmetrics", "evidently"),
+        "err": (
+            *_none("sklearn", "trec_eval", "trec_eval10", "ranx", "lightgbm", "xgboost", "torchmetrics", "evidently"),
+            _differs("ir_measures", "ir_measures' ERR@k (computed by gdeval): use convention='gdeval'"),
+            _differs("catboost", "CatBoost's ERR (the raw label taken as the stopping probability)"),
+            _differs("gdeval", "gdeval's ERR without a cutoff (gdeval.pl reports err@k): write err@k",
+                     cutoff=False),
+        ),
+        "r_precision": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            _differs(*tm),
+        ),
+        **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
+               *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose {f} takes no "
+                                f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
+           for f in ("num_ret", "num_rel", "num_rel_ret")},
+    }
+
+
+def _registry() -> dict[str, MeasureSpec]:
+    b = _base()
+    rules = _peer_rules(b)
+    gd_ndcg = _differs("gdeval", "gdeval's nDCG without a cutoff (gdeval.pl reports ndcg@k): write ndcg@k",
+                       cutoff=False)
+    out = {}
+    for family, spec in b.items():
+        extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
+        tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
+        out[family] = replace(spec, rules=extra + tail)
+    return out
+
+
+REGISTRY: dict[str, MeasureSpec] = _registry()
 
 #: family -> description
 FAMILIES: dict[str, str] = {f: s.description for f, s in REGISTRY.items()}
@@ -275,8 +435,9 @@ def parse_measure(text: str) -> list[Measure]:
         if not REGISTRY[family].cutoff:
             raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
     empty = 0.0 if m.group("minus") else None
-    if empty is not None and family != "ndcg":
-        raise InvalidParameterError(f"measure {text!r}: the '-' suffix (empty queries score 0) is for ndcg only.")
+    if empty is not None and family not in ("ndcg", "map"):
+        raise InvalidParameterError(f"measure {text!r}: the '-' suffix (empty queries score 0) is for ndcg and map "
+                                    "only.")
     rel = None
     opts = m.group("opts")
     if opts:
@@ -387,14 +548,17 @@ def definition(measure: Measure, convention: Convention) -> MeasureSpec:
     >>> from ranklens import get_convention
     >>> definition(parse_measure("P.10")[0], get_convention("trec_eval")).family
     'precision'
-    >>> definition(parse_measure("map")[0], get_convention("evidently"))
-    Traceback (most recent call last):
-    ...
-    ranklens.errors.InvalidParameterError: convention 'evidently' reproduces NDCG only; not map.
+    >>> try:
+    ...     definition(parse_measure("mrr")[0], get_convention("sklearn"))
+    ... except InvalidParameterError as err:
+    ...     print(str(err).replace("; ", ";\\n"))
+    convention 'sklearn' reproduces scikit-learn, which has no such measure (it has ndcg_score and dcg_score);
+    convention='ranklens' gives ranklens' own;
+    not mrr.
     """
     spec = measure.spec
     for rule in spec.rules:
-        if rule.applies(convention):
+        if rule.applies(convention, measure):
             if rule.refuse is not None:
                 raise InvalidParameterError(f"convention {convention.name!r} {rule.refuse}; not {measure.key}.")
             if rule.use is not None:
@@ -410,16 +574,20 @@ def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
     Examples
     --------
     >>> from ranklens import get_convention
-    >>> check_measures(parse_measures(["ndcg@5", "map", "P.10"]), get_convention("evidently"))
-    Traceback (most recent call last):
-    ...
-    ranklens.errors.InvalidParameterError: convention 'evidently' reproduces NDCG only; not map, P.10.
+    >>> try:
+    ...     check_measures(parse_measures(["ndcg@5", "map", "P.10"]), get_convention("evidently"))
+    ... except InvalidParameterError as err:
+    ...     print(str(err).replace("; ", ";\\n"))
+    convention 'evidently' reproduces NDCG only;
+    convention='ranklens' gives ranklens' own;
+    not map, P.10.
     """
     refused: dict[str, list[str]] = {}
     for m in measures:
         for rule in m.spec.rules:
-            if rule.applies(convention) and rule.refuse is not None:
-                refused.setdefault(rule.refuse, []).append(m.key)
+            if rule.applies(convention, m):
+                if rule.refuse is not None:
+                    refused.setdefault(rule.refuse, []).append(m.key)
                 break
     for why, keys in refused.items():
         raise InvalidParameterError(f"convention {convention.name!r} {why}; not {', '.join(keys)}.")

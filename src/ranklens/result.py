@@ -82,7 +82,7 @@ class Partial:
         n_m = len(plan.measures)
         n_q = values.shape[0]
         w = np.ones(n_q) if weights is None else weights
-        gbdt = plan.convention.weighting == "gbdt"
+        ones = np.ones(n_q)
         weighted, unweighted, weight = np.zeros(n_m), np.zeros(n_m), np.zeros(n_m)
         counted = np.zeros(n_m, np.int64)
         skipped: list[Note] = []
@@ -94,9 +94,10 @@ class Partial:
             if m.summed:
                 weighted[i] = v[valid].sum()
             else:
-                wv = w[valid]
+                how = plan.specs[i].weighting or plan.convention.weighting  # a definition may override it
+                wv = (ones if how == "unweighted" else w)[valid]
                 weight[i] = wv.sum()
-                if gbdt:
+                if how == "gbdt":
                     emp = empties[:, i][valid]
                     weighted[i] = (wv[~emp] * v[valid][~emp]).sum()
                     unweighted[i] = v[valid][emp].sum()
@@ -229,8 +230,7 @@ class Result:
                 aggregate[m.key] = float(partial.weighted[i])
                 continue
             den = float(partial.weight[i])
-            num = float(partial.weighted[i] + partial.unweighted[i]) if conv.weighting == "gbdt" else float(
-                partial.weighted[i])
+            num = float(partial.weighted[i] + partial.unweighted[i])  # unweighted: 0 unless "gbdt" weighting
             mean = num / den if den > 0 else math.nan
             if conv.clamp_mean and m.family == "ndcg" and not math.isnan(mean):
                 if mean > XGB_MAX_MEAN:

@@ -18,6 +18,7 @@ from numba import njit, prange
 
 from .codes import (
     AP,
+    AP_MIN,
     DCG,
     ERR,
     GAIN_EXP,
@@ -35,6 +36,7 @@ from .codes import (
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
     ORDER_WORST,
+    P_DEPTH,
     RECALL,
     RPREC,
     RR,
@@ -386,6 +388,9 @@ def evaluate_queries(
                         denom = n if k <= 0 else k
                         if denom > 0:
                             v = rel_in_top(ss, rel, 0, cut, depth, ties) / denom
+                    elif code == P_DEPTH:
+                        if depth > 0:
+                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / depth
                     elif code == RECALL:
                         if big_r > 0:
                             v = rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
@@ -399,6 +404,9 @@ def evaluate_queries(
                     elif code == AP:
                         if big_r > 0:
                             v = ap_sum(ss, rel, 0, cut, depth, ties) / big_r
+                    elif code == AP_MIN:
+                        if big_r > 0 and depth > 0:
+                            v = ap_sum(ss, rel, 0, cut, depth, ties) / min(big_r, depth)
                     elif code == NUM_RET:
                         v = depth
                     elif code == NUM_REL:
