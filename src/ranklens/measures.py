@@ -239,8 +239,8 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
           "torch.topk / argsort, and scores <= 0 count as not retrieved)")
     return {
         "ndcg": (),
-        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics",
-                     "evidently"),
+        # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
+        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics"),
         "idcg": _none(*_EVERY_PEER),
         "map": (
             *_none("sklearn", "gdeval"),

@@ -36,7 +36,7 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
     "xgboost": {"ndcg": None, "map": None, "precision": None},
     "catboost": {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None},
     "torchmetrics": {"ndcg": None},
-    "evidently": {"ndcg": None},
+    "evidently": {"ndcg": None, "dcg": None},  # dcg: the numerator of its NDCG (tests/test_explain.py)
 }
 PEER_HAS["trec_eval10"] = PEER_HAS["trec_eval"]
 
