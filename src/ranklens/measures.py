@@ -172,7 +172,7 @@ def _differs(convention: str, how: str, cutoff: bool | None = None) -> Conventio
 
 
 def _needs_cut(conventions: tuple[str, ...], name: str, spelled: str) -> tuple[ConventionRule, ...]:
-    """Refusals without a cutoff: the peer's measure always has one (set_P and set_recall not reproduced)."""
+    """Refusals without a cutoff: the peer's measure always has one."""
     return tuple(ConventionRule("name", c, cutoff=False, refuse=f"reproduces {_PEER[c][0]}, whose {name} needs a "
                                 f"cutoff: write {spelled}, or {_OWN}") for c in conventions)
 _EVERY_PEER = tuple(_PEER)
@@ -218,7 +218,8 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     A preset without a rule for a family computes ranklens' definition, which is then the peer's own (the
     conformance tests check each such pair against the real peer).
     """
-    # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it)
+    # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it); P and
+    # recall without a cutoff are set_P and set_recall (tests/peer_suites/test_ir_measures_suite.py: SetP, SetR)
     trec = ("trec_eval", "trec_eval10")
     # XGBoost: map@k = sum of precision at the relevant ranks in the first min(k, n) / min(R, k), a group
     # without relevant item scores 1 (0 with "map-"), plain "map" is cut at 32; pre@k = hits / min(k, n); both
@@ -260,14 +261,12 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
         ),
         "precision": (
             *_none("sklearn", "gdeval", "lightgbm"),
-            *_needs_cut(("trec_eval", "trec_eval10", "ir_measures"), "P", "P.k"),
             use("name", "xgboost", use=xgb_pre),
             use("name", "catboost", use=cb_p),
             _differs(*tm),
         ),
         "recall": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
-            *_needs_cut(("trec_eval", "trec_eval10", "ir_measures"), "recall", "recall.k"),
             use("name", "catboost", use=cb_r),
             _differs(*tm),
         ),

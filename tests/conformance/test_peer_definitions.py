@@ -25,9 +25,9 @@ TOL = 1e-9
 PEER_HAS: dict[str, dict[str, bool | None]] = {
     "ranklens": {f: None for f in REGISTRY},
     "sklearn": {"ndcg": None, "dcg": None},
-    "trec_eval": {"ndcg": None, "map": None, "mrr": None, "precision": True, "recall": True, "hit_rate": True,
+    "trec_eval": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "hit_rate": True,
                   "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False},
-    "ir_measures": {"ndcg": None, "map": None, "mrr": False, "precision": True, "recall": True, "hit_rate": True,
+    "ir_measures": {"ndcg": None, "map": None, "mrr": False, "precision": None, "recall": None, "hit_rate": True,
                     "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False},
     "gdeval": {"ndcg": True, "err": True},
     "ranx": {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
