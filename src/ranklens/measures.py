@@ -55,7 +55,8 @@ class ConventionRule:
     Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
     only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
     may be ``"name"``, for a preset reproducing its peer's own definition of a measure. ``cutoff``
-    narrows the rule to measures written with a cutoff (True) or without one (False).
+    narrows the rule to measures written with a cutoff (True) or without one (False); ``also`` to conventions
+    whose other fields have the values given (pairs of field and value).
     """
 
     field: str
@@ -63,12 +64,14 @@ class ConventionRule:
     refuse: str | None = None
     use: MeasureSpec | None = None
     cutoff: bool | None = None
+    also: tuple[tuple[str, Any], ...] = ()
 
     def applies(self, convention: Convention, measure: Measure | None = None) -> bool:
         """Whether the rule concerns ``convention`` (and ``measure``, when the rule looks at its cutoff)."""
         if self.cutoff is not None and measure is not None and (measure.k is not None) != self.cutoff:
             return False
-        return bool(getattr(convention, self.field) == self.value)
+        fields = ((self.field, self.value), *self.also)
+        return all(getattr(convention, f) == v for f, v in fields)
 
 
 @dataclass(frozen=True)
@@ -254,8 +257,10 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
         ),
         "mrr": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
-            _differs("ir_measures", "ir_measures' RR@k (its msmarco provider orders ties by item id ascending, "
-                     "unlike trec_eval): write RR without a cutoff", cutoff=True),
+            ConventionRule("name", "ir_measures", cutoff=True, also=(("ties", "item_desc"),),
+                           refuse="orders ties by item id descending as trec_eval, but ir_measures computes RR@k "
+                           "with its msmarco provider, ties by item id ascending: add ties='item_asc', or write RR "
+                           f"without a cutoff; {_OWN}"),
             use("name", "catboost", use=cb_mrr),
             _differs(*tm),
         ),
