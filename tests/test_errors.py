@@ -176,7 +176,7 @@ def test_fractional_labels_are_never_truncated_silently():
     assert res["dcg"] == pytest.approx(1 / math.log2(3) + 1.5 / 2, rel=1e-12)  # 1.5 stays 1.5
     for conv in ("lightgbm", "xgboost", "trec_eval", "gdeval"):
         with pytest.raises(InputError, match=rf"'{conv}' accepts only integer labels.*label 1.5"):
-            ranklens.evaluate(FRAC_QRELS, FRAC_RUN, ["ndcg"], convention=conv)
+            ranklens.evaluate(FRAC_QRELS, FRAC_RUN, ["ndcg@5"], convention=conv)  # gdeval: ndcg@k only
     # ranx truncates by its own rule (label_precision="int"), which is the explicit way
     ranx = ranklens.evaluate(FRAC_QRELS, {"q": {"a": 1.0, "b": 2.0, "c": 3.0}}, ["dcg"], convention="ranx")
     assert ranx["dcg"] == pytest.approx(1 / math.log2(3) + 1 / 2, rel=1e-12)
