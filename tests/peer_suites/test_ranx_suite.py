@@ -53,6 +53,8 @@ DCG_B2 = (2**2 - 1) / np.log2(2) + (2**3 - 1) / np.log2(3) + (2**5 - 1) / np.log
 
 # (ranx test, cases, metric, ranx's literal expectation)
 CASES = [
+    ("test_hits_single", [(A, RANK_A)], "hits@5", 3),
+    ("test_hits_parallel", [(A, RANK_A), ([(1, 1), (4, 1), (6, 1)], [1, 2, 4, 3, 5, 7])], "hits@5", 2.5),
     ("test_hit_rate_single", [([(1, 1), (2, 1), (4, 1)], [1, 2, 4, 3, 5, 7])], "hit_rate@5", 1),
     ("test_hit_rate_parallel", [([(9, 1), (6, 1), (8, 1)], RANK_A), ([(1, 1), (2, 1), (4, 1)], [1, 2, 4, 3, 5, 7])],
      "hit_rate@5", 0.5),
@@ -102,7 +104,7 @@ PY_RUN = {"q_1": {"doc_12": 0.9, "doc_23": 0.8, "doc_25": 0.7, "doc_36": 0.6, "d
           "q_2": {"doc_12": 0.9, "doc_11": 0.8, "doc_25": 0.7, "doc_36": 0.6, "doc_2": 0.5, "doc_35": 0.4}}
 
 
-@pytest.mark.parametrize("metric", ["ndcg@5", "ndcg_burges@5", "map@5", "mrr", "precision@3", "recall@5",
+@pytest.mark.parametrize("metric", ["ndcg@5", "ndcg_burges@5", "map@5", "mrr", "precision@3", "recall@5", "hits@5",
                                     "hit_rate@1", "r-precision"])
 @pytest.mark.slow
 def test_python_dict(metric):
