@@ -100,3 +100,13 @@ def test_torchmetrics_case(cls, extra, base, kind, top_k, action):
             _ours(_name(base, top_k), kind, action)
         return
     assert _ours(_name(base, top_k), kind, action) == pytest.approx(expected, abs=TOL)
+
+
+def test_map_all_zero_predictions():
+    # test_map.py::TestMAP::test_map_all_zero_predictions_returns_zero: torchmetrics gives 0.0 (the test's literal)
+    # for all-tied predictions, a value of its own tie order: ranklens refuses MAP under this convention, never
+    # another number
+    preds, target, idx = torch.tensor([0.0, 0.0, 0.0]), torch.tensor([1, 0, 1]), torch.tensor([0, 0, 0])
+    assert float(retrieval.RetrievalMAP()(preds, target, indexes=idx)) == 0.0
+    with pytest.raises(ranklens.InvalidParameterError, match=r"torch\.topk"):
+        ranklens.evaluate(_table(idx, preds, target), None, ["map"], convention="torchmetrics")
