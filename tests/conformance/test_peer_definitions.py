@@ -63,6 +63,7 @@ def _spelled(family: str, cut: bool) -> str:
     return f"{family}@3" if cut else family
 
 
+@pytest.mark.slow
 def test_every_pair_is_the_peers_or_refused():
     j = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"x": 1, "y": 0}}
     r = {"q1": {"a": 0.3, "b": 0.5, "c": 0.1}, "q2": {"x": 1.0, "y": 0.2}}
@@ -114,6 +115,7 @@ RANX_EXTRA = [("hits", "hits"), ("hits@1", "hits@1"), ("hits@5", "hits@5"), ("hi
               ("map@5", "map@5"), ("r_precision", "r-precision")]
 
 
+@pytest.mark.slow
 def test_ranx_hits_and_the_rest():
     qs = judged_cases(SEED + 40, 150, negative=True, fractional=True, partial_queries=False)
     qrels, run = qrels_dict(qs, cast=float), run_dict(qs)
@@ -219,6 +221,7 @@ def _lgb_map(qs, eval_at, weights=None, per_query=True):
 LGB_KS = [1, 3, 5, 10, 40]
 
 
+@pytest.mark.slow
 def test_lightgbm_map(binary_cases):
     qs = list_cases(SEED + 45, 150, max_label=3, long_len=50)
     per, agg = _lgb_map(qs, LGB_KS)
