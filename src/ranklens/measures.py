@@ -461,6 +461,9 @@ def parse_measure(text: str) -> list[Measure]:
                 gain = "exponential" if value.startswith("exp") else "linear"
             else:
                 raise InvalidParameterError(f"measure {text!r}: unknown option {key!r}; valid options: rel, gain.")
+    if family == "num_ret" and rel is not None:
+        # ir_measures' NumRet(rel=N): the retrieved items with a label of at least N, i.e. num_rel_ret at N
+        family = "num_rel_ret"
     multi = len(ks) > 1
     out = []
     for k in ks:

@@ -68,3 +68,19 @@ def test_ir_measures_case(files, qrels, ours, theirs, literal):
     res = ranklens.evaluate(files[qrels], files[RUN], [ours], convention="ir_measures")
     assert res.per_query_dict(ours) == pytest.approx(per, abs=1e-12)
     assert res[ours] == pytest.approx(agg, abs=1e-12)
+
+
+@pytest.mark.parametrize("rel", [1, 2, 3])
+def test_num_ret_with_a_relevance_level_is_ir_measures_numret(rel):
+    """ir_measures' test_pytrec_eval.py::test_NumRet: NumRet(rel=N) counts the retrieved items labelled N or more
+    (per query, as ir_measures itself gives them; before, ranklens ignored rel= on num_ret)."""
+    from ir_measures import NumRet, Qrel, ScoredDoc
+
+    qrels = [Qrel("0", "D0", 0), Qrel("0", "D1", 1), Qrel("0", "D2", 1), Qrel("0", "D3", 2), Qrel("0", "D4", 0),
+             Qrel("1", "D0", 1), Qrel("1", "D3", 2), Qrel("1", "D5", 2)]
+    run = [ScoredDoc("0", d, 5.0 - i) for i, d in enumerate(["D0", "D2", "D1", "D3", "D4"])]
+    run += [ScoredDoc("1", d, 4.0 - i) for i, d in enumerate(["D1", "D3", "D4", "D2"])]
+    want = {m.query_id: m.value for m in ir_measures.iter_calc([NumRet(rel=rel)], qrels, run)}
+    key = f"num_ret(rel={rel})"
+    got = ranklens.evaluate(qrels, run, [key], convention="ir_measures").per_query_dict(key)
+    assert got == want and want == {1: {"0": 3.0, "1": 1.0}, 2: {"0": 1.0, "1": 1.0}, 3: {"0": 0.0, "1": 0.0}}[rel]
