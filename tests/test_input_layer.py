@@ -189,3 +189,24 @@ def test_io_and_data_do_not_import_each_other():
     assert "io" not in _imports(SRC / "_coerce.py") and "data" not in _imports(SRC / "_coerce.py")
     for name in ("records.py", "_ids.py", "_buffers.py", "_text.py"):
         assert not {"io", "data", "_coerce", "options"} & _imports(SRC / name), name
+
+
+def test_column_options_with_a_text_format_are_refused_not_ignored(tmp_path):
+    """--query-col and friends name columns of a table; given with a TREC file they used to be ignored silently."""
+    import ranklens
+    from ranklens.errors import InvalidParameterError
+
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 a 1\n")
+    r = tmp_path / "r.txt"
+    r.write_text("1 Q0 a 1 0.5 t\n")
+    assert ranklens.evaluate(q, r, ["ndcg"])["ndcg"] == 1.0
+    with pytest.raises(InvalidParameterError, match=r"^query_col name columns of a table .* neither input is one"):
+        ranklens.evaluate(q, r, ["ndcg"], query_col="topic")
+    with pytest.raises(InvalidParameterError, match=r"^item_col, score_col name columns"):
+        ranklens.evaluate({"1": {"a": 1}}, {"1": {"a": 0.5}}, ["ndcg"], score_col="s", item_col="i")
+    # one table among the inputs: the options are its columns
+    run = tmp_path / "r.csv"
+    run.write_text("topic,docid,score\n1,a,0.5\n")
+    res = ranklens.evaluate(q, run, ["ndcg"], query_col="topic", item_col="docid")
+    assert res["ndcg"] == 1.0

@@ -17,7 +17,7 @@ from ._coerce import table_kind
 from ._forms import unwrap
 from .data import as_judgments, as_rankings, is_pathlike, split_table
 from .errors import InvalidParameterError
-from .io import read_table
+from .io import detect_format, read_table
 from .records import Judgments, Rankings
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]
@@ -132,6 +132,7 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
         if r is None:
             raise InvalidParameterError("the table has no score or rank column (e.g. 'score', 'rank').")
         return j, r
+    _check_columns_apply(columns, (judgments, formats.judgments), (rankings, formats.run))
     jfiles: dict[str, Any] = {}
     rfiles: dict[str, Any] = {}
     if is_pathlike(judgments):
@@ -140,6 +141,30 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
         rfiles = {"format": formats.run}
     return (as_judgments(judgments, **columns.judgments_kwargs(), **jfiles),
             as_rankings(rankings, **columns.rankings_kwargs(), **rfiles))
+
+
+
+#: The file formats whose columns have names (the others have fixed fields).
+TABLE_FORMATS = ("csv", "tsv", "parquet", "jsonl", "json")
+
+
+def _check_columns_apply(columns: Columns, *inputs: tuple[Any, str | None]) -> None:
+    """Refuse column options when no input can have named columns: TREC, LETOR and predictions files and
+    ``{query: {item: value}}`` dicts have none, and the options would be ignored silently."""
+    given = sorted(columns.kwargs())
+    if not given:
+        return
+    for obj, fmt in inputs:
+        if is_pathlike(obj):
+            try:
+                if (fmt or detect_format(obj)) in TABLE_FORMATS:
+                    return
+            except OSError:
+                return  # the reader reports the file
+        elif not isinstance(obj, dict):
+            return  # a table, or a form that may be one (records, datasets): its reader takes the columns
+    raise InvalidParameterError(f"{', '.join(given)} name columns of a table (CSV, TSV, Parquet, JSON Lines, a "
+                                "data frame); neither input is one, so there is no column to choose.")
 
 
 #: Convention fields whose values are texts, taken as written by :func:`parse_sets`.
