@@ -97,8 +97,9 @@ else
 	@echo "make browser: $(CHROMIUM) is there, nothing to install"
 endif
 
-# the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds
-test: $(VENV)/.test $(EVENV)/.installed browser
+# the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds; `make lint`
+# first (after the installs), so a lint or type error fails the run before the suite starts
+test: $(VENV)/.test $(EVENV)/.installed browser lint
 	$(BIN)/python -m pytest -q
 
 # ruff over the checkout and mypy over src/ (rules in pyproject.toml, [tool.ruff] and [tool.mypy]), with the versions

@@ -97,6 +97,8 @@ def test_make_test_on_a_fresh_machine_installs_everything(tmp_path: Path) -> Non
         "the Evidently environment": f"-m venv {tmp_path}/venv-evidently",
         "Evidently itself": '"evidently==',
         "Chromium (apt-get)": "apt-get install",
+        "ruff (make lint)": "/venv/bin/ruff check .",
+        "mypy (make lint)": "/venv/bin/mypy src/",
         "the suite": "-m pytest",
     }
     missing = [what for what, text in steps.items() if text not in out]
@@ -106,6 +108,9 @@ def test_make_test_on_a_fresh_machine_installs_everything(tmp_path: Path) -> Non
     # every step runs before the suite
     assert out.rindex("apt-get install") < out.index("-m pytest")
     assert out.index("-r requirements-test.txt") < out.index("-m pytest")
+    # make lint runs with the pinned tools installed, and before the suite
+    assert out.index("-r requirements-test.txt") < out.index("/venv/bin/ruff check .") < out.index("-m pytest")
+    assert out.index("/venv/bin/mypy src/") < out.index("-m pytest")
 
 
 def test_make_demo_on_a_fresh_machine_installs_then_runs(tmp_path: Path) -> None:
