@@ -25,6 +25,9 @@ class _Number:
     """A number option in ASCII digits (Python reads ``int("１０")`` as 10: refused, as in measure names)
     and finite (``nan``, ``inf`` refused); a range when bounds are given."""
 
+    # a mixin over click.IntRange / click.FloatRange (below): the attributes and methods it reaches through self and
+    # super() are theirs, which mypy cannot see from this class alone, hence the ignores
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.isascii():
             self.fail(f"{value!r} is not a number written in ASCII digits.", param, ctx)  # type: ignore[attr-defined]

@@ -207,6 +207,7 @@ def plot_comparison(
                 ax.set_xlabel("")
         save(fig, f"diff_{_safe(metric)}")
         save(plot_forest(comparison, metric), f"forest_{_safe(metric)}")
-    for fam in curves or {}:
-        save(plot_curves(curves, fam), f"curve_{_safe(fam)}")  # type: ignore[arg-type]
+    if curves is not None:
+        for fam in curves:
+            save(plot_curves(curves, fam), f"curve_{_safe(fam)}")
     return written

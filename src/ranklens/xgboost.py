@@ -111,6 +111,7 @@ def _callback_class() -> type:
 
     xgb = require("xgboost")
 
+    # xgboost, an optional dependency, is imported here at run time: mypy does not know its classes
     class RanklensEvalCallback(xgb.callback.TrainingCallback):  # type: ignore[name-defined]
         """Evaluates ranklens measures on given sets after every round; optional early stopping."""
 
@@ -210,18 +211,18 @@ def eval_callback(
     metric = custom_metric(metrics, convention, prefix=prefix, **overrides)
     if isinstance(eval_set, tuple) or not isinstance(eval_set, Sequence) or not eval_set:
         raise InvalidParameterError("`eval_set` must be a non-empty list of (X, y) pairs.")
-    if (eval_qid is None) == (eval_group is None):
-        raise InvalidParameterError("give either `eval_qid` or `eval_group` (one entry per set of `eval_set`).")
     ids = eval_qid if eval_qid is not None else eval_group
-    if len(ids) != len(eval_set):  # type: ignore[arg-type]
-        raise InvalidParameterError(f"`eval_set` has {len(eval_set)} sets but eval_qid/eval_group has {len(ids)}.")  # type: ignore[arg-type]
+    if ids is None or (eval_qid is not None and eval_group is not None):
+        raise InvalidParameterError("give either `eval_qid` or `eval_group` (one entry per set of `eval_set`).")
+    if len(ids) != len(eval_set):
+        raise InvalidParameterError(f"`eval_set` has {len(eval_set)} sets but eval_qid/eval_group has {len(ids)}.")
     names = list(names) if names is not None else [f"ranklens_{i}" for i in range(len(eval_set))]
     if len(names) != len(eval_set) or len(set(names)) != len(names) or any("-" in n for n in names):
         raise InvalidParameterError("`names` must be distinct, one per set, without '-' (XGBoost splits on it).")
     if early_stopping_rounds is not None and (isinstance(early_stopping_rounds, bool) or early_stopping_rounds < 1):
         raise InvalidParameterError(f"`early_stopping_rounds` must be None or >= 1; got {early_stopping_rounds!r}.")
     sets = []
-    for name, pair, q in zip(names, eval_set, ids):  # type: ignore[arg-type]
+    for name, pair, q in zip(names, eval_set, ids):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise InvalidParameterError("each entry of `eval_set` must be an (X, y) pair.")
         X, y = pair
