@@ -295,6 +295,10 @@ def assert_same_error(name: str, *args, **kwargs) -> BaseException:
 YT = [[1, 0, 2], [0, 1, 1]]
 YS = [[0.3, 0.2, 0.1], [1, 2, 3]]
 
+with warnings.catch_warnings():  # a numpy matrix on purpose (scikit-learn's refusal of it is compared): its warning
+    warnings.filterwarnings("ignore", message="the matrix subclass is not the recommended way",
+                            category=PendingDeprecationWarning)
+    YT_MATRIX = np.matrix(YT)
 ERROR_CASES = {
     # item 12
     "negative y_true": ("ndcg_score", ([[-1, 2, 0]], [[3, 2, 1]]), {}),
@@ -357,7 +361,7 @@ ERROR_CASES = {
     "no rows 1-d": ("dcg_score", (np.zeros(0), np.zeros(0)), {}),
     "no columns": ("dcg_score", (np.zeros((2, 0)), np.zeros((2, 0))), {}),
     "complex": ("ndcg_score", (np.array([[1 + 1j, 0, 1]]), [[1, 0.2, 0.1]]), {}),
-    "matrix": ("dcg_score", (np.matrix(YT), YS), {}),
+    "matrix": ("dcg_score", (YT_MATRIX, YS), {}),
     "boolean scores": ("ndcg_score", (YT, np.array([[True, False, True], [False, True, True]])), {}),
 }
 
