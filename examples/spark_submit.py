@@ -27,18 +27,19 @@ def write_demo(directory: Path) -> tuple[str, str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ranklens._ids import ids_to_numpy
+    def fields(path: Path, *cols: int) -> list[list[str]]:  # the TREC files' whitespace-separated fields
+        rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+        return [[r[c] for r in rows] for c in cols]
 
     data = Path(__file__).parent / "data"
     directory.mkdir(parents=True, exist_ok=True)
-    j = ranklens.read_judgments(data / "qrels.dl19-passage.txt")
-    pq.write_table(pa.table({"query": ids_to_numpy(j.qid).astype(str), "item": ids_to_numpy(j.item).astype(str),
-                             "relevance": j.label}), directory / "judgments.parquet")
+    q, d, rel = fields(data / "qrels.dl19-passage.txt", 0, 2, 3)
+    pq.write_table(pa.table({"query": q, "item": d, "relevance": [float(x) for x in rel]}),
+                   directory / "judgments.parquet")
     parts = []
     for model in ("bm25", "splade"):
-        r = ranklens.read_rankings(data / f"run.{model}.dl19.txt")
-        parts.append(pa.table({"model": [model] * len(r), "query": ids_to_numpy(r.qid).astype(str),
-                               "item": ids_to_numpy(r.item).astype(str), "score": r.score}))
+        q, d, score = fields(data / f"run.{model}.dl19.txt", 0, 2, 4)
+        parts.append(pa.table({"model": [model] * len(q), "query": q, "item": d, "score": [float(x) for x in score]}))
     pq.write_table(pa.concat_tables(parts), directory / "rankings.parquet")
     return str(directory / "rankings.parquet"), str(directory / "judgments.parquet")
 
