@@ -443,3 +443,11 @@ def test_without_module_nor_numba_one_line(tmp_path):
     assert out.returncode == 2 and out.stdout == "", out
     [line] = out.stderr.strip().splitlines()
     assert "numba, which would compile them instead, cannot be imported" in line, line
+
+
+def test_warmup_runs_its_evaluations_without_a_refusal_escaping():
+    """`ranklens warmup --jit` (run by `make install-test`) evaluates every preset on small files; a measure a
+    preset refuses must not stop it (err@10 under trec_eval did, once presets refused what their peer lacks)."""
+    from ranklens import _warmup
+
+    assert _warmup._run().startswith("ranklens: kernels compiled and cached in ")

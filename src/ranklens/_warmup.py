@@ -60,12 +60,17 @@ def _run() -> str:
             f.write("1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 a 1\n")
         with open(r, "w") as f:
             f.write("1 Q0 a 1 3.0 s\n1 Q0 b 2 2.0 s\n1 Q0 c 3 2.0 s\n2 Q0 b 1 1.0 s\n")
-        measures = ["ndcg@10", "ndcg", "map", "mrr@10", "P@10", "recall@100", "err@10", "r_precision"]
-        for conv in ("ranklens", "trec_eval", "ir_measures", "lightgbm", "ranx", "catboost"):
-            try:
-                ranklens.evaluate(q, r, measures, convention=conv, empty=0)
-            except ranklens.InputError:
-                pass
+        qb = os.path.join(d, "qrels-binary.txt")  # XGBoost's map and pre take binary labels only
+        with open(qb, "w") as f:
+            f.write("1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 1\n")
+        measures = ["ndcg@10", "ndcg", "map", "map@10", "mrr@10", "P@10", "recall@100", "err@10", "r_precision",
+                    "hits@10"]
+        for conv in ("ranklens", "trec_eval", "ir_measures", "lightgbm", "ranx", "catboost", "xgboost"):
+            for m in measures:  # each preset computes the measures its peer has and refuses the others
+                try:
+                    ranklens.evaluate(qb if conv == "xgboost" else q, r, [m], convention=conv, empty=0)
+                except (ranklens.InputError, ranklens.InvalidParameterError):
+                    pass
         ranklens.explain(q, r, "1", k=3, compare="lightgbm")
     labels = np.array([[3, 0, 1, 0], [0, 1, 2, 0]])
     scores = np.array([[0.1, 0.4, 0.4, 0.2], [0.3, 0.2, 0.1, 0.0]])
