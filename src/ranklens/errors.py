@@ -154,6 +154,15 @@ def describe(exc: BaseException) -> tuple[str, int]:
 def report(exc: BaseException) -> NoReturn:
     """End the command on ``exc``: its traceback when :func:`debug_enabled`, then one line and the exit
     status of :func:`describe`."""
+    if isinstance(exc, BrokenPipeError):
+        # the reader of our output went away (`ranklens ... | head`): stop quietly, as Unix tools do, with the
+        # status Python's documentation gives for it; the rest of the output has nowhere to go
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        sys.exit(1)
     message, code = describe(exc)
     if debug_enabled():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
