@@ -31,8 +31,26 @@ ALL = ["ndcg@5", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@5", "P@3", "re
 NDCG_ONLY = ["ndcg@3", "ndcg@2", "dcg@3", "idcg@2"]
 
 
+def defined(ms: list[str], conv: str, **kw: object) -> list[str]:
+    """The measures of ``ms`` that ``conv`` defines (a preset refuses those its peer has not, since #18), less
+    those it defines on binary labels only (the generated labels are graded)."""
+    from ranklens._plan import make_plan
+    from ranklens.measures import definition, parse_measure
+
+    c = ranklens.get_convention(conv, **kw)
+    out = []
+    for m in ms:
+        try:
+            make_plan(c, [m])
+        except InvalidParameterError:
+            continue
+        if not getattr(definition(parse_measure(m)[0], c), "binary_labels", False):
+            out.append(m)
+    return out
+
+
 def measures_for(conv: str) -> list[str]:
-    return NDCG_ONLY if ranklens.CONVENTIONS[conv].ties == "shared_rank" else ALL
+    return defined(NDCG_ONLY if ranklens.CONVENTIONS[conv].ties == "shared_rank" else ALL, conv)
 
 
 @pytest.fixture(scope="module")
@@ -182,8 +200,9 @@ def test_integer_ids_one_table_and_rank_column(spark):
              if (q, i) not in ranked_keys]
     one = pa.Table.from_pylist(rows)
     for conv in ("ranklens", "trec_eval", "lightgbm"):
-        local = ranklens.evaluate(one, None, ALL, convention=conv)
-        assert_same_result(local, rs.evaluate(spark.createDataFrame(one), None, ALL, convention=conv, rows_per_call=29))
+        local = ranklens.evaluate(one, None, defined(ALL, conv), convention=conv)
+        assert_same_result(local, rs.evaluate(spark.createDataFrame(one), None, defined(ALL, conv), convention=conv,
+                                              rows_per_call=29))
     # ranks instead of scores (rank 1 best), ties impossible: input order of ranks
     order = pc.sort_indices(runs, [("query", "ascending"), ("score", "descending")])
     ranked = runs.take(order)
@@ -193,8 +212,9 @@ def test_integer_ids_one_table_and_rank_column(spark):
     rtab = pa.table({"query": ranked["query"], "item": ranked["item"], "rank": ranks})
     # judgments with float query ids (1000.0...), rankings with integer ones: matched as locally
     fq = qrels.set_column(0, "query", pc.cast(qrels["query"], pa.float64()))
-    local = ranklens.evaluate(fq, rtab, ALL, convention="trec_eval")
-    assert_same_result(local, rs.evaluate(spark.createDataFrame(fq), spark.createDataFrame(rtab), ALL,
+    trec = defined(ALL, "trec_eval")
+    local = ranklens.evaluate(fq, rtab, trec, convention="trec_eval")
+    assert_same_result(local, rs.evaluate(spark.createDataFrame(fq), spark.createDataFrame(rtab), trec,
                                           convention="trec_eval"))
 
 
@@ -249,8 +269,8 @@ def test_group_by_judgments_without_group_columns(spark):
     runs = pa.concat_tables([runs.append_column("model", pa.array(["a"] * runs.num_rows)),
                              _with_day(runs.drop(["day"]), 2).append_column("model", pa.array(["b"] * runs.num_rows))])
     rdf, jdf = spark.createDataFrame(runs), spark.createDataFrame(qrels)
-    ms = ["ndcg@5", "map", "err@5", "num_rel", "mrr@5"]
     for conv in ("ranklens", "trec_eval", "lightgbm"):
+        ms = defined(["ndcg@5", "map", "err@5", "num_rel", "mrr@5", "map@5"], conv)
         agg = {(r["day"], r["model"]): r for r in
                rs.evaluate(jdf, rdf, ms, convention=conv, group_by=["day", "model"], rows_per_call=41).collect()}
         per_q = rs.evaluate(jdf, rdf, ms, convention=conv, group_by=["day", "model"], per_query=True).collect()
@@ -301,8 +321,8 @@ def test_group_by_with_group_columns_in_judgments(spark):
     qrels = qrels.append_column("day", pa.array([day_of.get(q, "2026-11-22") for q in qrels["query"].to_pylist()]))
     import pyarrow.compute as pc
 
-    ms = ["ndcg@5", "recall@10", "err@5"]
     for conv in ("ir_measures", "trec_eval"):
+        ms = defined(["ndcg@5", "recall@10", "err@5"], conv)
         res = {r["day"]: r for r in rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(runs), ms,
                                                 convention=conv, group_by="day").collect()}
         days = sorted(set(qrels["day"].to_pylist()) | set(runs["day"].to_pylist()))
@@ -342,13 +362,14 @@ def test_trec_dl_2019(spark):
     ms = ["ndcg_cut.10", "ndcg_cut.100", "P.10", "recip_rank", "map@100(rel=2)", "recall@100(rel=2)", "err@10",
           "ndcg", "num_rel_ret"]
     for conv, kw in (("trec_eval", {"queries": "judged"}), ("trec_eval", {}), ("ranklens", {})):
-        local = ranklens.evaluate(qrels_path, run_path, ms, convention=conv, **kw)
-        got = rs.evaluate(jdf, rdf, ms, convention=conv, **kw)
+        local = ranklens.evaluate(qrels_path, run_path, defined(ms, conv, **kw), convention=conv, **kw)
+        got = rs.evaluate(jdf, rdf, defined(ms, conv, **kw), convention=conv, **kw)
         assert_same_result(local, got)
         if kw:
             # Anserini's published values (tests/data/trec-dl-passage/SOURCE.md): trec_eval -c, 4 decimals
             assert abs(got["ndcg_cut.10"] - 0.5058) <= 5e-5 and abs(got["recall@100(rel=2)"] - 0.4910) <= 5e-5
             assert got.counted["ndcg_cut.10"] == 43
+    ms = defined(ms, "ir_measures")
     per_q = rs.evaluate(jdf, rdf, ms, convention="ir_measures", per_query=True)
     assert_same_per_query(ranklens.evaluate(qrels_path, run_path, ms, convention="ir_measures"), per_q)
 
@@ -363,8 +384,9 @@ def test_lightgbm_lambdarank_sample(spark):
     df = spark.createDataFrame(one)
     ms = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map", "mrr@10", "err@10"]
     for conv, kw in (("lightgbm", {}), ("sklearn", {"min_items": 1}), ("catboost", {})):
-        local = ranklens.evaluate(lgb / "rank.test.gz", lgb / "rank.test.pred", ms, convention=conv, **kw)
-        assert_same_result(local, rs.evaluate(df, None, ms, convention=conv, **kw))
+        cms = defined(ms + ["map@10"], conv, **kw)
+        local = ranklens.evaluate(lgb / "rank.test.gz", lgb / "rank.test.pred", cms, convention=conv, **kw)
+        assert_same_result(local, rs.evaluate(df, None, cms, convention=conv, **kw))
     # LightGBM's own value (tests/data/lightgbm-lambdarank/expected_ndcg.tsv, EXPECTED.md section 2)
     got = rs.evaluate(df, None, ["ndcg@10"], convention="lightgbm")
     assert abs(got["ndcg@10"] - 0.7477712744462751) <= TOL and got.counted["ndcg@10"] == 50
@@ -437,7 +459,7 @@ def test_cli_engine_spark_matches_local(spark, tmp_path):
     pq.write_table(runs, tmp_path / "run.parquet")
     pq.write_table(qrels, tmp_path / "qrels.parquet")
     base = ["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "ndcg@10", "-m", "map",
-            "-m", "err@5", "-c", "trec_eval", "-f", "json", "--per-query"]
+            "-m", "recall@5", "-c", "trec_eval", "-f", "json", "--per-query"]
     local = CliRunner().invoke(cli, base)
     got = CliRunner().invoke(cli, base + ["--engine", "spark"])
     assert local.exit_code == 0 and got.exit_code == 0, (local.output, got.output)
