@@ -67,14 +67,14 @@ def ranx_calc(qrels: dict, run: dict, metrics: list[str], **kw):
 
 # -- LightGBM -------------------------------------------------------------------------------------
 
-def _lgb_params(eval_at):
-    return dict(objective="lambdarank", metric="ndcg", eval_at=list(eval_at), verbose=-1, num_threads=1,
+def _lgb_params(eval_at, metric="ndcg"):
+    return dict(objective="lambdarank", metric=metric, eval_at=list(eval_at), verbose=-1, num_threads=1,
                 min_data_in_leaf=1, min_data_in_bin=1)
 
 
 def lightgbm_eval(qs: list[Query], eval_at, weights: dict[str, float] | None = None,
-                  per_query: bool = True):
-    """LightGBM's ndcg@k of the init scores (no boosting round): aggregate and per-query values.
+                  per_query: bool = True, metric: str = "ndcg"):
+    """LightGBM's ``metric``@k (ndcg or map) of the init scores (no boosting round): aggregate and per-query values.
 
     The scores are the Dataset's ``init_score``; a Booster that has not been updated evaluates exactly
     them. Per-query values come from one single-query validation Dataset per query.
@@ -89,7 +89,7 @@ def lightgbm_eval(qs: list[Query], eval_at, weights: dict[str, float] | None = N
         w = np.repeat([weights[q.qid] for q in qs], a["sizes"])
     ds = lgb.Dataset(X, label=a["relevance"], group=a["sizes"], init_score=a["score"], weight=w,
                      params={"verbose": -1}, free_raw_data=False)
-    bst = lgb.Booster(params=_lgb_params(eval_at), train_set=ds)
+    bst = lgb.Booster(params=_lgb_params(eval_at, metric), train_set=ds)
     agg = {r[1]: float(r[2]) for r in bst.eval_train()}
     per: dict[str, dict[str, float]] = defaultdict(dict)
     if per_query:

@@ -14,7 +14,7 @@ import pytest
 
 import ranklens
 from _gen import SEED, Query, judged_cases, list_cases, long_table, qrels_dict, run_dict
-from _peers import catboost_eval, ranx_calc, xgboost_eval
+from _peers import catboost_eval, lightgbm_eval, ranx_calc, xgboost_eval
 from ranklens.measures import REGISTRY
 
 pytestmark = pytest.mark.peer
@@ -192,30 +192,7 @@ def test_xgboost_graded_labels_refused_for_map_and_pre():
 # -- LightGBM map@k ------------------------------------------------------------------------------------
 
 def _lgb_map(qs, eval_at, weights=None, per_query=True):
-    import lightgbm as lgb
-
-    from _gen import long_arrays
-
-    a = long_arrays(qs)
-    n = a["score"].shape[0]
-    X = np.zeros((n, 1))
-    w = None if weights is None else np.repeat([weights[q.qid] for q in qs], a["sizes"])
-    params = dict(objective="lambdarank", metric="map", eval_at=list(eval_at), verbose=-1, num_threads=1,
-                  min_data_in_leaf=1, min_data_in_bin=1)
-    ds = lgb.Dataset(X, label=a["relevance"], group=a["sizes"], init_score=a["score"], weight=w,
-                     params={"verbose": -1}, free_raw_data=False)
-    bst = lgb.Booster(params=params, train_set=ds)
-    agg = {r[1]: float(r[2]) for r in bst.eval_train()}
-    per: dict[str, dict[str, float]] = {}
-    if per_query:
-        off = np.concatenate([[0], np.cumsum(a["sizes"])])
-        for i, q in enumerate(qs):
-            lo, hi = off[i], off[i + 1]
-            dq = lgb.Dataset(X[lo:hi], label=a["relevance"][lo:hi], group=[hi - lo], init_score=a["score"][lo:hi],
-                             reference=ds, params={"verbose": -1})
-            for r in bst.eval(dq, "q"):
-                per.setdefault(r[1], {})[q.qid] = float(r[2])
-    return per, agg
+    return lightgbm_eval(qs, eval_at, weights=weights, per_query=per_query, metric="map")
 
 
 LGB_KS = [1, 3, 5, 10, 40]
