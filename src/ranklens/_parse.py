@@ -1,0 +1,229 @@
+"""Parsing measure names (``"ndcg@10"``, ``"P.10"``, ``"ndcg@10-"`` ...) into :class:`Measure` values.
+
+The spellings accepted are listed in :mod:`ranklens.measures`; each family's names are its
+:attr:`MeasureSpec.spellings` in :data:`ranklens.measures.REGISTRY`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ._registry import FAMILIES, REGISTRY, MeasureSpec
+from .errors import InvalidParameterError
+
+__all__ = ["MAX_CUTOFF", "Measure", "flat_name", "parse_measure", "parse_measures"]
+
+_SPELLINGS = {name: s.family for s in REGISTRY.values() for name in s.spellings}
+_GAIN_SUFFIX = {"_burges": "exponential", "_exp": "exponential", "_lin": "linear"}
+#: spellings that must carry a cutoff (trec_eval's ``ndcg_cut.10``)
+_NEEDS_CUTOFF = ("ndcg_cut", "map_cut")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure at one cutoff, with the options written in its name.
+
+    Attributes
+    ----------
+    key : str
+        The measure as the user wrote it (used as the result's key).
+    family : str
+        One of :data:`FAMILIES`.
+    k : int or None
+        Cutoff; ``None`` means the whole list (or the convention's default).
+    gain : str or None
+        Gain override from the name (``ndcg_burges``), else the convention's.
+    empty : float or None
+        Empty-query value override (XGBoost's ``-`` suffix gives 0).
+    relevance_level : float or None
+        Relevance level override for binary measures.
+    """
+
+    key: str
+    family: str
+    k: int | None = None
+    gain: str | None = None
+    empty: float | None = None
+    relevance_level: float | None = None
+
+    @property
+    def spec(self) -> MeasureSpec:
+        """The family's entry in :data:`REGISTRY`."""
+        try:
+            return REGISTRY[self.family]
+        except KeyError:
+            raise InvalidParameterError(f"measure {self.key!r} is not supported.") from None
+
+    @property
+    def summed(self) -> bool:
+        """True for counts that trec_eval sums over queries instead of averaging."""
+        return self.family in REGISTRY and REGISTRY[self.family].summed
+
+    @property
+    def trec_name(self) -> str:
+        """The name trec_eval prints for this measure."""
+        spec = self.spec
+        if self.k is None or spec.trec_cut is None:
+            return spec.trec_name
+        return f"{spec.trec_cut}_{self.k}"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+_MEASURE_RE = re.compile(
+    r"""^\s*(?P<name>[A-Za-z][A-Za-z_\-]*?)
+        (?:(?:@|\.|_)(?P<k>\d+(?:,\d+)*))?
+        (?P<minus>-)?
+        (?:\((?P<opts>[^)]*)\))?\s*$""",
+    re.VERBOSE | re.ASCII,  # ASCII digits only: "ndcg@１０" is refused, not read as ndcg@10
+)
+
+#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
+MAX_CUTOFF = 2**63 - 1
+
+
+def parse_measure(text: str) -> list[Measure]:
+    """Parse one measure string; trec_eval lists like ``P.5,10`` give several.
+
+    Examples
+    --------
+    >>> from ranklens import parse_measure
+    >>> parse_measure("ndcg@10")
+    [Measure(key='ndcg@10', family='ndcg', k=10, gain=None, empty=None, relevance_level=None)]
+    >>> [m.key for m in parse_measure("P.5,10")]
+    ['P.5', 'P.10']
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParameterError(f"a measure must be a non-empty string; got {text!r}.")
+    m = _MEASURE_RE.match(text)
+    if not m and not text.isascii():
+        raise InvalidParameterError(
+            f"measure {text!r}: a measure is written in ASCII letters and digits (e.g. ndcg@10); not ASCII: "
+            f"{', '.join(repr(c) for c in dict.fromkeys(text) if not c.isascii())}."
+        )
+    if not m:
+        raise InvalidParameterError(_unknown(text))
+    raw_name = m.group("name")
+    name = raw_name.lower()
+    gain = None
+    base = name
+    for suffix, g in _GAIN_SUFFIX.items():
+        stem = name[: -len(suffix)]
+        if name.endswith(suffix) and stem in REGISTRY and REGISTRY[stem].gain_suffix:
+            base, gain = stem, g
+    if name in _NEEDS_CUTOFF:
+        base = name
+    family = _SPELLINGS.get(base)
+    if family is None:
+        raise InvalidParameterError(_unknown(text))
+    ks_text = m.group("k")
+    ks: list[int | None]
+    if ks_text is None:
+        if name in _NEEDS_CUTOFF:
+            raise InvalidParameterError(f"measure {text!r} needs a cutoff, e.g. {name}.10.")
+        ks = [None]
+    else:
+        cutoffs = [int(x) for x in ks_text.split(",")]
+        for cut in cutoffs:
+            if cut < 1 or cut > MAX_CUTOFF:
+                raise InvalidParameterError(
+                    f"measure {text!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got {cut}."
+                )
+        ks = list(cutoffs)
+        if not REGISTRY[family].cutoff:
+            raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
+    empty = 0.0 if m.group("minus") else None
+    if empty is not None and family not in ("ndcg", "map"):
+        raise InvalidParameterError(f"measure {text!r}: the '-' suffix (empty queries score 0) is for ndcg and map "
+                                    "only.")
+    rel = None
+    opts = m.group("opts")
+    if opts:
+        for part in opts.split(","):
+            if not part.strip():
+                continue
+            key, _, value = part.partition("=")
+            key = key.strip().lower()
+            value = value.strip().strip("'\"")
+            if key in ("rel", "relevance_level", "level"):
+                rel = _finite(value)
+                if rel is None:
+                    raise InvalidParameterError(f"measure {text!r}: rel must be a finite number; got {value!r}.")
+            elif key == "gain":
+                if value not in ("linear", "exponential", "exp", "lin"):
+                    raise InvalidParameterError(f"measure {text!r}: gain must be 'linear' or 'exponential'.")
+                gain = "exponential" if value.startswith("exp") else "linear"
+            else:
+                raise InvalidParameterError(f"measure {text!r}: unknown option {key!r}; valid options: rel, gain.")
+    if family == "num_ret" and rel is not None:
+        # ir_measures' NumRet(rel=N): the retrieved items with a label of at least N, i.e. num_rel_ret at N
+        family = "num_rel_ret"
+    multi = len(ks) > 1
+    out = []
+    for k in ks:
+        key = text.strip()
+        if multi:
+            sep = "@" if "@" in text else ("." if "." in text else "_")
+            key = f"{raw_name}{sep}{k}" + ("-" if empty is not None else "") + (f"({opts})" if opts else "")
+        out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel))
+    return out
+
+
+def _finite(text: str) -> float | None:
+    """The number ``text`` spells in ASCII (``1``, ``0.5``, ``-2e1``), if finite, else ``None``."""
+    if not text.isascii():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse a measure or a list of measures; duplicates are kept once."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise InvalidParameterError(
+            f"`metrics` must be a measure name such as 'ndcg@10' or a list of them; got {measures!r}."
+        )
+    out: list[Measure] = []
+    seen = set()
+    for item in measures:
+        parsed = [item] if isinstance(item, Measure) else parse_measure(item)
+        for p in parsed:
+            if p.key not in seen:
+                seen.add(p.key)
+                out.append(p)
+    if not out:
+        raise InvalidParameterError("`metrics` is empty: name at least one measure, e.g. 'ndcg@10'.")
+    return out
+
+
+def _unknown(text: str) -> str:
+    return (
+        f"unknown measure {text!r}; valid measures: {', '.join(FAMILIES)} "
+        "(with @k for a cutoff, e.g. ndcg@10, map@100, P.10, ndcg_cut.10, recip_rank, ndcg@10-)."
+    )
+
+
+def flat_name(key: str) -> str:
+    """A measure key as a metric name experiment trackers accept: ``ndcg@10`` -> ``ndcg_at_10``.
+
+    ``@`` becomes ``_at_``; any other character but letters, digits, ``_``, ``-``, ``.`` and ``/``
+    becomes ``_`` (MLflow also refuses ``@``, ``(`` and ``=``; TensorBoard and Weights & Biases group
+    names on ``/``).
+
+    Examples
+    --------
+    >>> flat_name("ndcg@10"), flat_name("recall@100(rel=2)"), flat_name("ndcg@10-"), flat_name("P.10")
+    ('ndcg_at_10', 'recall_at_100_rel_2', 'ndcg_at_10-', 'P.10')
+    """
+    out = re.sub(r"[^A-Za-z0-9_.\-/]+", "_", str(key).replace("@", "_at_"))
+    return re.sub(r"_+", "_", out).strip("_") or "metric"
+

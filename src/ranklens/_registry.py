@@ -1,0 +1,290 @@
+"""The measure registry: one :class:`MeasureSpec` per family, with its rules per convention.
+
+:data:`REGISTRY` holds, per family, its spellings (ours, trec_eval's, ir_measures', ranx's), its kernel code,
+whether it takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention
+(:class:`ConventionRule`: a refusal, or another definition). Parsing is in :mod:`ranklens._parse`; the
+public names are importable from :mod:`ranklens.measures`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ._kernels import codes as K
+from .conventions import Convention
+
+if TYPE_CHECKING:
+    from ._parse import Measure
+
+__all__ = ["FAMILIES", "REGISTRY", "ConventionRule", "MeasureSpec"]
+
+@dataclass(frozen=True)
+class ConventionRule:
+    """What a measure family is under the conventions whose field ``field`` equals ``value``.
+
+    Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
+    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
+    may be ``"name"``, for a preset reproducing its peer's own definition of a measure. ``cutoff``
+    narrows the rule to measures written with a cutoff (True) or without one (False); ``also`` to conventions
+    whose other fields have the values given (pairs of field and value).
+    """
+
+    field: str
+    value: Any
+    refuse: str | None = None
+    use: MeasureSpec | None = None
+    cutoff: bool | None = None
+    also: tuple[tuple[str, Any], ...] = ()
+
+    def applies(self, convention: Convention, measure: Measure | None = None) -> bool:
+        """Whether the rule concerns ``convention`` (and ``measure``, when the rule looks at its cutoff)."""
+        if self.cutoff is not None and measure is not None and (measure.k is not None) != self.cutoff:
+            return False
+        fields = ((self.field, self.value), *self.also)
+        return all(getattr(convention, f) == v for f, v in fields)
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure family: its kernel, its parameters, its names, and its rules per convention.
+
+    Attributes
+    ----------
+    family : str
+        Our name of the family (a key of :data:`REGISTRY`).
+    description : str
+        One line for listings.
+    code : int
+        The kernel's measure code (:mod:`ranklens._kernels.codes`).
+    spellings : tuple of str
+        Names (before ``@k`` / ``.k``) that mean this family: ours, trec_eval's, ir_measures' and ranx's.
+    cutoff : bool
+        Whether a cutoff may be written (``r_precision`` and ``num_rel`` take none).
+    graded : bool
+        Whether the value depends on the labels' grades (gain) rather than on a relevance level.
+    summed : bool
+        Summed over queries instead of averaged (trec_eval's counts).
+    gain_suffix : bool
+        Whether ``_burges`` / ``_exp`` / ``_lin`` after the name set the gain.
+    trec_name : str
+        The name trec_eval prints without a cutoff.
+    trec_cut : str or None
+        The prefix trec_eval prints before ``_k`` with a cutoff (None: the name never carries one).
+    empty_when : {"no_gain", "no_relevant", "never"}
+        When the kernel calls a query empty for this family (under the convention's ``empty_test``
+        ``"no_gain"`` and the ``ideal_*`` tests): no positive gain in the ideal list, no item at the
+        relevance level, or never (``empty_test="label_sum_zero"`` applies to every family).
+    scored_note : bool
+        Report queries whose value an empty rule set (False for DCG and IDCG, which are 0 there anyway).
+    rules : tuple of ConventionRule
+        Refusals and other definitions, per convention field value.
+    empty : float, str or None
+        The value of a query without a relevant item under this definition (None: the convention's).
+    default_cutoff : bool
+        A measure written without a cutoff takes the convention's ``default_cutoff`` (XGBoost's 32).
+    binary_labels : bool
+        Labels must be 0 or 1 (XGBoost's ``map`` and ``pre``: "can only be used with binary labels").
+    weighting : str or None
+        ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
+        a plain weighted mean even under the convention's ``"gbdt"`` weighting; None: the convention's.
+    """
+
+    family: str
+    description: str
+    code: int
+    spellings: tuple[str, ...]
+    cutoff: bool = True
+    graded: bool = False
+    summed: bool = False
+    gain_suffix: bool = False
+    trec_name: str = ""
+    trec_cut: str | None = None
+    empty_when: str = "no_relevant"
+    scored_note: bool = True
+    rules: tuple[ConventionRule, ...] = ()
+    empty: float | str | None = None
+    default_cutoff: bool = False
+    binary_labels: bool = False
+    weighting: str | None = None
+
+
+#: Evidently's shared ranks are reproduced for the DCG family only.
+_NDCG_ONLY = ConventionRule("ties", "shared_rank",
+                            refuse="reproduces NDCG only; convention='ranklens' gives ranklens' own")
+
+#: what each preset's peer calls its ranking measures (named in refusals)
+_PEER = {
+    "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
+    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
+    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
+    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, NumRet, NumRel, NumRelRet"),
+    "gdeval": ("gdeval", "ndcg@k and err@k"),
+    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, hits, hit_rate, r-precision"),
+    "lightgbm": ("LightGBM", "ndcg@k and map@k"),
+    "xgboost": ("XGBoost", "ndcg, map, pre"),
+    "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
+    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG"),
+    "evidently": ("Evidently", "NDCGKMetric"),
+}
+_OWN = "convention='ranklens' gives ranklens' own"
+
+
+def _none(*conventions: str, cutoff: bool | None = None) -> tuple[ConventionRule, ...]:
+    """Refusals: the peer of each preset has no such measure."""
+    return tuple(
+        ConventionRule("name", c, cutoff=cutoff,
+                       refuse=f"reproduces {_PEER[c][0]}, which has no such measure (it has {_PEER[c][1]}); {_OWN}")
+        for c in conventions)
+
+
+def _differs(convention: str, how: str, cutoff: bool | None = None) -> ConventionRule:
+    """A refusal: the peer defines the measure differently and ranklens does not reproduce it."""
+    return ConventionRule("name", convention, cutoff=cutoff, refuse=f"does not reproduce {how}; {_OWN}")
+
+
+
+
+def _needs_cut(conventions: tuple[str, ...], name: str, spelled: str) -> tuple[ConventionRule, ...]:
+    """Refusals without a cutoff: the peer's measure always has one."""
+    return tuple(ConventionRule("name", c, cutoff=False, refuse=f"reproduces {_PEER[c][0]}, whose {name} needs a "
+                                f"cutoff: write {spelled}, or {_OWN}") for c in conventions)
+_EVERY_PEER = tuple(_PEER)
+
+
+def _base() -> dict[str, MeasureSpec]:
+    return {s.family: s for s in [
+        MeasureSpec("ndcg", "normalised discounted cumulative gain", K.NDCG,
+                    ("ndcg", "ndcg_cut"), graded=True, gain_suffix=True, trec_name="ndcg", trec_cut="ndcg_cut",
+                    empty_when="no_gain", default_cutoff=True),
+        MeasureSpec("dcg", "discounted cumulative gain", K.DCG, ("dcg",), graded=True, gain_suffix=True,
+                    trec_name="dcg", trec_cut="dcg", empty_when="never", scored_note=False),
+        MeasureSpec("idcg", "ideal discounted cumulative gain", K.IDCG, ("idcg",), graded=True, gain_suffix=True,
+                    trec_name="idcg", trec_cut="idcg", empty_when="never", scored_note=False),
+        MeasureSpec("map", "average precision (mean over queries: MAP)", K.AP, ("map", "ap", "map_cut"),
+                    trec_name="map", trec_cut="map_cut"),
+        MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR,
+                    ("mrr", "rr", "recip_rank"), trec_name="recip_rank", trec_cut="recip_rank"),
+        MeasureSpec("precision", "precision: relevant items in the top k / k", K.P, ("precision", "p", "prec"),
+                    trec_name="P", trec_cut="P"),
+        MeasureSpec("recall", "recall: relevant items in the top k / relevant items", K.RECALL, ("recall", "r"),
+                    trec_name="recall", trec_cut="recall"),
+        MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
+                    ("hit_rate", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success"),
+        MeasureSpec("hits", "hits: number of relevant items in the top k (ranx; averaged over queries)",
+                    K.NUM_REL_RET, ("hits",), trec_name="hits", trec_cut="hits"),
+        MeasureSpec("err", "expected reciprocal rank (Chapelle et al. 2009, cascade model)", K.ERR, ("err",),
+                    graded=True, trec_name="err", trec_cut="err", empty_when="no_gain"),
+        MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
+                    ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec"),
+        MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
+                    trec_name="num_ret", empty_when="never"),
+        MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",),
+                    cutoff=False, summed=True, trec_name="num_rel", empty_when="never"),
+        MeasureSpec("num_rel_ret", "number of relevant ranked items (summed over queries)", K.NUM_REL_RET,
+                    ("num_rel_ret",), summed=True, trec_name="num_rel_ret", empty_when="never"),
+    ]}
+
+
+def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
+    """Per family: for every preset, the peer's own definition (when it differs from ranklens') or a refusal.
+
+    A preset without a rule for a family computes ranklens' definition, which is then the peer's own (the
+    conformance tests check each such pair against the real peer).
+    """
+    # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it); P and
+    # recall without a cutoff are set_P and set_recall (tests/peer_suites/test_ir_measures_suite.py: SetP, SetR)
+    trec = ("trec_eval", "trec_eval10")
+    # XGBoost: map@k = sum of precision at the relevant ranks in the first min(k, n) / min(R, k), a group
+    # without relevant item scores 1 (0 with "map-"), plain "map" is cut at 32; pre@k = hits / min(k, n); both
+    # a plain weighted mean (unlike its ndcg).
+    xgb_map = replace(b["map"], code=K.AP_MIN, default_cutoff=True, binary_labels=True, weighting="weighted")
+    xgb_pre = replace(b["precision"], code=K.P_DEPTH, default_cutoff=True, binary_labels=True, empty=0.0,
+                      weighting="weighted")
+    # LightGBM map@k: / min(R, min(k, n)), a query without relevant item scores 1, weighted as it should be
+    lgb_map = replace(b["map"], code=K.AP_MIN, weighting="weighted")
+    # CatBoost (border 0.5: relevant = label > 0.5): PrecisionAt / min(k, n), RecallAt (1 without relevant
+    # item), MAP / min(R, k') (0 without relevant item), all three ignoring group weights; MRR group-weighted
+    cb_p = replace(b["precision"], code=K.P_DEPTH, empty=0.0, weighting="unweighted")
+    cb_r = replace(b["recall"], empty=1.0, weighting="unweighted")
+    cb_map = replace(b["map"], code=K.AP_MIN, empty=0.0, weighting="unweighted")
+    cb_mrr = replace(b["mrr"], empty=0.0)
+    use = ConventionRule
+    tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
+          "torch.topk / argsort, and scores <= 0 count as not retrieved)")
+    return {
+        "ndcg": (),
+        # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
+        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics"),
+        "idcg": _none(*_EVERY_PEER),
+        "map": (
+            *_none("sklearn", "gdeval"),
+            _differs("lightgbm", "LightGBM's MAP without a cutoff (LightGBM reports map@k for each k of eval_at): "
+                     "write map@k", cutoff=False),
+            use("name", "lightgbm", use=lgb_map),
+            use("name", "xgboost", use=xgb_map),
+            use("name", "catboost", use=cb_map),
+            _differs(*tm),
+        ),
+        "mrr": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            ConventionRule("name", "ir_measures", cutoff=True, also=(("ties", "item_desc"),),
+                           refuse="orders ties by item id descending as trec_eval, but ir_measures computes RR@k "
+                           "with its msmarco provider, ties by item id ascending: add ties='item_asc', or write RR "
+                           f"without a cutoff; {_OWN}"),
+            use("name", "catboost", use=cb_mrr),
+            _differs(*tm),
+        ),
+        "precision": (
+            *_none("sklearn", "gdeval", "lightgbm"),
+            use("name", "xgboost", use=xgb_pre),
+            use("name", "catboost", use=cb_p),
+            _differs(*tm),
+        ),
+        "recall": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            use("name", "catboost", use=cb_r),
+            _differs(*tm),
+        ),
+        "hit_rate": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
+            _differs(*tm),
+        ),
+        "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
+                      "catboost", "torchmetrics", "evidently"),
+        "err": (
+            *_none("sklearn", "trec_eval", "trec_eval10", "ranx", "lightgbm", "xgboost", "torchmetrics", "evidently"),
+            _differs("ir_measures", "ir_measures' ERR@k (computed by gdeval): use convention='gdeval'"),
+            _differs("catboost", "CatBoost's ERR (the raw label taken as the stopping probability)"),
+            _differs("gdeval", "gdeval's ERR without a cutoff (gdeval.pl reports err@k): write err@k",
+                     cutoff=False),
+        ),
+        "r_precision": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            _differs(*tm),
+        ),
+        **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
+               *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose {f} takes no "
+                                f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
+           for f in ("num_ret", "num_rel", "num_rel_ret")},
+    }
+
+
+def _registry() -> dict[str, MeasureSpec]:
+    b = _base()
+    rules = _peer_rules(b)
+    gd_ndcg = _differs("gdeval", "gdeval's nDCG without a cutoff (gdeval.pl reports ndcg@k): write ndcg@k",
+                       cutoff=False)
+    out = {}
+    for family, spec in b.items():
+        extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
+        tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
+        out[family] = replace(spec, rules=extra + tail)
+    return out
+
+
+REGISTRY: dict[str, MeasureSpec] = _registry()
+
+#: family -> description
+FAMILIES: dict[str, str] = {f: s.description for f, s in REGISTRY.items()}
