@@ -1,4 +1,5 @@
-"""``ranklens monitor``: ingest | ingest-results | report | check | slices | groups | explain | info | simulate."""
+"""``ranklens monitor``: ingest | ingest-results | report | check | signals | slices | groups | explain | info |
+simulate."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def monitor() -> None:
     ranklens monitor report -m ndcg -k 1 -k 5 -k 10
     ranklens monitor check                     alerts as JSON; exit status 1 when one fires
     ranklens monitor slices                    which slice values explain a drop
+    ranklens monitor signals                   label-free signals: score drift, coverage, Gini...
     ranklens monitor explain GROUP_ID          one served list, position by position
     """
 
@@ -166,6 +168,37 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
         click.echo(json.dumps([a.to_dict() for a in alerts], indent=1))
     if alerts:
         sys.exit(1)
+
+
+@monitor.command("signals")
+@click.option("-m", "--metric", "names", multiple=True,
+              help="Signal, repeatable (default: all): psi(score), ks(score), psi(position), psi(popularity@K), "
+                   "coverage[@K], gini[@K], novelty[@K], ild[@K].")
+@click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
+@click.option("--by", "by", multiple=True,
+              help="Series column, repeatable (default: model, model_version, environment).")
+@_opts(_WHERE, *_RANGE)
+@click.option("--baseline", default=None,
+              help="training | validation | production | previous | START..END (default: the configuration's).")
+@click.option("--items", "items_path", default=None, type=click.Path(dir_okay=False),
+              help="Item attributes for ild: a Parquet/CSV/JSON Lines file with item_id and --attribute.")
+@click.option("--attribute", default=None, help="The item attribute column of --items (e.g. category).")
+@click.option("--catalogue-size", type=integer(min=1), default=None,
+              help="Catalogue size for coverage (default: the items the baseline served).")
+@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
+def signals_cmd(names: tuple[str, ...], window: str, by: tuple[str, ...], where: tuple[str, ...], start: str | None,
+                end: str | None, baseline: str | None, items_path: str | None, attribute: str | None,
+                catalogue_size: int | None, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
+    """Label-free signals per window and series against the baseline: score drift (PSI, KS), positions,
+    catalogue coverage, popularity concentration (Gini), novelty, intra-list diversity.
+
+    They need no outcome, so they move as soon as a broken ranker serves (docs/monitoring.md).
+    """
+    st = _store(store_path, config_path, wait, read_only=True)
+    table = st.signals(list(names) or None, window=window, by=list(by) if by else ("model", "model_version",
+                       "environment"), where=_where(where), start=start, end=end, baseline=baseline,
+                       items=items_path, attribute=attribute, catalogue_size=catalogue_size)
+    _print_table(table, fmt)
 
 
 @monitor.command("slices")

@@ -42,6 +42,7 @@ from typing import Any
 from ..conventions import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from ..measures import parse_measure
+from ._signal_names import check_signal_monitor, is_signal
 
 __all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config"]
 
@@ -185,7 +186,11 @@ class MonitorSpec:
     baseline: Baseline | None = None
 
     def __post_init__(self) -> None:
-        parse_measure(self.metric)
+        if is_signal(self.metric):  # a label-free signal (docs/monitoring.md): its own limits
+            check_signal_monitor(self.name, self.metric, self.threshold, self.relative_drop, self.absolute_drop,
+                                 self.significance)
+        else:
+            parse_measure(self.metric)
         if self.window not in _WINDOWS:
             raise InvalidParameterError(
                 f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}."
@@ -224,6 +229,7 @@ class MonitorConfig:
     monitors: tuple[MonitorSpec, ...] = field(default_factory=lambda: DEFAULT_MONITORS)
     webhook: str | None = None
     source: str | None = None
+    signals: Mapping[str, Any] = field(default_factory=dict)  # [signals]: items, attribute, catalogue_size
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -303,7 +309,7 @@ def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = 
 
 
 def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
-    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts"}, path or "config")
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals"}, path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
     positive = a.get("positive", ("click",))
@@ -328,7 +334,9 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         monitors.append(MonitorSpec(**kw))
     al = doc.get("alerts", {})
     _check_keys(al, {"webhook"}, _where(path, "alerts"))
+    signals = _signals_table(doc.get("signals", {}), path)
     return MonitorConfig(
+        signals=signals,
         attribution=attribution,
         convention=e.get("convention", "ranklens"),
         empty=e.get("empty", "skip"),
@@ -338,3 +346,23 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         webhook=al.get("webhook"),
         source=path or None,
     )
+
+
+def _signals_table(table: Any, path: str) -> dict[str, Any]:
+    """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size."""
+    where = _where(path, "signals")
+    if not isinstance(table, Mapping):
+        raise InvalidParameterError(f"{where}: expected a table.")
+    _check_keys(table, {"items", "attribute", "catalogue_size"}, where)
+    out: dict[str, Any] = {}
+    if "items" in table:
+        p = Path(str(table["items"]))
+        out["items"] = str(Path(path).parent / p) if path and not p.is_absolute() else str(p)
+    if "attribute" in table:
+        out["attribute"] = str(table["attribute"])
+    if "catalogue_size" in table:
+        n = table["catalogue_size"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InvalidParameterError(f"{where}: `catalogue_size` must be an integer >= 1; got {n!r}.")
+        out["catalogue_size"] = n
+    return out

@@ -34,6 +34,7 @@ from ._sim_checks import (
     fail,
 )
 from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
+from ._sim_signals import broken_scores
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -73,7 +74,7 @@ _HOURLY = 1.0 + 0.6 * np.sin(2 * np.pi * (np.arange(24) - 9) / 24)
 _CATALOGUE = 100_003  # a prime: (start + j * step) mod it gives distinct items within a list
 _DAY_MS = 86_400_000
 _BAD_TIMES = ("2026-13-45T25:61:00Z", "not a time", "yesterday")
-_DECAYS = ("swap_first_last",)
+_DECAYS = ("swap_first_last", "broken_scores")
 _FORMATS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
 
@@ -187,8 +188,10 @@ def simulate(
     decay_slice : mapping, default={"country": "BR"}
         Slice values a list must have to decay (``SLICES`` lists the columns and values); ``None`` or
         ``{}`` decays every production list.
-    decay : {"swap_first_last", None}, default="swap_first_last"
-        ``None`` plants no decay.
+    decay : {"swap_first_last", "broken_scores", None}, default="swap_first_last"
+        ``"broken_scores"``: the lists are scored by a broken model whose scores ignore the grades (drawn
+        from a normal distribution of its own, see ``_sim_signals``) and served in that order; label-free
+        signals (``psi(score)``...) see it as soon as the lists are served. ``None`` plants no decay.
     late_fraction : float, default=0.5
         Share of the label rows stamped on a later day than their list.
     max_delay_hours : float, default=48
@@ -328,6 +331,11 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     item = (first_item[row_g] + pos * step[row_g]) % _CATALOGUE
     noise = np.array([s[2] for s in _SERVING])[g.serving[row_g]] * np.where(qtype == 2, _TAIL_NOISE, 1.0)
     score = np.round(grade + noise * rng.standard_normal(n_rows), 6)
+    hit = (g.env == _PROD) & (g.ts >= epoch_ms(decay_day))  # the lists the decay touches
+    for col, val in spec.items():
+        hit &= g.slices[col] == list(SLICES[col]).index(val)
+    if decay == "broken_scores":  # the label-free case (_sim_signals): scores without signal, served in order
+        score = broken_scores(rng, score, hit[row_g])
     click = rng.random(n_rows) < _P_CLICK[grade]
     favorite = click & (rng.random(n_rows) < _P_FAVORITE[grade])
     buy = click & (rng.random(n_rows) < _P_BUY[grade])
@@ -358,10 +366,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     lab_item = item[lab_src]  # the item the outcome is about, wherever the decay serves it
 
     # ---------------------------------------------------------------- the decay: swap first and last
-    if decay is not None:
-        hit = (g.env == _PROD) & (g.ts >= epoch_ms(decay_day))
-        for col, val in spec.items():
-            hit &= g.slices[col] == list(SLICES[col]).index(val)
+    if decay == "swap_first_last":
         a, b = starts[hit], ends[hit] - 1
         for arr in (item, grade, bits):
             arr[a], arr[b] = arr[b], arr[a].copy()
@@ -513,8 +518,8 @@ def _parse_slice(values: Sequence[str]) -> dict[str, str] | None:
 @click.option("--decay-start", default=None, help="First day of the decay (default: two thirds into the period).")
 @click.option("--decay-slice", multiple=True, metavar="COL=VALUE", default=("country=BR",), show_default=True,
               help="Slice where lists decay; repeat for several columns; 'all' for every list.")
-@click.option("--decay", type=click.Choice(["swap_first_last", "none"]), default="swap_first_last",
-              show_default=True, help="The planted decay, or none.")
+@click.option("--decay", type=click.Choice(["swap_first_last", "broken_scores", "none"]), default="swap_first_last",
+              show_default=True, help="The planted decay (broken_scores: seen by label-free signals), or none.")
 @click.option("--late-fraction", type=number(), default=0.5, show_default=True,
               help="Share of label rows stamped on a later day than their list.")
 @click.option("--max-delay-hours", type=number(), default=48.0, show_default=True, help="Latest label after its list.")

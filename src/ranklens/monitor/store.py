@@ -30,14 +30,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import InputError, InvalidParameterError
 from ._db import Database
 from ._ingest import IngestSummary, ingest_events, ingest_results
 from ._read import sources
 from ._reports import Reports
+from ._signals import signals as compute_signals
 from ._values import refresh
 from .alerts import Alert, record_alerts, recorded_alerts, run_monitors, send_webhook
-from .config import MonitorConfig, load_config
+from .config import Baseline, MonitorConfig, load_config
+from .signal_monitors import run_signal_monitors, signal_specs
 
 __all__ = ["IngestSummary", "Store"]
 
@@ -240,6 +242,42 @@ class Store:
         """
         return self._reports().slices(metric, start, end, baseline, columns, where)
 
+    def signals(self, signals: Any = None, window: str = "day",
+                by: Iterable[str] = ("model", "model_version", "environment"), where: Mapping[str, Any] | None = None,
+                start: Any = None, end: Any = None, baseline: Any = None, *, items: Any = None,
+                attribute: str | None = None, catalogue_size: int | None = None) -> Any:
+        """Label-free signals per window and series against the baseline (no outcome needed).
+
+        Parameters
+        ----------
+        signals : str or list of str, optional
+            ``psi(score)``, ``ks(score)``, ``psi(position)``, ``psi(popularity@K)``, ``coverage[@K]``,
+            ``gini[@K]``, ``novelty[@K]``, ``ild[@K]`` (default: all of them; ``ild`` when item attributes
+            are given). Definitions: ``docs/monitoring.md``, "Signals without labels".
+        window, by, where, start, end
+            As in :meth:`report`.
+        baseline : str or Baseline, optional
+            As in :meth:`slices` (default: the configuration's).
+        items, attribute : optional
+            Item attributes for ``ild``: a file or table with ``item_id`` and the ``attribute`` column
+            (default: ``[signals] items`` and ``attribute`` of the configuration).
+        catalogue_size : int, optional
+            Size of the catalogue for ``coverage`` (default: the items the baseline served).
+
+        Returns
+        -------
+        pyarrow.Table
+            ``window``, the ``by`` columns, ``signal``, ``value``, ``baseline``, ``p_value``, ``n_groups``,
+            ``n``, ``n_baseline``, ``n_excluded``.
+        """
+        conf = self.config.signals
+        spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
+        with self._db().reading() as con:
+            return compute_signals(con, signals, window, by, where, start, end, spec,
+                            items=items if items is not None else conf.get("items"),
+                            attribute=attribute or conf.get("attribute"),
+                            catalogue_size=catalogue_size if catalogue_size is not None else conf.get("catalogue_size"))
+
     def info(self) -> dict[str, Any]:
         """What the store holds: counts, time range, models, slice columns, tracked measures."""
         return self._reports().info()
@@ -260,7 +298,17 @@ class Store:
         -------
         list of Alert
         """
-        alerts = run_monitors(self._reports(), at=at, all_windows=all_windows, start=start, end=end)
+        # monitors on measures read reports; monitors on label-free signals read Store.signals
+        on_measures, on_signals = signal_specs(self.config.monitors)
+        reports = self._reports()
+        alerts = (run_monitors(reports, at=at, all_windows=all_windows, start=start, end=end, monitors=on_measures)
+                  if on_measures or not on_signals else [])
+        if on_signals:
+            last = reports.last_time()
+            if last is None:
+                raise InputError("the store is empty: ingest events first.")
+            alerts += run_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
+                                          all_windows=all_windows, start=start, end=end)
         if alerts and record and not self.read_only:
             with self._db().writing() as con:
                 record_alerts(con, alerts)

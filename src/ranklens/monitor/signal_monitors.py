@@ -1,0 +1,99 @@
+"""Monitors on the label-free signals: a ``[[monitors]]`` entry whose ``metric`` is a signal.
+
+``metric = "psi(score)"`` (or ``ks(score)``, ``psi(position)``, ``psi(popularity@10)``, ``coverage@10``,
+``gini``, ``novelty@10``, ``ild@10``...) watches the signal of each window of each series against the
+same baseline as the NDCG monitors. Distances and ``gini`` fire when the value rises above
+``threshold`` (``ks(score)`` also needs ``p < significance`` when given); ``coverage``, ``novelty`` and
+``ild`` when it falls below ``threshold`` or more than ``relative_drop`` / ``absolute_drop`` below the
+baseline's own value. Windows with fewer than ``min_groups`` served lists are not judged.
+
+Signals need no labels: their windows are never provisional, and they fire as soon as the lists are
+served, a label delay before the NDCG of the same window can. Alerts are the same
+:class:`~ranklens.monitor.alerts.Alert` records as the NDCG monitors'.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._params import parse_time, window_delta
+from ._signal_names import is_signal, parse_signal
+from .alerts import Alert, floor_time
+from .config import Baseline, MonitorSpec
+
+__all__ = ["run_signal_monitors", "signal_specs"]
+
+
+def signal_specs(specs: Sequence[MonitorSpec]) -> tuple[list[MonitorSpec], list[MonitorSpec]]:
+    """(monitors on measures, monitors on signals) of a configuration, in their order."""
+    return [s for s in specs if not is_signal(s.metric)], [s for s in specs if is_signal(s.metric)]
+
+
+def _limit(spec: MonitorSpec, worse: str, value: float, base: float) -> tuple[bool, float, str]:
+    """(fires, effective limit, why) for one window of a signal."""
+    if worse == "up":
+        thr = float(spec.threshold) if spec.threshold is not None else math.nan
+        return bool(value > thr), thr, f"above the threshold {thr:g}"
+    limits = []
+    if spec.threshold is not None:
+        limits.append((float(spec.threshold), f"below the threshold {spec.threshold:g}"))
+    if spec.relative_drop is not None and not math.isnan(base):
+        limits.append((base * (1 - spec.relative_drop), f"more than {spec.relative_drop:.0%} below the baseline "
+                                                         f"{base:.4f}"))
+    if spec.absolute_drop is not None and not math.isnan(base):
+        limits.append((base - spec.absolute_drop, f"more than {spec.absolute_drop:g} below the baseline {base:.4f}"))
+    if not limits:
+        return False, math.nan, ""
+    thr, why = max(limits, key=lambda x: x[0])
+    return bool(value < thr), thr, why
+
+
+def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
+                        last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
+                        end: Any = None) -> list[Alert]:
+    """Evaluate the monitors on signals; ``compute`` is :meth:`ranklens.monitor.Store.signals`.
+
+    By default each monitor looks at the last window in the store (``at`` picks the window holding that
+    time; ``all_windows`` every window in ``[start, end)``).
+    """
+    alerts: list[Alert] = []
+    for spec in specs:
+        sig = parse_signal(spec.metric)
+        delta = window_delta(spec.window)
+        if all_windows:
+            s, e = parse_time(start, "start"), parse_time(end, "end")
+        else:
+            s = floor_time(parse_time(at, "at") or last, spec.window)
+            e = s + delta
+        bspec = spec.baseline or default_baseline
+        table = compute([sig.key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, baseline=bspec)
+        for row in table.to_pylist():
+            value = row["value"]
+            if value is None or row["n_groups"] < spec.min_groups:
+                continue
+            base = math.nan if row["baseline"] is None else float(row["baseline"])
+            fires, thr, why = _limit(spec, sig.worse, float(value), base)
+            p = row["p_value"]
+            if fires and spec.significance is not None:
+                fires = p is not None and p < spec.significance
+            if not fires:
+                continue
+            w0 = row["window"]
+            series = {b: row[b] for b in spec.by}
+            counted = "scores" if sig.argument == "score" else "lists" if sig.kind in ("novelty", "ild") else \
+                "items" if sig.kind in ("coverage", "gini") else "rows"
+            alerts.append(Alert(
+                monitor=spec.name, metric=sig.key, window_start=w0.isoformat(), window_end=(w0 + delta).isoformat(),
+                series=series, value=float(value), baseline=base, baseline_spec=bspec.describe(), threshold=thr,
+                n_groups=int(row["n_groups"]), n_baseline=int(row["n_baseline"]), p_value=p,
+                reason=f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} {counted}), {why}"
+                + (f" (p = {p:.3g} < {spec.significance:g})" if p is not None and spec.significance is not None
+                   else "") + "; label-free",
+                relative_change=(float(value) - base) / base if base and not math.isnan(base) else math.nan,
+                extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True},
+                       "top_slices": []},
+            ))
+    return alerts
