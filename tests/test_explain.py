@@ -90,3 +90,14 @@ def test_every_convention_field_is_a_value_or_an_aggregate_field():
     fields = {f.name for f in dataclasses.fields(Convention)} - {"name", "mirrors", "description"}
     assert not set(VALUE_FIELDS) & set(AGGREGATE_FIELDS)
     assert sorted(VALUE_FIELDS + AGGREGATE_FIELDS) == sorted(fields)
+
+
+@pytest.mark.parametrize("run", [{"q1": {"a": 0.5}, "q2": {}}, {"q1": {"a": 0.5}}])
+def test_a_query_without_a_ranked_list_still_shows_its_ideal_list(run) -> None:
+    # q2 judged (d: 2, c: 1) but nothing ranked: DCG 0, IDCG = 2/log2(2) + 1/log2(3) by hand
+    exp = ranklens.explain({"q1": {"a": 1}, "q2": {"c": 1, "d": 2}}, run, query="q2", measure="ndcg", k=10,
+                           convention="ranklens")
+    assert exp.dcg == 0.0
+    assert exp.idcg == pytest.approx(2.0 + 1.0 / math.log2(3), abs=1e-12)
+    assert [r["item"] for r in exp.ideal_rows] == ["d", "c"]
+    assert exp.value == 0.0

@@ -250,3 +250,75 @@ def test_rankings_table_without_an_item_column_refused() -> None:
     with pytest.raises(InvalidParameterError, match=r"no item column .*pass `item_col=`"):
         ranklens.evaluate({"q": {0: 0, 1: 1, "x": 1}}, run, ["ndcg"])
     assert ranklens.evaluate({"q": {"x": 1}}, run, ["ndcg"], item_col="corpus")["ndcg"] == 1.0
+
+
+# A query declared with no ranked item ({"q": {}}): ranx, pytrec_eval and ir_measures score it as an
+# empty ranking (0 on every measure here), so it counts in the mean; it is not "judged but not ranked".
+EMPTY_Q = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"c": 1, "d": 2}, "q3": {"e": 1}}
+EMPTY_R = {"q1": {"a": 0.5, "b": 0.9, "c": 0.7}, "q2": {}, "q3": {"e": 0.3, "f": 0.8}}
+
+
+def test_ranx_scores_a_query_with_an_empty_run_and_so_does_its_convention() -> None:
+    measures = ["ndcg@10", "map", "mrr", "precision@2", "recall@2"]
+    want = ranx.evaluate(ranx.Qrels(EMPTY_Q), ranx.Run(EMPTY_R), measures, make_comparable=False)
+    per_query = ranx.evaluate(ranx.Qrels(EMPTY_Q), ranx.Run(EMPTY_R), measures, return_mean=False)
+    for run in (EMPTY_R, ranx.Run(EMPTY_R)):
+        got = ranklens.evaluate(ranx.Qrels(EMPTY_Q), run, measures, convention="ranx")
+        assert got.excluded == []
+        for m in measures:
+            assert got.counted[m] == 3
+            assert got.aggregate[m] == pytest.approx(float(want[m]), abs=1e-12)
+            assert [got.per_query_dict()[q][m] for q in ("q1", "q2", "q3")] == pytest.approx(
+                list(per_query[m]), abs=1e-12)
+
+
+@pytest.mark.parametrize("run", [EMPTY_R, {"q1": {}, "q2": {}, "q3": {}}])
+def test_pytrec_eval_and_ir_measures_count_a_query_with_an_empty_run(run) -> None:
+    import pytrec_eval
+
+    want = pytrec_eval.RelevanceEvaluator(EMPTY_Q, {"ndcg_cut_10", "map", "recip_rank"}).evaluate(run)
+    got = ranklens.evaluate(EMPTY_Q, run, ["ndcg@10", "map", "mrr"], convention="trec_eval").per_query_dict()
+    assert sorted(got) == sorted(want) == ["q1", "q2", "q3"]
+    for q in want:
+        assert got[q]["ndcg@10"] == pytest.approx(want[q]["ndcg_cut_10"], abs=1e-12)
+        assert got[q]["map"] == pytest.approx(want[q]["map"], abs=1e-12)
+        assert got[q]["mrr"] == pytest.approx(want[q]["recip_rank"], abs=1e-12)
+    irm = {(m.query_id, str(m.measure)): m.value
+           for m in ir_measures.iter_calc([ir_measures.nDCG @ 10, ir_measures.AP], EMPTY_Q, run)}
+    got = ranklens.evaluate(EMPTY_Q, run, ["ndcg@10", "map"], convention="ir_measures").per_query_dict()
+    for q in ("q1", "q2", "q3"):
+        assert got[q]["ndcg@10"] == pytest.approx(irm[(q, "nDCG@10")], abs=1e-12)
+        assert got[q]["map"] == pytest.approx(irm[(q, "AP")], abs=1e-12)
+
+
+def test_a_rankings_dict_with_no_query_is_still_refused() -> None:
+    with pytest.raises(InputError, match="rankings is empty"):
+        ranklens.evaluate(EMPTY_Q, {}, ["ndcg@10"])
+
+
+def test_random_runs_with_empty_queries_match_ranx_and_pytrec_eval() -> None:
+    import pytrec_eval
+
+    rng = np.random.default_rng(7)
+    qrels, run = {}, {}
+    for q in range(60):
+        docs = [f"d{i}" for i in range(int(rng.integers(1, 12)))]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs}
+        ranked = [d for d in docs + ["x1", "x2"] if rng.random() < 0.6] if q % 4 else []
+        run[f"q{q}"] = {d: float(rng.integers(0, 4)) / 2 for d in ranked}  # ties; every 4th query empty
+    measures = ["ndcg@10", "map", "mrr", "precision@5", "recall@10"]
+    rx = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), measures, return_mean=False)
+    ours = ranklens.evaluate(qrels, run, measures, convention="ranx")
+    assert ours.counted["map"] == 60
+    per = ours.per_query_dict()
+    for m in measures:
+        got = [per[q][m] for q in ranx.Run(run).keys()]
+        assert got == pytest.approx(list(rx[m]), abs=1e-12), m
+    pt = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "map", "recip_rank", "P_5", "recall_10"}).evaluate(run)
+    per = ranklens.evaluate(qrels, run, measures, convention="trec_eval").per_query_dict()
+    names = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank", "precision@5": "P_5",
+             "recall@10": "recall_10"}
+    assert sorted(per) == sorted(pt)
+    for q in pt:
+        for m, name in names.items():
+            assert per[q][m] == pytest.approx(pt[q][name], abs=1e-6), (q, m)

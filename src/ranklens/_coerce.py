@@ -254,7 +254,7 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
 
 
 def _nested_columns(obj: Mapping[Any, Any], what: str,
-                    where: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    where: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any]]:
     # C-level iteration (map / chain / fromiter): no Python-level loop per query or per item
     where = where or f"the {what} dict"
     inner = list(obj.values())
@@ -267,7 +267,9 @@ def _nested_columns(obj: Mapping[Any, Any], what: str,
         )
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     total = int(lengths.sum())
-    if total == 0:
+    # queries declared with no item: ranked queries with an empty list (ranx, pytrec_eval, ir_measures)
+    empty = [] if lengths.all() else list(compress(obj.keys(), lengths == 0))
+    if not obj or (total == 0 and what == "judgments"):
         raise InputError(f"{what} is empty." if where == f"the {what} dict" else f"{where}: no {what} in the file.")
     keys = list(compress(obj.keys(), lengths))
     qids = np.repeat(_id_array(keys), lengths[lengths > 0])
@@ -279,7 +281,7 @@ def _nested_columns(obj: Mapping[Any, Any], what: str,
         values = numeric(np.fromiter(raw, dtype=object, count=total), f"{what} values", where)
     check_values(values, "relevance label" if what == "judgments" else "score", where,
                  locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
-    return qids, items, values
+    return qids, items, values, empty
 
 
 def _is_mapping(x: Any) -> bool:
@@ -461,11 +463,11 @@ def table_records(
 def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None) -> Records:
     """The rows of a dict ``{query: {item: value}}``: labels when ``what`` is "judgments", scores when
     it is "rankings"."""
-    q, i, v = _nested_columns(obj, what, source)
+    q, i, v, empty = _nested_columns(obj, what, source)
     src = source or f"the {what} dict"
-    if what == "judgments":
+    if what == "judgments":  # a judged query without a judgment has nothing to count: dropped
         return Records(q, i, label=v, source=src)
-    return Records(q, i, score=v, source=src)
+    return Records(q, i, score=v, source=src, empty_qids=_id_array(empty) if empty else None)
 
 
 def judgment_records(obj: Any, **columns: Any) -> Records:

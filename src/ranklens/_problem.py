@@ -311,7 +311,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     """
     if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
-    if len(r) == 0 and not batch:
+    if len(r) == 0 and not batch and r.empty_qids is None:
         raise InputError("the rankings are empty.")
     if r.qid is None or r.item is None:
         if len(r) != len(j):
@@ -333,7 +333,8 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         jqc = rqc
         ji = ri = as_ids(r.item, "item ids", widen=False)  # Arrow strings hashed as they come, not copied
     else:
-        (jqc, rqc), q_all, order = factorize_parts([j.qid, r.qid], "query ids")
+        parts = [j.qid, r.qid] if r.empty_qids is None else [j.qid, r.qid, r.empty_qids]
+        (jqc, rqc, *eqc), q_all, order = factorize_parts(parts, "query ids")
         ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
     nj = jqc.shape[0]
     if id_length(ji) != nj or label_j.shape[0] != nj:
@@ -345,6 +346,8 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
 
     judged = (np.bincount(jqc, minlength=n_all) > 0)[order]  # in sorted order from here on
     ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
+    if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
+        ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
     notes: list[Exclusion] = []
 
     def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:

@@ -115,8 +115,14 @@ class Convention:
     round_per_query : int or None, default=None
         Round per-query values to this many decimals before averaging
         (gdeval prints 5).
-    min_items : int, default=1
-        Lists shorter than this are refused (scikit-learn needs 2).
+    min_items : int, default=0
+        The shortest ranked list the peer takes. 0: a query declared with no
+        ranked item (a dict's ``{query: {}}``) is an empty ranking, as ranx,
+        pytrec_eval and ir_measures score it. 1 or more: such a query is not
+        ranked, as for a peer that cannot be given an empty list (a LightGBM
+        or XGBoost group, a row of a torchmetrics or Evidently table), and the
+        query rules apply to it. Lists shorter than 2 are refused when it is 2
+        (scikit-learn).
     max_items : int or None, default=None
         Lists longer than this are refused (LightGBM: 10000).
     k_beyond_longest : {"allow", "error"}, default="allow"
@@ -148,7 +154,7 @@ class Convention:
     weighting: str = "weighted"
     clamp_mean: bool = False
     round_per_query: int | None = None
-    min_items: int = 1
+    min_items: int = 0
     max_items: int | None = None
     k_beyond_longest: str = "allow"
     mirrors: str = ""
@@ -333,6 +339,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="gdeval",
+            min_items=1,
             gain="exponential",
             ties="item_desc",
             ideal="judgments",
@@ -364,6 +371,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="lightgbm",
+            min_items=1,
             gain="exponential",
             ties="input",
             ideal="ranking",
@@ -380,6 +388,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="xgboost",
+            min_items=1,
             gain="exponential",
             ties="input",
             score_precision="float32",
@@ -399,6 +408,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="catboost",
+            min_items=1,
             gain="linear",
             ties="worst",
             label_precision="float32",
@@ -415,6 +425,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="torchmetrics",
+            min_items=1,
             gain="linear",
             ties="average",
             score_precision="float32",
@@ -429,6 +440,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             name="evidently",
+            min_items=1,
             gain="linear",
             ties="shared_rank",
             ideal="ranking",

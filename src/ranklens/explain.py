@@ -201,14 +201,14 @@ def _subset(j: Judgments, r: Rankings, query: Any) -> tuple[Judgments, Rankings]
                        source=j.source)
     rs = Rankings(filter_ids(as_ids(r.qid), rm), filter_ids(as_ids(r.item), rm),
                   score=None if r.score is None else r.score[rm], rank=None if r.rank is None else r.rank[rm],
-                  source=r.source, label=None if r.label is None else r.label[rm])
+                  source=r.source, label=None if r.label is None else r.label[rm],
+                  # no ranked row: the query's list is empty (its ideal list still counts)
+                  empty_qids=None if rm.any() else take_ids(as_ids(j.qid), np.flatnonzero(jm)[:1]))
     return js, rs
 
 
 def _query_value(js: Judgments, rs: Rankings, measure: str, conv: Convention) -> float:
-    if len(rs) == 0:
-        return 0.0
-    p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
+    p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=0))
     vals, _ = run_plan(make_plan(conv, [measure]), p)
     return float(vals[0, 0])
 
@@ -268,37 +268,35 @@ def explain(
     rows: list[dict[str, Any]] = []
     ideal_rows: list[dict[str, Any]] = []
     note = ""
-    if len(rs):
-        p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=1))
-        t = _table(p, make_plan(conv, [mname]))
-        v_item, v_score, v_label = t["item"], t["score"], t["label"]
-        n = v_score.shape[0]
-        depth = n if eff_k is None else min(eff_k, n)
-        if conv.ties in ("average", "shared_rank") and n > 1 and bool((v_score[1:] == v_score[:-1]).any()):
-            note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
-                else "tied scores: tied items share their truncated mean rank (Evidently)"
-        running = np.cumsum(t["contribution"][:depth])
-        for i in range(depth):
-            lab = v_label[i]
-            rows.append({
-                "position": i + 1, "item": _py(v_item[i]), "score": float(v_score[i]),
-                "relevance": None if math.isnan(lab) else float(lab), "gain": float(t["gain"][i]),
-                "gain_used": float(t["gain_used"][i]), "discount": float(t["discount"][i]),
-                "contribution": float(t["contribution"][i]), "running_dcg": float(running[i]),
-            })
-        dcg = float(running[-1]) if depth else 0.0
-        ig, items = t["ideal_gain"], t["ideal_item"]
-        idepth = ig.shape[0] if eff_k is None else min(eff_k, ig.shape[0])
-        irunning = np.cumsum(t["ideal_contribution"][:idepth])
-        for i in range(idepth):
-            ideal_rows.append({"position": i + 1, "item": _py(items[i]), "gain": float(ig[i]),
-                               "contribution": float(t["ideal_contribution"][i]),
-                               "running_idcg": float(irunning[i])})
-        idcg = float(irunning[-1]) if idepth else 0.0
-    else:
-        dcg = 0.0
-        idcg = 0.0
-        note = "the query has no ranked list: DCG is 0"
+    # an empty ranked list too: its ideal list and the convention's empty rule still apply
+    p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=0))
+    t = _table(p, make_plan(conv, [mname]))
+    v_item, v_score, v_label = t["item"], t["score"], t["label"]
+    n = v_score.shape[0]
+    depth = n if eff_k is None else min(eff_k, n)
+    if conv.ties in ("average", "shared_rank") and n > 1 and bool((v_score[1:] == v_score[:-1]).any()):
+        note = "tied scores: each tied item gets the mean gain of its tie group" if conv.ties == "average" \
+            else "tied scores: tied items share their truncated mean rank (Evidently)"
+    running = np.cumsum(t["contribution"][:depth])
+    for i in range(depth):
+        lab = v_label[i]
+        rows.append({
+            "position": i + 1, "item": _py(v_item[i]), "score": float(v_score[i]),
+            "relevance": None if math.isnan(lab) else float(lab), "gain": float(t["gain"][i]),
+            "gain_used": float(t["gain_used"][i]), "discount": float(t["discount"][i]),
+            "contribution": float(t["contribution"][i]), "running_dcg": float(running[i]),
+        })
+    dcg = float(running[-1]) if depth else 0.0
+    ig, items = t["ideal_gain"], t["ideal_item"]
+    idepth = ig.shape[0] if eff_k is None else min(eff_k, ig.shape[0])
+    irunning = np.cumsum(t["ideal_contribution"][:idepth])
+    for i in range(idepth):
+        ideal_rows.append({"position": i + 1, "item": _py(items[i]), "gain": float(ig[i]),
+                           "contribution": float(t["ideal_contribution"][i]),
+                           "running_idcg": float(irunning[i])})
+    idcg = float(irunning[-1]) if idepth else 0.0
+    if not rows:
+        note = note or "the query has no ranked list: DCG is 0"
     value = _query_value(js, rs, mname, conv) if measure == "ndcg" else dcg
 
     exp = Explanation(str(query), mname, conv, eff_k, rows, ideal_rows, float(dcg), float(idcg), value, note)

@@ -84,6 +84,9 @@ class Rankings:
     #: labels of these very rows (NaN: not judged) when one table holds both;
     #: spares the join with the judgments
     label: np.ndarray | None = None
+    #: ids of queries the input declares with no ranked item (a dict's ``{query: {}}``, as ranx,
+    #: pytrec_eval and ir_measures take it): ranked queries whose list is empty
+    empty_qids: Any = None
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -136,6 +139,8 @@ class Records:
     source: str | None = None
     judged: np.ndarray | None = None
     ranked: np.ndarray | None = None
+    #: ids of queries declared with no row (see :attr:`Rankings.empty_qids`)
+    empty_qids: Any = None
 
     @property
     def has_labels(self) -> bool:
@@ -162,9 +167,9 @@ class Records:
             raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
-                            label=self.label)
+                            label=self.label, empty_qids=self.empty_qids)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
                         score=self.score[m] if self.score is not None else None,
                         rank=self.rank[m] if self.rank is not None else None, source=self.source,
-                        label=self.label[m] if self.label is not None else None)
+                        label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids)
