@@ -489,6 +489,17 @@ def warmup_cmd(force: bool) -> None:
     click.echo(warmup(force=force))
 
 
+@cli.command("trec_eval", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trec_eval_cmd(args: tuple[str, ...]) -> None:
+    """trec_eval's own command line (-q, -c, -m P.5,10, -M, -l, -J ... qrels run): its output, byte for byte.
+    Here -c is trec_eval's (every judged query), not --convention. 'ranklens trec_eval -h' for more."""
+    from .trec_eval_cli import run
+
+    run(args)
+
+
 @cli.command("compare")
 @click.argument("judgments", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))

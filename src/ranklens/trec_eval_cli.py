@@ -1,0 +1,552 @@
+"""``ranklens trec_eval`` and the ``ranklens-trec_eval`` script: trec_eval's command line, trec_eval's output.
+
+The arguments are trec_eval 10.0's (``-q``, ``-c``, ``-n``, ``-l N``, ``-M N``, ``-J``, ``-m measure[.params]``
+repeated, the nicknames ``official`` (the default), ``all_trec`` and ``set``, then ``qrels run``) and the
+output is trec_eval's, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, the counts as integers, the per-query
+lines (``-q``) query by query before the ``all`` lines, measures in trec_eval's own order.
+
+This module only translates: a trec_eval measure and its parameters become ranklens measures
+(:data:`TREC_MEASURES`), the flags become fields of the ``trec_eval10`` convention (``-l``: its
+``relevance_level``; ``-c``: ``queries="judged"`` with a missing run scored 0) or a selection of the run's
+rows (``-M``: each query's first N items in trec_eval's order, score descending and ties by document id
+descending; ``-J``: only the judged items), and every number comes from :func:`ranklens.evaluate`. A measure
+ranklens does not compute is refused by name, never left out: ``-m all_trec`` names every missing one.
+
+Inside this command ``-c`` is trec_eval's "average over every judged query", not ranklens' ``-c/--convention``.
+"""
+
+from __future__ import annotations
+
+import getopt
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidParameterError, RanklensError, report
+
+__all__ = ["NICKNAMES", "TREC_EVAL_VERSION", "TREC_MEASURES", "TrecMeasure", "main", "run"]
+
+#: The trec_eval release whose command line and output this module reproduces.
+TREC_EVAL_VERSION = "10.0"
+
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: its parameters, the ranklens measure computing it, how it is printed.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's name (``P``, ``ndcg_cut``, ``set_recall``...).
+    params : {"none", "long", "double", "pairs", "values"}
+        The parameters ``-m name.params`` takes: none, integer cutoffs, fractional cutoffs (one line each),
+        ``level=gain`` pairs, or numbers (one line, named after them).
+    default : str
+        The parameters used when none are given (trec_eval's defaults).
+    spelling : str or None
+        The ranklens measure, with ``{}`` where a cutoff goes; ``None``: ranklens has no such measure.
+    kind : {"double", "long", "runid", "count"}
+        Printed with 4 decimals, as an integer, the run's tag, or the number of queries.
+    per_query : bool
+        Printed for each query with ``-q`` (trec_eval prints ``gm_map``, ``num_q`` and ``runid`` only in
+        the summary).
+    """
+
+    name: str
+    params: str = "none"
+    default: str = ""
+    spelling: str | None = None
+    kind: str = "double"
+    per_query: bool = True
+
+
+def _m(name: str, spelling: str | None, **kw: Any) -> TrecMeasure:
+    return TrecMeasure(name, spelling=spelling, **kw)
+
+
+#: Every measure of trec_eval's qrels format, in the order trec_eval computes and prints them (its
+#: ``measures.c``); the preference and judgment-group measures need ``-R`` formats that are refused.
+TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
+    _m("runid", None, kind="runid", per_query=False),
+    _m("num_q", None, kind="count", per_query=False),
+    _m("num_ret", "num_ret", kind="long"),
+    _m("num_rel", "num_rel", kind="long"),
+    _m("num_rel_ret", "num_rel_ret", kind="long"),
+    _m("map", "map"),
+    _m("gm_map", "gm_map", per_query=False),
+    _m("Rprec", "Rprec"),
+    _m("bpref", "bpref"),
+    _m("recip_rank", "recip_rank"),
+    _m("iprec_at_recall", "iprec_at_recall(level={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
+    _m("P", "P.{}", params="long", default=_CUTS),
+    _m("relstring", None, params="values", default="10"),
+    _m("recall", "recall.{}", params="long", default=_CUTS),
+    _m("infAP", "infAP"),
+    _m("gm_bpref", "gm_bpref", per_query=False),
+    _m("Rprec_mult", None, params="double", default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
+    _m("utility", None, params="values", default="1.0,-1.0,0.0,0.0"),
+    _m("11pt_avg", "11pt_avg", params="values", default="0.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1.0"),
+    _m("binG", None),
+    _m("G", None, params="pairs"),
+    _m("dcg", "dcg", params="pairs"),
+    _m("ideal_dcg", "idcg", params="pairs"),
+    _m("ndcg", "ndcg", params="pairs"),
+    _m("ndcg_rel", None, params="pairs"),
+    _m("Rndcg", None, params="pairs"),
+    _m("ndcg_cut", "ndcg_cut.{}", params="long", default=_CUTS),
+    _m("map_cut", "map_cut.{}", params="long", default=_CUTS),
+    _m("relative_P", None, params="long", default=_CUTS),
+    _m("success", "success.{}", params="long", default="1,5,10"),
+    _m("set_P", "P"),
+    _m("set_relative_P", None),
+    _m("set_recall", "recall"),
+    _m("set_map", "set_map"),
+    _m("set_F", "set_F", params="values", default="1.0"),
+    _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
+    _m("yaap", None),
+    _m("rbp", "rbp", params="pairs"),
+    _m("rbp_resid", None, params="pairs"),
+    _m("unj", None, params="long", default="5,10,20"),
+]}
+
+#: trec_eval's nicknames for sets of measures (``-m official`` is the default).
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+}
+
+#: trec_eval measures of the other rel_info formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
+_OTHER_FORMATS = ("all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+
+_USAGE = ("usage: ranklens trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] {-m measure[.params]}* qrels run "
+          "(see 'ranklens trec_eval -h')")
+
+_LONG_OPTIONS = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
+                 "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=",
+                 "Max_retrieved_per_topic=", "Rel_info_format=", "Results_format=", "Output_old_results_format",
+                 "Zscore="]
+_LONG_TO_SHORT = {"help": "-h", "version": "-v", "query_eval_wanted": "-q", "measure": "-m",
+                  "complete_rel_info_wanted": "-c", "level_for_rel": "-l", "nosummary": "-n", "Debug_level": "-D",
+                  "Judged_docs_only": "-J", "Number_docs_in_coll": "-N", "Max_retrieved_per_topic": "-M",
+                  "Rel_info_format": "-R", "Results_format": "-T", "Output_old_results_format": "-o",
+                  "Zscore": "-Z"}
+
+
+@dataclass
+class _Args:
+    """The command line, read as trec_eval reads it."""
+
+    per_query: bool = False
+    complete: bool = False
+    summary: bool = True
+    judged_only: bool = False
+    level: int = 1
+    max_docs: int | None = None
+    marked: tuple[str, ...] = ()
+    params: dict[str, str] = field(default_factory=dict)
+    qrels: str = ""
+    run: str = ""
+
+
+def _integer(text: str, flag: str, minimum: int) -> int:
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        raise InvalidParameterError(f"{flag} takes an integer; got {text!r}.")
+    value = int(text)
+    if value < minimum:
+        raise InvalidParameterError(f"{flag} takes an integer of at least {minimum}; got {text!r}.")
+    return value
+
+
+def parse_args(argv: Sequence[str]) -> _Args | str:
+    """trec_eval's options and arguments (GNU getopt, as trec_eval's ``getopt_long``); a string for
+    ``-h`` / ``-v`` (the text to print)."""
+    try:
+        opts, rest = getopt.gnu_getopt(list(argv), "hvqm:cl:nD:JN:M:R:T:oZ:", _LONG_OPTIONS)
+    except getopt.GetoptError as exc:
+        raise InvalidParameterError(f"{exc}; {_USAGE}") from None
+    args = _Args()
+    marked: list[str] = []
+    for opt, value in opts:
+        opt = _LONG_TO_SHORT.get(opt.lstrip("-"), opt)
+        if opt == "-h":
+            return _help()
+        if opt == "-v":
+            return f"ranklens trec_eval: trec_eval {TREC_EVAL_VERSION}'s command line and output, computed by ranklens"
+        if opt == "-q":
+            args.per_query = True
+        elif opt == "-c":
+            args.complete = True
+        elif opt == "-n":
+            args.summary = False
+        elif opt == "-J":
+            args.judged_only = True
+        elif opt == "-l":
+            args.level = _integer(value, "-l (the relevance level)", -(2**62))
+        elif opt == "-M":
+            args.max_docs = _integer(value, "-M (the number of documents kept per query)", 1)
+        elif opt == "-m":
+            marked.extend(_mark(value, args.params))
+        elif opt in ("-R", "-T"):
+            wanted = "qrels" if opt == "-R" else "trec_results"
+            if value != wanted:
+                raise InvalidParameterError(f"{opt} {value}: ranklens trec_eval reads only the {wanted} format.")
+        elif opt == "-N":
+            _integer(value, "-N (the number of documents in the collection)", 0)  # used by utility only
+        elif opt == "-o":
+            pass  # obsolete in trec_eval too: it changes nothing
+        else:  # -D, -Z
+            raise InvalidParameterError(f"{opt} ({'debug output' if opt == '-D' else 'Z scores'}) is not supported by "
+                                        "ranklens trec_eval.")
+    if len(rest) != 2:
+        raise InvalidParameterError(f"expected 2 arguments, the qrels and the run; got {len(rest)}. {_USAGE}")
+    args.qrels, args.run = rest
+    args.marked = tuple(dict.fromkeys(marked or NICKNAMES["official"]))
+    return args
+
+
+def _mark(text: str, params: dict[str, str]) -> list[str]:
+    """The measures ``-m text`` marks; its parameters are kept (the first ones given for a name win)."""
+    name, dot, param = text.partition(".")
+    if dot:
+        if not param:
+            raise InvalidParameterError(f"-m {text}: improper measure in parameter {name!r} (nothing after the '.').")
+        params.setdefault(name, param)
+    if name in NICKNAMES:
+        return list(NICKNAMES[name])
+    if name in TREC_MEASURES:
+        return [name]
+    if name in _OTHER_FORMATS or name.startswith("prefs_"):
+        raise InvalidParameterError(f"-m {text}: {name} needs trec_eval's preference or judgment-group formats "
+                                    "(-R prefs, qrels_prefs, qrels_jg), which ranklens trec_eval does not read.")
+    raise InvalidParameterError(f"illegal measure {text!r} (trec_eval has no such measure).")
+
+
+_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_LONG = re.compile(r"\s*[+-]?\d+")
+
+
+def _atof(text: str) -> float:
+    """C's ``atof``: the number the text starts with, 0 when it starts with none."""
+    m = _NUMBER.match(text)
+    return float(m.group()) if m else 0.0
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the integer the text starts with (``23.4`` -> 23), 0 when it starts with none."""
+    m = _LONG.match(text)
+    return int(m.group()) if m else 0
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One printed value: trec_eval's name for it and the ranklens measure computing it."""
+
+    name: str
+    key: str | None
+    kind: str
+
+
+def _lines(tm: TrecMeasure, param: str | None) -> tuple[list[_Line], dict[float, float] | None]:
+    """The printed lines of one measure with its parameters, and the gains of ``ndcg.1=3,2=9``."""
+    text = param if param is not None else tm.default
+    if tm.params == "long":
+        cuts = sorted(_atol(p) for p in text.split(","))
+        if cuts[0] <= 0 or len(set(cuts)) < len(cuts):
+            raise InvalidParameterError(f"-m {tm.name}.{text}: cutoffs must be positive, without duplicates.")
+        return [_Line(f"{tm.name}_{c}", _fill(tm, str(c)), tm.kind) for c in cuts], None
+    if tm.params == "double":
+        levels = sorted(_atof(p) for p in text.split(","))
+        if len(set(levels)) < len(levels):
+            raise InvalidParameterError(f"-m {tm.name}.{text}: duplicate cutoffs.")
+        return [_Line(f"{tm.name}_{x:3.2f}", _fill(tm, repr(x)), tm.kind) for x in levels], None
+    name = tm.name if param is None else f"{tm.name}_{param}"
+    if tm.params == "pairs" and param is not None:
+        if tm.name != "ndcg" and tm.name != "dcg" and tm.name != "ideal_dcg":
+            return [_Line(name, None, tm.kind)], None
+        return [_Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
+    if tm.params == "values" and param is not None and [_atof(p) for p in param.split(",")] != \
+            [_atof(p) for p in tm.default.split(",")]:
+        return [_Line(name, None, tm.kind)], None  # other parameters than the default: not computed
+    return [_Line(name, tm.spelling, tm.kind)], None
+
+
+def _fill(tm: TrecMeasure, value: str) -> str | None:
+    return None if tm.spelling is None else tm.spelling.format(value)
+
+
+def _gains(name: str, text: str) -> dict[float, float]:
+    """trec_eval's ``level=gain`` pairs (levels not given keep their value as gain)."""
+    pairs = [p.partition("=") for p in text.split(",")]
+    if any(not eq or not level for level, eq, _ in pairs):
+        raise InvalidParameterError(f"-m {name}.{text}: malformed pair parameters (write level=gain,...).")
+    return {float(_atol(level)): _atof(gain) for level, _, gain in pairs}
+
+
+def _requested(args: _Args) -> list[tuple[str, list[_Line], dict[float, float] | None]]:
+    """The marked measures in trec_eval's order: (name as asked, printed lines, ndcg gains or None)."""
+    out = []
+    for name, tm in TREC_MEASURES.items():
+        if name in args.marked:
+            param = args.params.get(name)
+            lines, gains = _lines(tm, param)
+            out.append((name if param is None else f"{name}.{param}", lines, gains))
+    return out
+
+
+def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
+    from .conventions import get_convention
+
+    fields: dict[str, Any] = {"relevance_level": float(args.level)}
+    if args.complete or args.judged_only:
+        # every judged query; with -J a query whose documents are all unjudged keeps its (empty) run
+        fields.update(queries="judged", missing_ranking="zero")
+    if gains is not None:
+        fields["gain"] = gains
+    return get_convention("trec_eval10", **fields)
+
+
+def _refuse_missing(asked: list[tuple[str, list[_Line], dict[float, float] | None]], args: _Args) -> None:
+    """One line naming every asked measure ranklens does not compute under trec_eval's rules."""
+    missing = [name for name, lines, gains in asked if not _computed(lines, _convention(args, gains))]
+    if not missing:
+        return
+    have = [n for n, tm in TREC_MEASURES.items() if n in NICKNAMES["all_trec"] and _computed(_lines(tm, None)[0],
+                                                                                           _convention(args, None))]
+    raise InvalidParameterError(
+        f"ranklens does not compute trec_eval's {', '.join(missing)}: nothing printed (trec_eval prints "
+        f"{'them' if len(missing) > 1 else 'it'}). The trec_eval measures ranklens computes: {', '.join(have)}; "
+        "ask for those with -m.")
+
+
+def _computed(lines: list[_Line], conv: Any) -> bool:
+    from .measures import check_measures, parse_measure
+
+    for line in lines:
+        if line.kind in ("runid", "count"):
+            continue
+        if line.key is None:
+            return False
+        try:
+            check_measures(parse_measure(line.key), conv)
+        except InvalidParameterError:
+            return False
+    return True
+
+
+def _ids(ids: Any) -> np.ndarray:
+    from ._ids import IdColumn
+
+    return np.asarray(IdColumn.of(ids).to_numpy()).astype(str)
+
+
+def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
+    """The run's rows trec_eval evaluates: with ``-M N`` each query's first N in its order (score
+    descending, ties by document id descending, as the ``trec_eval10`` convention ranks them), then with
+    ``-J`` the judged ones (a qrels line with a label of 0 or more)."""
+    from ._ids import filter_ids
+    from .records import Rankings
+
+    keep = np.ones(len(rankings), dtype=bool)
+    qid = _ids(rankings.qid)
+    item = _ids(rankings.item)
+    if args.max_docs is not None:
+        _, q_code = np.unique(qid, return_inverse=True)
+        _, item_code = np.unique(item, return_inverse=True)  # code point order: UTF-8 byte order, as strcmp
+        order = np.lexsort((-item_code, -rankings.order_key(), q_code))
+        sq = q_code[order]
+        starts = np.flatnonzero(np.r_[True, sq[1:] != sq[:-1]])
+        position = np.arange(sq.size) - np.repeat(starts, np.diff(np.r_[starts, sq.size]))
+        keep[:] = False
+        keep[order[position < args.max_docs]] = True
+    if args.judged_only:
+        judged = judgments.label >= 0
+        j_keys = np.char.add(np.char.add(_ids(judgments.qid)[judged], " "), _ids(judgments.item)[judged])
+        keep &= np.isin(np.char.add(np.char.add(qid, " "), item), j_keys)
+    if keep.all():
+        return rankings
+    return Rankings(filter_ids(rankings.qid, keep), filter_ids(rankings.item, keep),
+                    score=None if rankings.score is None else rankings.score[keep],
+                    rank=None if rankings.rank is None else rankings.rank[keep], source=rankings.source)
+
+
+def _check_queries(judgments: Any, rankings: Any, args: _Args) -> Any:
+    """trec_eval 10 without ``-c`` stops on a judged query the run lacks; with ``-J`` the judgments are
+    narrowed to the run's queries first (the convention then keeps a query whose run ``-J`` emptied)."""
+    from ._ids import filter_ids
+    from .records import Judgments
+
+    if args.complete or not args.judged_only:
+        return judgments  # the convention decides (trec_eval10: a missing query is an error)
+    jq = _ids(judgments.qid)
+    ran = np.isin(jq, np.unique(_ids(rankings.qid)))
+    if not ran.all():
+        raise InvalidParameterError(f"judged query {jq[~ran][0]!r} is not in the run {args.run} (trec_eval 10 "
+                                    "stops there; -c scores such queries 0).")
+    return Judgments(filter_ids(judgments.qid, ran), filter_ids(judgments.item, ran), judgments.label[ran],
+                     source=judgments.source)
+
+
+def _runid(path: str) -> str:
+    """The run tag (6th field) of the run's last line, which trec_eval prints as ``runid``."""
+    import gzip
+
+    with open(path, "rb") as f:
+        if f.read(2) == b"\x1f\x8b":
+            with gzip.open(path, "rb") as g:
+                lines = [ln for ln in g if ln.strip() and not ln.startswith(b"#")][-1:]
+        else:
+            size = f.seek(0, os.SEEK_END)
+            tail = b""
+            lines = []
+            while size > 0 and not lines:
+                step = min(size, 1 << 16)
+                size -= step
+                f.seek(size)
+                tail = f.read(step) + tail
+                complete = tail.splitlines()[1:] if size > 0 else tail.splitlines()
+                lines = [ln for ln in complete if ln.strip() and not ln.startswith(b"#")][-1:]
+    fields = lines[0].split() if lines else []
+    return fields[5].decode("utf-8", "replace") if len(fields) > 5 else ""
+
+
+def _evaluate(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float] | None]],
+              run_path: str) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
+    """Per-query values and aggregates of every printed line, from :func:`ranklens.evaluate`: the queries
+    (in trec_eval's order: byte order of the ids), per line name its values, per line name its aggregate."""
+    from .evaluate import evaluate
+    from .io import read_judgments, read_rankings
+
+    judgments = read_judgments(args.qrels, format="trec")
+    rankings = read_rankings(run_path, format="trec")
+    if args.max_docs is not None or args.judged_only:
+        judgments = _check_queries(judgments, rankings, args)
+        rankings = _select(judgments, rankings, args)
+    by_gains: dict[str, tuple[dict[float, float] | None, list[_Line]]] = {}
+    for _, lines, gains in asked:
+        group = by_gains.setdefault(repr(gains), (gains, []))
+        group[1].extend(line for line in lines if line.key is not None)
+    queries: list[str] | None = None
+    values: dict[str, np.ndarray] = {}
+    aggregate: dict[str, float] = {}
+    n_queries = 0
+    for gains, lines in by_gains.values():
+        keys = list(dict.fromkeys(line.key for line in lines if line.key is not None))
+        res = evaluate(judgments, rankings, keys or ["num_ret"], convention=_convention(args, gains))
+        ids = [str(q) for q in res.queries.tolist()]
+        order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
+        queries = [ids[i] for i in order]
+        n_queries = len(ids)
+        for line in lines:
+            column = np.asarray(res.values)[:, res.keys.index(str(line.key))][order]
+            if np.isnan(column).any():
+                raise RanklensError(f"{line.name}: query {queries[int(np.flatnonzero(np.isnan(column))[0])]!r} "
+                                    "has no value under trec_eval's rules.")
+            values[line.name] = column
+            aggregate[line.name] = float(res[line.key])  # type: ignore[index]
+    aggregate["num_q"] = float(n_queries)
+    return queries or [], values, aggregate
+
+
+def _format(name: str, qid: str, value: float, kind: str) -> str:
+    if kind in ("long", "count"):
+        return f"{name:<22}\t{qid}\t{int(value)}\n"  # trec_eval's %ld of (long) value
+    return f"{name:<22}\t{qid}\t{value:6.4f}\n"  # trec_eval's %-22s\t%s\t%6.4f
+
+
+def render_trec_eval(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float] | None]],
+                     queries: list[str], values: dict[str, np.ndarray], aggregate: dict[str, float],
+                     runid: str) -> str:
+    """trec_eval's output: with ``-q`` each query's lines (query by query, measures in trec_eval's order),
+    then unless ``-n`` the ``all`` lines."""
+    measures = [(TREC_MEASURES[name.partition(".")[0]], lines) for name, lines, _ in asked]
+    out: list[str] = []
+    if args.per_query:
+        for qi, qid in enumerate(queries):
+            for tm, lines in measures:
+                if tm.per_query:
+                    out.extend(_format(line.name, qid, float(values[line.name][qi]), line.kind) for line in lines)
+    if args.summary:
+        for _, lines in measures:
+            for line in lines:
+                if line.kind == "runid":
+                    out.append(f"{'runid':<22}\tall\t{runid}\n")
+                else:
+                    out.append(_format(line.name, "all", aggregate[line.name], line.kind))
+    return "".join(out)
+
+
+def run(argv: Sequence[str]) -> None:
+    """Run the command on trec_eval's arguments ``argv`` (without the program name) and print its output.
+
+    A mistake (unknown flag or measure, a measure ranklens does not compute, a missing or malformed file,
+    a bad ``-M``) prints one line on stderr and exits with status 2.
+    """
+    try:
+        args = parse_args(argv)
+        if isinstance(args, str):
+            sys.stdout.write(args + "\n")
+            return
+        asked = _requested(args)
+        _refuse_missing(asked, args)
+        run_path, temporary = args.run, None
+        if args.run == "-":  # trec_eval 10 reads the run from stdin
+            with tempfile.NamedTemporaryFile("wb", suffix=".run", delete=False) as tmp:
+                tmp.write(sys.stdin.buffer.read())
+            run_path = temporary = tmp.name
+        try:
+            for path in (args.qrels, run_path):
+                if not os.path.isfile(path):
+                    raise FileNotFoundError(2, "No such file" if not os.path.exists(path) else "Not a file", path)
+            queries, values, aggregate = _evaluate(args, asked, run_path)
+            text = render_trec_eval(args, asked, queries, values, aggregate, _runid(run_path))
+        finally:
+            if temporary is not None:
+                os.unlink(temporary)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (Exception, KeyboardInterrupt) as exc:
+        report(exc)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``ranklens-trec_eval`` script: trec_eval's arguments, trec_eval's output."""
+    run(sys.argv[1:] if argv is None else argv)
+
+
+def _help() -> str:
+    supported = ", ".join(n for n, tm in TREC_MEASURES.items() if n in NICKNAMES["all_trec"]
+                          and _computed(_lines(tm, None)[0], _convention(_Args(), None)))
+    return f"""ranklens trec_eval [-h] [-v] [-q] [-c] [-n] [-J] [-l N] [-M N] {{-m measure[.params]}}* qrels run
+
+trec_eval {TREC_EVAL_VERSION}'s command line and output, byte for byte, the numbers computed by ranklens under
+its trec_eval10 convention. RUN may be '-' (standard input).
+
+  -q          each query's values too, before the 'all' lines
+  -c          average over every judged query, a query missing from the run scoring 0 (trec_eval's -c;
+              NOT ranklens' -c/--convention)
+  -n          no summary ('all') lines
+  -l N        relevance level of the binary measures (default 1)
+  -M N        only each query's first N documents (score descending, ties by document id descending)
+  -J          only judged documents (unjudged ones removed before ranking)
+  -m NAME[.P] a measure, with its parameters (P.5,10; ndcg_cut.10; ndcg.1=3,2=9), or a set: official
+              (the default), all_trec, set
+  -R qrels, -T trec_results, -N N and -o are accepted (the only formats read); -D, -Z and the preference
+  formats are refused.
+
+trec_eval measures ranklens computes: {supported}.
+A measure it does not compute is refused by name (nothing is printed), never left out."""
