@@ -259,6 +259,7 @@ class _Line:
     name: str
     key: str | None
     kind: str
+    total: str | None = None  # the measure whose aggregate is printed on the 'all' line, when not `key`'s
 
 
 def _lines(tm: TrecMeasure, param: str | None) -> tuple[list[_Line], dict[float, float] | None]:
@@ -304,6 +305,10 @@ def _requested(args: _Args) -> list[tuple[str, list[_Line], dict[float, float] |
         if name in args.marked:
             param = args.params.get(name)
             lines, gains = _lines(tm, param)
+            if name == "num_rel" and args.complete:
+                # trec_eval's summary num_rel under -c counts every label above 0 of every judged query,
+                # whatever -l says (m_num_rel.c, te_calc_avg_num_rel); its per-query lines follow -l
+                lines = [_Line(line.name, line.key, line.kind, total="num_rel(rel=1)") for line in lines]
             out.append((name if param is None else f"{name}.{param}", lines, gains))
     return out
 
@@ -379,6 +384,9 @@ def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
         keep &= np.isin(np.char.add(np.char.add(qid, " "), item), j_keys)
     if keep.all():
         return rankings
+    if not keep.any():
+        raise InvalidParameterError(f"-J leaves no document of the run {args.run}: none of them is judged (trec_eval "
+                                    "prints zeros there; ranklens refuses an empty run).")
     return Rankings(filter_ids(rankings.qid, keep), filter_ids(rankings.item, keep),
                     score=None if rankings.score is None else rankings.score[keep],
                     rank=None if rankings.rank is None else rankings.rank[keep], source=rankings.source)
@@ -445,7 +453,7 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float
     aggregate: dict[str, float] = {}
     n_queries = 0
     for gains, lines in by_gains.values():
-        keys = list(dict.fromkeys(line.key for line in lines if line.key is not None))
+        keys = list(dict.fromkeys(k for line in lines for k in (line.key, line.total) if k is not None))
         res = evaluate(judgments, rankings, keys or ["num_ret"], convention=_convention(args, gains))
         ids = [str(q) for q in res.queries.tolist()]
         order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
@@ -457,7 +465,7 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float
                 raise RanklensError(f"{line.name}: query {queries[int(np.flatnonzero(np.isnan(column))[0])]!r} "
                                     "has no value under trec_eval's rules.")
             values[line.name] = column
-            aggregate[line.name] = float(res[line.key])  # type: ignore[index]
+            aggregate[line.name] = float(res[line.total or str(line.key)])
     aggregate["num_q"] = float(n_queries)
     return queries or [], values, aggregate
 
@@ -495,6 +503,21 @@ def run(argv: Sequence[str]) -> None:
 
     A mistake (unknown flag or measure, a measure ranklens does not compute, a missing or malformed file,
     a bad ``-M``) prints one line on stderr and exits with status 2.
+
+    Examples
+    --------
+    The relevant d1 is ranked second (AP 1/2); ``P.1,2`` gives trec_eval's ``P_1`` and ``P_2``:
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> qrels, run_file = os.path.join(d, "qrels"), os.path.join(d, "run")
+    >>> _ = open(qrels, "w").write("q1 0 d1 1\\nq1 0 d2 0\\n")
+    >>> _ = open(run_file, "w").write("q1 Q0 d2 1 2.0 bm25\\nq1 Q0 d1 2 1.0 bm25\\n")
+    >>> run(["-m", "runid", "-m", "map", "-m", "P.2,1", qrels, run_file])  # doctest: +NORMALIZE_WHITESPACE
+    runid                   all     bm25
+    map                     all     0.5000
+    P_1                     all     0.0000
+    P_2                     all     0.5000
     """
     try:
         args = parse_args(argv)

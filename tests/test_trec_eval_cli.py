@@ -1,0 +1,283 @@
+"""``ranklens trec_eval``: trec_eval's command lines, compared byte for byte with trec_eval's own output.
+
+1. trec_eval 10.0's ``test/`` expected outputs (tests/data/trec_eval, command lines in its SOURCE.md): for
+   every measure of each file, the same command line asking that one measure (with the file's parameters and
+   flags) either prints exactly that measure's lines of the file, or is refused with the measure's name;
+   when every measure of a file is computed, the file's own command line prints the whole file. Nothing is
+   skipped: a refused measure must also make the full command line fail, naming it.
+2. Random runs (ties, missing topics, -M, -l, -c, -J, -n, -q) against the trec_eval C program built from
+   source, when ``TREC_EVAL_BIN`` names it (``git clone https://github.com/usnistgov/trec_eval && make``).
+3. Misuse: one line on stderr, exit status 2, nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ranklens.cli import main as ranklens_main
+from ranklens.trec_eval_cli import run
+
+ROOT = Path(__file__).resolve().parents[1]
+TE = ROOT / "tests" / "data" / "trec_eval"
+
+# trec_eval's measure names (its measures.c), to tell which measure a printed line belongs to
+ROOTS = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring recall "
+    "infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
+    "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj"
+).split()
+
+# the measures ranklens computes today as trec_eval does; the list may grow (every other measure is compared
+# too as soon as it is computed), never shrink
+COMPUTED = ("runid num_q num_ret num_rel num_rel_ret map Rprec recip_rank P recall ndcg ndcg_cut map_cut success "
+            "set_P set_recall").split()
+
+# expected output -> trec_eval's arguments (tests/data/trec_eval/SOURCE.md, trec_eval's Makefile quicktest)
+CASES = {
+    "out.test": ["qrels.test", "results.test"],
+    "out.comment.test": ["qrels.comment.test.gz", "results.comment.test.gz"],
+    "out.test.a": ["-m", "all_trec", "qrels.test", "results.test"],
+    "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
+    "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
+    "out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"],
+    "out.test.aql": ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"],
+    "out.test.meas_params": ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+                             "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+                             "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
+                             "qrels.test", "results.test"],
+}
+
+
+def root_of(name: str) -> str:
+    """The trec_eval measure a printed name belongs to: ``P_5`` -> P, ``ndcg_cut_10`` -> ndcg_cut,
+    ``ndcg_1=3,2=9,4=4.5`` -> ndcg, ``iprec_at_recall_0.10`` -> iprec_at_recall."""
+    if name in ROOTS:
+        return name
+    roots = [r for r in ROOTS if name.startswith(r + "_") and not name[len(r) + 1].isalpha()]
+    assert len(roots) == 1, name
+    return roots[0]
+
+
+def split_args(args: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+    """(flags other than -m, measure -> its parameters as given, the two files)."""
+    flags, params, i = [], {}, 0
+    while i < len(args) - 2:
+        a = args[i]
+        m = args[i + 1] if a == "-m" else a[2:] if a.startswith("-m") else None
+        if m is None:
+            flags.append(a)
+        else:
+            name, dot, p = m.partition(".")
+            if dot:
+                params.setdefault(name, p)
+            i += a == "-m"
+        i += 1
+    return flags, params, [str(TE / f) for f in args[-2:]]
+
+
+def ranklens_trec_eval(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``ranklens trec_eval ARGS`` in-process: (exit status, stdout, stderr)."""
+    status = 0
+    try:
+        run(args)
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("out_file", sorted(CASES))
+def test_trec_eval_test_outputs(out_file: str, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = (TE / out_file).read_text()
+    lines = expected.splitlines(keepends=True)
+    by_root: dict[str, list[str]] = {}
+    for line in lines:
+        by_root.setdefault(root_of(line.split("\t")[0].rstrip()), []).append(line)
+    flags, params, files = split_args(CASES[out_file])
+    computed, refused = [], []
+    for measure, want in by_root.items():
+        m = measure + ("." + params[measure] if measure in params else "")
+        status, out, err = ranklens_trec_eval([*flags, "-m", m, *files], capsys)
+        if status == 0:
+            assert out == "".join(want), f"{out_file}: -m {m}"
+            computed.append(measure)
+        else:
+            assert status == 2 and out == "" and measure in err and len(err.splitlines()) == 1, (m, status, err)
+            refused.append(measure)
+    assert set(COMPUTED) & set(by_root) <= set(computed), f"{out_file}: no longer computed: " \
+        f"{sorted(set(COMPUTED) & set(by_root) - set(computed))}"
+    status, out, err = ranklens_trec_eval([*CASES[out_file][:-2], *files], capsys)
+    if refused:
+        assert status == 2 and out == "" and len(err.splitlines()) == 1, err
+        assert all(re.search(rf"\b{re.escape(r)}\b", err) for r in refused), (refused, err)
+    else:
+        assert status == 0 and out == expected, out_file
+
+
+def test_comments_in_qrels_change_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    # trec_eval's quicktest: qrels.test.with-comments gives out.test too (here with the measures computed)
+    ms = ["-m", "num_ret", "-m", "map", "-m", "P.5,10", "-m", "Rprec", "-m", "recip_rank", "-q"]
+    a = ranklens_trec_eval([*ms, str(TE / "qrels.test"), str(TE / "results.test")], capsys)
+    b = ranklens_trec_eval([*ms, str(TE / "qrels.test.with-comments"), str(TE / "results.test")], capsys)
+    assert a[0] == 0 and a == b
+
+
+def test_runid_and_counts_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # q1: d1 (relevant) ranked 2nd after d2; q2 missing from the run; q9 ranked but not judged (ignored)
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d2 1 2.0 first\nq1 Q0 d1 2 1.0 first\nq9 Q0 d1 1 5 tag9\n"
+                                  "# a comment\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    status, out, _ = ranklens_trec_eval(["-c", "-q", "-m", "runid", "-m", "num_q", "-m", "num_rel", "-m", "map",
+                                         *files], capsys)
+    # AP(q1) = (1/2) / 2 relevant = 0.25; q2 scores 0 under -c; num_rel summed 2 + 1; runid of the last line
+    assert status == 0
+    assert out == ("num_rel               \tq1\t2\nmap                   \tq1\t0.2500\n"
+                   "num_rel               \tq2\t1\nmap                   \tq2\t0.0000\n"
+                   "runid                 \tall\ttag9\nnum_q                 \tall\t2\n"
+                   "num_rel               \tall\t3\nmap                   \tall\t0.1250\n")
+    # trec_eval 10 without -c stops on the judged query the run lacks
+    status, out, err = ranklens_trec_eval(["-m", "map", *files], capsys)
+    assert status == 2 and out == "" and "q2" in err and len(err.splitlines()) == 1
+    # -n: no summary; the run from standard input ('-'), as trec_eval 10 reads it
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((tmp_path / "run").read_bytes())))
+    status, out, _ = ranklens_trec_eval(["-n", "-q", "-c", "-m", "map", files[0], "-"], capsys)
+    assert out == "map                   \tq1\t0.2500\nmap                   \tq2\t0.0000\n"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["-M", "x"], ["-M", "'x'"]),
+    (["-M", "0"], ["-M", "at least 1"]),
+    (["-l", "1.5"], ["-l", "'1.5'"]),
+    (["-m", "nosuch"], ["illegal measure", "nosuch"]),
+    (["-m", "P."], ["P"]),
+    (["-m", "P.0"], ["cutoffs must be positive"]),
+    (["-m", "P.5,5"], ["duplicates"]),
+    (["-m", "relstring"], ["relstring"]),
+    (["-m", "all_trec"], ["bpref", "utility"]),
+    (["-R", "prefs"], ["-R prefs"]),
+    (["-m", "prefs_simp"], ["-R prefs"]),
+    (["-Z", "zfile"], ["-Z"]),
+    (["-x"], ["option -x not recognized"]),
+])
+def test_misuse_is_one_line(args: list[str], words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = ranklens_trec_eval([*args, str(TE / "qrels.test"), str(TE / "results.test")], capsys)
+    assert status == 2 and out == "" and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert all(w in err for w in words), err
+
+
+def test_missing_file_and_argument_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = ranklens_trec_eval(["-m", "map", str(TE / "qrels.test"), str(tmp_path / "nope")], capsys)
+    assert status == 2 and out == "" and "nope" in err and len(err.splitlines()) == 1
+    status, out, err = ranklens_trec_eval(["-m", "map", str(TE / "qrels.test")], capsys)
+    assert status == 2 and out == "" and "expected 2 arguments" in err
+
+
+def test_ranklens_subcommand_passes_trec_eval_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    # inside `ranklens trec_eval`, -c is trec_eval's (every judged query), -h its help, -q its per-query flag
+    args = ["trec_eval", "-q", "-c", "-M100", "-m", "map", "-m", "P.5", str(TE / "qrels.test"),
+            str(TE / "results.trunc")]
+    with pytest.raises(SystemExit) as exc:
+        ranklens_main(args)
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    want = [ln for ln in (TE / "out.test.aqcM").read_text().splitlines(keepends=True)
+            if ln.split()[0] in ("map", "P_5")]
+    assert out == "".join(want)
+    with pytest.raises(SystemExit):
+        ranklens_main(["trec_eval", "-h"])
+    assert "-c " in capsys.readouterr().out
+
+
+def test_script_is_declared() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^ranklens-trec_eval = "ranklens\.trec_eval_cli:main"$', text, re.M)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 2. random runs against trec_eval itself
+
+def _random_case(seed: int, path: Path) -> list[str]:
+    """A qrels and a run with many tied scores, topics missing on either side, graded and -1 labels."""
+    rng = np.random.default_rng(seed)
+    topics = [f"{t}" for t in rng.choice(900, size=rng.integers(2, 9), replace=False)]
+    with open(path / "qrels", "w") as q, open(path / "run", "w") as r:
+        for i, t in enumerate(topics):
+            docs = [f"D{d:03d}" for d in rng.choice(400, size=rng.integers(3, 60), replace=False)]
+            if i != 0:  # the first topic has no judgments
+                # at least one label of 0 or more: trec_eval 10 fails ("Can't calculate measure") on a topic
+                # whose labels are all negative, where ranklens scores it
+                for n, d in enumerate(docs[: rng.integers(1, len(docs) + 1)]):
+                    q.write(f"{t} 0 {d} {rng.choice([-1, 0, 0, 1, 2, 3]) if n else rng.choice([0, 1, 2])}\n")
+            if i != 1 or seed % 2:  # the second topic is missing from half of the runs
+                for j, d in enumerate(docs[rng.integers(0, 3):]):
+                    score = rng.integers(0, 4) if seed % 3 else round(float(rng.normal()), 2)
+                    r.write(f"{t} Q0 {d} {j + 1} {score} run{seed}\n")
+    return [str(path / "qrels"), str(path / "run")]
+
+
+FLAGS = [[], ["-q"], ["-c", "-q"], ["-M", "5", "-q"], ["-l", "2", "-q"], ["-J", "-q"], ["-c", "-J", "-q", "-M3"],
+         ["-n", "-q", "-c"], ["-c", "-l3"]]
+MEASURES = ["-m", "runid", "-m", "num_q", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret", "-m", "map",
+            "-m", "Rprec", "-m", "recip_rank", "-m", "P.1,3,5,10,100", "-m", "recall.2,10", "-m", "ndcg",
+            "-m", "ndcg_cut.3,10", "-m", "map_cut.4,50", "-m", "success.1,2,10", "-m", "set_P", "-m", "set_recall"]
+
+
+@pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN names no trec_eval binary")
+@pytest.mark.parametrize("seed", range(12))
+def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary = os.environ["TREC_EVAL_BIN"]
+    files = _random_case(seed, tmp_path)
+    for flags in FLAGS:
+        args = [*flags, *MEASURES, *files]
+        theirs = subprocess.run([binary, *args], capture_output=True, text=True)
+        status, out, err = ranklens_trec_eval(args, capsys)
+        if "-J leaves no document" in err:  # the one known difference: the run has no judged document at all
+            assert status == 2 and re.search(r"^num_ret +\tall\t0$", theirs.stdout, re.M), theirs.stdout
+        elif theirs.returncode == 0:
+            assert (status, out) == (0, theirs.stdout), (seed, flags, err)
+        else:  # trec_eval stops (a judged topic missing from the run without -c): so does ranklens
+            assert status == 2 and out == "" and len(err.splitlines()) == 1, (seed, flags, theirs.stderr, err)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 4. the installed script
+
+@pytest.mark.slow
+def test_installed_script_runs(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+                          "-q", str(ROOT)], capture_output=True, text=True, timeout=900)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    script = venv / "bin" / "ranklens-trec_eval"
+    assert script.exists() and shutil.which(str(script))
+    res = subprocess.run([str(script), "-q", "-c", "-M100", "-m", "map", "-m", "P.5",
+                          str(TE / "qrels.test"), str(TE / "results.trunc")], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    want = [ln for ln in (TE / "out.test.aqcM").read_text().splitlines(keepends=True)
+            if ln.split()[0] in ("map", "P_5")]
+    assert res.returncode == 0 and res.stdout == "".join(want), res.stderr
+    bad = subprocess.run([str(script), "-M", "x", str(TE / "qrels.test"), str(TE / "results.trunc")],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.splitlines()) == 1
+
+
+def test_gzip_run_gives_runid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with gzip.open(tmp_path / "run.gz", "wt") as f:
+        f.write("q1 Q0 d1 1 1.0 zipped\n")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    status, out, _ = ranklens_trec_eval(["-m", "runid", "-m", "P.1", str(tmp_path / "qrels"),
+                                         str(tmp_path / "run.gz")], capsys)
+    assert (status, out) == (0, "runid                 \tall\tzipped\nP_1                   \tall\t1.0000\n")
