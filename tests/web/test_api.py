@@ -120,31 +120,44 @@ def test_baseline_is_the_training_environment(seed_client: Any) -> None:
 
 
 def test_slices_contributions_by_hand(seed_client: Any) -> None:
-    body = _j(seed_client.get("/api/slices?metric=ndcg@5&start=2026-10-02&end=2026-10-04"))
-    rows = {r["value"]: r for r in body["rows"]}
-    # window: x, y (US), z, x2 (US), y2, u2 (BR) ... by COUNTRY; baseline: tx (US), ty (BR)
+    body = _j(seed_client.get("/api/slices?metric=ndcg@5&start=2026-10-02&end=2026-10-04&min_support=1&depth=1"))
+    # each production version is compared with its own baseline, as the monitors do: v1 with v1's training lists
+    # (tx US, ty BR); v2 has no training lists, so the model's training lists over all versions (the same two)
     from web_support import COUNTRY
 
-    every = {**SEED, **V2}
-    for country in ("US", "BR"):
-        mine = [ndcg(every[g]) for g in every if COUNTRY[g] == country]
-        base = [ndcg(TRAIN[g]) for g in TRAIN if COUNTRY[g] == country]
-        share = len(mine) / len(every)
-        change = sum(mine) / len(mine) - sum(base) / len(base)
-        assert rows[country]["window_value"] == pytest.approx(sum(mine) / len(mine))
-        assert rows[country]["change"] == pytest.approx(change)
-        assert rows[country]["contribution"] == pytest.approx(share * change)
-    total = sum(ndcg(g) for g in every.values()) / 6 - sum(ndcg(g) for g in TRAIN.values()) / 2
-    assert body["summary"]["change"] == pytest.approx(total)
-    assert sum(r["contribution"] + r["mix"] for r in body["rows"]) == pytest.approx(total)
+    base = {g: ndcg(TRAIN[g]) for g in TRAIN}
+    big_mb = sum(base.values()) / len(base)
+    summaries = {s["series"]["model_version"]: s for s in body["summary"]["series"]}
+    assert "this version has none" in summaries["v2"]["baseline"] and "v1" in summaries["v1"]["baseline"]
+    for version, window in (("v1", SEED), ("v2", V2)):
+        mine_all = {g: ndcg(window[g]) for g in window}
+        total = sum(mine_all.values()) / len(mine_all) - big_mb
+        assert summaries[version]["change"] == pytest.approx(total, abs=1e-12)
+        rows = {r["value"]: r for r in body["rows"] if r["model_version"] == version}
+        for country in ("US", "BR"):
+            mine = [v for g, v in mine_all.items() if COUNTRY[g] == country]
+            b = [v for g, v in base.items() if COUNTRY[g] == country]
+            sw, sb = len(mine) / len(mine_all), len(b) / len(base)
+            mw, mb = sum(mine) / len(mine), sum(b) / len(b)
+            r = rows[country]
+            assert r["window_value"] == pytest.approx(mw) and r["change"] == pytest.approx(mw - mb)
+            assert r["rate_effect"] == pytest.approx(sw * (mw - mb), abs=1e-12)
+            assert r["mix_effect"] == pytest.approx((sw - sb) * (mb - big_mb), abs=1e-12)
+        assert sum(r["contribution"] for r in rows.values()) == pytest.approx(total, abs=1e-12)
 
 
 def test_heatmap_cells_by_hand(seed_client: Any) -> None:
-    hm = _j(seed_client.get("/api/heatmap?metric=ndcg@5&start=2026-10-02&end=2026-10-04"))
+    hm = _j(seed_client.get("/api/heatmap?metric=ndcg@5&start=2026-10-02&end=2026-10-04&min_support=1&depth=1"))
     assert hm["cols"] == ["2026-10-02T00:00:00Z", "2026-10-03T00:00:00Z"]
-    row = hm["rows"].index("country=BR")
-    assert hm["values"][row] == pytest.approx([1.0, (ndcg(V2["y2"]) + ndcg(V2["u2"])) / 2])
-    assert hm["counts"][row] == [1, 2]
+    # rows are per series; v2 BR: y2 and u2 on day 3, nothing on day 2; centred on its own baseline (ty)
+    row = hm["rows"].index("ranker \u00b7 v2 \u00b7 production country=BR")
+    assert hm["values"][row][0] is None
+    assert hm["values"][row][1] == pytest.approx((ndcg(V2["y2"]) + ndcg(V2["u2"])) / 2)
+    assert hm["counts"][row] == [None, 2]
+    assert hm["centers"][row] == pytest.approx(ndcg(TRAIN["ty"]))
+    row = hm["rows"].index("ranker \u00b7 v1 \u00b7 production country=US")
+    assert hm["values"][row][0] == pytest.approx((ndcg(SEED["x"]) + ndcg(SEED["y"])) / 2)
+    assert hm["centers"][row] == pytest.approx(ndcg(TRAIN["tx"]))
 
 
 # -- the API is the Store, in JSON -----------------------------------------------------------------------------
@@ -206,6 +219,11 @@ def test_responses_are_cached_by_store_version(sim_store: str) -> None:
     ("/api/explain", "group_id"),
     ("/api/explain?group_id=x&k=0", "k"),
     ("/api/heatmap?limit=0", "limit"),
+    ("/api/report?metric=ndcg@99999999999", "metric"),
+    ("/api/slices?metric=ndcg@1001", "metric"),
+    ("/api/slices?min_support=0", "min_support"),
+    ("/api/slices?correction=bonferroni", "correction"),
+    ("/api/slices?depth=3", "depth"),
     ("/api/compare?c_model_version=v1", "c_model_version"),
     ("/api/compare?a_flavour=v1", "a_flavour"),
     ("/api/alerts?model=ranker", "model"),
@@ -240,7 +258,7 @@ def test_openapi_documents_every_endpoint_and_parameter(seed_client: Any) -> Non
             assert {"model", "model_version", "environment", "group_id", "country"} <= names
     # every documented endpoint answers with its defaults (explain needs its group)
     for path in api_routes - {"/api/explain"}:
-        query = "?start=2026-10-02&end=2026-10-04" if path == "/api/slices" else ""
+        query = "?start=2026-10-02&end=2026-10-04" if path in ("/api/slices", "/api/heatmap") else ""
         assert seed_client.get(path + query).status_code == 200
     page = seed_client.get("/api/docs")
     assert page.status_code == 200 and "openapi.json" in page.text

@@ -12,9 +12,12 @@ from ..errors import InvalidParameterError
 from ..measures import parse_measure
 from .config import Baseline
 
-__all__ = ["WINDOWS", "baseline_selection", "check_window", "metric_keys", "parse_time", "window_delta"]
+__all__ = ["MAX_CUTOFF", "WINDOWS", "baseline_selection", "check_window", "metric_keys", "parse_time", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
+#: The largest cutoff a monitoring request may ask (``ndcg@1000``): a list is rarely longer, and a larger k only
+#: costs time (the values are computed from the events when the measure is not tracked).
+MAX_CUTOFF = 1000
 
 
 def parse_time(value: Any, name: str) -> _dt.datetime | None:
@@ -70,14 +73,19 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
     if isinstance(metrics, str):
         metrics = [metrics]
     ks = [k] if isinstance(k, int) else list(k or [])
+    for kk in ks:
+        if isinstance(kk, bool) or not isinstance(kk, (int, np.integer)) or not 1 <= kk <= MAX_CUTOFF:
+            raise InvalidParameterError(f"`k` must be an integer in [1, {MAX_CUTOFF}]; got {kk!r}.")
     keys: list[str] = []
     for m in metrics:
         m = str(m)
-        if ks and "@" not in m and "." not in m:
-            for kk in ks:
-                keys.extend(x.key for x in parse_measure(f"{m}@{int(kk)}"))
-        else:
-            keys.extend(x.key for x in parse_measure(m))
+        parsed = [x for kk in ks for x in parse_measure(f"{m}@{int(kk)}")] if ks and "@" not in m and "." not in m \
+            else parse_measure(m)
+        for x in parsed:
+            if x.k is not None and x.k > MAX_CUTOFF:
+                raise InvalidParameterError(f"`metric` {m!r} asks a cutoff of {x.k}: at most {MAX_CUTOFF} in "
+                                            "monitoring.")
+        keys.extend(x.key for x in parsed)
     if not keys:
         raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
     return list(dict.fromkeys(keys))

@@ -18,10 +18,12 @@ import numpy as np
 
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
+from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ._params import baseline_selection, check_window, metric_keys, parse_time
 from ._schema import schema_version
-from ._stats import cell_intervals, difference, summary, welch
+from ._slices import MIN_SUPPORT, slice_report
+from ._stats import cell_intervals, difference, summary
 from ._values import events, gains, select_values
 from .config import Baseline, MonitorConfig
 
@@ -187,78 +189,79 @@ class Reports:
         out.update(difference(va, vb, confidence, n_resamples, seed))
         return out
 
-    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
-               columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None) -> Any:
-        """Which slice values explain the change of ``metric`` (see :meth:`Store.slices`)."""
-        pa = require("pyarrow")
+    def window(self, start: Any = None, end: Any = None) -> tuple[_dt.datetime, _dt.datetime]:
+        """The window ``[start, end)`` of slices and drill-downs: as given, or the last day in the store."""
+        s, e = parse_time(start, "start"), parse_time(end, "end")
+        if s is not None and e is not None:
+            return s, e
+        if s is not None or e is not None:
+            raise InvalidParameterError("give both `start` and `end` for the window, or neither (the last day).")
+        last = self.last_time()
+        if last is None:
+            raise InputError("the store is empty.")
+        s = _dt.datetime(last.year, last.month, last.day)
+        return s, s + _dt.timedelta(days=1)
+
+    def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = None, w1: Any = None,
+                        baseline: Any = None) -> tuple[np.ndarray, BaselineSelection]:
+        """(counted values, selection) of the baseline of the series ``where`` judged over ``[w0, w1)``: the one
+        rule of the monitors, the overview and the slices (:mod:`ranklens.monitor._baseline`)."""
         key = metric_keys(metric)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         with self.db.reading() as con:
+            _, v, sel = select_baseline(con, self.config, [key], spec, where, w0, w1)
+        x = v[:, 0]
+        return x[~np.isnan(x)], sel
+
+    def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
+                  where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
+                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> Any:
+        """One baseline per series of ``[start, end)`` (see :meth:`Store.baselines`)."""
+        pa = require("pyarrow")
+        key = metric_keys(metric)[0]
+        spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
+        by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
+        with self.db.reading() as con:
             slices = slice_columns(con)
-            if columns is None:
-                cols = list(slices)
-            else:
-                cols = [str(c).lower() for c in ([columns] if isinstance(columns, str) else columns)]
-                for c in cols:
-                    column_sql(con, c, slices)
-            if not cols:
-                raise InputError("the store has no slice columns to break the change down by.")
-            s, e = parse_time(start, "start"), parse_time(end, "end")
-            if s is None and e is None:
-                last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
-                if last is None:
-                    raise InputError("the store is empty.")
-                s = _dt.datetime(last.year, last.month, last.day)
-                e = s + _dt.timedelta(days=1)
-            elif s is None or e is None:
-                raise InvalidParameterError("give both `start` and `end` for the window, or neither (the last day).")
-            exprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
-            wg, wv = select_values(con, self.config, [key], where, s, e, exprs)
-            if spec.kind == "previous":
-                bw, bs, be = dict(where or {}), s - (e - s), s
-            else:
-                bw, bs, be = baseline_selection(spec, where)
-            bg, bv = select_values(con, self.config, [key], bw, bs, be, exprs)
-        rows = []
-        vw, vb = wv[:, 0], bv[:, 0]
-        cw, cb = ~np.isnan(vw), ~np.isnan(vb)
-        nw, nb = int(cw.sum()), int(cb.sum())
-        if nw == 0 or nb == 0:
-            raise InputError(f"no counted groups in the {'window' if nw == 0 else 'baseline'} for {key}.")
-        pc = require("pyarrow.compute")
-        for c in cols:
-            # slice values as integer codes over one dictionary (no Python object per group)
-            sw = pc.fill_null(wg.column("c:" + c).cast(pa.string()), "(missing)")
-            sb = pc.fill_null(bg.column("c:" + c).cast(pa.string()), "(missing)")
-            values_c = pc.unique(pa.chunked_array(sw.chunks + sb.chunks, pa.string())).to_pylist()
-            dictionary = pa.array(values_c, pa.string())
-            aw = pc.index_in(sw, value_set=dictionary).to_numpy(zero_copy_only=False)
-            ab = pc.index_in(sb, value_set=dictionary).to_numpy(zero_copy_only=False)
-            present = set(np.unique(aw[cw]).tolist()) | set(np.unique(ab[cb]).tolist())
-            for code in sorted(present, key=lambda i: values_c[i]):
-                val = values_c[code]
-                xw = vw[cw & (aw == code)]
-                xb = vb[cb & (ab == code)]
-                sw, sb = len(xw) / nw, len(xb) / nb
-                mw = float(xw.mean()) if len(xw) else math.nan
-                mb = float(xb.mean()) if len(xb) else math.nan
-                change = mw - mb if len(xw) and len(xb) else math.nan
-                if len(xw) and not len(xb):
-                    contrib, mix = 0.0, sw * mw  # a value new in the window only changes the mix
-                elif len(xb) and not len(xw):
-                    contrib, mix = 0.0, -sb * mb
+            exprs = [f"{column_sql(con, b, slices)} AS {quote('s:' + b)}" for b in by]
+            groups, _ = select_values(con, self.config, [], where, start, end, exprs)
+            combos = groups.select(["s:" + b for b in by]).group_by(["s:" + b for b in by]).aggregate([]).to_pylist() \
+                if by and groups.num_rows else ([{}] if groups.num_rows else [])
+            rows = []
+            for combo in sorted(combos, key=lambda r: tuple("" if v is None else str(v) for v in r.values())):
+                series = {b: combo["s:" + b] for b in by}
+                w = dict(where or {})
+                w.update({b: v for b, v in series.items() if v is not None})
+                row: dict[str, Any] = dict(series)
+                if spec.kind == "previous":
+                    row.update({"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_groups": 0,
+                                "baseline": "previous window (one per window)"})
                 else:
-                    contrib, mix = sw * change, (sw - sb) * mb
-                p = welch(xw, xb)["p_value"] if len(xw) > 1 and len(xb) > 1 else math.nan
-                rows.append({"column": c, "value": str(val), "n_baseline": len(xb), "n_window": len(xw),
-                             "baseline_value": mb, "window_value": mw, "change": change, "share_baseline": sb,
-                             "share_window": sw, "contribution": contrib, "mix": mix, "p_value": p})
-        rows.sort(key=lambda r: (r["contribution"], r["column"], r["value"]))
-        total = float(vw[cw].mean() - vb[cb].mean())
+                    _, v, sel = select_baseline(con, self.config, [key], spec, w)
+                    row.update(summary(v[:, 0], confidence, n_resamples, seed))
+                    row["baseline"] = sel.describe()
+                rows.append(row)
+        if not rows:
+            return pa.table({**{b: pa.array([], pa.string()) for b in by}, "value": pa.array([], pa.float64())})
+        return pa.Table.from_pylist(rows)
+
+    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+               columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None, *,
+               by: Iterable[str] = ("model", "model_version", "environment"), depth: int = 2,
+               min_support: int = MIN_SUPPORT, correction: str = "holm") -> Any:
+        """Which slices explain the change of ``metric`` (see :meth:`Store.slices`)."""
+        pa = require("pyarrow")
+        key = metric_keys(metric)[0]
+        spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
+        s, e = self.window(start, end)
+        cols = None if columns is None else ([columns] if isinstance(columns, str) else list(columns))
+        by = [by] if isinstance(by, str) else list(by or ())
+        with self.db.reading() as con:
+            rows, meta = slice_report(con, self.config, key, s, e, spec, cols, dict(where or {}), by, depth,
+                                      min_support, correction)
+        meta.update({"window_start": s.isoformat(), "window_end": e.isoformat(), "baseline_spec": spec.describe()})
+        meta.setdefault("baseline", spec.describe())
         table = pa.Table.from_pylist(rows) if rows else pa.table({})
-        meta = {"metric": key, "window_start": s.isoformat(), "window_end": e.isoformat(),
-                "baseline": spec.describe(), "window_value": float(vw[cw].mean()),
-                "baseline_value": float(vb[cb].mean()), "change": total, "n_window": nw, "n_baseline": nb}
         return table.replace_schema_metadata({"ranklens": json.dumps(meta)})
 
     def info(self) -> dict[str, Any]:

@@ -43,6 +43,9 @@ class ReportSource(Protocol):
     def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
                columns: Any = ..., where: Mapping[str, Any] | None = ...) -> Any: ...
 
+    def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
+                        baseline: Any = ...) -> tuple[np.ndarray, Any]: ...
+
 
 @dataclass(frozen=True)
 class Alert:
@@ -136,21 +139,11 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
             w1 = w0 + delta
             where = dict(spec.where)
             where.update({k: v for k, v in series.items() if v is not None})
-            if bspec.kind == "environment":
-                bw = {k: v for k, v in where.items() if k != "environment"}
-                bw["environment"] = bspec.environment
-                ck = ("env", tuple(sorted(bw.items())))
-                if ck not in base_cache:
-                    base_cache[ck] = reports.values(key, bw, None, None)
-                    if len(base_cache[ck]) == 0 and "model_version" in bw:
-                        # no baseline for this version: the model's baseline over all versions
-                        bw2 = {k: v for k, v in bw.items() if k != "model_version"}
-                        base_cache[ck] = reports.values(key, bw2, None, None)
-                bvals = base_cache[ck]
-            elif bspec.kind == "range":
-                bvals = reports.values(key, where, bspec.start, bspec.end)
-            else:
-                bvals = reports.values(key, where, w0 - delta, w0)
+            ck = (bspec, tuple(sorted((k, str(v)) for k, v in where.items())),
+                  (w0, w1) if bspec.kind == "previous" else None)
+            if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor._baseline
+                base_cache[ck] = reports.series_baseline(key, where, w0, w1, bspec)[0]
+            bvals = base_cache[ck]
             if len(bvals) == 0:
                 continue
             base = float(bvals.mean())
@@ -186,10 +179,10 @@ def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseli
     except InputError:  # no slice columns, or nothing counted on one side
         return []
     out = []
-    for r in tab.to_pylist()[:n]:
+    for r in [r for r in tab.to_pylist() if not r.get("pooled")][:n]:
         if r["contribution"] < 0:
-            out.append({k: r[k] for k in ("column", "value", "baseline_value", "window_value", "change",
-                                          "share_window", "contribution")})
+            out.append({k: r[k] for k in ("column", "value", "column2", "value2", "baseline_value", "window_value",
+                                          "change", "share_window", "contribution")})
     return out
 
 

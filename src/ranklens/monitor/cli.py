@@ -112,7 +112,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 
 @monitor.command("report")
 @click.option("-m", "--metric", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
-@click.option("-k", "ks", multiple=True, type=integer(min=1),
+@click.option("-k", "ks", multiple=True, type=integer(min=1, max=1000),
               help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
 @click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
 @click.option("--by", "by", multiple=True,
@@ -161,7 +161,8 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
             d = a.to_dict()
             series = " ".join(f"{k}={v}" for k, v in d["series"].items())
             top = d.get("top_slices") or []
-            cause = f"  top slice {top[0]['column']}={top[0]['value']} ({top[0]['baseline_value']:.4f} -> " \
+            pair = f" {top[0]['column2']}={top[0]['value2']}" if top and top[0].get("column2") else ""
+            cause = f"  top slice {top[0]['column']}={top[0]['value']}{pair} ({top[0]['baseline_value']:.4f} -> " \
                     f"{top[0]['window_value']:.4f})" if top else ""
             click.echo(f"ALERT {d['monitor']!r} {d['window_start'][:10]} {series}: {d['reason']}{cause}")
     else:
@@ -207,34 +208,75 @@ def signals_cmd(names: tuple[str, ...], window: str, by: tuple[str, ...], where:
 @click.option("--baseline", default=None,
               help="training | validation | production | previous | START..END (default: the configuration's).")
 @click.option("--column", "columns", multiple=True, help="Slice column, repeatable (default: all).")
+@click.option("--by", "by", multiple=True,
+              help="Series column, repeatable (default: model, model_version, environment); each series is "
+                   "compared with its own baseline, as the monitors do.")
+@click.option("--depth", type=click.Choice(["1", "2"]), default="2", show_default=True,
+              help="1: one column at a time; 2: also every pair of columns (country x device).")
+@click.option("--min-support", default=30, show_default=True, type=integer(min=1),
+              help="Counted groups a slice needs in the window and in the baseline to be listed alone "
+                   "(smaller ones are pooled into one '(other)' row).")
+@click.option("--correction", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
+              help="Correction of the p-values for the number of slices listed (Holm, Benjamini-Hochberg).")
 @_opts(_WHERE)
 @click.option("--drill", default=None, metavar="COL=VALUE",
-              help="Instead: the worst groups of one slice value in the window.")
+              help="Instead: the worst groups of one slice value in the window (repeatable with --where).")
 @click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | None, columns: tuple[str, ...],
-               where: tuple[str, ...], drill: str | None, limit: int, store_path: str, config_path: str | None,
-               wait: float, fmt: str) -> None:
-    """Rank slice values by their contribution to the change between the baseline and a window.
+               by: tuple[str, ...], depth: str, min_support: int, correction: str, where: tuple[str, ...],
+               drill: str | None, limit: int, store_path: str, config_path: str | None, wait: float,
+               fmt: str) -> None:
+    """Rank slices (one column's values, and pairs of two columns' values) by their contribution to the change
+    between each series' baseline and a window.
 
-    The window is [--start, --end) (default: the last day in the store).
+    The window is [--start, --end) (default: the last day in the store), for the slices and for --drill.
+    Below the table, the command that lists each row's groups.
     """
+    from ._links import groups_command
+
     st = _store(store_path, config_path, wait, read_only=True)
     w = _where(where)
+    s, e = st.window(start, end)
     if drill:
         w.update(_where((drill,)))
-        table = st.groups(metric, start=start, end=end, where=w, order="worst", limit=limit)
+        table = st.groups(metric, start=s, end=e, where=w, order="worst", limit=limit)
         _print_table(table, fmt)
         return
-    table = st.slices(metric, start=start, end=end, baseline=baseline, columns=list(columns) or None, where=w)
+    series = list(by) if by else ["model", "model_version", "environment"]
+    table = st.slices(metric, start=s, end=e, baseline=baseline, columns=list(columns) or None, where=w, by=series,
+                      depth=int(depth), min_support=min_support, correction=correction)
     meta = json.loads(table.schema.metadata[b"ranklens"])
-    if fmt == "table":
-        click.echo(f"{meta['metric']}: baseline ({meta['baseline']}) {meta['baseline_value']:.4f} over "
-                   f"{meta['n_baseline']} groups -> window {meta['window_start'][:19]}..{meta['window_end'][:19]} "
-                   f"{meta['window_value']:.4f} over {meta['n_window']} groups (change {meta['change']:+.4f})")
-        table = table.select(["column", "value", "n_baseline", "n_window", "baseline_value", "window_value", "change",
-                              "share_window", "contribution", "mix", "p_value"]).slice(0, limit)
-    _print_table(table, fmt)
+    rows = table.to_pylist()[:limit]
+    commands = [groups_command(meta["metric"], meta["window_start"], meta["window_end"], w, r, series) for r in rows]
+    if fmt != "table":
+        import pyarrow as pa
+
+        table = table.slice(0, limit).append_column("groups_command", pa.array(commands, pa.string()))
+        _print_table(table, fmt)
+        return
+    click.echo(f"{meta['metric']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}, p-values "
+               f"{ {'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[correction]}-adjusted over "
+               f"{meta['n_tested']} slices:")
+    for sm in meta["series"]:
+        name = " ".join(f"{k}={v}" for k, v in sm["series"].items()) or "all groups"
+        click.echo(f"  {name}: baseline ({sm['baseline']}) {sm['baseline_value']:.4f} over {sm['n_baseline']} "
+                   f"groups -> {sm['window_value']:.4f} over {sm['n_window']} groups (change {sm['change']:+.4f})")
+    for sk in meta["skipped"]:
+        click.echo(f"  {' '.join(f'{k}={v}' for k, v in sk['series'].items())}: left out, {sk['reason']}")
+    keep = [*series, "slice", "n_baseline", "n_window", "baseline_value", "window_value", "change",
+            "share_window", "rate_effect", "mix_effect", "contribution", "p_value", "p_adjusted"]
+    shown = [{**{k: r[k] for k in keep if k in r},
+              "slice": f"{r['column']}={r['value']}" + (f" {r['column2']}={r['value2']}" if r["column2"] else "")
+              + (f" ({r['n_cells']} below support)" if r["pooled"] else "")} for r in rows]
+    import pyarrow as pa
+
+    _print_table(pa.Table.from_pylist([{k: d.get(k) for k in keep} for d in shown]) if shown else table, fmt)
+    if any(commands):
+        click.echo("\nthe groups of each row (worst first):")
+        for i, c in enumerate(commands, start=1):
+            if c:
+                click.echo(f"  {i:>3}  {c}")
 
 
 @monitor.command("groups")
@@ -256,7 +298,8 @@ def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str
 @click.option("--model", default=None)
 @click.option("--model-version", default=None)
 @click.option("--environment", default=None)
-@click.option("-k", "k", default=10, show_default=True, type=integer(min=1))
+@click.option("-k", "k", default=10, show_default=True, type=integer(min=1, max=1000),
+              help="Cutoff of the measure (rows below it are shown too, marked).")
 @_opts(_STORE, _CONFIG, _WAIT)
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format.")

@@ -229,18 +229,75 @@ class Store:
         """
         return self._reports().compare(metric, a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
 
-    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
-               columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None) -> Any:
-        """Which slice values explain the change of ``metric`` between the baseline and a window.
+    def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
+                  where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
+                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> Any:
+        """The baseline of each series served in ``[start, end)``, by the rule the monitors use.
 
-        For a slice value v with shares s_b, s_w of the counted groups and means m_b, m_w in the baseline
-        and the window, ``contribution = s_w * (m_w - m_b)`` (its groups got worse) and
-        ``mix = (s_w - s_b) * m_b`` (there are more or fewer of its groups). Over the values of one column
-        they add up to the change of the overall mean. Rows are sorted by contribution, most harmful first.
+        With the default ``environment`` baseline, the series (model, version, production) is compared with
+        the same model and version in training, or, when that version has no training lists, with the
+        model's training lists over all versions (the ``baseline`` column says which). A ``range`` baseline
+        is the same series over the fixed range; a ``previous`` baseline depends on each window (the
+        values are then NaN: see :meth:`slices` or ``monitor check``).
 
-        The window defaults to the last day in the store; the baseline to the configured one.
+        Returns
+        -------
+        pyarrow.Table
+            The ``by`` columns, ``value``, ``ci_low``, ``ci_high`` (bootstrap), ``n_groups``, ``baseline``.
         """
-        return self._reports().slices(metric, start, end, baseline, columns, where)
+        return self._reports().baselines(metric, by, where, start, end, baseline, confidence=confidence,
+                                         n_resamples=n_resamples, seed=seed)
+
+    def window(self, start: Any = None, end: Any = None) -> tuple[Any, Any]:
+        """The window ``[start, end)`` that :meth:`slices` and drill-downs use: as given, else the last day in
+        the store."""
+        return self._reports().window(start, end)
+
+    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+               columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None, *,
+               by: Iterable[str] = ("model", "model_version", "environment"), depth: int = 2,
+               min_support: int = 30, correction: str = "holm") -> Any:
+        """Which slices (one column's values, or pairs of two columns' values) explain the change of ``metric``
+        between each series' baseline and a window.
+
+        Each series (``by``: model, version, environment) is compared with its own baseline, chosen by the
+        rule of the monitors (:meth:`baselines`). For a cell c (a value, or a pair of values) with shares
+        s_b, s_w of the counted groups and means m_b, m_w in the baseline and the window, and M_b the
+        baseline's mean: ``rate_effect = s_w * (m_w - m_b)``, ``mix_effect = (s_w - s_b) * (m_b - M_b)``,
+        ``contribution = rate_effect + mix_effect``. Over the cells of one column (or pair) of one series the
+        contributions add up to the series' change exactly. Cells with fewer than ``min_support`` counted
+        groups on either side are pooled into one ``(other)`` row. Each listed cell has Welch's p-value and
+        its value adjusted over every listed cell (``correction``: ``"holm"``, ``"bh"`` or ``"none"``).
+
+        Parameters
+        ----------
+        start, end : str or datetime, optional
+            The window (default: the last day in the store).
+        baseline : str or Baseline, optional
+            Default: the configured one.
+        columns : list of str, optional
+            Slice columns (default: all).
+        where : mapping, optional
+            Filters.
+        by : list of str
+            Series columns.
+        depth : {1, 2}
+            1: one column at a time; 2: also every pair of columns.
+        min_support : int
+            Counted groups a cell needs in the window and in the baseline to be listed alone.
+        correction : {"holm", "bh", "none"}
+
+        Returns
+        -------
+        pyarrow.Table
+            The ``by`` columns, ``column``, ``value``, ``column2``, ``value2`` (null for one column),
+            ``n_cells``, ``n_baseline``, ``n_window``, ``baseline_value``, ``window_value``, ``change``,
+            ``share_baseline``, ``share_window``, ``rate_effect``, ``mix_effect``, ``contribution``,
+            ``p_value``, ``p_adjusted``; most harmful first, pooled rows last. The schema metadata
+            ``ranklens`` holds the summary (JSON): window, baseline of each series, changes.
+        """
+        return self._reports().slices(metric, start, end, baseline, columns, where, by=by, depth=depth,
+                                      min_support=min_support, correction=correction)
 
     def signals(self, signals: Any = None, window: str = "day",
                 by: Iterable[str] = ("model", "model_version", "environment"), where: Mapping[str, Any] | None = None,

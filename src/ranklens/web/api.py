@@ -76,6 +76,7 @@ class Param:
             return _iso(self.name, v)
         if self.kind == "measure":
             from ..measures import parse_measure
+            from ..monitor._params import MAX_CUTOFF
 
             try:
                 parsed = parse_measure(v)
@@ -83,6 +84,8 @@ class Param:
                 parsed = []
             if len(parsed) != 1:
                 raise BadParameter(self.name, f"is not one measure: {v!r} (e.g. ndcg@10, map@10, mrr@10)")
+            if parsed[0].k is not None and parsed[0].k > MAX_CUTOFF:
+                raise BadParameter(self.name, f"asks a cutoff of {parsed[0].k}: at most {MAX_CUTOFF} ({v!r})")
             return parsed[0].key
         return v
 
@@ -118,6 +121,15 @@ _CONF = Param("confidence", "number", 0.95, "Level of the intervals.", minimum=0
 _RESAMPLES = Param("n_resamples", "integer", 1000, "Bootstrap resamples.", minimum=1, maximum=10000)
 _SEED = Param("seed", "integer", 0, "Seed of the resampling.", minimum=0, maximum=2**31 - 1)
 _BASELINE = Param("baseline", "string", None, "Baseline name from the store's configuration (default: its default).")
+_BY = Param("by", "list", None, "Series columns, comma-separated (default model,model_version,environment).")
+_SLICE_PARAMS = (
+    _METRIC, _START, _END, _BASELINE, Param("columns", "list", None, "Slice columns (default: all)."), _BY,
+    Param("depth", "integer", 2, "1: one column at a time; 2: also pairs of columns.", minimum=1, maximum=2),
+    Param("min_support", "integer", 30, "Counted groups a slice needs in the window and in the baseline to be "
+                                        "listed alone.", minimum=1, maximum=10**9),
+    Param("correction", "enum", "holm", "Correction of the p-values for the number of slices listed.",
+          choices=("holm", "bh", "none")),
+)
 
 
 @dataclass(frozen=True)
@@ -162,36 +174,64 @@ def _call_alerts(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     return {"rows": rows}
 
 
+_SERIES = ("model", "model_version", "environment")
+
+
+def _slice_args(p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
+    return {"metric": p["metric"], "start": p["start"], "end": p["end"], "baseline": p["baseline"],
+            "columns": p["columns"] or None, "where": where or None, "by": tuple(p["by"] or _SERIES),
+            "depth": p["depth"], "min_support": p["min_support"], "correction": p["correction"]}
+
+
 def _call_slices(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
-    t = st.slices(metric=p["metric"], start=p["start"], end=p["end"], baseline=p["baseline"],
-                  columns=p["columns"] or None, where=where or None)
+    t = st.slices(**_slice_args(p, where))
     meta = (t.schema.metadata or {}).get(b"ranklens")
     return {"metric": p["metric"], "rows": _rows(t), "summary": json.loads(meta) if meta else None}
 
 
+def _call_baselines(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
+    by = tuple(p["by"] or _SERIES)
+    t = st.baselines(metric=p["metric"], by=by, where=where or None, start=p["start"], end=p["end"],
+                     baseline=p["baseline"])
+    return {"metric": p["metric"], "by": list(by), "rows": _rows(t)}
+
+
+def _cell(r: dict[str, Any], names: list[str]) -> tuple[str, ...]:
+    return tuple("(missing)" if r.get(n) is None else str(r[n]) for n in names)
+
+
 def _call_heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
-    """Slice x time: the `limit` slice values that explain most of the change, their metric per window."""
-    sl = _rows(st.slices(metric=p["metric"], start=p["start"], end=p["end"], baseline=p["baseline"],
-                         columns=p["columns"] or None, where=where or None))
-    sl.sort(key=lambda r: (r.get("contribution") is None, r.get("contribution") or 0.0))
-    chosen = sl[: p["limit"]]
-    base = st.baseline(metric=p["metric"], baseline=p["baseline"], where=where or None)
-    cols: list[str] = []
-    series: dict[tuple[str, str], dict[str, tuple[Any, Any]]] = {}
-    for column in dict.fromkeys(r["column"] for r in chosen):
-        t = _rows(st.report(metrics=(p["metric"],), window=p["window"], by=(column,), where=where or None,
-                            start=p["start"], end=p["end"], ci="none"))
-        for r in t:
-            w = r["window"]
-            if w not in cols:
-                cols.append(w)
-            series.setdefault((column, str(r[column])), {})[w] = (r["value"], r["n_groups"])
-    cols.sort()
-    rows = [f"{r['column']}={r['value']}" for r in chosen]
-    values = [[series.get((r["column"], str(r["value"])), {}).get(w, (None, None))[0] for w in cols] for r in chosen]
-    counts = [[series.get((r["column"], str(r["value"])), {}).get(w, (None, None))[1] for w in cols] for r in chosen]
-    return {"metric": p["metric"], "window": p["window"], "rows": rows, "cols": cols, "values": values,
-            "counts": counts, "baseline": plain(base.get("value") if isinstance(base, dict) else None)}
+    """Slice x time: the `limit` slices that explain most of the change, their measure per window, each row
+    centred on its own baseline (so a slice that is always weaker is not always red)."""
+    args = _slice_args(p, where)
+    t = st.slices(**args)
+    chosen = [r for r in _rows(t) if not r["pooled"]][: p["limit"]]
+    by = list(args["by"])
+    start = p["history_start"] or p["start"]
+    window_end = json.loads((t.schema.metadata or {})[b"ranklens"])["window_end"]
+    cols: set[str] = set()
+    cells: dict[tuple[str, ...], dict[str, tuple[Any, Any]]] = {}
+    for d in dict.fromkeys((r["column"], r["column2"]) for r in chosen):
+        slice_cols = [c for c in d if c]
+        rep = _rows(st.report(metrics=(p["metric"],), window=p["window"], by=tuple(by + slice_cols),
+                              where=where or None, start=start, end=p["end"] or window_end, ci="none"))
+        for r in rep:
+            cols.add(r["window"])
+            cells.setdefault((*d[:1], d[1] or "", *_cell(r, by + slice_cols)), {})[r["window"]] = (
+                r["value"], r["n_groups"])
+    windows = sorted(cols)
+    multi = len({_cell(r, by) for r in chosen}) > 1
+    rows, values, counts = [], [], []
+    for r in chosen:
+        sl = [f"{r['column']}={r['value']}"] + ([f"{r['column2']}={r['value2']}"] if r["column2"] else [])
+        rows.append(" ".join(([" \u00b7 ".join(_cell(r, by))] if multi else []) + sl))
+        vals = [r["value"]] + ([r["value2"]] if r["column2"] else [])
+        got = cells.get((r["column"], r["column2"] or "", *_cell(r, by), *vals), {})
+        values.append([got.get(w, (None, None))[0] for w in windows])
+        counts.append([got.get(w, (None, None))[1] for w in windows])
+    return {"metric": p["metric"], "window": p["window"], "rows": rows, "cols": windows, "values": values,
+            "counts": counts, "centers": [r["baseline_value"] for r in chosen],
+            "slices": [{k: r[k] for k in (*by, "column", "value", "column2", "value2")} for r in chosen]}
 
 
 def _call_groups(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
@@ -218,8 +258,7 @@ def _call_compare(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/info", "The store: size, time span, models, slices, tracked measures.", (), False, _call_info),
     Endpoint("/api/report", "A measure per time window and series (Store.report): the Overview chart.",
-             (_METRIC, _WINDOW, _START, _END,
-              Param("by", "list", None, "Series columns, comma-separated (default model,model_version,environment)."),
+             (_METRIC, _WINDOW, _START, _END, _BY,
               Param("ci", "enum", "bootstrap", "Interval of each window's mean.", choices=("bootstrap", "t", "none")),
               _CONF, _RESAMPLES, _SEED), True, _call_report),
     Endpoint("/api/baseline", "The baseline of a measure (Store.baseline): the band of the Overview chart.",
@@ -227,14 +266,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/alerts", "Alerts recorded by `ranklens monitor check` (Store.alerts).",
              (_START, _END, Param("metric", "measure", None, "Keep the alerts of this measure only.")), False,
              _call_alerts),
-    Endpoint("/api/slices", "Slice values of a window against the baseline, worst first (Store.slices).",
-             (_METRIC, _START, _END, _BASELINE, Param("columns", "list", None, "Slice columns (default: all).")), True,
-             _call_slices),
-    Endpoint("/api/heatmap", "Slice x time: the measure per window for the slice values that explain most of the "
-                             "change.",
-             (_METRIC, _WINDOW, _START, _END, _BASELINE,
-              Param("columns", "list", None, "Slice columns (default: all)."),
-              Param("limit", "integer", 12, "Slice values shown.", minimum=1, maximum=50)), True, _call_heatmap),
+    Endpoint("/api/baselines", "The baseline of each series, by the monitors' rule (Store.baselines): the "
+                               "Overview's baseline lines.",
+             (_METRIC, _START, _END, _BASELINE, _BY), True, _call_baselines),
+    Endpoint("/api/slices", "Slices (one column or two) of a window against each series' baseline, most harmful "
+                            "first (Store.slices).", _SLICE_PARAMS, True, _call_slices),
+    Endpoint("/api/heatmap", "Slice x time: the measure per window for the slices that explain most of the "
+                             "change, each centred on its own baseline.",
+             (*_SLICE_PARAMS, _WINDOW,
+              Param("history_start", "date", None, "First window of the heatmap (default: start)."),
+              Param("limit", "integer", 12, "Slices shown.", minimum=1, maximum=50)), True, _call_heatmap),
     Endpoint("/api/groups", "Prediction groups ordered by their value (Store.groups).",
              (_METRIC, _START, _END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
               Param("limit", "integer", 20, "Groups returned.", minimum=1, maximum=1000)), True, _call_groups),
