@@ -16,7 +16,6 @@ import gzip
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -256,21 +255,27 @@ def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest
 
 @pytest.mark.slow
 def test_installed_script_runs(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                          "-q", str(ROOT)], capture_output=True, text=True, timeout=900)
+    # pip installs the package (its entry points too) under a prefix; the script runs with this environment's
+    # interpreter and dependencies and the freshly installed ranklens first on the path
+    prefix = tmp_path / "prefix"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--prefix", str(prefix),
+                          str(ROOT)], capture_output=True, text=True, timeout=1800)
     assert pip.returncode == 0, pip.stderr[-3000:]
-    script = venv / "bin" / "ranklens-trec_eval"
-    assert script.exists() and shutil.which(str(script))
+    script = prefix / "bin" / "ranklens-trec_eval"
+    assert script.exists() and os.access(script, os.X_OK)
+    (site,) = prefix.glob("lib/python*/site-packages")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    where = subprocess.run([sys.executable, "-c", "import ranklens; print(ranklens.__file__)"], env=env,
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert where.stdout.startswith(str(site)), where.stdout
     res = subprocess.run([str(script), "-q", "-c", "-M100", "-m", "map", "-m", "P.5",
                           str(TE / "qrels.test"), str(TE / "results.trunc")], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=600)
+                         cwd=tmp_path, env=env, timeout=600)
     want = [ln for ln in (TE / "out.test.aqcM").read_text().splitlines(keepends=True)
             if ln.split()[0] in ("map", "P_5")]
     assert res.returncode == 0 and res.stdout == "".join(want), res.stderr
     bad = subprocess.run([str(script), "-M", "x", str(TE / "qrels.test"), str(TE / "results.trunc")],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.splitlines()) == 1
 
 
