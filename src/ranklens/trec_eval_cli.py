@@ -6,11 +6,12 @@ output is trec_eval's, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, the counts a
 lines (``-q``) query by query before the ``all`` lines, measures in trec_eval's own order.
 
 This module only translates: a trec_eval measure and its parameters become ranklens measures
-(:data:`TREC_MEASURES`), the flags become fields of the ``trec_eval10`` convention (``-l``: its
-``relevance_level``; ``-c``: ``queries="judged"`` with a missing run scored 0) or a selection of the run's
-rows (``-M``: each query's first N items in trec_eval's order, score descending and ties by document id
-descending; ``-J``: only the judged items), and every number comes from :func:`ranklens.evaluate`. A measure
-ranklens does not compute is refused by name, never left out: ``-m all_trec`` names every missing one.
+(:data:`ranklens.trec_eval_measures.TREC_MEASURES`), the flags become fields of the ``trec_eval10``
+convention (``-l``: its ``relevance_level``; ``-c``: ``queries="judged"`` with a missing run scored 0)
+or a selection of the run's rows (``-M``: each query's first N items in trec_eval's order, score
+descending and ties by document id descending; ``-J``: only the judged items), and every number comes
+from :func:`ranklens.evaluate`. A measure ranklens does not compute is refused by name, never left out:
+``-m all_trec`` names every missing one.
 
 Inside this command ``-c`` is trec_eval's "average over every judged query", not ranklens' ``-c/--convention``.
 """
@@ -29,109 +30,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidParameterError, RanklensError, report
+from .trec_eval_measures import NICKNAMES, TREC_EVAL_VERSION, TREC_MEASURES, Line, mark_measure, measure_lines
 
-__all__ = ["NICKNAMES", "TREC_EVAL_VERSION", "TREC_MEASURES", "TrecMeasure", "main", "run"]
-
-#: The trec_eval release whose command line and output this module reproduces.
-TREC_EVAL_VERSION = "10.0"
-
-_CUTS = "5,10,15,20,30,100,200,500,1000"
-
-
-@dataclass(frozen=True)
-class TrecMeasure:
-    """One trec_eval measure: its parameters, the ranklens measure computing it, how it is printed.
-
-    Attributes
-    ----------
-    name : str
-        trec_eval's name (``P``, ``ndcg_cut``, ``set_recall``...).
-    params : {"none", "long", "double", "pairs", "values"}
-        The parameters ``-m name.params`` takes: none, integer cutoffs, fractional cutoffs (one line each),
-        ``level=gain`` pairs, or numbers (one line, named after them).
-    default : str
-        The parameters used when none are given (trec_eval's defaults).
-    spelling : str or None
-        The ranklens measure, with ``{}`` where a cutoff goes; ``None``: ranklens has no such measure.
-    kind : {"double", "long", "runid", "count"}
-        Printed with 4 decimals, as an integer, the run's tag, or the number of queries.
-    per_query : bool
-        Printed for each query with ``-q`` (trec_eval prints ``gm_map``, ``num_q`` and ``runid`` only in
-        the summary).
-    """
-
-    name: str
-    params: str = "none"
-    default: str = ""
-    spelling: str | None = None
-    kind: str = "double"
-    per_query: bool = True
-
-
-def _m(name: str, spelling: str | None, **kw: Any) -> TrecMeasure:
-    return TrecMeasure(name, spelling=spelling, **kw)
-
-
-#: Every measure of trec_eval's qrels format, in the order trec_eval computes and prints them (its
-#: ``measures.c``); the preference and judgment-group measures need ``-R`` formats that are refused.
-TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
-    _m("runid", None, kind="runid", per_query=False),
-    _m("num_q", None, kind="count", per_query=False),
-    _m("num_ret", "num_ret", kind="long"),
-    _m("num_rel", "num_rel", kind="long"),
-    _m("num_rel_ret", "num_rel_ret", kind="long"),
-    _m("map", "map"),
-    _m("gm_map", "gm_map", per_query=False),
-    _m("Rprec", "Rprec"),
-    _m("bpref", "bpref"),
-    _m("recip_rank", "recip_rank"),
-    _m("iprec_at_recall", "iprec_at_recall(level={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
-    _m("P", "P.{}", params="long", default=_CUTS),
-    _m("relstring", None, params="values", default="10"),
-    _m("recall", "recall.{}", params="long", default=_CUTS),
-    _m("infAP", "infAP"),
-    _m("gm_bpref", "gm_bpref", per_query=False),
-    _m("Rprec_mult", None, params="double", default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
-    _m("utility", None, params="values", default="1.0,-1.0,0.0,0.0"),
-    _m("11pt_avg", "11pt_avg", params="values", default="0.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1.0"),
-    _m("binG", None),
-    _m("G", None, params="pairs"),
-    _m("dcg", "dcg", params="pairs"),
-    _m("ideal_dcg", "idcg", params="pairs"),
-    _m("ndcg", "ndcg", params="pairs"),
-    _m("ndcg_rel", None, params="pairs"),
-    _m("Rndcg", None, params="pairs"),
-    _m("ndcg_cut", "ndcg_cut.{}", params="long", default=_CUTS),
-    _m("map_cut", "map_cut.{}", params="long", default=_CUTS),
-    _m("relative_P", None, params="long", default=_CUTS),
-    _m("success", "success.{}", params="long", default="1,5,10"),
-    _m("set_P", "P"),
-    _m("set_relative_P", None),
-    _m("set_recall", "recall"),
-    _m("set_map", "set_map"),
-    _m("set_F", "set_F", params="values", default="1.0"),
-    _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
-    _m("yaap", None),
-    _m("rbp", "rbp", params="pairs"),
-    _m("rbp_resid", None, params="pairs"),
-    _m("unj", None, params="long", default="5,10,20"),
-]}
-
-#: trec_eval's nicknames for sets of measures (``-m official`` is the default).
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
-                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
-                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
-}
-
-#: trec_eval measures of the other rel_info formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
-_OTHER_FORMATS = ("all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+__all__ = ["main", "parse_args", "run"]
 
 _USAGE = ("usage: ranklens trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] {-m measure[.params]}* qrels run "
           "(see 'ranklens trec_eval -h')")
@@ -174,7 +75,14 @@ def _integer(text: str, flag: str, minimum: int) -> int:
 
 def parse_args(argv: Sequence[str]) -> _Args | str:
     """trec_eval's options and arguments (GNU getopt, as trec_eval's ``getopt_long``); a string for
-    ``-h`` / ``-v`` (the text to print)."""
+    ``-h`` / ``-v`` (the text to print).
+
+    Examples
+    --------
+    >>> args = parse_args(["-q", "-c", "-M100", "-mP.5,10", "-m", "map", "qrels", "run"])
+    >>> args.per_query, args.complete, args.max_docs, args.marked, args.params
+    (True, True, 100, ('P', 'map'), {'P': '5,10'})
+    """
     try:
         opts, rest = getopt.gnu_getopt(list(argv), "hvqm:cl:nD:JN:M:R:T:oZ:", _LONG_OPTIONS)
     except getopt.GetoptError as exc:
@@ -200,7 +108,7 @@ def parse_args(argv: Sequence[str]) -> _Args | str:
         elif opt == "-M":
             args.max_docs = _integer(value, "-M (the number of documents kept per query)", 1)
         elif opt == "-m":
-            marked.extend(_mark(value, args.params))
+            marked.extend(mark_measure(value, args.params))
         elif opt in ("-R", "-T"):
             wanted = "qrels" if opt == "-R" else "trec_results"
             if value != wanted:
@@ -219,96 +127,17 @@ def parse_args(argv: Sequence[str]) -> _Args | str:
     return args
 
 
-def _mark(text: str, params: dict[str, str]) -> list[str]:
-    """The measures ``-m text`` marks; its parameters are kept (the first ones given for a name win)."""
-    name, dot, param = text.partition(".")
-    if dot:
-        if not param:
-            raise InvalidParameterError(f"-m {text}: improper measure in parameter {name!r} (nothing after the '.').")
-        params.setdefault(name, param)
-    if name in NICKNAMES:
-        return list(NICKNAMES[name])
-    if name in TREC_MEASURES:
-        return [name]
-    if name in _OTHER_FORMATS or name.startswith("prefs_"):
-        raise InvalidParameterError(f"-m {text}: {name} needs trec_eval's preference or judgment-group formats "
-                                    "(-R prefs, qrels_prefs, qrels_jg), which ranklens trec_eval does not read.")
-    raise InvalidParameterError(f"illegal measure {text!r} (trec_eval has no such measure).")
-
-
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_LONG = re.compile(r"\s*[+-]?\d+")
-
-
-def _atof(text: str) -> float:
-    """C's ``atof``: the number the text starts with, 0 when it starts with none."""
-    m = _NUMBER.match(text)
-    return float(m.group()) if m else 0.0
-
-
-def _atol(text: str) -> int:
-    """C's ``atol``: the integer the text starts with (``23.4`` -> 23), 0 when it starts with none."""
-    m = _LONG.match(text)
-    return int(m.group()) if m else 0
-
-
-@dataclass(frozen=True)
-class _Line:
-    """One printed value: trec_eval's name for it and the ranklens measure computing it."""
-
-    name: str
-    key: str | None
-    kind: str
-    total: str | None = None  # the measure whose aggregate is printed on the 'all' line, when not `key`'s
-
-
-def _lines(tm: TrecMeasure, param: str | None) -> tuple[list[_Line], dict[float, float] | None]:
-    """The printed lines of one measure with its parameters, and the gains of ``ndcg.1=3,2=9``."""
-    text = param if param is not None else tm.default
-    if tm.params == "long":
-        cuts = sorted(_atol(p) for p in text.split(","))
-        if cuts[0] <= 0 or len(set(cuts)) < len(cuts):
-            raise InvalidParameterError(f"-m {tm.name}.{text}: cutoffs must be positive, without duplicates.")
-        return [_Line(f"{tm.name}_{c}", _fill(tm, str(c)), tm.kind) for c in cuts], None
-    if tm.params == "double":
-        levels = sorted(_atof(p) for p in text.split(","))
-        if len(set(levels)) < len(levels):
-            raise InvalidParameterError(f"-m {tm.name}.{text}: duplicate cutoffs.")
-        return [_Line(f"{tm.name}_{x:3.2f}", _fill(tm, repr(x)), tm.kind) for x in levels], None
-    name = tm.name if param is None else f"{tm.name}_{param}"
-    if tm.params == "pairs" and param is not None:
-        if tm.name != "ndcg" and tm.name != "dcg" and tm.name != "ideal_dcg":
-            return [_Line(name, None, tm.kind)], None
-        return [_Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
-    if tm.params == "values" and param is not None and [_atof(p) for p in param.split(",")] != \
-            [_atof(p) for p in tm.default.split(",")]:
-        return [_Line(name, None, tm.kind)], None  # other parameters than the default: not computed
-    return [_Line(name, tm.spelling, tm.kind)], None
-
-
-def _fill(tm: TrecMeasure, value: str) -> str | None:
-    return None if tm.spelling is None else tm.spelling.format(value)
-
-
-def _gains(name: str, text: str) -> dict[float, float]:
-    """trec_eval's ``level=gain`` pairs (levels not given keep their value as gain)."""
-    pairs = [p.partition("=") for p in text.split(",")]
-    if any(not eq or not level for level, eq, _ in pairs):
-        raise InvalidParameterError(f"-m {name}.{text}: malformed pair parameters (write level=gain,...).")
-    return {float(_atol(level)): _atof(gain) for level, _, gain in pairs}
-
-
-def _requested(args: _Args) -> list[tuple[str, list[_Line], dict[float, float] | None]]:
+def _requested(args: _Args) -> list[tuple[str, list[Line], dict[float, float] | None]]:
     """The marked measures in trec_eval's order: (name as asked, printed lines, ndcg gains or None)."""
     out = []
     for name, tm in TREC_MEASURES.items():
         if name in args.marked:
             param = args.params.get(name)
-            lines, gains = _lines(tm, param)
+            lines, gains = measure_lines(tm, param)
             if name == "num_rel" and args.complete:
                 # trec_eval's summary num_rel under -c counts every label above 0 of every judged query,
                 # whatever -l says (m_num_rel.c, te_calc_avg_num_rel); its per-query lines follow -l
-                lines = [_Line(line.name, line.key, line.kind, total="num_rel(rel=1)") for line in lines]
+                lines = [Line(line.name, line.key, line.kind, total="num_rel(rel=1)") for line in lines]
             out.append((name if param is None else f"{name}.{param}", lines, gains))
     return out
 
@@ -325,12 +154,12 @@ def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
     return get_convention("trec_eval10", **fields)
 
 
-def _refuse_missing(asked: list[tuple[str, list[_Line], dict[float, float] | None]], args: _Args) -> None:
+def _refuse_missing(asked: list[tuple[str, list[Line], dict[float, float] | None]], args: _Args) -> None:
     """One line naming every asked measure ranklens does not compute under trec_eval's rules."""
     missing = [name for name, lines, gains in asked if not _computed(lines, _convention(args, gains))]
     if not missing:
         return
-    have = [n for n, tm in TREC_MEASURES.items() if n in NICKNAMES["all_trec"] and _computed(_lines(tm, None)[0],
+    have = [n for n, tm in TREC_MEASURES.items() if n in NICKNAMES["all_trec"] and _computed(measure_lines(tm, None)[0],
                                                                                            _convention(args, None))]
     raise InvalidParameterError(
         f"ranklens does not compute trec_eval's {', '.join(missing)}: nothing printed (trec_eval prints "
@@ -338,7 +167,7 @@ def _refuse_missing(asked: list[tuple[str, list[_Line], dict[float, float] | Non
         "ask for those with -m.")
 
 
-def _computed(lines: list[_Line], conv: Any) -> bool:
+def _computed(lines: list[Line], conv: Any) -> bool:
     from .measures import check_measures, parse_measure
 
     for line in lines:
@@ -432,7 +261,7 @@ def _runid(path: str) -> str:
     return fields[5].decode("utf-8", "replace") if len(fields) > 5 else ""
 
 
-def _evaluate(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float] | None]],
+def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float] | None]],
               run_path: str) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """Per-query values and aggregates of every printed line, from :func:`ranklens.evaluate`: the queries
     (in trec_eval's order: byte order of the ids), per line name its values, per line name its aggregate."""
@@ -444,7 +273,7 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float
     if args.max_docs is not None or args.judged_only:
         judgments = _check_queries(judgments, rankings, args)
         rankings = _select(judgments, rankings, args)
-    by_gains: dict[str, tuple[dict[float, float] | None, list[_Line]]] = {}
+    by_gains: dict[str, tuple[dict[float, float] | None, list[Line]]] = {}
     for _, lines, gains in asked:
         group = by_gains.setdefault(repr(gains), (gains, []))
         group[1].extend(line for line in lines if line.key is not None)
@@ -476,7 +305,7 @@ def _format(name: str, qid: str, value: float, kind: str) -> str:
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"  # trec_eval's %-22s\t%s\t%6.4f
 
 
-def render_trec_eval(args: _Args, asked: list[tuple[str, list[_Line], dict[float, float] | None]],
+def _render(args: _Args, asked: list[tuple[str, list[Line], dict[float, float] | None]],
                      queries: list[str], values: dict[str, np.ndarray], aggregate: dict[str, float],
                      runid: str) -> str:
     """trec_eval's output: with ``-q`` each query's lines (query by query, measures in trec_eval's order),
@@ -536,7 +365,7 @@ def run(argv: Sequence[str]) -> None:
                 if not os.path.isfile(path):
                     raise FileNotFoundError(2, "No such file" if not os.path.exists(path) else "Not a file", path)
             queries, values, aggregate = _evaluate(args, asked, run_path)
-            text = render_trec_eval(args, asked, queries, values, aggregate, _runid(run_path))
+            text = _render(args, asked, queries, values, aggregate, _runid(run_path))
         finally:
             if temporary is not None:
                 os.unlink(temporary)
@@ -553,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _help() -> str:
     supported = ", ".join(n for n, tm in TREC_MEASURES.items() if n in NICKNAMES["all_trec"]
-                          and _computed(_lines(tm, None)[0], _convention(_Args(), None)))
+                          and _computed(measure_lines(tm, None)[0], _convention(_Args(), None)))
     return f"""ranklens trec_eval [-h] [-v] [-q] [-c] [-n] [-J] [-l N] [-M N] {{-m measure[.params]}}* qrels run
 
 trec_eval {TREC_EVAL_VERSION}'s command line and output, byte for byte, the numbers computed by ranklens under

@@ -1,0 +1,221 @@
+"""trec_eval's measures: their names, parameters and nicknames, and the ranklens measure computing each.
+
+:data:`TREC_MEASURES` lists every measure of trec_eval 10.0's qrels format in the order trec_eval computes
+and prints them (its ``measures.c``), with the parameters ``-m name.params`` takes, their defaults, how a
+value is printed, and the ranklens spelling computing it (``None`` where ranklens has none).
+:func:`mark_measure` reads one ``-m`` argument as trec_eval does; :func:`measure_lines` gives the lines a
+measure prints (``P.5,10`` -> ``P_5``, ``P_10``) with the ranklens measure of each. Used by
+:mod:`ranklens.trec_eval_cli`; data and parsing only, no arithmetic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidParameterError
+
+__all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecMeasure", "mark_measure",
+           "measure_lines"]
+
+#: The trec_eval release whose command line and output this module reproduces.
+TREC_EVAL_VERSION = "10.0"
+
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: its parameters, the ranklens measure computing it, how it is printed.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's name (``P``, ``ndcg_cut``, ``set_recall``...).
+    params : {"none", "long", "double", "pairs", "values"}
+        The parameters ``-m name.params`` takes: none, integer cutoffs, fractional cutoffs (one line each),
+        ``level=gain`` pairs, or numbers (one line, named after them).
+    default : str
+        The parameters used when none are given (trec_eval's defaults).
+    spelling : str or None
+        The ranklens measure, with ``{}`` where a cutoff goes; ``None``: ranklens has no such measure.
+    kind : {"double", "long", "runid", "count"}
+        Printed with 4 decimals, as an integer, the run's tag, or the number of queries.
+    per_query : bool
+        Printed for each query with ``-q`` (trec_eval prints ``gm_map``, ``num_q`` and ``runid`` only in
+        the summary).
+    """
+
+    name: str
+    params: str = "none"
+    default: str = ""
+    spelling: str | None = None
+    kind: str = "double"
+    per_query: bool = True
+
+
+def _m(name: str, spelling: str | None, **kw: Any) -> TrecMeasure:
+    return TrecMeasure(name, spelling=spelling, **kw)
+
+
+#: Every measure of trec_eval's qrels format, in the order trec_eval computes and prints them (its
+#: ``measures.c``); the preference and judgment-group measures need ``-R`` formats that are refused.
+TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
+    _m("runid", None, kind="runid", per_query=False),
+    _m("num_q", None, kind="count", per_query=False),
+    _m("num_ret", "num_ret", kind="long"),
+    _m("num_rel", "num_rel", kind="long"),
+    _m("num_rel_ret", "num_rel_ret", kind="long"),
+    _m("map", "map"),
+    _m("gm_map", "gm_map", per_query=False),
+    _m("Rprec", "Rprec"),
+    _m("bpref", "bpref"),
+    _m("recip_rank", "recip_rank"),
+    _m("iprec_at_recall", "iprec_at_recall(level={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
+    _m("P", "P.{}", params="long", default=_CUTS),
+    _m("relstring", None, params="values", default="10"),
+    _m("recall", "recall.{}", params="long", default=_CUTS),
+    _m("infAP", "infAP"),
+    _m("gm_bpref", "gm_bpref", per_query=False),
+    _m("Rprec_mult", None, params="double", default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
+    _m("utility", None, params="values", default="1.0,-1.0,0.0,0.0"),
+    _m("11pt_avg", "11pt_avg", params="values", default="0.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1.0"),
+    _m("binG", None),
+    _m("G", None, params="pairs"),
+    _m("dcg", "dcg", params="pairs"),
+    _m("ideal_dcg", "idcg", params="pairs"),
+    _m("ndcg", "ndcg", params="pairs"),
+    _m("ndcg_rel", None, params="pairs"),
+    _m("Rndcg", None, params="pairs"),
+    _m("ndcg_cut", "ndcg_cut.{}", params="long", default=_CUTS),
+    _m("map_cut", "map_cut.{}", params="long", default=_CUTS),
+    _m("relative_P", None, params="long", default=_CUTS),
+    _m("success", "success.{}", params="long", default="1,5,10"),
+    _m("set_P", "P"),
+    _m("set_relative_P", None),
+    _m("set_recall", "recall"),
+    _m("set_map", "set_map"),
+    _m("set_F", "set_F", params="values", default="1.0"),
+    _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
+    _m("yaap", None),
+    _m("rbp", "rbp", params="pairs"),
+    _m("rbp_resid", None, params="pairs"),
+    _m("unj", None, params="long", default="5,10,20"),
+]}
+
+#: trec_eval's nicknames for sets of measures (``-m official`` is the default).
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+}
+
+#: trec_eval measures of the other rel_info formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
+OTHER_FORMATS = ("all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+
+def mark_measure(text: str, params: dict[str, str]) -> list[str]:
+    """The measures ``-m text`` marks (a name or a nickname); its parameters are kept in ``params`` (the
+    first ones given for a name win, as in trec_eval).
+
+    Examples
+    --------
+    >>> params = {}
+    >>> mark_measure("P.5,10", params), mark_measure("P.20", params), params
+    (['P'], ['P'], {'P': '5,10'})
+    >>> mark_measure("official", params)[:4]
+    ['runid', 'num_q', 'num_ret', 'num_rel']
+    """
+    name, dot, param = text.partition(".")
+    if dot:
+        if not param:
+            raise InvalidParameterError(f"-m {text}: improper measure in parameter {name!r} (nothing after the '.').")
+        params.setdefault(name, param)
+    if name in NICKNAMES:
+        return list(NICKNAMES[name])
+    if name in TREC_MEASURES:
+        return [name]
+    if name in OTHER_FORMATS or name.startswith("prefs_"):
+        raise InvalidParameterError(f"-m {text}: {name} needs trec_eval's preference or judgment-group formats "
+                                    "(-R prefs, qrels_prefs, qrels_jg), which ranklens trec_eval does not read.")
+    raise InvalidParameterError(f"illegal measure {text!r} (trec_eval has no such measure).")
+
+
+_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_LONG = re.compile(r"\s*[+-]?\d+")
+
+
+def _atof(text: str) -> float:
+    """C's ``atof``: the number the text starts with, 0 when it starts with none."""
+    m = _NUMBER.match(text)
+    return float(m.group()) if m else 0.0
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the integer the text starts with (``23.4`` -> 23), 0 when it starts with none."""
+    m = _LONG.match(text)
+    return int(m.group()) if m else 0
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed value: trec_eval's name for it and the ranklens measure computing it."""
+
+    name: str
+    key: str | None
+    kind: str
+    total: str | None = None  # the measure whose aggregate is printed on the 'all' line, when not `key`'s
+
+
+def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[float, float] | None]:
+    """The lines one measure prints with its parameters (``None``: its defaults), each with the ranklens
+    measure computing it (``None``: not computed), and the gains of ``ndcg.1=3,2=9`` (else ``None``).
+
+    Examples
+    --------
+    >>> lines, gains = measure_lines(TREC_MEASURES["P"], "10,5")
+    >>> [(line.name, line.key) for line in lines], gains
+    ([('P_5', 'P.5'), ('P_10', 'P.10')], None)
+    >>> [line.name for line in measure_lines(TREC_MEASURES["iprec_at_recall"], ".5,.25")[0]]
+    ['iprec_at_recall_0.25', 'iprec_at_recall_0.50']
+    >>> measure_lines(TREC_MEASURES["ndcg"], "1=3,2=9")[1]
+    {1.0: 3.0, 2.0: 9.0}
+    """
+    text = param if param is not None else tm.default
+    if tm.params == "long":
+        cuts = sorted(_atol(p) for p in text.split(","))
+        if cuts[0] <= 0 or len(set(cuts)) < len(cuts):
+            raise InvalidParameterError(f"-m {tm.name}.{text}: cutoffs must be positive, without duplicates.")
+        return [Line(f"{tm.name}_{c}", _fill(tm, str(c)), tm.kind) for c in cuts], None
+    if tm.params == "double":
+        levels = sorted(_atof(p) for p in text.split(","))
+        if len(set(levels)) < len(levels):
+            raise InvalidParameterError(f"-m {tm.name}.{text}: duplicate cutoffs.")
+        return [Line(f"{tm.name}_{x:3.2f}", _fill(tm, repr(x)), tm.kind) for x in levels], None
+    name = tm.name if param is None else f"{tm.name}_{param}"
+    if tm.params == "pairs" and param is not None:
+        if tm.name != "ndcg" and tm.name != "dcg" and tm.name != "ideal_dcg":
+            return [Line(name, None, tm.kind)], None
+        return [Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
+    if tm.params == "values" and param is not None and [_atof(p) for p in param.split(",")] != \
+            [_atof(p) for p in tm.default.split(",")]:
+        return [Line(name, None, tm.kind)], None  # other parameters than the default: not computed
+    return [Line(name, tm.spelling, tm.kind)], None
+
+
+def _fill(tm: TrecMeasure, value: str) -> str | None:
+    return None if tm.spelling is None else tm.spelling.format(value)
+
+
+def _gains(name: str, text: str) -> dict[float, float]:
+    """trec_eval's ``level=gain`` pairs (levels not given keep their value as gain)."""
+    pairs = [p.partition("=") for p in text.split(",")]
+    if any(not eq or not level for level, eq, _ in pairs):
+        raise InvalidParameterError(f"-m {name}.{text}: malformed pair parameters (write level=gain,...).")
+    return {float(_atol(level)): _atof(gain) for level, _, gain in pairs}
