@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from itertools import chain, compress
 from typing import Any, Literal, overload
 
 import numpy as np
 
 from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
-from ._forms import accepted, has_records, plain_tuples, pyterrier_columns, record_columns, unwrap
+from ._forms import accepted, has_records, is_ranx_run, plain_tuples, pyterrier_columns, record_columns, unwrap
 from ._ids import id_length
 from ._validate import check_values
 from .errors import InputError, InvalidParameterError
@@ -497,9 +498,11 @@ def judgment_records(obj: Any, **columns: Any) -> Records:
 def ranking_records(obj: Any, **columns: Any) -> Records:
     """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, or
     records (:mod:`ranklens._forms`)."""
+    in_ranx_order = is_ranx_run(obj)
     obj = unwrap(obj, "rankings")
     if isinstance(obj, Mapping):
-        return nested_records(obj, "rankings")
+        rec = nested_records(obj, "rankings")
+        return replace(rec, in_ranx_order=True) if in_ranx_order else rec
     if table_kind(obj):
         return table_records(obj, need="rankings", **columns)
     if _is_empty_sequence(obj):

@@ -30,6 +30,7 @@ __all__ = [
     "RECORD_FIELDS",
     "accepted",
     "has_records",
+    "is_ranx_run",
     "is_record",
     "plain_tuples",
     "pyterrier_columns",
@@ -154,6 +155,11 @@ def pyterrier_columns(columns: Sequence[str]) -> dict[str, str]:
     if "qid" not in columns or "docno" not in columns:
         return {}
     return {role: col for role, col in PYTERRIER_COLUMNS.items() if col in columns}
+
+
+def is_ranx_run(obj: Any) -> bool:
+    """Whether ``obj`` is a ``ranx.Run`` (its rows are kept sorted in ranx's own tie order)."""
+    return _library(obj) == "ranx.Run"
 
 
 def _library(obj: Any) -> str | None:

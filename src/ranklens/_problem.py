@@ -243,8 +243,12 @@ def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked
             )
 
 
-def _ordering(conv: Convention, items: IdArray | None) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention."""
+def _ordering(conv: Convention, items: IdArray | None,
+              in_ranx_order: bool = False) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention.
+
+    ``in_ranx_order``: the rows come from a ``ranx.Run``, which sorted them when it was built and
+    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``)."""
     ties = conv.ties
     kernel_ties = TIES_NONE
     order_mode = ORDER_INPUT
@@ -264,7 +268,7 @@ def _ordering(conv: Convention, items: IdArray | None) -> tuple[int, int, np.nda
         order_mode = ORDER_WORST
     elif ties == "best":
         order_mode = ORDER_BEST
-    elif ties == "ranx":
+    elif ties == "ranx" and not in_ranx_order:  # what ranx.Run does to a dict's order when it is built
         order_mode = ORDER_QUICKSORT
     return order_mode, kernel_ties, item_offs, item_data
 
@@ -420,7 +424,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
-    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri)
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri, r.in_ranx_order)
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,

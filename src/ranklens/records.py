@@ -87,6 +87,9 @@ class Rankings:
     #: ids of queries the input declares with no ranked item (a dict's ``{query: {}}``, as ranx,
     #: pytrec_eval and ir_measures take it): ranked queries whose list is empty
     empty_qids: Any = None
+    #: the rows are in the order a ``ranx.Run`` keeps them (sorted when the Run was built), the order
+    #: ranx evaluates: the ``ranx`` tie rule then keeps it instead of sorting again
+    in_ranx_order: bool = False
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -141,6 +144,8 @@ class Records:
     ranked: np.ndarray | None = None
     #: ids of queries declared with no row (see :attr:`Rankings.empty_qids`)
     empty_qids: Any = None
+    #: see :attr:`Rankings.in_ranx_order`
+    in_ranx_order: bool = False
 
     @property
     def has_labels(self) -> bool:
@@ -167,9 +172,10 @@ class Records:
             raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
-                            label=self.label, empty_qids=self.empty_qids)
+                            label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
                         score=self.score[m] if self.score is not None else None,
                         rank=self.rank[m] if self.rank is not None else None, source=self.source,
-                        label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids)
+                        label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids,
+                        in_ranx_order=self.in_ranx_order)

@@ -382,6 +382,21 @@ def test_ranx_quicksort_order_matters(ranx_cases):
     assert differs(inp, per["ndcg@10"]) >= 3
 
 
+def test_ranx_run_object_is_evaluated_in_the_order_it_keeps(ranx_cases):
+    """A ranx.Run sorts its rows when it is built and ranx evaluates that order as it is: given the
+    Run itself (not its dict), ranklens must not sort the ties again."""
+    from ranx import Qrels, Run, evaluate
+
+    qrels, run = qrels_dict(ranx_cases, cast=float), run_dict(ranx_cases)
+    metrics = [m for _, m in RANX_PAIRS]
+    r = Run.from_dict(run)
+    evaluate(Qrels.from_dict(qrels), r, metrics)
+    res = ranklens.evaluate(Qrels.from_dict(qrels), Run.from_dict(run), [k for k, _ in RANX_PAIRS],
+                            convention="ranx")
+    for key, m in RANX_PAIRS:
+        close(res.per_query_dict(key), {q: float(v) for q, v in r.scores[m].items()}, f"ranx Run {m}")
+
+
 @pytest.mark.slow
 def test_ranx_needs_the_same_queries():
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
