@@ -72,7 +72,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     _m("Rprec", "Rprec"),
     _m("bpref", "bpref"),
     _m("recip_rank", "recip_rank"),
-    _m("iprec_at_recall", "iprec_at_recall(level={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
+    _m("iprec_at_recall", "iprec_at_recall(recall={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
     _m("P", "P.{}", params="long", default=_CUTS),
     _m("relstring", None, params="values", default="10"),
     _m("recall", "recall.{}", params="long", default=_CUTS),
@@ -96,10 +96,10 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     _m("set_relative_P", None),
     _m("set_recall", "recall"),
     _m("set_map", "set_map"),
-    _m("set_F", "set_F", params="values", default="1.0"),
+    _m("set_F", "set_F(beta={})", params="values", default="1.0"),
     _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
     _m("yaap", None),
-    _m("rbp", "rbp", params="pairs"),
+    _m("rbp", "rbp(p={})", params="pairs", default="0.9"),  # trec_eval's p, unless given as p=x
     _m("rbp_resid", None, params="pairs"),
     _m("unj", None, params="long", default="5,10,20"),
 ]}
@@ -199,14 +199,20 @@ def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[
             raise InvalidParameterError(f"-m {tm.name}.{text}: duplicate cutoffs.")
         return [Line(f"{tm.name}_{x:3.2f}", _fill(tm, repr(x)), tm.kind) for x in levels], None
     name = tm.name if param is None else f"{tm.name}_{param}"
-    if tm.params == "pairs" and param is not None:
-        if tm.name != "ndcg" and tm.name != "dcg" and tm.name != "ideal_dcg":
-            return [Line(name, None, tm.kind)], None
-        return [Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
-    if tm.params == "values" and param is not None and [_atof(p) for p in param.split(",")] != \
-            [_atof(p) for p in tm.default.split(",")]:
-        return [Line(name, None, tm.kind)], None  # other parameters than the default: not computed
-    return [Line(name, tm.spelling, tm.kind)], None
+    one = tm.spelling is not None and "{}" in tm.spelling  # the spelling takes one number (set_F's beta...)
+    if param is None:
+        return [Line(name, _fill(tm, repr(_atof(tm.default))) if one else tm.spelling, tm.kind)], None
+    if tm.params == "pairs":
+        if tm.name in ("ndcg", "dcg", "ideal_dcg"):
+            return [Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
+        # rbp's p=x pairs are also read as gains of relevance level atol("p") = 0 by trec_eval: not computed
+        return [Line(name, None, tm.kind)], None
+    values = [_atof(p) for p in param.split(",")]
+    if one and len(values) == 1:
+        return [Line(name, _fill(tm, repr(values[0])), tm.kind)], None
+    if not one and values == [_atof(p) for p in tm.default.split(",")]:
+        return [Line(name, tm.spelling, tm.kind)], None
+    return [Line(name, None, tm.kind)], None  # other parameters than the default: not computed
 
 
 def _fill(tm: TrecMeasure, value: str) -> str | None:
