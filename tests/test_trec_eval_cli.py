@@ -155,6 +155,24 @@ def test_runid_and_counts_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert out == "map                   \tq1\t0.2500\nmap                   \tq2\t0.0000\n"
 
 
+def test_summary_summed_as_trec_eval_sums(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 32 queries whose P_20 are k/20: trec_eval adds them one after the other in query order, then divides;
+    # here that mean rounds to 0.5563 while numpy's pairwise sum gives 0.5562
+    ks = [7, 16, 17, 18, 0, 6, 18, 12, 7, 18, 12, 0, 19, 17, 1, 20, 11, 20, 4, 2, 14, 1, 17, 6, 5, 12, 18, 16, 3, 16,
+          10, 13]
+    total = 0.0
+    for k in ks:
+        total += k / 20
+    assert f"{total / 32:6.4f}" == "0.5563" != f"{float(np.sum(np.array(ks) / 20)) / 32:6.4f}"
+    with open(tmp_path / "qrels", "w") as q, open(tmp_path / "run", "w") as r:
+        for i, k in enumerate(ks):
+            for d in range(20):
+                q.write(f"q{i:02d} 0 d{d} {int(d < k)}\n")
+                r.write(f"q{i:02d} Q0 d{d} {d + 1} {100 - d} run\n")
+    status, out, _ = ranklens_trec_eval(["-m", "P.20", str(tmp_path / "qrels"), str(tmp_path / "run")], capsys)
+    assert (status, out) == (0, "P_20                  \tall\t0.5563\n")
+
+
 @pytest.mark.parametrize("args, words", [
     (["-M", "x"], ["-M", "'x'"]),
     (["-M", "0"], ["-M", "at least 1"]),
