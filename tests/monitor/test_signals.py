@@ -115,22 +115,26 @@ def test_psi_position_by_hand(tmp_path):
     assert got["n"] == 3 + 3 + 22
 
 
-def test_psi_popularity_deciles_by_hand(tmp_path):
-    # baseline exposure (lists serving the item): a 5, b 4, c 3, d 2, e 1 ... j 1 -> 10 items ranked a, b, c, d,
-    # then e..j by item id: 10 items in 10 deciles, one each; window top-1: a, a, j, new -> bins 0, 0, 9, 10
+def test_psi_popularity_by_hand(tmp_path):
+    # baseline: one-item lists; item a served by 5 lists, b 4, c 3, d 2, e..j 1 each (20 rows). A baseline
+    # row's popularity leaves its own list out: a 4 (x5), b 3 (x4), c 2 (x3), d 1 (x2), e..j 0 (x6).
+    # Sorted, rows 0-5 are 0, 6-7 are 1, 8-10 are 2, 11-14 are 3, 15-19 are 4; numpy's linear deciles at
+    # 19 p: 0, 0, 0.7, 1.6, 2, 3, 3, 4, 4 -> edges 0, 0.7, 1.6, 2, 3, 4; a value goes above the edges <= it:
+    # 0 -> bin 1, 1 -> bin 2, 2 -> bin 4, 3 -> bin 5, 4 or more -> bin 6
     counts = {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "j": 1}
     train, n = {}, 0
     for it, c in counts.items():
         for _ in range(c):
             train[f"t{n}"] = [it]
             n += 1
+    # window top-1 items: a (popularity 5 -> bin 6) twice, j (1 -> bin 2), new (0 -> bin 1)
     prod = {"p0": ["a", "b"], "p1": ["a", "c"], "p2": ["j", "a"], "p3": ["new", "a"]}
     st = store(tmp_path, train, prod, by="rank")
     got = one(st.signals(["psi(popularity@1)"]), "psi(popularity@1)")
-    b_rows = [counts[k] for k in "abcdefghij"] + [0]  # baseline top-1 rows per decile (and none new)
-    w_rows = [2] + [0] * 8 + [1, 1]
+    b_rows = [0, 6, 2, 0, 3, 4, 5]
+    w_rows = [0, 1, 1, 0, 0, 0, 2]
     assert got["value"] == pytest.approx(psi_by_hand(w_rows, b_rows), rel=1e-12)
-    assert got["n"] == 4
+    assert got["n"] == 4 and got["n_baseline"] == 20
 
 
 # ---------------------------------------------------------------------------------------------- catalogue
@@ -159,8 +163,9 @@ def test_coverage_gini_novelty_by_hand(tmp_path):
     # p(a) = 4/4, p(b) = 2/4; x unknown (left out): lists p0 -> (0 + 1) / 2, p1 -> 0, p2 -> 0
     assert nov["value"] == pytest.approx((0.5 + 0 + 0) / 3, rel=1e-12)
     assert nov["n"] == 3 and nov["n_excluded"] == 2
-    # the baseline's own novelty: t0, t1 -> (0 + 1) / 2; t2, t3 -> (0 + 2) / 2
-    assert nov["baseline"] == pytest.approx((0.5 + 0.5 + 1 + 1) / 4, rel=1e-12)
+    # the baseline's own novelty counts a list's other baseline lists: p(a) = 3/3 and p(b) = 1/3 in t0 and t1
+    # -> (0 + log2 3) / 2; in t2, t3 the items c and d are in no other list (left out) -> 0
+    assert nov["baseline"] == pytest.approx((2 * math.log2(3) / 2 + 0 + 0) / 4, rel=1e-12)
 
 
 def test_catalogue_size_given(tmp_path):

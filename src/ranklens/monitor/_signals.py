@@ -11,10 +11,10 @@ previous window). Definitions (``docs/monitoring.md``, "Signals without labels")
   the window and ``r`` of the baseline over bins ``b``; a share of 0 is replaced by ``1e-4`` (Evidently's
   rule). Bins: for ``score``, the deciles of the baseline's scores (numpy's linear quantiles; a value
   equal to an edge goes to the bin above; repeated edges merged); for ``position``, positions 1..20 and
-  one bin for 21 and deeper; for ``popularity@k``, the rows served at positions 1..k by the baseline
-  popularity decile of their item (items ranked by the number of baseline lists serving them, most
-  served first, ties by item id, cut into 10 groups of equal item count) and one bin for items the
-  baseline never served;
+  one bin for 21 and deeper; for ``popularity@k``, the *baseline popularity* of the items served at
+  positions 1..k: the number of baseline lists serving the item (0 for an item the baseline never
+  served; for a baseline row, not counting its own list, so that a new item and an item the baseline
+  served once compare alike), binned by the deciles of the baseline rows' popularity as for scores;
 * ``ks(score)``: the two-sample Kolmogorov-Smirnov statistic ``D = max |F_w - F_r|`` of the scores,
   with the p-value of Smirnov's asymptotic distribution (``scipy.stats.kstwo.sf(D, round(n m / (n + m)))``,
   what ``scipy.stats.ks_2samp(method="asymp")`` returns);
@@ -25,7 +25,8 @@ previous window). Definitions (``docs/monitoring.md``, "Signals without labels")
   (Evidently's popularity bias; equal to ``sum_ij |c_i - c_j| / (2 (n - 1) sum c)``);
 * ``novelty@k``: per list, the mean of ``-log2 p(i)`` over its items at positions 1..k, with ``p(i)`` the
   share of baseline lists serving item ``i`` (items the baseline never served are left out and counted);
-  then the mean over lists (Evidently's novelty, lists for users);
+  then the mean over lists (Evidently's novelty, lists for users). The baseline's own value counts, for
+  each of its lists, the other baseline lists only (``p(i) = (c(i) - 1) / (n - 1)``), as for a window;
 * ``ild@k``: intra-list diversity with an item attribute (a category): per list, the share of pairs of
   its items at positions 1..k whose attribute differs (items without one are left out; lists with fewer
   than two are left out and counted); then the mean over lists.
@@ -230,11 +231,14 @@ class _Baseline:
         self.edges = np.unique(np.quantile(s, _DECILES)) if s.shape[0] else np.zeros(0)
         self.exposure = np.bincount(rows.item, minlength=n_items)  # lists serving each item (one row per list)
         self.n_lists = int(np.unique(rows.gid).shape[0])
-        served = np.flatnonzero(self.exposure)
-        order = served[np.lexsort((served, -self.exposure[served]))]  # most served first, ties by item id
-        self.decile = np.full(n_items, 10, dtype=np.int64)
-        self.decile[order] = (10 * np.arange(order.shape[0])) // max(order.shape[0], 1)
-        self.items = served
+        self.items = np.flatnonzero(self.exposure)
+        # a baseline row's item popularity without its own list (leave one out), as a window row sees it
+        self.own_popularity = self.exposure[rows.item] - 1
+
+    def popularity_edges(self, top: np.ndarray) -> np.ndarray:
+        """Decile edges of the baseline popularity of the baseline rows selected by ``top``."""
+        x = self.own_popularity[top]
+        return np.unique(np.quantile(x, _DECILES)) if x.shape[0] else np.zeros(0)
 
 
 def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
@@ -264,8 +268,10 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
         return out
     if sig.argument == "popularity":
         out.update(n=int(top.sum()), n_baseline=int(btop.sum()))
-        out["value"] = psi(np.bincount(b.decile[w.item[top]], minlength=11),
-                           np.bincount(b.decile[b.rows.item[btop]], minlength=11))
+        edges = b.popularity_edges(btop)
+        nb = edges.shape[0] + 1
+        out["value"] = psi(np.bincount(np.searchsorted(edges, b.exposure[w.item[top]], side="right"), minlength=nb),
+                           np.bincount(np.searchsorted(edges, b.own_popularity[btop], side="right"), minlength=nb))
         return out
     items_w = w.item[top]
     items_b = b.rows.item[btop]
@@ -291,8 +297,9 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
         out.update(n=int(cw.shape[0]), n_baseline=int(cb.shape[0]), value=gini(cw), baseline=gini(cb))
         return out
     if sig.kind == "novelty":
-        def novelty(rows_item: np.ndarray, rows_gid: np.ndarray) -> tuple[float, int, int]:
-            p = b.exposure[rows_item] / max(b.n_lists, 1)
+        def novelty(rows_item: np.ndarray, rows_gid: np.ndarray, own: int) -> tuple[float, int, int]:
+            # own = 1 for the baseline's own rows: the other baseline lists only
+            p = (b.exposure[rows_item] - own) / max(b.n_lists - own, 1)
             known = p > 0
             if not known.any():
                 return math.nan, 0, int((~known).sum())
@@ -300,8 +307,8 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
             per_list = np.bincount(inv, weights=-np.log2(p[known])) / np.bincount(inv)
             return float(per_list.mean()), int(lists.shape[0]), int((~known).sum())
 
-        out["value"], out["n"], out["n_excluded"] = novelty(items_w, w.gid[top])
-        out["baseline"], out["n_baseline"], _ = novelty(items_b, b.rows.gid[btop])
+        out["value"], out["n"], out["n_excluded"] = novelty(items_w, w.gid[top], 0)
+        out["baseline"], out["n_baseline"], _ = novelty(items_b, b.rows.gid[btop], 1)
         return out
     # ild
     lw, vw = ild_per_list(w.gid[top], w.attr[top])

@@ -34,7 +34,7 @@ from ._sim_checks import (
     fail,
 )
 from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
-from ._sim_signals import broken_scores
+from ._sim_signals import broken_scores, popular_items
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -334,7 +334,8 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     hit = (g.env == _PROD) & (g.ts >= epoch_ms(decay_day))  # the lists the decay touches
     for col, val in spec.items():
         hit &= g.slices[col] == list(SLICES[col]).index(val)
-    if decay == "broken_scores":  # the label-free case (_sim_signals): scores without signal, served in order
+    if decay == "broken_scores":  # the label-free case (_sim_signals): popular items; scores without signal
+        item = popular_items(rng, grade, row_g)
         score = broken_scores(rng, score, hit[row_g])
     click = rng.random(n_rows) < _P_CLICK[grade]
     favorite = click & (rng.random(n_rows) < _P_FAVORITE[grade])

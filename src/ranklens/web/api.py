@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..render import plain
+from .signals import call_signals
 
 __all__ = ["ENDPOINTS", "WINDOWS", "BadParameter", "Endpoint", "Param", "openapi_spec"]
 
@@ -276,6 +277,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              (*_SLICE_PARAMS, _WINDOW,
               Param("history_start", "date", None, "First window of the heatmap (default: start)."),
               Param("limit", "integer", 12, "Slices shown.", minimum=1, maximum=50)), True, _call_heatmap),
+    Endpoint("/api/signals", "Label-free signals per window and series against the baseline (Store.signals): "
+                             "score drift, positions, coverage, Gini, novelty, ILD. The Signals page.",
+             (Param("metric", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "
+                                            "psi(popularity@K), coverage[@K], gini[@K], novelty[@K], ild[@K] "
+                                            "(default: all)."),
+              _WINDOW, _START, _END, _BASELINE,
+              Param("by", "list", None, "Series columns, comma-separated (default model,model_version,environment).")),
+             True, call_signals),
     Endpoint("/api/groups", "Prediction groups ordered by their value (Store.groups).",
              (_METRIC, _START, _END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
               Param("limit", "integer", 20, "Groups returned.", minimum=1, maximum=1000)), True, _call_groups),

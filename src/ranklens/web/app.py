@@ -36,7 +36,7 @@ from .api import ENDPOINTS, BadParameter, Endpoint, openapi_spec
 __all__ = ["ENDPOINTS", "check_token", "create_app", "openapi_spec"]
 
 COOKIE = "ranklens_token"
-PAGES = ("/", "/slices", "/groups", "/compare")
+PAGES = ("/", "/slices", "/groups", "/compare", "/signals")
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 _TYPES = {"image/svg+xml": (".svg",), "text/css; charset=utf-8": (".css",), "text/html; charset=utf-8": (".html",),

@@ -2,7 +2,7 @@
 (function () {
   "use strict";
   var C = window.RLCharts, esc = C.esc, fmt = C.fmt;
-  var PAGES = {"/": "overview", "/slices": "slices", "/groups": "groups", "/compare": "compare"};
+  var PAGES = {"/": "overview", "/slices": "slices", "/groups": "groups", "/compare": "compare", "/signals": "signals"};
   var page = PAGES[location.pathname] || "overview";
   var info = null;
   var redraws = [];
@@ -472,7 +472,15 @@
       info.models = info.models || [];
       $("#store-label").textContent = String(i.path || "").split("/").pop() + " \u00b7 " + (i.groups || 0).toLocaleString("en") +
         " groups \u00b7 " + dateOnly(i.first) + " \u2192 " + dateOnly(i.last);
-      ({overview: overview, slices: slices, groups: groups, compare: compare})[page]();
+      // the Signals page lives in signals.js and gets the helpers it needs
+      var signals = function () {
+        window.RLSignalsPage({api: api, info: info, fail: fail, showError: showError, $: $, readUrl: readUrl,
+          writeUrl: writeUrl, fill: fill, values: values, onChange: onChange, fillChoices: fillChoices, models: models,
+          envs: envs, versions: versions, busiest: busiest, sortableTable: sortableTable, tsMs: tsMs,
+          dateOnly: dateOnly, defaultRange: defaultRange, seriesName: seriesName, kpi: kpi,
+          setRedraws: function (fs) { redraws = fs; }});
+      };
+      ({overview: overview, slices: slices, groups: groups, compare: compare, signals: signals})[page]();
     }).catch(fail);
     var t = null;
     window.addEventListener("resize", function () {
