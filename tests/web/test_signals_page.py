@@ -41,7 +41,8 @@ def test_api_signals_are_the_stores(broken_store: str) -> None:
     body = r.json()
     want = Store(broken_store, config=CONFIG, read_only=True).signals(
         ["psi(score)", "gini@5"], where={"environment": "production", "model_version": "v1"}).to_pylist()
-    assert [(x["signal"], x["value"], x["n"]) for x in body["rows"]] == [(x["signal"], x["value"], x["n"]) for x in want]
+    got = [(x["signal"], x["value"], x["n"]) for x in body["rows"]]
+    assert got == [(x["signal"], x["value"], x["n"]) for x in want]
     assert body["signals"] == ["psi(score)", "gini@5"] and body["baseline"] == "environment=training"
     assert set(body["definitions"]) == {"psi", "gini"}
     bad = c.get("/api/signals?metric=psi(nope)")

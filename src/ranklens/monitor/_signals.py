@@ -46,6 +46,7 @@ import numpy as np
 
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
+from ._baseline import baseline_candidates
 from ._db import column_sql, fetch_arrow, filters_sql, quote, slice_columns
 from ._params import check_window, window_delta
 from ._signal_names import SignalName, parse_signal, signal_keys
@@ -320,16 +321,6 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
     return out
 
 
-def _baseline_where(bspec: Baseline, spec_where: Mapping[str, Any], series: Mapping[str, Any]) -> dict[str, Any]:
-    """The monitors' rule: the series' own values, with the baseline environment in place of its own."""
-    where = dict(spec_where)
-    where.update({k: v for k, v in series.items() if v is not None})
-    if bspec.kind == "environment":
-        where = {k: v for k, v in where.items() if k != "environment"}
-        where["environment"] = bspec.environment
-    return where
-
-
 def signals(
     con: Any,
     names: str | Iterable[str] | None = None,
@@ -398,26 +389,25 @@ def signals(
     ends = np.append(bounds[1:], n).astype(np.int64)
     # baseline selections: one per series (per cell for the previous window)
     delta = window_delta(window)
-    bsel: dict[Any, tuple[str, list[Any]]] = {}
+    bsel: dict[Any, tuple[str, list[Any]] | None] = {}
     cell_base: list[Any] = []
     for ck in cell_keys:
         series = {b: ck["c:" + b] for b in by}
-        bw = _baseline_where(bspec, where or {}, series)
-        if bspec.kind == "previous":
-            key: Any = ("prev", tuple(sorted((k, repr(v)) for k, v in bw.items())), ck["c:window"])
-            s, e = ck["c:window"] - delta, ck["c:window"]
-        else:
-            key = ("base", tuple(sorted((k, repr(v)) for k, v in bw.items())))
-            s, e = (bspec.start, bspec.end) if bspec.kind == "range" else (None, None)
-        if key not in bsel:
-            c2, p2 = filters_sql(con, bw, s, e, alias="g")
-            if bspec.kind == "environment" and "model_version" in bw:
-                has = con.execute(f"SELECT count(*) FROM groups g WHERE {c2}", p2).fetchall()[0][0]
-                if not has:  # no baseline for this version: the model's baseline over all versions
-                    c2, p2 = filters_sql(con, {k: v for k, v in bw.items() if k != "model_version"}, s, e, alias="g")
-            bsel[key] = (c2, p2)
+        sel_where = dict(where or {})
+        sel_where.update({k: v for k, v in series.items() if v is not None})
+        # the monitors' rule (_baseline): the first candidate selection that served lists
+        for cand in baseline_candidates(bspec, sel_where, ck["c:window"], ck["c:window"] + delta):
+            key: Any = (tuple(sorted((k, repr(v)) for k, v in cand.where.items())), cand.start, cand.end)
+            if key not in bsel:
+                c2, p2 = filters_sql(con, cand.where, cand.start, cand.end, alias="g")
+                has = con.execute(f"SELECT count(*) FROM groups g WHERE {c2} AND g.source = 'events'",
+                                  p2).fetchall()[0][0]
+                bsel[key] = (c2, p2) if has else None
+            if bsel[key] is not None:
+                break
         cell_base.append(key)
-    btables = {key: _fetch(con, c2, p2, [], wants_ild) for key, (c2, p2) in bsel.items()}
+    empty: tuple[str, list[Any]] = ("FALSE", [])
+    btables = {key: _fetch(con, *(sel or empty), [], wants_ild) for key, sel in bsel.items()}
     # one dictionary of item ids (sorted), and of attribute values, shared by the window and every baseline
     all_items = pa.chunked_array([t.column("item_id") for t in [wt, *btables.values()]], pa.string())
     dictionary = pc.unique(all_items).sort() if all_items.length() else pa.array([], pa.string())

@@ -282,9 +282,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              (Param("metric", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "
                                             "psi(popularity@K), coverage[@K], gini[@K], novelty[@K], ild[@K] "
                                             "(default: all)."),
-              _WINDOW, _START, _END, _BASELINE,
-              Param("by", "list", None, "Series columns, comma-separated (default model,model_version,environment).")),
-             True, call_signals),
+              _WINDOW, _START, _END, _BASELINE, _BY), True, call_signals),
     Endpoint("/api/groups", "Prediction groups ordered by their value (Store.groups).",
              (_METRIC, _START, _END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
               Param("limit", "integer", 20, "Groups returned.", minimum=1, maximum=1000)), True, _call_groups),
