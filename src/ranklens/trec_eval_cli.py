@@ -146,8 +146,7 @@ def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
     from .conventions import get_convention
 
     fields: dict[str, Any] = {"relevance_level": float(args.level)}
-    if args.complete or args.judged_only:
-        # every judged query; with -J a query whose documents are all unjudged keeps its (empty) run
+    if args.complete:
         fields.update(queries="judged", missing_ranking="zero")
     if gains is not None:
         fields["gain"] = gains
@@ -213,29 +212,13 @@ def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
         keep &= np.isin(np.char.add(np.char.add(qid, " "), item), j_keys)
     if keep.all():
         return rankings
-    if not keep.any():
-        raise InvalidParameterError(f"-J leaves no document of the run {args.run}: none of them is judged (trec_eval "
-                                    "prints zeros there; ranklens refuses an empty run).")
+    # a query whose documents -J removed stays ranked, with an empty list (trec_eval scores it, num_ret 0)
+    first = np.r_[True, qid[1:] != qid[:-1]] if qid.size else np.zeros(0, dtype=bool)
+    emptied = first & ~np.isin(qid, np.unique(qid[keep]))
     return Rankings(filter_ids(rankings.qid, keep), filter_ids(rankings.item, keep),
                     score=None if rankings.score is None else rankings.score[keep],
-                    rank=None if rankings.rank is None else rankings.rank[keep], source=rankings.source)
-
-
-def _check_queries(judgments: Any, rankings: Any, args: _Args) -> Any:
-    """trec_eval 10 without ``-c`` stops on a judged query the run lacks; with ``-J`` the judgments are
-    narrowed to the run's queries first (the convention then keeps a query whose run ``-J`` emptied)."""
-    from ._ids import filter_ids
-    from .records import Judgments
-
-    if args.complete or not args.judged_only:
-        return judgments  # the convention decides (trec_eval10: a missing query is an error)
-    jq = _ids(judgments.qid)
-    ran = np.isin(jq, np.unique(_ids(rankings.qid)))
-    if not ran.all():
-        raise InvalidParameterError(f"judged query {jq[~ran][0]!r} is not in the run {args.run} (trec_eval 10 "
-                                    "stops there; -c scores such queries 0).")
-    return Judgments(filter_ids(judgments.qid, ran), filter_ids(judgments.item, ran), judgments.label[ran],
-                     source=judgments.source)
+                    rank=None if rankings.rank is None else rankings.rank[keep], source=rankings.source,
+                    empty_qids=filter_ids(rankings.qid, emptied) if emptied.any() else None)
 
 
 def _runid(path: str) -> str:
@@ -271,7 +254,6 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
     judgments = read_judgments(args.qrels, format="trec")
     rankings = read_rankings(run_path, format="trec")
     if args.max_docs is not None or args.judged_only:
-        judgments = _check_queries(judgments, rankings, args)
         rankings = _select(judgments, rankings, args)
     by_gains: dict[str, tuple[dict[float, float] | None, list[Line]]] = {}
     for _, lines, gains in asked:
