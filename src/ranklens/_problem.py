@@ -35,6 +35,7 @@ from ._kernels.codes import (
     ORDER_ITEM_ASC,
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
+    ORDER_QUICKSORT_REVERSED,
     ORDER_WORST,
     TIES_AVERAGE,
     TIES_NONE,
@@ -270,6 +271,8 @@ def _ordering(conv: Convention, items: IdArray | None,
         order_mode = ORDER_BEST
     elif ties == "ranx" and not in_ranx_order:  # what ranx.Run does to a dict's order when it is built
         order_mode = ORDER_QUICKSORT
+    elif ties == "ranx_dict":  # what ranx.evaluate does to plain dicts
+        order_mode = ORDER_QUICKSORT_REVERSED
     return order_mode, kernel_ties, item_offs, item_data
 
 

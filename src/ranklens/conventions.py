@@ -22,7 +22,7 @@ __all__ = ["AGGREGATE_FIELDS", "CONVENTIONS", "VALUE_FIELDS", "Convention", "get
 GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
-    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "shared_rank"),
+    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "ranx_dict", "shared_rank"),
     "score_precision": ("float64", "float32"),
     "label_precision": ("float64", "float32", "int"),
     "ideal": ("judgments", "ranking"),
@@ -56,7 +56,10 @@ class Convention:
         in descending / ascending byte order (trec_eval uses descending).
         ``"worst"`` / ``"best"``: the least / most relevant tied item first
         (the bounds of a query's value; CatBoost uses ``"worst"``).
-        ``"ranx"``: numba's quicksort order, as ranx's ``Run`` sorts.
+        ``"ranx"``: numba's quicksort order, as ranx's ``Run`` sorts (a
+        ``ranx.Run`` given itself keeps its order). ``"ranx_dict"``: the
+        order ``ranx.evaluate`` gives plain dicts (an ascending quicksort,
+        reversed).
         ``"shared_rank"``: tied items share their truncated mean rank
         (Evidently).
     score_precision : {"float64", "float32"}, default="float64"

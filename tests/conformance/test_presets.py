@@ -675,3 +675,19 @@ def test_evidently_environment_is_there():
     # the Evidently peer must run; a missing environment is a failure, never a skip
     assert EVIDENTLY_PYTHON.exists(), (
         f"{EVIDENTLY_PYTHON} is missing: run `make install-test` to create the Evidently peer environment")
+
+
+def test_ranx_plain_dicts_order_is_ties_ranx_dict(ranx_cases):
+    """ranx.evaluate given dicts (no Run) orders ties its own way: ties='ranx_dict' reproduces it."""
+    from ranx import evaluate
+
+    qrels, run = qrels_dict(ranx_cases, cast=float), run_dict(ranx_cases)
+    metrics = [m for _, m in RANX_PAIRS]
+    want = evaluate({q: {d: int(v) for d, v in docs.items()} for q, docs in qrels.items()}, run, metrics,
+                    return_mean=False)
+    res = ranklens.evaluate(qrels, run, [k for k, _ in RANX_PAIRS], convention="ranx", ties="ranx_dict")
+    for key, m in RANX_PAIRS:
+        close(res.per_query_dict(key), dict(zip(run, map(float, want[m]), strict=True)), f"ranx dicts {m}")
+    # the Run path orders them differently on these tie-heavy lists
+    run_order = ranklens.evaluate(qrels, run, ["ndcg@10"], convention="ranx").per_query_dict("ndcg@10")
+    assert differs(run_order, dict(zip(run, map(float, want["ndcg@10"]), strict=True))) >= 3

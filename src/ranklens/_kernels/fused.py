@@ -35,6 +35,7 @@ from .codes import (
     ORDER_ITEM_ASC,
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
+    ORDER_QUICKSORT_REVERSED,
     ORDER_WORST,
     P_DEPTH,
     RECALL,
@@ -122,6 +123,8 @@ def order_rows(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
         for i in range(n):
             neg[i] = -s[i]
         return np.argsort(neg)
+    if mode == ORDER_QUICKSORT_REVERSED:
+        return np.argsort(s)[::-1].copy()
     if mode == ORDER_WORST or mode == ORDER_BEST:
         key = np.empty(n, np.float64)
         for i in range(n):
@@ -157,7 +160,8 @@ def order_into(s, lab, rows, mode, offs, data, o_buf):  # pragma: no cover - com
     an insertion sort by descending score keeps tied rows in input order, as the stable mergesort
     of the negated scores does."""
     n = s.shape[0]
-    if n > _SMALL_SORT or mode == ORDER_QUICKSORT or mode == ORDER_WORST or mode == ORDER_BEST:
+    if n > _SMALL_SORT or mode == ORDER_QUICKSORT or mode == ORDER_QUICKSORT_REVERSED or mode == ORDER_WORST \
+            or mode == ORDER_BEST:
         return order_rows(s, lab, rows, mode, offs, data)
     o = o_buf[:n]
     for a in range(n):
@@ -206,7 +210,7 @@ def evaluate_queries(
     empty = np.zeros((n_q, n_m), np.bool_)
     any_map = False
     binary = False  # a binary measure counts the relevant labels of the whole list
-    full_depth = order_mode == ORDER_QUICKSORT  # ranx's order depends on the whole list
+    full_depth = order_mode == ORDER_QUICKSORT or order_mode == ORDER_QUICKSORT_REVERSED  # ranx: whole list
     depth_max = 0  # the ideal list and the ordered rows are needed to the deepest cutoff only
     for mi in range(n_m):
         if m_gain[mi] == GAIN_MAP:
