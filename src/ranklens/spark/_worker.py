@@ -174,7 +174,8 @@ class Worker:
             none = np.zeros(0, np.int64)
             if r is None and j is not None:
                 r = Rankings(take_ids(j.qid, none), take_ids(j.item, none), source="the rankings DataFrame",
-                             **{key_name: np.zeros(0)})
+                             score=np.zeros(0) if key_name == "score" else None,
+                             rank=np.zeros(0) if key_name == "rank" else None)
             if j is None and r is not None:
                 j = Judgments(take_ids(r.qid, none), take_ids(r.item, none), np.zeros(0),
                               source="the judgments DataFrame")
