@@ -230,3 +230,20 @@ def test_cutoffs_above_1000_are_refused_in_one_line(store, args, capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2
     assert len(err.strip().splitlines()) == 1 and "1000" in err and "Traceback" not in err
+
+
+def test_compare_defaults_to_the_same_period(store):
+    # v1 was served on 2026-10-01 (training) and 2026-10-02 (production), v2 on 2026-10-02 only: by default both
+    # sides are the days both were served, 2026-10-02
+    c = store.compare("ndcg@10", a={"where": {"model_version": "v1"}}, b={"where": {"model_version": "v2"}},
+                      n_resamples=100)
+    va, vb = _cell_values(WIN, (None, None)), [LO] * 3 + [HI] * 3
+    assert (c["a"]["start"], c["a"]["end"]) == ("2026-10-02T00:00:00", "2026-10-03T00:00:00")
+    assert (c["b"]["start"], c["b"]["end"]) == (c["a"]["start"], c["a"]["end"])
+    assert c["a"]["n_groups"] == len(va) and c["b"]["n_groups"] == len(vb)
+    assert c["difference"] == pytest.approx(sum(va) / len(va) - sum(vb) / len(vb), abs=1e-12)
+    assert c["p_value"] == pytest.approx(scipy_stats.ttest_ind(va, vb, equal_var=False).pvalue, rel=1e-9)
+    # as given: v1's training day counts too
+    c = store.compare("ndcg@10", a={"where": {"model_version": "v1"}}, b={"where": {"model_version": "v2"}},
+                      n_resamples=100, same_period=False)
+    assert c["a"]["n_groups"] == len(va) + len(_cell_values(BASE, (None, None))) and c["a"]["start"] is None

@@ -67,14 +67,18 @@ def test_explain_is_the_seeds_table(seed_client: Any) -> None:
     assert e["dcg"] == pytest.approx(0.5)
     assert e["idcg"] == pytest.approx(2.13093, abs=5e-6)
     assert e["value"] == pytest.approx(0.23464, abs=5e-6)
-    assert [r["position"] for r in e["rows"]] == [1, 2, 3]
-    assert [r["gain"] for r in e["rows"]] == [0.0, 0.0, 1.0]
-    assert [r["discount"] for r in e["rows"]] == pytest.approx([1 / math.log2(i + 1) for i in (1, 2, 3)])
-    assert [r["contribution"] for r in e["rows"]] == pytest.approx([0.0, 0.0, 0.5])
-    # the ideal order: the three relevant items (equal gains: their order among themselves is not a rule)
-    assert sorted(r["item"] for r in e["ideal_rows"]) == ["x_item3", "x_item4", "x_item5"]
-    assert [r["gain"] for r in e["ideal_rows"]] == [1.0, 1.0, 1.0]
-    assert e["ideal_rows"][-1]["running_idcg"] == pytest.approx(1 + 1 / math.log2(3) + 0.5)
+    # the whole list is shown, the positions after k marked; served by rank (no score), relevance as given
+    assert [r["position"] for r in e["rows"]] == [1, 2, 3, 4, 5]
+    assert [r["beyond_cutoff"] for r in e["rows"]] == [False, False, False, True, True]
+    assert [r["rank"] for r in e["rows"]] == [1, 2, 3, 4, 5] and [r["score"] for r in e["rows"]] == [None] * 5
+    assert [r["relevance"] for r in e["rows"]] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    assert [r["gain"] for r in e["rows"]] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    assert [r["discount"] for r in e["rows"]] == pytest.approx([1 / math.log2(i + 1) for i in (1, 2, 3, 4, 5)])
+    assert [r["contribution"] for r in e["rows"]][:3] == pytest.approx([0.0, 0.0, 0.5])
+    # the ideal order: the three relevant items first (equal gains: their order among themselves is not a rule)
+    assert sorted(r["item"] for r in e["ideal_rows"][:3]) == ["x_item3", "x_item4", "x_item5"]
+    assert [r["gain"] for r in e["ideal_rows"]] == [1.0, 1.0, 1.0, 0.0, 0.0]
+    assert e["ideal_rows"][2]["running_idcg"] == pytest.approx(1 + 1 / math.log2(3) + 0.5)
 
 
 def test_explain_y_whole_list(seed_client: Any) -> None:

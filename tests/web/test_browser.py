@@ -104,7 +104,8 @@ def test_overview_filter_change_updates_the_chart(browser: Any, live_sim: Any) -
         api = json.load(urllib.request.urlopen(live_sim.url + "/api/report?metric=ndcg@5&model=ranker&window=day"
                                                "&start=2026-09-24&end=2026-10-15&ci=bootstrap"))
         series = {(r["model"], r["model_version"], r["environment"]) for r in api["rows"]}
-        names = [t for t in w.page.locator("#overview-chart .rl-legend-item").all_inner_texts() if "\u00b7" in t]
+        names = [t for t in w.page.locator("#overview-chart .rl-legend-item").all_inner_texts()
+                 if "\u00b7" in t and not t.startswith("baseline of")]
         assert len(names) == len(series)
         # one environment only: fewer series
         w.page.select_option("#overview-controls select[name=environment]", "production")
@@ -138,15 +139,27 @@ def test_group_search_shows_its_table(browser: Any, live_sim: Any) -> None:
         q = (f"group_id={worst['group_id']}&model={worst['model']}&model_version={worst['model_version']}"
              f"&environment={worst['environment']}&k=10")
         e = json.load(urllib.request.urlopen(live_sim.url + "/api/explain?" + q))
-        rows = w.page.locator("#explain-rows tbody tr")
+        # the whole list, beyond k: one row per position, and the cutoff line after position k
+        assert len(e["rows"]) == e["n_items"] > 10
+        rows = w.page.locator("#explain-rows tbody tr:not(.cutoff)")
         assert rows.count() == max(len(e["rows"]), len(e["ideal_rows"]))
+        assert w.page.locator("#explain-rows tbody tr.cutoff").count() == 1
+        assert w.page.locator("#explain-rows tbody tr.beyond").count() == len(e["rows"]) - 10
         first = rows.nth(0).locator("td").all_inner_texts()
-        assert first[0] == "1" and first[1] == str(e["rows"][0]["item"])
-        assert first[4] == "1.00000"  # the discount of position 1
+        served = e["rows"][0]
+        assert first[0] == "1" and first[3] == str(served["item"])
+        # the served rank or the real score (never the negative rank), and the item's labels
+        assert first[1] == ("" if served["rank"] is None else str(served["rank"]))
+        assert first[2] == ("" if served["score"] is None else f"{served['score']:.4f}")
+        assert first[4] == ", ".join(served["labels"])
+        assert first[7] == "1.00000"  # the discount of position 1
+        labelled = [r for r in e["rows"] if r["labels"]]
+        assert labelled, "the simulated lists carry click labels"
         summary = w.page.locator("#explain-summary").inner_text()
         assert f"{e['dcg']:.5f}" in summary and f"{e['idcg']:.5f}" in summary and f"{e['value']:.5f}" in summary
         headers = w.page.locator("#explain-rows thead th").all_inner_texts()
-        assert headers[:7] == ["pos", "item", "relevance", "gain", "discount", "contribution", "DCG"]
+        assert headers[:10] == ["pos", "rank", "score", "item", "labels", "relevance", "gain", "discount",
+                                "contribution", "DCG"]
         assert "ideal item" in headers
         _shot(w.page, "groups-explain")
         # a group that does not exist: a readable error, no table
@@ -168,8 +181,12 @@ def test_slices_table_sorts_and_compare_changes(browser: Any, live_sim: Any) -> 
     w = Watched(browser, live_sim.url)
     try:
         w.open("/slices", READY["slices"])
-        contributions = w.page.locator("#slices-table tbody tr td:nth-child(9)").all_inner_texts()
-        assert [float(x) for x in contributions] == sorted(float(x) for x in contributions)
+        # most harmful first among the slices listed alone; pooled "(other)" rows last
+        texts = w.page.locator("#slices-table tbody tr td:nth-child(2)").all_inner_texts()
+        contributions = [float(x) for x in w.page.locator("#slices-table tbody tr td:nth-child(11)").all_inner_texts()]
+        pooled = ["below the minimum support" in t for t in texts]
+        alone = [c for p, c in zip(pooled, contributions) if not p]
+        assert alone == sorted(alone) and pooled == sorted(pooled)
         w.page.click("#slices-table th[data-key=n_window]")
         counts = [int(x) for x in w.page.locator("#slices-table tbody tr td:nth-child(7)").all_inner_texts()]
         assert counts == sorted(counts)
@@ -177,11 +194,83 @@ def test_slices_table_sorts_and_compare_changes(browser: Any, live_sim: Any) -> 
         counts = [int(x) for x in w.page.locator("#slices-table tbody tr td:nth-child(7)").all_inner_texts()]
         assert counts == sorted(counts, reverse=True)
         w.open("/compare", READY["compare"])
+        # by default both sides cover the same days
+        dates = [w.page.input_value(f"input[name={n}]") for n in ("a_start", "a_end", "b_start", "b_end")]
+        assert dates[0] and dates[:2] == dates[2:]
+        assert w.page.locator("#compare-warning").is_hidden()
         before = w.page.locator("#compare-diff").get_attribute("data-signature")
         w.page.select_option("select[name=b_model_version]", "v2")
         w.page.wait_for_function(
             f"() => document.querySelector('#compare-diff').dataset.signature !== {json.dumps(before)}")
         assert "not significant" in w.page.locator("#compare-verdict").inner_text()  # the same selection twice
+        assert w.problems == []
+    finally:
+        w.close()
+
+
+def test_slices_pairs_p_values_filters_and_links_to_groups(browser: Any, live_sim: Any) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open("/slices?min_support=5&model=ranker&model_version=v1", READY["slices"])
+        url = (live_sim.url + "/api/slices?metric=ndcg@10&start=2026-10-08&end=2026-10-15&environment=production"
+               "&model=ranker&model_version=v1&min_support=5&depth=2")
+        api = json.load(urllib.request.urlopen(url))
+        rows = w.page.locator("#slices-table tbody tr")
+        assert rows.count() == len(api["rows"])
+        assert {r["model_version"] for r in api["rows"]} == {"v1"}  # the version filter
+        assert any(r["column2"] for r in api["rows"])  # two-column slices
+        headers = w.page.locator("#slices-table thead th").all_inner_texts()
+        assert "p-value" in headers and "adjusted p" in headers and "series" not in headers  # one series
+        first = api["rows"][0]
+        cells = rows.nth(0).locator("td").all_inner_texts()
+        p = first["p_adjusted"]
+        assert cells[headers.index("adjusted p")] == (f"{p:.1e}" if p < 1e-4 else f"{p:.4f}")
+        # the heatmap: each row against its own baseline (the tooltip names it)
+        hm = json.load(urllib.request.urlopen(url.replace("/api/slices", "/api/heatmap") + "&window=day&limit=12"
+                                              "&history_start=2026-09-24"))
+        assert len(set(round(c, 6) for c in hm["centers"])) > 1
+        w.page.locator("#slices-heatmap rect.rl-cell").last.hover()
+        tip = w.page.locator("#slices-heatmap .rl-tip").inner_text()
+        assert f"its baseline: {hm['centers'][-1]:.4f}" in tip
+        _shot(w.page, "slices-filtered")
+        # a row's "groups" link opens the Groups page over that slice's lists in the window
+        link = rows.nth(0).locator("a.groups-link")
+        link.click()
+        w.page.wait_for_function("() => location.pathname === '/groups'"
+                                 " && document.querySelector('#groups-table table')")
+        chips = w.page.locator("#groups-filters .chip").all_inner_texts()
+        assert f"{first['column']}={first['value']}" in chips and "model_version=v1" in chips
+        got = json.load(urllib.request.urlopen(
+            live_sim.url + "/api/groups?metric=ndcg@10&start=2026-10-08&end=2026-10-15&limit=50&environment=production"
+            f"&model=ranker&model_version=v1&{first['column']}={first['value']}"
+            + (f"&{first['column2']}={first['value2']}" if first["column2"] else "")))["rows"]
+        shown = w.page.locator("#groups-table tbody tr td:nth-child(1)").all_inner_texts()
+        assert shown == [g["group_id"] for g in got] and len(got) == min(50, first["n_window"])
+        _shot(w.page, "groups-of-a-slice")
+        assert w.problems == []
+    finally:
+        w.close()
+
+
+def test_overview_draws_each_series_baseline_and_no_series_in_alert_red(browser: Any, live_sim: Any) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        w.open("/", READY["overview"])
+        strokes = w.page.eval_on_selector_all("#overview-chart .rl-series path",
+                                              "ps => ps.map(p => p.getAttribute('stroke'))")
+        alert = w.page.evaluate("RLCharts.alert")
+        assert strokes and alert not in strokes
+        dashed = w.page.eval_on_selector_all("#overview-chart .rl-series",
+                                             "gs => gs.filter(g => g.querySelector('path').getAttribute("
+                                             "'stroke-dasharray')).map(g => g.dataset.name)")
+        assert dashed and all("training" in n for n in dashed)
+        base = json.load(urllib.request.urlopen(live_sim.url + "/api/baselines?metric=ndcg@10&model=ranker"
+                                                "&start=2026-09-24&end=2026-10-15"))["rows"]
+        refs = [b for b in base if not b["own"]]
+        assert len(refs) == w.page.locator("#overview-chart .rl-ref").count() > 0
+        titles = w.page.eval_on_selector_all("#overview-chart .rl-ref title", "ts => ts.map(t => t.textContent)")
+        assert sorted(titles) == sorted(f"baseline of {b['model']} \u00b7 {b['model_version']} \u00b7 "
+                                        f"{b['environment']}: {b['value']:.4f}" for b in refs)
         assert w.problems == []
     finally:
         w.close()

@@ -20,11 +20,12 @@ from .._deps import require
 from ..errors import InputError, InvalidParameterError
 from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
-from ._params import baseline_selection, check_window, metric_keys, parse_time
+from ._explain import GroupExplanation, explain_group
+from ._params import MAX_CUTOFF, baseline_selection, check_window, metric_keys, parse_time
 from ._schema import schema_version
 from ._slices import MIN_SUPPORT, slice_report
 from ._stats import cell_intervals, difference, summary
-from ._values import events, gains, select_values
+from ._values import select_values
 from .config import Baseline, MonitorConfig
 
 __all__ = ["Reports", "aggregate"]
@@ -133,60 +134,78 @@ class Reports:
         return pa.table(out)
 
     def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
-                environment: str | None = None, k: int | None = 10, measure: str = "ndcg") -> Any:
-        """The core's :func:`ranklens.explain` table of one served list, with the store's attributed gains."""
-        pa = require("pyarrow")
-        from ..explain import explain as _explain
-
+                environment: str | None = None, k: int | None = 10, measure: str = "ndcg") -> GroupExplanation:
+        """One served list position by position, the whole list (see :meth:`Store.explain`)."""
         where = {"group_id": str(group_id)}
         for c, v in (("model", model), ("model_version", model_version), ("environment", environment)):
             if v is not None:
                 where[c] = v
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_CUTOFF):
+            raise InvalidParameterError(f"`k` must be an integer in [1, {MAX_CUTOFF}] or None; got {k!r}.")
         with self.db.reading() as con:
             cond, params = filters_sql(con, where, None, None)
             found = con.execute(
-                f"SELECT gid, model, model_version, environment, source FROM groups WHERE {cond} ORDER BY gid", params
+                f"SELECT gid, model, model_version, environment, source, order_by FROM groups WHERE {cond} "
+                "ORDER BY gid", params
             ).fetchall()
             if not found:
                 others = ", ".join(f"{c}={v}" for c, v in where.items() if c != "group_id")
                 raise InputError(f"no served list with group_id {str(group_id)!r}"
                                  + (f" and {others}" if len(where) > 1 else "") + " in the store.")
             if len(found) > 1:
-                opts = "; ".join(f"model={m} model_version={v} environment={e}" for _, m, v, e, _ in found[:5])
+                opts = "; ".join(f"model={m} model_version={v} environment={e}" for _, m, v, e, _, _ in found[:5])
                 raise InputError(f"group_id {str(group_id)!r} was served {len(found)} times ({opts}); "
                                  "say which with model / model_version / environment.")
-            gid, source = found[0][0], found[0][4]
+            gid, m, v, e, source, order_by = found[0]
             if source != "events":
                 raise InputError(
                     f"group_id {str(group_id)!r} came as per-group results (no events): nothing to explain."
                 )
-            ev = events(con, self.config.attribution, "SELECT ?", [gid])
-        gain = gains(ev, self.config.attribution)
-        tbl = pa.table({"query": [str(group_id)] * ev.num_rows, "item": ev.column("item_id"),
-                        "score": ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), "label": gain})
-        return _explain(tbl, None, str(group_id), k=k, measure=measure, convention=self.config.convention_obj(),
-                        query_col="query", item_col="item", score_col="score", label_col="label")
+            return explain_group(con, self.config, gid, (str(group_id), m, v, e, order_by), k, measure)
 
     def compare(self, metric: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
-                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-        """Two selections of groups side by side: means, intervals, Welch's test."""
+                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
+                same_period: bool = True) -> dict[str, Any]:
+        """Two selections of groups side by side: means, intervals, Welch's test (see :meth:`Store.compare`)."""
         key = metric_keys(metric)[0]
+        sels = []
+        for name, sel in (("a", a), ("b", b)):
+            sel = dict(sel or {})
+            unknown = set(sel) - {"where", "start", "end"}
+            if unknown:
+                raise InvalidParameterError(f"`{name}` accepts where, start and end; not {', '.join(sorted(unknown))}.")
+            sels.append(sel)
+        note = ""
         sides = []
         with self.db.reading() as con:
-            for name, sel in (("a", a), ("b", b)):
-                sel = dict(sel or {})
-                unknown = set(sel) - {"where", "start", "end"}
-                if unknown:
-                    raise InvalidParameterError(
-                        f"`{name}` accepts where, start and end; not {', '.join(sorted(unknown))}."
-                    )
+            if same_period and not any(sel.get(t) for sel in sels for t in ("start", "end")):
+                spans = []
+                for sel in sels:
+                    cond, params = filters_sql(con, sel.get("where"), None, None)
+                    spans.append(con.execute(f"SELECT min(ts), max(ts) FROM groups WHERE {cond}", params).fetchall()[0])
+                if all(x[0] is not None for x in spans):
+                    first, last = max(x[0] for x in spans), min(x[1] for x in spans)
+                    s0 = _dt.datetime(first.year, first.month, first.day)
+                    e0 = _dt.datetime(last.year, last.month, last.day) + _dt.timedelta(days=1)
+                    if first <= last:  # the days both sides were served
+                        for sel in sels:
+                            sel["start"], sel["end"] = s0, e0
+                    else:
+                        note = ("A and B were served over periods that do not overlap: the difference may come from "
+                                "the period as well as from what differs between them.")
+            for sel in sels:
                 _, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
                 sides.append(v[:, 0][~np.isnan(v[:, 0])])
         out: dict[str, Any] = {"metric": key}
-        for name, v in zip(("a", "b"), sides, strict=True):
+        for name, v, sel in zip(("a", "b"), sides, sels, strict=True):
             out[name] = summary(v, confidence, n_resamples, seed)
+            for t in ("start", "end"):
+                tv = parse_time(sel.get(t), t)
+                out[name][t] = tv.isoformat() if tv is not None else None
         va, vb = sides
         out.update(difference(va, vb, confidence, n_resamples, seed))
+        if note:
+            out["note"] = note
         return out
 
     def window(self, start: Any = None, end: Any = None) -> tuple[_dt.datetime, _dt.datetime]:
@@ -235,11 +254,12 @@ class Reports:
                 row: dict[str, Any] = dict(series)
                 if spec.kind == "previous":
                     row.update({"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_groups": 0,
-                                "baseline": "previous window (one per window)"})
+                                "baseline": "previous window (one per window)", "own": False})
                 else:
                     _, v, sel = select_baseline(con, self.config, [key], spec, w)
                     row.update(summary(v[:, 0], confidence, n_resamples, seed))
                     row["baseline"] = sel.describe()
+                    row["own"] = sel.where == w and sel.start is None and sel.end is None  # the series is its baseline
                 rows.append(row)
         if not rows:
             return pa.table({**{b: pa.array([], pa.string()) for b in by}, "value": pa.array([], pa.float64())})

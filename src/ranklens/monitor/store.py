@@ -217,17 +217,33 @@ class Store:
 
     def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
                 environment: str | None = None, k: int | None = 10, measure: str = "ndcg") -> Any:
-        """The core's :func:`ranklens.explain` table of one served list, with the store's attributed gains."""
+        """One served list position by position, over the whole list: the core's :func:`ranklens.explain`
+        table with the store's attributed gains, and each item's served rank, real score, labels and
+        explicit relevance. ``dcg``, ``idcg`` and ``value`` are at cutoff ``k`` (at most 1000); the rows
+        after it are marked ``beyond_cutoff``.
+
+        Returns
+        -------
+        GroupExplanation
+            ``rows``, ``ideal_rows``, ``dcg``, ``idcg``, ``value``; ``to_dict()`` and ``table()``.
+        """
         return self._reports().explain(group_id, model, model_version, environment, k, measure)
 
     def compare(self, metric: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
-                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
+                same_period: bool = True) -> dict[str, Any]:
         """Two selections of groups (model versions, windows...) side by side: means, intervals, Welch's test.
 
         ``a`` and ``b`` are ``{"where": {...}, "start": ..., "end": ...}``. The groups differ, so the test is
         unpaired (Welch's t) and the interval of the difference a bootstrap over each side's groups.
+
+        When neither side gives a time range, both are taken over the same period (``same_period``): the days
+        both were served (two model versions are then compared on the same days, not a new version's days
+        against its predecessor's earlier ones); when they never overlap, each keeps its own and ``note``
+        says so. Each side reports its ``start`` and ``end``.
         """
-        return self._reports().compare(metric, a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return self._reports().compare(metric, a, b, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                                       same_period=same_period)
 
     def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
                   where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
@@ -243,7 +259,8 @@ class Store:
         Returns
         -------
         pyarrow.Table
-            The ``by`` columns, ``value``, ``ci_low``, ``ci_high`` (bootstrap), ``n_groups``, ``baseline``.
+            The ``by`` columns, ``value``, ``ci_low``, ``ci_high`` (bootstrap), ``n_groups``, ``baseline`` (the
+            selection in words), ``own`` (the series is its own baseline, e.g. a training series).
         """
         return self._reports().baselines(metric, by, where, start, end, baseline, confidence=confidence,
                                          n_resamples=n_resamples, seed=seed)

@@ -103,6 +103,7 @@
   }
   function envs() { return uniq(info.models.map(function (m) { return m.environment; })).sort(); }
   function versions() { return uniq(info.models.map(function (m) { return m.model_version; })).sort(); }
+  function versionKeys() { return uniq(info.models.map(function (m) { return m.model + "\u0000" + m.model_version; })).sort(); }
   function seriesName(r) {
     return [r.model, r.model_version, r.environment].filter(function (x) { return x !== undefined && x !== null; }).join(" \u00b7 ");
   }
@@ -185,10 +186,10 @@
       $("#overview-title").textContent = metric + " per " + s.window;
       Promise.all([
         api("/api/report", q, "overview-report"),
-        api("/api/baseline", {metric: metric, model: s.model, model_version: s.model_version}, "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
+        api("/api/baselines", Object.assign({metric: metric, start: s.start, end: s.end}, filters), "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
         api("/api/alerts", {start: s.start, end: s.end, metric: metric}, "overview-alerts")
       ]).then(function (res) {
-        var rep = res[0], base = res[1], alerts = res[2].rows.filter(function (a) {
+        var rep = res[0], bases = res[1] ? res[1].rows : [], alerts = res[2].rows.filter(function (a) {
           return (!s.model || !a.model || a.model === s.model) && (!s.environment || a.environment === s.environment) &&
                  (!s.model_version || a.model_version === s.model_version);
         });
@@ -197,42 +198,50 @@
           var key = seriesName(r);
           (groups[key] = groups[key] || []).push({x: tsMs(r.window), y: r.value, lo: r.ci_low, hi: r.ci_high, n: r.n_groups});
         });
-        // a series keeps its colour whatever the filters: its place among all the store's series
-        var all = info.models.map(seriesName);
+        // a model version keeps its colour whatever the filters (its place among the store's versions); its
+        // training series is dashed, and each series' own baseline (the monitors' rule) a dotted line
+        var colourOf = function (r) {
+          var i = versionKeys().indexOf(r.model + "\u0000" + r.model_version);
+          return i >= 0 ? C.palette[i % C.palette.length] : undefined;
+        };
+        var meta = {};
+        rep.rows.forEach(function (r) { meta[seriesName(r)] = r; });
         var series = Object.keys(groups).sort().map(function (k) {
-          var i = all.indexOf(k);
-          return {name: k, points: groups[k].sort(function (a, b) { return a.x - b.x; }),
-                  color: i >= 0 ? C.palette[i % C.palette.length] : undefined};
+          return {name: k, points: groups[k].sort(function (a, b) { return a.x - b.x; }), color: colourOf(meta[k]),
+                  dash: meta[k].environment === "training"};
         });
-        var band = base && base.value !== null ? {value: base.value, lo: base.ci_low, hi: base.ci_high,
-                                                   label: "baseline"} : null;
+        var baseOf = {};
+        bases.forEach(function (b) { baseOf[seriesName(b)] = b; });
+        var refs = bases.filter(function (b) { return !b.own && b.value !== null && groups[seriesName(b)]; })
+          .map(function (b) { return {value: b.value, color: colourOf(b), label: "baseline of " + seriesName(b)}; });
+        var band = null;
         var markers = alerts.map(function (a) {
           return {x: tsMs(a.window_start || a.window || a.fired_at),
                   label: "alert " + (a.monitor || "") + ": " + [a.model, a.model_version, a.environment].filter(Boolean).join(" ") +
                          " " + fmt(a.value, 4) + " vs baseline " + fmt(a.baseline, 4) + (a.reason ? " (" + a.reason + ")" : "")};
         });
         var draw = function () {
-          C.line($("#overview-chart"), {series: series, band: band, markers: markers, markerLabel: "fired alert",
+          C.line($("#overview-chart"), {series: series, band: band, refs: refs, markers: markers, markerLabel: "fired alert",
             x: {type: "time", label: "window start (UTC)"}, y: {label: metric}, height: 360,
             title: metric + " over time"});
         };
         draw(); redraws = [draw];
         $("#overview-note").textContent = (s.ci === "none" ? "" : "Shaded: " + (s.ci === "t" ? "t" : "bootstrap") +
           " 95% interval of each window's mean over groups. ") +
-          (band ? "Grey band: the baseline (" + describeBaseline(base.spec) + ", " + base.n_groups + " groups) with its interval. " : "") +
-          "Red markers: fired alerts. Hover the chart for values.";
+          (refs.length ? "Dotted lines: each series' own baseline, as the monitors compare it (" +
+           bases.filter(function (b) { return !b.own && groups[seriesName(b)]; }).map(function (b) {
+             return seriesName(b) + ": " + b.baseline + ", " + b.n_groups + " groups"; }).join("; ") + "). " : "") +
+          "Dashed: the training environment. Red markers: fired alerts. Hover the chart for values.";
         // KPIs: latest window of each production series (or of every series)
         var prod = series.filter(function (x) { return /production/.test(x.name); });
         var latest = (prod.length ? prod : series).map(function (x) { return {name: x.name, p: x.points[x.points.length - 1]}; });
         var html = "";
-        latest.slice(0, 3).forEach(function (l) {
-          var ch = band ? l.p.y - band.value : null;
+        latest.slice(0, 4).forEach(function (l) {
+          var b = baseOf[l.name], ok = b && !b.own && b.value !== null, ch = ok ? l.p.y - b.value : null;
           html += kpi("latest " + l.name, fmt(l.p.y, 4), esc(dateOnly(new Date(l.p.x).toISOString())) + " \u00b7 n=" + l.p.n +
-                      (ch !== null ? " \u00b7 <span class='" + signClass(ch) + "'>" + signed(ch) + " vs baseline</span>" : ""),
-                      ch !== null && band && isFinite(band.lo) && l.p.y < band.lo ? "bad" : "");
+                      (ch !== null ? " \u00b7 <span class='" + signClass(ch) + "'>" + signed(ch) + " vs its baseline " + fmt(b.value, 4) + "</span>" : ""),
+                      ch !== null && isFinite(b.ci_low) && l.p.y < b.ci_low ? "bad" : "");
         });
-        html += kpi("baseline", band ? fmt(band.value, 4) : "n/a",
-                    band ? "[" + fmt(band.lo, 4) + ", " + fmt(band.hi, 4) + "] \u00b7 n=" + base.n_groups : "no baseline");
         html += kpi("alerts fired", String(alerts.length), "in the time range", alerts.length ? "bad" : "good");
         $("#overview-kpis").innerHTML = html;
         var cols = [
@@ -253,11 +262,29 @@
   }
 
   // -- Slices ---------------------------------------------------------------------------------------------
+  var SERIES = ["model", "model_version", "environment"];
+  function sliceName(r) {
+    return r.column + "=" + r.value + (r.column2 ? " " + r.column2 + "=" + r.value2 : "") +
+      (r.pooled ? " (" + r.n_cells + " below the minimum support)" : "");
+  }
+  // the Groups page over a row's lists: its window, series and slice values
+  function groupsLink(r, s, metric, m) {
+    if (r.pooled || r.value === "(missing)" || r.value2 === "(missing)") return "";
+    var q = {metric: metric, start: dateOnly(m.window_start), end: dateOnly(m.window_end)};
+    if (s.environment) q.f_environment = s.environment;
+    SERIES.forEach(function (k) { if (r[k] !== undefined && r[k] !== null) q["f_" + k] = r[k]; });
+    q["f_" + r.column] = r.value;
+    if (r.column2) q["f_" + r.column2] = r.value2;
+    return "/groups?" + new URLSearchParams(q).toString();
+  }
+  function pval(v) { return v === null || v === undefined ? "" : v < 1e-4 ? v.toExponential(1) : v.toFixed(4); }
   function slices() {
     var root = $("#slices-controls"), url = readUrl();
     var metricOf = setupMeasure(root, url);
+    fillChoices($("select[name=model]", root), models());
+    fillChoices($("select[name=model_version]", root), versions());
     fillChoices($("select[name=environment]", root), envs());
-    var last = dateOnly(info.last), names = ["start", "end", "window", "environment"];
+    var last = dateOnly(info.last), names = ["start", "end", "window", "model", "model_version", "environment", "depth", "min_support"];
     var dflt = {start: last ? addDays(last, -6) : "", end: last ? addDays(last, 1) : "",
                 environment: envs().indexOf("production") >= 0 ? "production" : ""};
     fill(root, Object.assign(dflt, url), names);
@@ -265,35 +292,54 @@
       showError(null);
       var s = values(root, names), metric = metricOf();
       writeUrl(Object.assign({metric: metric}, s));
-      var q = {metric: metric, start: s.start, end: s.end, environment: s.environment};
+      var q = {metric: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
+               model_version: s.model_version, depth: s.depth, min_support: s.min_support};
       api("/api/slices", q, "slices").then(function (res) {
-        var m = res.summary || {};
-        $("#slices-summary").innerHTML = m.window_value === undefined ? "" :
-          "Window " + esc(dateOnly(m.window_start)) + " to " + esc(dateOnly(m.window_end)) + ": <b>" + fmt(m.window_value, 4) +
-          "</b> over " + m.n_window + " groups, baseline (" + esc(m.baseline || "") + "): <b>" + fmt(m.baseline_value, 4) +
-          "</b> over " + m.n_baseline + " groups; change <span class='" + signClass(m.change) + "'><b>" + signed(m.change) +
-          "</b></span>. Contributions of the values of one column add up to the change, with their mix effects.";
-        var cols = [
-          {key: "column", label: "slice"}, {key: "value", label: "value"},
-          {key: "baseline_value", label: "baseline " + metric, num: true, fmt: function (v) { return fmt(v, 4); }},
-          {key: "window_value", label: "window " + metric, num: true, fmt: function (v) { return fmt(v, 4); }},
-          {key: "change", label: "change", num: true, fmt: function (v) { return signed(v); }, cls: signClass},
+        var m = res.summary || {}, several = (m.series || []).length > 1;
+        var lines = (m.series || []).map(function (x) {
+          return "<li><b>" + esc(seriesName(x.series) || "all groups") + "</b>: " + fmt(x.window_value, 4) + " over " +
+            x.n_window + " groups against its baseline " + fmt(x.baseline_value, 4) + " over " + x.n_baseline +
+            " groups (" + esc(x.baseline) + "); change <span class='" + signClass(x.change) + "'><b>" + signed(x.change) +
+            "</b></span></li>";
+        }).concat((m.skipped || []).map(function (x) {
+          return "<li><b>" + esc(seriesName(x.series)) + "</b>: left out, " + esc(x.reason) + "</li>";
+        }));
+        $("#slices-summary").innerHTML = "Window " + esc(dateOnly(m.window_start)) + " to " + esc(dateOnly(m.window_end)) +
+          ", each series against its own baseline, as the monitors compare it:<ul class='notes'>" + lines.join("") + "</ul>" +
+          "<p class='notes'>contribution = rate effect + mix effect; over the values of one column (or the pairs of two) " +
+          "of one series the contributions add up to its change. Slices with fewer than " + esc(m.min_support) +
+          " groups on either side are pooled into one (other) row. p-values: Welch's test, adjusted by " +
+          ({holm: "Holm's method", bh: "Benjamini-Hochberg", none: "nothing"}[m.correction] || m.correction) + " over the " +
+          m.n_tested + " slices listed.</p>";
+        var rows = res.rows.map(function (r) {
+          return Object.assign({}, r, {series: seriesName(r), slice: sliceName(r), link: groupsLink(r, s, metric, m)});
+        });
+        var f4 = function (v) { return fmt(v, 4); }, sg = function (v) { return signed(v); };
+        var cols = (several ? [{key: "series", label: "series"}] : []).concat([
+          {key: "slice", label: "slice"},
+          {key: "baseline_value", label: "baseline " + metric, num: true, fmt: f4},
+          {key: "window_value", label: "window " + metric, num: true, fmt: f4},
+          {key: "change", label: "change", num: true, fmt: sg, cls: signClass},
           {key: "n_baseline", label: "groups (baseline)", num: true},
           {key: "n_window", label: "groups (window)", num: true},
           {key: "share_window", label: "share of window", num: true, fmt: pct},
-          {key: "contribution", label: "contribution", num: true, fmt: function (v) { return signed(v); }, cls: signClass},
-          {key: "mix", label: "mix effect", num: true, fmt: function (v) { return signed(v); }}
-        ].filter(function (c) { return !res.rows.length || c.key in res.rows[0]; });
-        sortableTable($("#slices-table"), cols, res.rows, {key: "contribution", dir: 1});
+          {key: "rate_effect", label: "rate effect", num: true, fmt: sg},
+          {key: "mix_effect", label: "mix effect", num: true, fmt: sg},
+          {key: "contribution", label: "contribution", num: true, fmt: sg, cls: signClass},
+          {key: "p_value", label: "p-value", num: true, fmt: pval},
+          {key: "p_adjusted", label: "adjusted p", num: true, fmt: pval},
+          {key: "link", label: "groups", html: function (v) { return v ? "<a class='groups-link' href='" + esc(v) + "'>groups</a>" : ""; }}
+        ]);
+        sortableTable($("#slices-table"), cols, rows, null);
       }).catch(fail);
       // the heatmap shows the four weeks up to the window's end: the onset of a drop is visible
       var hstart = s.end ? addDays(s.end, -28) : "", first = dateOnly(info.first);
       if (hstart && first && hstart < first) hstart = first;
       $("#heatmap-range").textContent = hstart && s.end ? "(" + hstart + " to " + s.end + ")" : "";
-      api("/api/heatmap", Object.assign({window: s.window, limit: 12}, q, {start: hstart || s.start}), "heatmap").then(function (hm) {
+      api("/api/heatmap", Object.assign({window: s.window, limit: 12, history_start: hstart}, q), "heatmap").then(function (hm) {
         var draw = function () {
           C.heatmap($("#slices-heatmap"), {rows: hm.rows, cols: hm.cols.map(tsMs), values: hm.values, counts: hm.counts,
-                                           center: hm.baseline, label: metric, title: "slice x time"});
+                                           centers: hm.centers, label: metric, title: "slice x time"});
         };
         draw(); redraws = [draw];
       }).catch(fail);
@@ -304,22 +350,28 @@
 
   // -- Groups ---------------------------------------------------------------------------------------------
   function explainTable(e) {
-    var rows = e.rows || [], ideal = e.ideal_rows || [], n = Math.max(rows.length, ideal.length);
-    var h = "<table class='rl' id='explain-rows'><thead><tr><th>pos</th><th class='l'>item</th>" +
-      (rows.length && "labels" in rows[0] ? "<th class='l'>labels</th>" : "") +
-      "<th>relevance</th><th>gain</th><th>discount</th><th>contribution</th><th>DCG</th>" +
+    var rows = e.rows || [], ideal = e.ideal_rows || [], n = Math.max(rows.length, ideal.length), k = e.k;
+    var h = "<table class='rl' id='explain-rows'><thead><tr><th>pos</th><th>rank</th><th>score</th><th class='l'>item</th>" +
+      "<th class='l'>labels</th><th>relevance</th><th>gain</th><th>discount</th><th>contribution</th><th>DCG</th>" +
       "<th class='l div'>ideal item</th><th>ideal gain</th><th>contribution</th><th>IDCG</th></tr></thead><tbody>";
-    var hasLabels = rows.length && "labels" in rows[0];
     for (var i = 0; i < n; i++) {
       var r = rows[i], g = ideal[i];
-      h += "<tr" + (r && r.gain > 0 ? " class='rel'" : "") + "><td>" + (i + 1) + "</td>";
+      if (k && i === k) {
+        h += "<tr class='cutoff'><td colspan='14'>cutoff k = " + k + ": the positions below do not count in " +
+             esc(e.measure) + " (shown with what they would add at a deeper cutoff)</td></tr>";
+      }
+      var cls = [r && r.gain > 0 ? "rel" : "", k && i >= k ? "beyond" : ""].filter(Boolean).join(" ");
+      h += "<tr" + (cls ? " class='" + cls + "'" : "") + "><td>" + (i + 1) + "</td>";
       if (r) {
-        h += "<td class='l mono'>" + esc(r.item) + "</td>" +
-          (hasLabels ? "<td class='l'>" + esc(Array.isArray(r.labels) ? r.labels.join(", ") : (r.labels || "")) + "</td>" : "") +
-          "<td>" + fmt(r.relevance, 2) + "</td><td>" + fmt(r.gain_used !== undefined ? r.gain_used : r.gain, 4) + "</td>" +
+        h += "<td>" + (r.rank === null || r.rank === undefined ? "" : esc(r.rank)) + "</td>" +
+          "<td>" + (r.score === null || r.score === undefined ? "" : fmt(r.score, 4)) + "</td>" +
+          "<td class='l mono'>" + esc(r.item) + "</td>" +
+          "<td class='l labels'>" + esc((r.labels || []).join(", ")) + "</td>" +
+          "<td>" + (r.relevance === null || r.relevance === undefined ? "" : fmt(r.relevance, 2)) + "</td>" +
+          "<td>" + fmt(r.gain_used !== undefined ? r.gain_used : r.gain, 4) + "</td>" +
           "<td>" + fmt(r.discount, 5) + "</td><td>" + fmt(r.contribution, 5) + "</td><td>" + fmt(r.running_dcg, 5) + "</td>";
       } else {
-        h += "<td></td>" + (hasLabels ? "<td></td>" : "") + "<td></td><td></td><td></td><td></td><td></td>";
+        h += "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>";
       }
       h += g ? "<td class='l mono div'>" + esc(g.item) + "</td><td>" + fmt(g.gain, 4) + "</td><td>" + fmt(g.contribution, 5) +
                "</td><td>" + fmt(g.running_idcg, 5) + "</td>" : "<td class='div'></td><td></td><td></td><td></td>";
@@ -333,13 +385,25 @@
     fillChoices($("select[name=environment]", form), envs());
     fill(form, url, ["group_id", "k", "model_version", "environment"]);
     var metricOf = setupMeasure(root, url);
-    var last = dateOnly(info.last), names = ["start", "end", "order"];
+    var last = dateOnly(info.last), names = ["start", "end", "order", "limit"];
     fill(root, Object.assign({start: last ? addDays(last, -6) : "", end: last ? addDays(last, 1) : ""}, url), names);
+    // filters from the address (a slice's "groups" link): series and slice columns
+    var filterNames = ["model", "model_version", "environment"].concat(info.slices || []);
+    var filters = {};
+    filterNames.forEach(function (n) { if (url["f_" + n] !== undefined) filters[n] = url["f_" + n]; });
+    function showFilters() {
+      var keys = Object.keys(filters);
+      $("#groups-filters").innerHTML = keys.length ? "Only the lists of " + keys.map(function (k) {
+        return "<span class='chip'>" + esc(k) + "=" + esc(filters[k]) + "</span>"; }).join("") +
+        " <a href='#' id='clear-filters'>show every list</a>" : "";
+      var c = $("#clear-filters");
+      if (c) c.addEventListener("click", function (ev) { ev.preventDefault(); filters = {}; showFilters(); loadGroups(); });
+    }
     function explain() {
       showError(null);
       var s = values(form, ["group_id", "k", "model_version", "environment"]);
       if (!s.group_id) return;
-      writeUrl(Object.assign({}, s, values(root, names), {metric: metricOf()}));
+      writeUrl(Object.assign({}, prefixed(), s, values(root, names), {metric: metricOf()}));
       api("/api/explain", s, "explain").then(function (e) {
         $("#explain-card").hidden = false;
         $("#explain-title").textContent = "group " + (e.query || s.group_id) + " \u2014 " + e.measure +
@@ -360,10 +424,16 @@
       explain();
     }
     form.addEventListener("submit", function (ev) { ev.preventDefault(); explain(); });
+    function prefixed() {
+      var out = {};
+      Object.keys(filters).forEach(function (k) { out["f_" + k] = filters[k]; });
+      return out;
+    }
     function loadGroups() {
       var s = values(root, names), metric = metricOf();
       $("#groups-hint").textContent = metric + ", click a group id to explain it";
-      api("/api/groups", Object.assign({metric: metric, limit: 50}, s), "groups").then(function (res) {
+      if (!url.group_id) writeUrl(Object.assign({metric: metric}, prefixed(), s));
+      api("/api/groups", Object.assign({metric: metric}, s, filters), "groups").then(function (res) {
         var slices = info.slices || [];
         var cols = [
           {key: "group_id", label: "group id", html: function (v) { return "<a href='#' class='pick mono' data-id='" + esc(v) + "'>" + esc(v) + "</a>"; }},
@@ -389,6 +459,7 @@
         });
       }).catch(fail);
     }
+    showFilters();
     onChange(root, loadGroups);
     loadGroups();
     if (url.group_id) explain();
@@ -410,7 +481,18 @@
     var env = envs().indexOf("production") >= 0 ? "production" : "";
     var r0 = defaultRange(), d = {};
     if (vs.length >= 2) {
+      // the same period for both: the days both versions were served (in production when there is one)
+      var span = function (v) {
+        var ms = info.models.filter(function (m) { return m.model === main && m.model_version === v && (!env || m.environment === env); });
+        return {first: ms.map(function (m) { return dateOnly(m.first); }).sort()[0] || "",
+                last: ms.map(function (m) { return dateOnly(m.last); }).sort().pop() || ""};
+      };
+      var sa = span(vs[vs.length - 1]), sb = span(vs[vs.length - 2]);
+      var from = sa.first > sb.first ? sa.first : sb.first, to = sa.last < sb.last ? sa.last : sb.last;
       d = {a_model_version: vs[vs.length - 1], b_model_version: vs[vs.length - 2], a_environment: env, b_environment: env};
+      if (from && to && from <= to) {
+        d.a_start = d.b_start = from; d.a_end = d.b_end = addDays(to, 1);
+      }
     } else {
       var mid = addDays(r0.start, Math.floor((Date.parse(r0.end) - Date.parse(r0.start)) / 86400000 / 2));
       d = {a_start: mid, a_end: r0.end, b_start: r0.start, b_end: mid, a_environment: env, b_environment: env};
@@ -454,6 +536,10 @@
             zero: 0, x: {label: "difference of " + metric + " (" + conf + " interval; filled = significant)"}});
         };
         draw(); redraws = [draw];
+        var same = (s.a_start || "") === (s.b_start || "") && (s.a_end || "") === (s.b_end || "");
+        $("#compare-warning").hidden = same;
+        $("#compare-warning").textContent = same ? "" : "A and B cover different periods: a difference may come from the " +
+          "period (traffic, season, late labels) as well as from the model.";
         $("#compare-note").textContent = la + ";  " + lb + ".  " + (c.test === "welch"
           ? "The two sides are different groups: Welch's unequal-variance t-test (two-sided); the interval of the " +
             "difference is a bootstrap over each side's groups." : "Test: " + (c.test || "") + ".");

@@ -10,8 +10,10 @@
 (function (global) {
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
-  var PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563",
-                 "#65a30d", "#9333ea"];
+  // Series colours: no red and no green, which mean "alert / worse" and "better" everywhere in ranklens.
+  var PALETTE = ["#2563eb", "#d97706", "#7c3aed", "#0891b2", "#4b5563", "#a16207", "#0f766e", "#9333ea",
+                 "#1e3a8a", "#c2410c"];
+  var ALERT = "#dc2626";
 
   function el(tag, attrs, parent) {
     var e = document.createElementNS(NS, tag);
@@ -144,17 +146,20 @@
    * opts.x: {type: "time" | "linear" | "log", label}; opts.y: {label, min, max}
    * opts.band: {value, lo, hi, label}: a horizontal band (the baseline)
    * opts.markers: [{x, label, color}]: vertical markers (fired alerts)
+   * opts.refs: [{value, color, label}]: horizontal reference lines (each series' own baseline)
+   * a series with dash: true is drawn dashed (the training environment)
    */
   function line(container, opts) {
     clear(container);
     var series = (opts.series || []).filter(function (s) { return s.points && s.points.length; });
     var H = opts.height || 320;
-    container.dataset.signature = signature([opts.series, opts.band, opts.markers]);
+    container.dataset.signature = signature([opts.series, opts.band, opts.markers, opts.refs]);
     if (!series.length) { empty(container, opts.emptyMessage, H); return; }
     series.forEach(function (s, i) { s.color = s.color || PALETTE[i % PALETTE.length]; });
-    var items = series.map(function (s) { return {label: s.name, color: s.color}; });
+    var items = series.map(function (s) { return {label: s.name, color: s.color, kind: s.dash ? "dash" : undefined}; });
     if (opts.band && isFinite(opts.band.value)) items.push({label: opts.band.label || "baseline", color: "#6b7280", kind: "band"});
-    if (opts.markers && opts.markers.length) items.push({label: opts.markerLabel || "alert", color: "#dc2626", kind: "line"});
+    (opts.refs || []).forEach(function (r) { if (isFinite(r.value)) items.push({label: r.label, color: r.color, kind: "ref"}); });
+    if (opts.markers && opts.markers.length) items.push({label: opts.markerLabel || "alert", color: ALERT, kind: "line"});
     if (opts.legend !== false) legend(container, items);
     var W = Math.max(320, container.clientWidth || 800);
     var m = {l: 64, r: 18, t: 14, b: 46};
@@ -168,6 +173,7 @@
     });
     (opts.markers || []).forEach(function (mk) { xs.push(mk.x); });
     if (opts.band) [opts.band.value, opts.band.lo, opts.band.hi].forEach(function (v) { if (isFinite(v)) ys.push(v); });
+    (opts.refs || []).forEach(function (r) { if (r.value !== null && isFinite(r.value)) ys.push(r.value); });
     var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
     if (x0 === x1) { var d = xType === "time" ? 43200000 : 1; x0 -= d; x1 += d; }
     var y0 = opts.y && isFinite(opts.y.min) ? opts.y.min : Math.min.apply(null, ys);
@@ -213,6 +219,13 @@
       text(gb, W - m.r - 4, y(b.value) - 5, (b.label || "baseline") + " " + fmt(b.value, 3),
            {"text-anchor": "end", "class": "rl-band-label"});
     }
+    (opts.refs || []).forEach(function (r) {
+      if (r.value === null || !isFinite(r.value)) return;
+      var gr = el("g", {"class": "rl-ref"}, svg);
+      el("line", {x1: m.l, x2: W - m.r, y1: y(r.value), y2: y(r.value), stroke: r.color, "stroke-width": 1.3,
+                  "stroke-dasharray": "2 3", "stroke-opacity": 0.9}, gr);
+      var ti = el("title", {}, gr); ti.textContent = r.label + ": " + fmt(r.value);
+    });
     series.forEach(function (s) {
       var g = el("g", {"class": "rl-series", "data-name": s.name}, svg);
       var band = s.points.filter(function (p) { return isFinite(p.lo) && isFinite(p.hi) && p.lo !== null && p.hi !== null; });
@@ -227,14 +240,15 @@
         dpath += (pen ? "L" : "M") + x(p.x).toFixed(1) + "," + y(p.y).toFixed(1);
         pen = true;
       });
-      el("path", {d: dpath, fill: "none", stroke: s.color, "stroke-width": 2, "stroke-linejoin": "round"}, g);
+      el("path", {d: dpath, fill: "none", stroke: s.color, "stroke-width": 2, "stroke-linejoin": "round",
+                  "stroke-dasharray": s.dash ? "7 4" : null}, g);
       if (s.points.length <= 120) s.points.forEach(function (p) {
         if (p.y === null || !isFinite(p.y)) return;
         el("circle", {cx: x(p.x), cy: y(p.y), r: 2.8, fill: s.color}, g);
       });
     });
     (opts.markers || []).forEach(function (mk) {
-      var g = el("g", {"class": "rl-marker"}, svg), px = x(mk.x), c = mk.color || "#dc2626";
+      var g = el("g", {"class": "rl-marker"}, svg), px = x(mk.x), c = mk.color || ALERT;
       el("line", {x1: px, x2: px, y1: m.t, y2: H - m.b, stroke: c, "stroke-width": 1.2, "stroke-dasharray": "3 3"}, g);
       el("path", {d: "M" + (px - 6) + "," + m.t + "L" + (px + 6) + "," + m.t + "L" + px + "," + (m.t + 9) + "Z",
                   fill: c}, g);
@@ -289,26 +303,35 @@
   }
 
   /* Heatmap. opts: {rows: [label], cols: [x (ms)], values: [[v]], counts: [[n]], center: number|null,
-   *                 label: "value", colTime: true} ; with `center`, colours diverge around it (blue above, red below). */
+   *                 centers: [number] (one per row), label: "value", colTime: true} ; with `center`, colours diverge
+   *                 around it (blue above, red below); with `centers`, each row around its own (its baseline). */
   function heatmap(container, opts) {
     clear(container);
     var rows = opts.rows || [], cols = opts.cols || [];
-    container.dataset.signature = signature([rows, cols, opts.values, opts.center]);
+    container.dataset.signature = signature([rows, cols, opts.values, opts.center, opts.centers]);
     if (!rows.length || !cols.length) { empty(container, opts.emptyMessage, 160); return; }
     var W = Math.max(320, container.clientWidth || 800);
-    var labelW = Math.min(260, 12 + 7 * Math.max.apply(null, rows.map(function (r) { return String(r).length; })));
+    var labelW = Math.min(420, 12 + 6.6 * Math.max.apply(null, rows.map(function (r) { return String(r).length; })));
     var m = {l: labelW, r: 18, t: 8, b: 58};
     var cellH = 24, H = m.t + m.b + rows.length * cellH;
     var cw = (W - m.l - m.r) / cols.length;
     var flat = [];
     opts.values.forEach(function (r) { r.forEach(function (v) { if (v !== null && isFinite(v)) flat.push(v); }); });
     var lo = Math.min.apply(null, flat), hi = Math.max.apply(null, flat);
-    var center = opts.center, lim = 0;
-    if (center !== null && center !== undefined && isFinite(center)) {
+    var center = opts.center, lim = 0, centers = opts.centers || null;
+    if (centers) {
+      opts.values.forEach(function (r, i) {
+        r.forEach(function (v) { if (v !== null && isFinite(v) && isFinite(centers[i])) lim = Math.max(lim, Math.abs(v - centers[i])); });
+      });
+    } else if (center !== null && center !== undefined && isFinite(center)) {
       flat.forEach(function (v) { lim = Math.max(lim, Math.abs(v - center)); });
     }
     var colour = function (v) {
       return lim > 0 ? diverging(v === null ? null : v - center, lim) : sequential(v, lo, hi);
+    };
+    var cellColour = function (v, i) {
+      if (!centers) return colour(v);
+      return diverging(v === null || !isFinite(centers[i]) ? null : v - centers[i], lim || 1);
     };
     var svg = svgRoot(container, W, H, opts.title);
     var g = el("g", {}, svg), tip = tooltip(container);
@@ -317,11 +340,12 @@
       cols.forEach(function (c, j) {
         var v = opts.values[i][j], n = opts.counts ? opts.counts[i][j] : null;
         var rect = el("rect", {x: m.l + j * cw + 0.5, y: m.t + i * cellH + 0.5, width: Math.max(1, cw - 1),
-                               height: cellH - 1, fill: colour(v), "class": "rl-cell"}, g);
+                               height: cellH - 1, fill: cellColour(v, i), "class": "rl-cell"}, g);
         rect.addEventListener("mousemove", function (ev) {
           var rr = svg.getBoundingClientRect();
           tip.show("<b>" + esc(r) + "</b><br>" + esc(opts.colTime === false ? c : fmtTimeFull(c)) + "<br>" +
-                   esc(opts.label || "value") + ": " + fmt(v) + (n !== null && n !== undefined ? " <span class='rl-muted'>n=" + n + "</span>" : ""),
+                   esc(opts.label || "value") + ": " + fmt(v) + (n !== null && n !== undefined ? " <span class='rl-muted'>n=" + n + "</span>" : "") +
+                   (centers && v !== null && isFinite(centers[i]) ? "<br>its baseline: " + fmt(centers[i]) + " (" + (v - centers[i] >= 0 ? "+" : "") + fmt(v - centers[i]) + ")" : ""),
                    ev.clientX - rr.left, ev.clientY - rr.top);
         });
         rect.addEventListener("mouseleave", function () { tip.hide(); });
@@ -337,12 +361,14 @@
     var sx = m.l, sw = Math.min(240, W - m.l - m.r), sy = H - 24;
     var grad = el("defs", {}, svg), lgid = "rlg" + Math.floor(Math.random() * 1e9);
     var lgr = el("linearGradient", {id: lgid}, grad);
-    var a = lo, b2 = hi;  // the scale spans the data; with a centre, white sits at the centre
+    var a = centers ? -lim : lo, b2 = centers ? lim : hi;  // the scale spans the data; with a centre, white sits at it
+    if (centers) colour = function (v) { return diverging(v, lim || 1); };
     for (var k = 0; k <= 10; k++) el("stop", {offset: (k * 10) + "%", "stop-color": colour(a + (b2 - a) * k / 10)}, lgr);
     el("rect", {x: sx, y: sy, width: sw, height: 10, fill: "url(#" + lgid + ")"}, svg);
     text(svg, sx, sy + 22, fmt(a, 3), {"class": "rl-tick-label"});
     text(svg, sx + sw, sy + 22, fmt(b2, 3), {"text-anchor": "end", "class": "rl-tick-label"});
-    text(svg, sx + sw + 10, sy + 9, (opts.label || "value") + (lim > 0 ? " (centred on " + fmt(center, 3) + ")" : ""),
+    text(svg, sx + sw + 10, sy + 9, centers ? (opts.label || "value") + " minus the row's own baseline" :
+         (opts.label || "value") + (lim > 0 ? " (centred on " + fmt(center, 3) + ")" : ""),
          {"class": "rl-tick-label"});
   }
 
@@ -432,5 +458,5 @@
   }
 
   global.RLCharts = {line: line, heatmap: heatmap, forest: forest, bars: bars, fmt: fmt, esc: esc,
-                     fmtTime: fmtTimeFull, palette: PALETTE, signature: signature};
+                     fmtTime: fmtTimeFull, palette: PALETTE, alert: ALERT, signature: signature};
 })(window);
