@@ -68,6 +68,23 @@ demo: $(VENV)/.runtime
 	    || echo "(ranklens monitor check exits with status 1 when an alert fires: CI jobs can fail on it)"
 	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
 	    --where environment=production --limit 5
+	@echo
+	@echo "== label-free signals: a ranker whose scores break on 2026-10-05, labels a day late (docs/monitoring.md) =="
+	$(BIN)/ranklens monitor simulate .demo/broken --days 6 --groups-per-day 1000 --decay broken_scores \
+	    --decay-slice all --decay-start 2026-10-05 --late-fraction 1 --max-delay-hours 24
+	$(BIN)/ranklens monitor ingest .demo/broken/training.parquet .demo/broken/events-2026-10-0[1-5].parquet \
+	    --store .demo/broken.duckdb --config examples/signals.toml | tail -1
+	@echo "-- 2026-10-05 is served, none of its labels has arrived: the score monitors fire, NDCG cannot judge it yet"
+	@$(BIN)/ranklens monitor check --store .demo/broken.duckdb --config examples/signals.toml --no-record -f table \
+	    || echo "(exit status 1: alerts fired)"
+	$(BIN)/ranklens monitor signals --store .demo/broken.duckdb --config examples/signals.toml \
+	    --where environment=production --by model_version -m "psi(score)" -m "ks(score)" --start 2026-10-03
+	$(BIN)/ranklens monitor ingest .demo/broken/events-2026-10-06.parquet --store .demo/broken.duckdb \
+	    --config examples/signals.toml | tail -1
+	@echo "-- a day later the labels of 2026-10-05 are in: NDCG confirms what the scores said the day before"
+	@$(BIN)/ranklens monitor check --store .demo/broken.duckdb --config examples/signals.toml --no-record -f table \
+	    --at 2026-10-05 || echo "(exit status 1: alerts fired)"
+	@echo "(the dashboard's Signals page: ranklens serve --store .demo/broken.duckdb --config examples/signals.toml)"
 
 # The documentation site (docs/, Sphinx: docs/about-docs.md) into build/docs/: warnings are errors, nothing is
 # fetched (no intersphinx, no CDN). Sphinx and its extensions go into .venv beside ranklens (autodoc imports it).
