@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from . import _irmeasures
 from ._registry import FAMILIES, REGISTRY, MeasureSpec
 from .errors import InvalidParameterError
 
@@ -40,6 +42,9 @@ class Measure:
         Empty-query value override (XGBoost's ``-`` suffix gives 0).
     relevance_level : float or None
         Relevance level override for binary measures.
+    settings : tuple of (str, value) pairs
+        Convention fields the measure's own parameters set (ir_measures' ``nDCG(gains={0: 0, 1: 1, 2: 3})``
+        sets the gain mapping): it is computed under the convention with these fields changed.
     """
 
     key: str
@@ -48,6 +53,7 @@ class Measure:
     gain: str | None = None
     empty: float | None = None
     relevance_level: float | None = None
+    settings: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
 
     @property
     def spec(self) -> MeasureSpec:
@@ -86,8 +92,12 @@ _MEASURE_RE = re.compile(
 MAX_CUTOFF = 2**63 - 1
 
 
-def parse_measure(text: str) -> list[Measure]:
+def parse_measure(text: Any) -> list[Measure]:
     """Parse one measure string; trec_eval lists like ``P.5,10`` give several.
+
+    ir_measures' language is accepted too (:mod:`ranklens._irmeasures`): its strings (``P(rel=2)@10``,
+    ``nDCG(dcg='exp-log2')@10``), its space-separated lists (``"nDCG@10 P@5"``) and its ``Measure`` objects
+    (``ir_measures.nDCG@10``, keyed ``str(obj)``). A name means the same measure in both languages.
 
     Examples
     --------
@@ -96,9 +106,41 @@ def parse_measure(text: str) -> list[Measure]:
     [Measure(key='ndcg@10', family='ndcg', k=10, gain=None, empty=None, relevance_level=None)]
     >>> [m.key for m in parse_measure("P.5,10")]
     ['P.5', 'P.10']
+    >>> [(m.key, m.family, m.k, m.relevance_level) for m in parse_measure("nDCG@10 P(rel=2)@5")]
+    [('nDCG@10', 'ndcg', 10, None), ('P(rel=2)@5', 'precision', 5, 2.0)]
     """
+    if _irmeasures.is_ir_measures_object(text):
+        return [Measure(**_irmeasures.parse(text))]
     if not isinstance(text, str) or not text.strip():
         raise InvalidParameterError(f"a measure must be a non-empty string; got {text!r}.")
+    parts = _irmeasures.split_list(text)
+    if len(parts) > 1:
+        return [m for part in parts for m in parse_measure(part)]
+    try:
+        return _parse_ours(text)
+    except InvalidParameterError as ours:
+        if not _irmeasures.looks_like_ir_measures(text):
+            raise
+        try:
+            return [Measure(**_irmeasures.parse(text))]
+        except InvalidParameterError:
+            if _ours(text):  # one of our names in our syntax: our error says more
+                raise ours from None
+            raise
+
+
+def _ours(text: str) -> bool:
+    """Whether ``text`` is written in our syntax with one of our names (``ndcg@0``, ``P@10(rel=x)``)."""
+    m = _MEASURE_RE.match(text)
+    if m is None:
+        return False
+    name = m.group("name").lower()
+    stems = [name] + [name[: -len(s)] for s in _GAIN_SUFFIX if name.endswith(s)]
+    return name in _NEEDS_CUTOFF or any(s in _SPELLINGS for s in stems)
+
+
+def _parse_ours(text: str) -> list[Measure]:
+    """``text`` in ranklens' own spellings (``ndcg@10``, ``P.5,10``, ``recall@100(rel=2)``...)."""
     m = _MEASURE_RE.match(text)
     if not m and not text.isascii():
         raise InvalidParameterError(
@@ -185,16 +227,19 @@ def _finite(text: str) -> float | None:
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Parse a measure or a list of measures; duplicates are kept once."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    if not isinstance(measures, Iterable):
+    """Parse a measure or a list of measures (strings, or ir_measures objects); duplicates are kept once."""
+    items: Iterable[Any]
+    if isinstance(measures, (str, Measure)) or _irmeasures.is_ir_measures_object(measures):
+        items = [measures]
+    elif isinstance(measures, Iterable):
+        items = measures
+    else:
         raise InvalidParameterError(
             f"`metrics` must be a measure name such as 'ndcg@10' or a list of them; got {measures!r}."
         )
     out: list[Measure] = []
     seen = set()
-    for item in measures:
+    for item in items:
         parsed = [item] if isinstance(item, Measure) else parse_measure(item)
         for p in parsed:
             if p.key not in seen:

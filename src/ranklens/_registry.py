@@ -228,10 +228,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
         ),
         "mrr": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
-            ConventionRule("name", "ir_measures", cutoff=True, also=(("ties", "item_desc"),),
-                           refuse="orders ties by item id descending as trec_eval, but ir_measures computes RR@k "
-                           "with its msmarco provider, ties by item id ascending: add ties='item_asc', or write RR "
-                           f"without a cutoff; {_OWN}"),
+            # ir_measures' RR@k (its msmarco provider: ties by id ascending, double scores): _irmeasures.provider
             use("name", "catboost", use=cb_mrr),
             _differs(*tm),
         ),
@@ -255,7 +252,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
                       "catboost", "torchmetrics", "evidently"),
         "err": (
             *_none("sklearn", "trec_eval", "trec_eval10", "ranx", "lightgbm", "xgboost", "torchmetrics", "evidently"),
-            _differs("ir_measures", "ir_measures' ERR@k (computed by gdeval): use convention='gdeval'"),
+            # ir_measures' ERR@k is gdeval's (_irmeasures.provider); without a cutoff: _irmeasures.refusal
             _differs("catboost", "CatBoost's ERR (the raw label taken as the stopping probability)"),
             _differs("gdeval", "gdeval's ERR without a cutoff (gdeval.pl reports err@k): write err@k",
                      cutoff=False),

@@ -429,7 +429,8 @@ def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, di
 @click.argument("run", required=False, type=click.Path(dir_okay=False))
 @click.option("--query", "-Q", "query", required=True, help="The query id to explain.")
 @click.option("-k", "k", type=integer(), default=None, help="Cutoff (default: the whole list).")
-@click.option("-m", "--measure", default="ndcg", type=click.Choice(["ndcg", "dcg"]), show_default=True)
+@click.option("-m", "--measure", default="ndcg", show_default=True,
+              help="ndcg or dcg, or one NDCG/DCG measure in any spelling: ndcg_exp@10, nDCG(dcg='exp-log2')@10 ...")
 @click.option("-c", "--convention", default="ranklens", show_default=True)
 @click.option("--compare", default=None, help="A second convention: which choices make the values differ.")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")

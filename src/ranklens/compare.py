@@ -18,6 +18,7 @@ import numpy as np
 from . import render
 from . import stats as S
 from ._forms import is_record, unwrap
+from ._irmeasures import is_ir_measures_object
 from .errors import InvalidParameterError
 
 __all__ = ["Comparison", "compare", "run_names"]
@@ -232,7 +233,7 @@ def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: str | Iterable[str] = ("ndcg@10",),
+    metrics: Any = ("ndcg@10",),
     *,
     baseline: Any = None,
     convention: Any = None,
@@ -253,8 +254,9 @@ def compare(
         As for :func:`ranklens.evaluate`.
     runs : list of runs, or mapping ``{name: run}``
         At least two runs (paths, dicts, tables...). Paths are named by their file name.
-    metrics : str or list of str
-        Measures (``ndcg@10``, ``map``, ...); the summed counts (``num_ret``...) are not compared.
+    metrics : str or list of str (or of ir_measures measures)
+        Measures (``ndcg@10``, ``map``, ``nDCG@10``, ``ir_measures.RR@10``...); the summed counts
+        (``num_ret``...) are not compared.
     baseline : name, path or index, optional
         The run the others are compared with (default: the first).
     convention : str or Convention, optional
@@ -312,7 +314,7 @@ def compare(
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
     bi = _baseline_index(baseline, names, items)
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    metric_list = [metrics] if isinstance(metrics, str) or is_ir_measures_object(metrics) else list(metrics)
 
     from ._progress import Progress
 
@@ -335,7 +337,7 @@ def compare(
     universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
     pos = {q: i for i, q in enumerate(universe)}
     n_u = len(universe)
-    V = np.full((len(metric_list), n_u, len(items)), np.nan)
+    V = np.full((len(keys), n_u, len(items)), np.nan)  # a string may name several measures ("P.5,10")
     for ri, (res, ks) in enumerate(zip(results, qkeys)):
         rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
         V[:, rows, ri] = res.values.T

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from ._ids import arrow_to_numpy
+from ._irmeasures import convention_groups
 from ._plan import make_plan, run_plan
-from ._problem import array_problem, build_problem
+from ._problem import Problem, array_problem, build_problem
 from .conventions import Convention, get_convention
 from .errors import InvalidParameterError
-from .measures import Measure
+from .measures import Measure, parse_measures
 from .options import load_inputs, split_options
-from .result import Result
+from .result import Result, join_results
 
 __all__ = ["evaluate", "evaluate_arrays"]
 
@@ -84,8 +85,10 @@ def evaluate(
         The ranked lists, in the same forms (scores, or ranks with 1 best).
         A 1-D score vector aligns row by row with the judgments.
     metrics : str or list of str, default=("ndcg@10",)
-        Measures such as ``"ndcg@10"``, ``"map"``, ``"P.10"``; see
-        :mod:`ranklens.measures`. Results are keyed as written.
+        Measures such as ``"ndcg@10"``, ``"map"``, ``"P.10"``, or in
+        ir_measures' language (``"P(rel=2)@10"``, ``ir_measures.nDCG@10``);
+        see :mod:`ranklens.measures`. Results are keyed as written (an
+        ir_measures object by its ``str()``).
     convention : str or Convention, default="ranklens"
         A preset name from :data:`ranklens.CONVENTIONS` or a Convention.
     per_query : bool, default=True
@@ -122,12 +125,10 @@ def evaluate(
     """
     columns, formats, overrides = split_options(options)
     conv = get_convention(convention, **overrides)
-    plan = make_plan(conv, metrics)
+    ms = parse_measures(metrics)
+    groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     j, r = load_inputs(judgments, rankings, columns, formats)
-    problem = build_problem(j, r, conv)
-    values, empties = run_plan(plan, problem)
-    w = _weights(weights, problem.qids)
-    return Result.build(plan, problem, values, empties, w, per_query=per_query)
+    return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
 
 
 def evaluate_arrays(
@@ -182,8 +183,21 @@ def evaluate_arrays(
     0.815465
     """
     conv = get_convention(convention)
-    plan = make_plan(conv, metrics)
-    problem = array_problem(query, score, label, conv, item=item)
-    values, empties = run_plan(plan, problem)
-    w = _weights(weights, problem.qids)
-    return Result.build(plan, problem, values, empties, w, per_query=per_query)
+    ms = parse_measures(metrics)
+    groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
+    return _joined(conv, ms, groups, lambda c: array_problem(query, score, label, c, item=item), weights, per_query)
+
+
+def _joined(conv: Convention, ms: list[Measure], groups: list[tuple[Convention, Any]],
+            problem_of: Callable[[Convention], Problem], weights: Any, per_query: bool) -> Result:
+    """Each group of measures evaluated under its convention (one group, unless measures are computed under
+    other fields: ir_measures' providers, a measure's own gain mapping), the columns joined in ``ms``' order."""
+    results = []
+    for c, plan in groups:
+        problem = problem_of(c)
+        values, empties = run_plan(plan, problem)
+        w = _weights(weights, problem.qids)
+        results.append(Result.build(plan, problem, values, empties, w, per_query=per_query))
+    if len(results) == 1:
+        return results[0]
+    return join_results(results, [m.key for m in ms], conv)

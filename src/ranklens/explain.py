@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
+from ._irmeasures import measure_convention
 from ._kernels.api import explain_query
 from ._plan import Plan, make_plan, run_plan
 from ._problem import Problem, build_problem
 from .conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
 from .data import Judgments, Rankings
 from .errors import InputError, InvalidParameterError
+from .measures import Measure, parse_measure
 from .options import load_inputs, split_options
 
 __all__ = ["Difference", "Explanation", "explain"]
@@ -207,7 +209,25 @@ def _subset(j: Judgments, r: Rankings, query: Any) -> tuple[Judgments, Rankings]
     return js, rs
 
 
-def _query_value(js: Judgments, rs: Rankings, measure: str, conv: Convention) -> float:
+def _explained(measure: Any, k: int | None) -> Measure:
+    """The NDCG or DCG measure ``explain`` shows: ``"ndcg"`` / ``"dcg"`` with ``k``, or one measure of either
+    family in any spelling (``ndcg_exp@10``, ``nDCG(dcg='exp-log2')@10``, ``ir_measures.nDCG@10``)."""
+    if isinstance(measure, str) and measure in ("ndcg", "dcg"):
+        return parse_measure(measure if k is None else f"{measure}@{k}")[0]
+    why = "`measure` must be 'ndcg', 'dcg' or one NDCG or DCG measure (e.g. 'ndcg_exp@10', \"nDCG(dcg='exp-log2')@10\")"
+    try:
+        ms = parse_measure(measure)
+    except InvalidParameterError as err:
+        raise InvalidParameterError(f"{why}; {err}") from None
+    if len(ms) != 1 or ms[0].family not in ("ndcg", "dcg") or ms[0].empty is not None:
+        raise InvalidParameterError(f"{why}; got {str(measure)!r}.")
+    m = ms[0]
+    if k is not None and m.k is not None and k != m.k:
+        raise InvalidParameterError(f"`k` is {k} but measure {m.key!r} has cutoff {m.k}: give one of them.")
+    return m if k is None or m.k is not None else replace(m, k=k, key=f"{m.key}@{k}")
+
+
+def _query_value(js: Judgments, rs: Rankings, measure: Measure, conv: Convention) -> float:
     p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=0))
     vals, _ = run_plan(make_plan(conv, [measure]), p)
     return float(vals[0, 0])
@@ -233,7 +253,10 @@ def explain(
         The query to explain.
     k : int, optional
         Cutoff (``None``: the whole list).
-    measure : {"ndcg", "dcg"}, default="ndcg"
+    measure : {"ndcg", "dcg"} or a measure, default="ndcg"
+        Or one NDCG or DCG measure in any spelling, with its cutoff and gain: ``"ndcg_exp@10"``,
+        ``"nDCG(dcg='exp-log2')@10"``, ``ir_measures.nDCG@10`` (under ``convention="ir_measures"``, computed
+        as the provider ir_measures picks for it computes it).
     convention : str or Convention, default="ranklens"
     compare : str or Convention, optional
         A second convention: the explanation then lists which of the
@@ -254,23 +277,22 @@ def explain(
     """
     if query is None:
         raise InvalidParameterError("`query` is required: which query to explain.")
-    if measure not in ("ndcg", "dcg"):
-        raise InvalidParameterError(f"`measure` must be 'ndcg' or 'dcg'; got {measure!r}.")
     if k is not None and (not isinstance(k, int) or k < 1):
         raise InvalidParameterError(f"`k` must be an integer >= 1 or None; got {k!r}.")
+    m = _explained(measure, k)
+    family, mname, k = m.family, m.key, m.k
     columns, formats, overrides = split_options(options)
-    conv = get_convention(convention, **overrides)
+    conv = measure_convention(get_convention(convention, **overrides), m)  # ir_measures: its provider's
     j, r = load_inputs(judgments, rankings, columns, formats)
     js, rs = _subset(j, r, query)
-    mname = measure if k is None else f"{measure}@{k}"
-    eff_k = k if k is not None else (conv.default_cutoff if measure == "ndcg" else None)
+    eff_k = k if k is not None else (conv.default_cutoff if family == "ndcg" else None)
 
     rows: list[dict[str, Any]] = []
     ideal_rows: list[dict[str, Any]] = []
     note = ""
     # an empty ranked list too: its ideal list and the convention's empty rule still apply
     p = build_problem(js, rs, conv.replace(queries="both", missing_ranking="zero", min_items=0))
-    t = _table(p, make_plan(conv, [mname]))
+    t = _table(p, make_plan(conv, [m]))
     v_item, v_score, v_label = t["item"], t["score"], t["label"]
     n = v_score.shape[0]
     depth = n if eff_k is None else min(eff_k, n)
@@ -297,13 +319,13 @@ def explain(
     idcg = float(irunning[-1]) if idepth else 0.0
     if not rows:
         note = note or "the query has no ranked list: DCG is 0"
-    value = _query_value(js, rs, mname, conv) if measure == "ndcg" else dcg
+    value = _query_value(js, rs, m, conv) if family == "ndcg" else dcg
 
     exp = Explanation(str(query), mname, conv, eff_k, rows, ideal_rows, float(dcg), float(idcg), value, note)
     if compare is not None:
-        other = get_convention(compare)
+        other = measure_convention(get_convention(compare), m)
         exp.compare = other
-        exp.value_b = _query_value(js, rs, mname, other)
+        exp.value_b = _query_value(js, rs, m, other)
         diffs = conv.differences(other)
         current = conv
         prev = value
@@ -312,7 +334,7 @@ def explain(
                 continue
             current = current.replace(**{name: diffs[name][1]})
             try:
-                after = _query_value(js, rs, mname, current)
+                after = _query_value(js, rs, m, current)
             except Exception:  # a step may be invalid alone (e.g. labels refused); skip its attribution
                 continue
             delta = after - prev if _finite(after, prev) else math.nan

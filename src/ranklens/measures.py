@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from . import _irmeasures
 from ._parse import MAX_CUTOFF, Measure, flat_name, parse_measure, parse_measures
 from ._registry import FAMILIES, REGISTRY, ConventionRule, MeasureSpec
 from .conventions import Convention
@@ -109,6 +110,12 @@ def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
     """
     refused: dict[str, list[str]] = {}
     for m in measures:
+        why = _irmeasures.refusal(m, convention)
+        if why is None:
+            why = _other_convention(m, convention)
+        if why is not None:
+            refused.setdefault(why, []).append(m.key)
+            continue
         for rule in m.spec.rules:
             if rule.applies(convention, m):
                 if rule.refuse is not None:
@@ -116,3 +123,15 @@ def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
                 break
     for why, keys in refused.items():
         raise InvalidParameterError(f"convention {convention.name!r} {why}; not {', '.join(keys)}.")
+
+
+def _other_convention(m: Measure, convention: Convention) -> str | None:
+    """Why ``m`` cannot be computed under ``convention`` itself: it is computed under other fields (the
+    provider ir_measures picks for it, or its own settings), or None."""
+    other = _irmeasures.measure_convention(convention, m)
+    diff = other.differences(convention)
+    if not diff:
+        return None
+    fields = ", ".join(f"{f}={a!r}" for f, (a, _) in diff.items())
+    return (f"computes these measures under other fields ({fields}): ranklens.evaluate, compare and the command "
+            "line evaluate them apart and join the columns; one plan takes one convention")

@@ -16,7 +16,7 @@ from .conventions import Convention
 from .errors import InputError, InvalidParameterError
 from .measures import Measure
 
-__all__ = ["Exclusion", "ExclusionReason", "Partial", "Result", "combine"]
+__all__ = ["Exclusion", "ExclusionReason", "Partial", "Result", "combine", "join_results"]
 
 #: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
 XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
@@ -369,6 +369,29 @@ class Result:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def join_results(parts: Sequence[Result], keys: Sequence[str], convention: Convention) -> Result:
+    """Results of the same queries for different measures, as one result with the measures in ``keys``' order.
+
+    For measures computed under different conventions of the same queries (ir_measures' providers: see
+    :func:`ranklens._irmeasures.convention_groups`): the exclusions of the query rule are the first part's
+    (every part has the same), those of a measure its part's.
+    """
+    first = parts[0]
+    for p in parts[1:]:
+        if not np.array_equal(p.queries, first.queries) or p.has_per_query != first.has_per_query:
+            raise InvalidParameterError(
+                f"measures {', '.join(p.keys)} are computed over other queries than {', '.join(first.keys)} "
+                f"(conventions {p.convention.name!r} and {first.convention.name!r}); evaluate them apart.")
+    where = {k: (p, i) for p in parts for i, k in enumerate(p.keys)}
+    measures = [where[k][0].measures[where[k][1]] for k in keys]
+    n_q = first.values.shape[0]
+    values = np.column_stack([where[k][0].values[:, where[k][1]] for k in keys]) if n_q else np.zeros((0, len(keys)))
+    excluded = [e for e in first.excluded if not e.measures]
+    excluded += [e for p in parts for e in p.excluded if e.measures]
+    return Result(measures, {k: where[k][0].aggregate[k] for k in keys}, first.queries, values,
+                  {k: where[k][0].counted[k] for k in keys}, excluded, convention, first.weights, first.has_per_query)
 
 
 def _exclusion(reason: ExclusionReason, note: Note, measures: tuple[str, ...] = (), value: float | None = None,
