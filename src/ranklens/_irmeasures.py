@@ -30,7 +30,7 @@ from .errors import InvalidParameterError
 
 __all__ = [
     "IR_MEASURES_NAMES", "PROVIDERS", "convention_groups", "is_ir_measures_object", "looks_like_ir_measures",
-    "measure_convention", "parse", "provider", "refusal", "split_list",
+    "measure_convention", "parse", "provider", "refusal", "split_list", "well_formed",
 ]
 
 #: ir_measures' name (or alias) -> the measure it registers, and the parameters that name fixes
@@ -152,6 +152,22 @@ def split_list(text: str) -> list[str]:
     if cur:
         out.append("".join(cur))
     return out
+
+
+def well_formed(text: str) -> bool:
+    """Whether ``text`` is an ir_measures expression with a name ir_measures registers (its parameters not
+    checked yet): ``AP(judged_only=True)`` is, ``P@10(rel=2)`` is not.
+
+    Examples
+    --------
+    >>> well_formed("AP(judged_only=True)"), well_formed("P@10(rel=2)"), well_formed("nDCG@")
+    (True, False, False)
+    """
+    try:
+        _read(text)
+    except InvalidParameterError:
+        return False
+    return True
 
 
 def _value(node: ast.expr, text: str) -> Any:

@@ -124,7 +124,7 @@ def parse_measure(text: Any) -> list[Measure]:
         try:
             return [Measure(**_irmeasures.parse(text))]
         except InvalidParameterError:
-            if _ours(text):  # one of our names in our syntax: our error says more
+            if _ours(text) and not _irmeasures.well_formed(text):  # our names in our syntax: our error says more
                 raise ours from None
             raise
 
