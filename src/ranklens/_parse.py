@@ -119,7 +119,7 @@ def parse_measure(text: Any) -> list[Measure]:
     try:
         return _parse_ours(text)
     except InvalidParameterError as ours:
-        if not _irmeasures.looks_like_ir_measures(text):
+        if not _irmeasures.looks_like_ir_measures(text) or not text.isascii():  # its names are ASCII
             raise
         try:
             return [Measure(**_irmeasures.parse(text))]
