@@ -293,19 +293,22 @@ def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest
 
 @pytest.mark.slow
 def test_installed_script_runs(tmp_path: Path) -> None:
-    # pip installs the package (its entry points too) under a prefix; the script runs with this environment's
-    # interpreter and dependencies and the freshly installed ranklens first on the path
-    prefix = tmp_path / "prefix"
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--prefix", str(prefix),
-                          str(ROOT)], capture_output=True, text=True, timeout=1800)
+    # pip installs the package (its entry points too) into a fresh virtual environment of its own, so this
+    # environment's installation is never touched; the script then finds numpy & co. through PYTHONPATH
+    # (this environment's site-packages, where ranklens itself is only an editable .pth, not importable)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps", "-q", str(ROOT)],
+                         capture_output=True, text=True, timeout=1800)
     assert pip.returncode == 0, pip.stderr[-3000:]
-    script = prefix / "bin" / "ranklens-trec_eval"
+    script = venv / "bin" / "ranklens-trec_eval"
     assert script.exists() and os.access(script, os.X_OK)
-    (site,) = prefix.glob("lib/python*/site-packages")
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    where = subprocess.run([sys.executable, "-c", "import ranklens; print(ranklens.__file__)"], env=env,
-                           capture_output=True, text=True, cwd=tmp_path)
-    assert where.stdout.startswith(str(site)), where.stdout
+    (site,) = venv.glob("lib/python*/site-packages")
+    deps = next(p for p in sys.path if p.endswith("site-packages") and (Path(p) / "numpy").is_dir())
+    env = {**os.environ, "PYTHONPATH": deps}
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import ranklens; print(ranklens.__file__)"],
+                           env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert where.stdout.startswith(str(site)), (where.stdout, where.stderr)
     res = subprocess.run([str(script), "-q", "-c", "-M100", "-m", "map", "-m", "P.5",
                           str(TE / "qrels.test"), str(TE / "results.trunc")], capture_output=True, text=True,
                          cwd=tmp_path, env=env, timeout=600)
