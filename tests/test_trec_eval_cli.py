@@ -239,6 +239,18 @@ def test_ranklens_subcommand_passes_trec_eval_flags(capsys: pytest.CaptureFixtur
     assert "-c " in capsys.readouterr().out
 
 
+def test_long_options_and_grouped_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    # trec_eval's getopt_long: --query_eval_wanted --measure=P.5 and -qc mean -q -m P.5 and -q -c
+    files = [str(TE / "qrels.test"), str(TE / "results.trunc")]
+    short = ranklens_trec_eval(["-q", "-c", "-m", "P.5", "-m", "map", *files], capsys)
+    long = ranklens_trec_eval(["--query_eval_wanted", "--complete_rel_info_wanted", "--measure=P.5", "--measure",
+                               "map", *files], capsys)
+    grouped = ranklens_trec_eval(["-qc", "-mP.5", "-mmap", *files], capsys)
+    assert short[0] == 0 and short == long == grouped
+    want = [ln for ln in (TE / "out.test.aqc").read_text().splitlines(keepends=True) if ln.split()[0] in ("map", "P_5")]
+    assert short[1] == "".join(want)
+
+
 def test_script_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^ranklens-trec_eval = "ranklens\.trec_eval_cli:main"$', text, re.M)
