@@ -18,6 +18,7 @@ from ranklens.conventions import get_convention
 from ranklens.data import as_judgments, as_rankings
 from ranklens.errors import InvalidParameterError
 from ranklens.evaluate import evaluate_arrays
+from ranklens.render import render
 from ranklens.result import Partial, Result, combine
 
 # query code -> (scores, labels), in rank order of the scores
@@ -118,3 +119,25 @@ def test_examples_merge_in_query_order():
 def test_combine_needs_a_partial():
     with pytest.raises(InvalidParameterError, match="no partial"):
         combine([])
+
+
+# 32 queries of P@20 whose mean falls on a half: 17.8 / 32 = 0.55625. trec_eval adds the per-query
+# values one after the other (``sum += value`` in its accumulation) and prints 4 decimals: 0.5563;
+# a pairwise sum gives 0.55624999... and prints 0.5562.
+_HITS = [16, 20, 5, 4, 16, 17, 10, 3, 17, 10, 3, 2, 8, 14, 8, 17, 0, 8, 11, 20, 4, 17, 1, 7, 15, 12, 19, 15,
+         19, 17, 2, 19]
+
+
+def test_trec_eval_presets_add_queries_one_after_the_other() -> None:
+    sequential = 0.0
+    for h in _HITS:
+        sequential += h / 20
+    pairwise = float(np.sum(np.array(_HITS) / 20))
+    assert f"{sequential / 32:.4f}" == "0.5563" and f"{pairwise / 32:.4f}" == "0.5562"  # the case is real
+    qrels = {f"q{i:02d}": {**{f"d{j}": 1 for j in range(h)}, "x": 0} for i, h in enumerate(_HITS)}
+    run = {f"q{i:02d}": {f"d{j}": 1.0 - j / 100 for j in range(20)} for i in range(32)}
+    for conv in ("trec_eval", "trec_eval10", "ir_measures"):
+        res = ranklens.evaluate(qrels, run, ["P@20"], convention=conv)
+        assert res["P@20"] == sequential / 32, conv
+        assert "\tall\t0.5563" in render(res, "trec"), conv
+    assert ranklens.evaluate(qrels, run, ["P@20"], convention="ranx")["P@20"] == pairwise / 32  # ranx: np.mean

@@ -32,6 +32,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "queries": ("judged", "ranked", "both", "intersection", "same"),
     "missing_ranking": ("zero", "error"),
     "weighting": ("weighted", "gbdt"),
+    "summation": ("pairwise", "sequential"),
 }
 
 
@@ -130,6 +131,11 @@ class Convention:
         Lists longer than this are refused (LightGBM: 10000).
     k_beyond_longest : {"allow", "error"}, default="allow"
         Evidently refuses a cutoff larger than its longest list.
+    summation : {"pairwise", "sequential"}, default="pairwise"
+        How per-query values are added up for a mean: numpy's pairwise sum
+        (the more accurate), or one query after the other in output order, as
+        trec_eval adds them (its printed 4 decimals follow that sum when a
+        mean falls on a half, e.g. 32 queries of P@20).
     mirrors : str
         The tool and version the preset reproduces.
     description : str
@@ -160,6 +166,7 @@ class Convention:
     min_items: int = 0
     max_items: int | None = None
     k_beyond_longest: str = "allow"
+    summation: str = "pairwise"
     mirrors: str = ""
     description: str = field(default="", compare=False)
 
@@ -242,7 +249,7 @@ VALUE_FIELDS: tuple[str, ...] = (
 #: The fields that change which queries count or how they are averaged, not a query's value.
 AGGREGATE_FIELDS: tuple[str, ...] = (
     "queries", "missing_ranking", "weighting", "clamp_mean", "min_items", "max_items", "fractional_labels",
-    "max_label", "k_beyond_longest",
+    "max_label", "k_beyond_longest", "summation",
 )
 
 
@@ -298,6 +305,7 @@ _TREC9 = Convention(
     fractional_labels="error",
     empty=0.0,
     queries="intersection",
+    summation="sequential",
     mirrors="trec_eval 9.0.x as run by pytrec_eval-terrier 0.5.11 (ndcg, ndcg_cut, map, P, recall, recip_rank, Rprec)",
     description="trec_eval 9.x / pytrec_eval: float32 scores, ties by item id descending, ideal from all judgments, "
     "mean over queries both judged and ranked",

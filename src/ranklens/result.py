@@ -87,22 +87,23 @@ class Partial:
         counted = np.zeros(n_m, np.int64)
         skipped: list[Note] = []
         scored: list[Note] = []
+        total = _sequential_sum if plan.convention.summation == "sequential" else np.sum
         for i, m in enumerate(plan.measures):
             v = values[:, i]
             valid = ~np.isnan(v)
             counted[i] = int(valid.sum())
             if m.summed:
-                weighted[i] = v[valid].sum()
+                weighted[i] = total(v[valid])
             else:
                 how = plan.specs[i].weighting or plan.convention.weighting  # a definition may override it
                 wv = (ones if how == "unweighted" else w)[valid]
                 weight[i] = wv.sum()
                 if how == "gbdt":
                     emp = empties[:, i][valid]
-                    weighted[i] = (wv[~emp] * v[valid][~emp]).sum()
-                    unweighted[i] = v[valid][emp].sum()
+                    weighted[i] = total(wv[~emp] * v[valid][~emp])
+                    unweighted[i] = total(v[valid][emp])
                 else:
-                    weighted[i] = (wv * v[valid]).sum()
+                    weighted[i] = total(wv * v[valid])
             skipped.append(_note(qids, ~valid))
             scored.append(_note(qids, empties[:, i] & valid) if plan.specs[i].scored_note else _NONE)
         by_reason: dict[ExclusionReason, Note] = {}
@@ -110,6 +111,11 @@ class Partial:
             by_reason[e.reason] = _merge(by_reason.get(e.reason, _NONE),
                                          (e.count, e.keys or tuple(e.examples)))
         return cls(n_q, weighted, unweighted, weight, counted, skipped, scored, by_reason, deepest)
+
+
+def _sequential_sum(x: np.ndarray) -> float:
+    """One value after the other, as trec_eval adds per-query values (``summation="sequential"``)."""
+    return float(np.cumsum(x)[-1]) if x.shape[0] else 0.0
 
 
 def combine(partials: Sequence[Partial]) -> Partial:
