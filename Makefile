@@ -69,9 +69,9 @@ demo: $(VENV)/.runtime
 	$(BIN)/ranklens monitor slices --store .demo/ranklens.duckdb --config examples/ranklens.toml \
 	    --where environment=production --limit 5
 	@echo
-	@echo "== label-free signals: a ranker whose scores break on 2026-10-05, labels a day late (docs/monitoring.md) =="
+	@echo "== label-free signals: the scores break on mobile on 2026-10-05, labels come a day late (docs/monitoring.md) =="
 	$(BIN)/ranklens monitor simulate .demo/broken --days 6 --groups-per-day 1000 --decay broken_scores \
-	    --decay-slice all --decay-start 2026-10-05 --late-fraction 1 --max-delay-hours 24
+	    --decay-slice device=mobile --decay-start 2026-10-05 --late-fraction 1 --max-delay-hours 24
 	$(BIN)/ranklens monitor ingest .demo/broken/training.parquet .demo/broken/events-2026-10-0[1-5].parquet \
 	    --store .demo/broken.duckdb --config examples/signals.toml | tail -1
 	@echo "-- 2026-10-05 is served, none of its labels has arrived: the score monitors fire, NDCG cannot judge it yet"

@@ -271,3 +271,29 @@ def test_cli_signals_formats_and_errors(tmp_path):
                       (["--catalogue-size", "0"], "catalogue-size")):
         r = CliRunner().invoke(cli, [*args, *bad])
         assert r.exit_code == 2 and text in r.output and "Traceback" not in r.output, r.output
+
+
+def test_signal_alert_names_the_slice_that_moved(tmp_path):
+    """Broken scores on mobile only: the score alert of the series names device=mobile, whose own PSI (against
+    the mobile lists of the baseline) is the largest of every slice value."""
+    from ranklens.monitor.simulate import simulate
+
+    ev = simulate(None, days=3, groups_per_day=500, decay="broken_scores", decay_slice={"device": "mobile"},
+                  decay_start="2026-10-03", seed=2)
+    cfg = {"monitors": [{"name": "psi", "metric": "psi(score)", "threshold": 0.2, "min_groups": 30,
+                         "where": {"environment": "production"}}]}
+    st = Store(tmp_path / "s.duckdb", config=cfg)
+    st.ingest(ev)
+    alerts = [a.to_dict() for a in st.check(record=False, notify=False)]
+    assert alerts and all(a["window_start"] == "2026-10-03T00:00:00" for a in alerts)
+    for a in alerts:
+        top = a["signal"]["top_slices"]
+        assert (top[0]["column"], top[0]["value"]) == ("device", "mobile")
+        assert "most in device=mobile" in a["reason"]
+        # the same number as the signal of that slice value of the series, computed directly
+        where = {"environment": "production", **{k: v for k, v in a["series"].items() if v is not None}}
+        rows = st.signals(["psi(score)"], by=["device"], where=where, start="2026-10-03",
+                          end="2026-10-04").to_pylist()
+        mobile = [r for r in rows if r["device"] == "mobile"][0]
+        assert top[0]["signal"] == pytest.approx(mobile["value"], rel=1e-12)
+        assert mobile["value"] == max(r["value"] for r in rows)

@@ -51,13 +51,38 @@ def _limit(spec: MonitorSpec, worse: str, value: float, base: float) -> tuple[bo
     return bool(value < thr), thr, why
 
 
+def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec: Baseline, series: dict[str, Any],
+                w0: Any, w1: Any, slices: Sequence[str], n: int = 3) -> list[dict[str, Any]]:
+    """The slice values (one column at a time) whose signal is worst in the window: where the shift is."""
+    where = dict(spec.where)
+    where.update({k: v for k, v in series.items() if v is not None})
+    found = []
+    for col in slices:
+        if col in spec.by or col in where:
+            continue
+        rows = compute([sig.key], window=spec.window, by=[col], where=where, start=w0, end=w1,
+                       baseline=bspec).to_pylist()
+        for r in rows:
+            if r["value"] is None or r["n_groups"] < spec.min_groups or r[col] is None:
+                continue
+            gap = r["value"] if sig.is_distance else (
+                r["value"] - r["baseline"] if r["baseline"] is not None else math.nan)
+            if math.isnan(gap):
+                continue
+            found.append({"column": col, "value": r[col], "signal": r["value"], "baseline": r["baseline"],
+                          "n_groups": r["n_groups"], "_order": -gap if sig.worse == "up" else gap})
+    found.sort(key=lambda d: d["_order"])
+    return [{k: v for k, v in d.items() if k != "_order"} for d in found[:n]]
+
+
 def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
                         last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
-                        end: Any = None) -> list[Alert]:
+                        end: Any = None, slices: Sequence[str] = ()) -> list[Alert]:
     """Evaluate the monitors on signals; ``compute`` is :meth:`ranklens.monitor.Store.signals`.
 
     By default each monitor looks at the last window in the store (``at`` picks the window holding that
-    time; ``all_windows`` every window in ``[start, end)``).
+    time; ``all_windows`` every window in ``[start, end)``). A fired alert names the values of the
+    ``slices`` columns where the signal is worst (``signal.top_slices``; each against its own baseline).
     """
     alerts: list[Alert] = []
     for spec in specs:
@@ -85,15 +110,19 @@ def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec
             series = {b: row[b] for b in spec.by}
             counted = "scores" if sig.argument == "score" else "lists" if sig.kind in ("novelty", "ild") else \
                 "items" if sig.kind in ("coverage", "gini") else "rows"
+            top = _top_slices(compute, sig, spec, bspec, series, w0, w0 + delta, slices)
+            where_most = (f"; most in {top[0]['column']}={top[0]['value']} ({sig.key} = {top[0]['signal']:.4f} over "
+                          f"{top[0]['n_groups']} lists)") if top else ""
             alerts.append(Alert(
                 monitor=spec.name, metric=sig.key, window_start=w0.isoformat(), window_end=(w0 + delta).isoformat(),
                 series=series, value=float(value), baseline=base, baseline_spec=bspec.describe(), threshold=thr,
                 n_groups=int(row["n_groups"]), n_baseline=int(row["n_baseline"]), p_value=p,
                 reason=f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} {counted}), {why}"
                 + (f" (p = {p:.3g} < {spec.significance:g})" if p is not None and spec.significance is not None
-                   else "") + "; label-free",
+                   else "") + where_most + "; label-free",
                 relative_change=(float(value) - base) / base if base and not math.isnan(base) else math.nan,
-                extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True},
+                extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True,
+                                  "top_slices": top},
                        "top_slices": []},
             ))
     return alerts

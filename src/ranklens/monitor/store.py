@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, InvalidParameterError
-from ._db import Database
+from ._db import Database, slice_columns
 from ._ingest import IngestSummary, ingest_events, ingest_results
 from ._read import sources
 from ._reports import Reports
@@ -381,8 +381,10 @@ class Store:
             last = reports.last_time()
             if last is None:
                 raise InputError("the store is empty: ingest events first.")
+            with self._db().reading() as con:
+                slices = list(slice_columns(con))
             alerts += run_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
-                                          all_windows=all_windows, start=start, end=end)
+                                          all_windows=all_windows, start=start, end=end, slices=slices)
         if alerts and record and not self.read_only:
             with self._db().writing() as con:
                 record_alerts(con, alerts)
