@@ -285,13 +285,23 @@ MEASURES = ["-m", "runid", "-m", "num_q", "-m", "num_ret", "-m", "num_rel", "-m"
             "-m", "ndcg_cut.3,10", "-m", "map_cut.4,50", "-m", "success.1,2,10", "-m", "set_P", "-m", "set_recall"]
 
 
+# the other measures of all_trec: compared too, each as soon as ranklens computes it (a refusal names it)
+OTHERS = ("gm_map bpref iprec_at_recall relstring infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg_rel Rndcg "
+          "relative_P set_relative_P set_map set_F num_nonrel_judged_ret rbp rbp_resid unj").split()
+
+
 @pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN names no trec_eval binary")
 @pytest.mark.parametrize("seed", range(12))
 def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     binary = os.environ["TREC_EVAL_BIN"]
     files = _random_case(seed, tmp_path)
+    others = []
+    for m in OTHERS:
+        status, _, err = ranklens_trec_eval(["-c", "-m", m, *files], capsys)
+        assert status == 0 or (status == 2 and m in err), (m, err)
+        others += ["-m", m] if status == 0 else []
     for flags in FLAGS:
-        args = [*flags, *MEASURES, *files]
+        args = [*flags, *MEASURES, *others, *files]
         theirs = subprocess.run([binary, *args], capture_output=True, text=True)
         status, out, err = ranklens_trec_eval(args, capsys)
         if theirs.returncode == 0:
