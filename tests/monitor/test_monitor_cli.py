@@ -49,7 +49,8 @@ def test_report_csv(sim):
     out = run(["monitor", "report", "--store", str(store), "-m", "ndcg", "-k", "1", "-k", "5", "-k", "10",
                "--where", "environment=production", "--by", "model_version", "-f", "csv", "--ci", "none"]).output
     lines = out.strip().splitlines()
-    assert lines[0] == "window,model_version,metric,value,n_groups,n_excluded"
+    assert lines[0] == "window,model_version,metric,value,n_groups,n_excluded,provisional"
+    assert {line.split(",")[6] for line in lines[1:]} <= {"True", "False"}
     metrics = {line.split(",")[2] for line in lines[1:]}
     assert metrics == {"ndcg@1", "ndcg@5", "ndcg@10"}
     assert all(0 <= float(line.split(",")[3]) <= 1 for line in lines[1:])
@@ -58,7 +59,7 @@ def test_report_csv(sim):
 def test_check_finds_the_planted_decay_and_its_slice(sim):
     d, store, _ = sim
     r = run(["monitor", "check", "--all", "--store", str(store), "--no-record"], code=1)
-    alerts = json.loads(r.output)
+    alerts = json.loads(r.stdout)
     assert alerts
     decay = dt.datetime.fromisoformat(DECAY)
     for a in alerts:
@@ -107,8 +108,8 @@ def test_check_records_and_webhook(sim, tmp_path):
             f"[alerts]\nwebhook = 'http://127.0.0.1:{srv.server_port}/hook'\n"
         )
         r = run(["monitor", "check", "--store", str(store), "--config", str(cfg)], code=1)
-        alerts = json.loads(r.output)
-        assert [a["monitor"] for a in alerts] == ["BR watch"]
+        alerts = json.loads(r.stdout)
+        assert [(a["monitor"], a["status"]) for a in alerts] == [("BR watch", "opened")]
         assert received and received[0]["alerts"][0]["monitor"] == "BR watch"
         assert received[0]["alerts"][0]["value"] == pytest.approx(alerts[0]["value"])
         # recorded in the store for the dashboard
@@ -121,13 +122,11 @@ def test_check_records_and_webhook(sim, tmp_path):
         assert len(Store(store, read_only=True).alerts().to_pylist()) == len(rec)  # the same alert is recorded once
         # a window before the decay: nothing fires, exit 0
         r = run(["monitor", "check", "--store", str(store), "--config", str(cfg), "--at", "2026-10-03T12:00:00"])
-        assert json.loads(r.output) == []
+        assert json.loads(r.stdout) == []
     finally:
         srv.shutdown()
-    # an unreachable webhook: one line, exit 2
-    cfg.write_text(cfg.read_text().replace(f"127.0.0.1:{srv.server_port}", "127.0.0.1:9"))
-    r = run(["monitor", "check", "--store", str(store), "--config", str(cfg), "--no-record"], code=2)
-    assert "webhook" in r.output and "could not be reached" in r.output
+    assert len(received) == 1  # sent once: the alert opened; the runs after it changed no state
+    # (unreachable and failing webhooks: tests/monitor/test_alert_lifecycle.py)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -21,14 +21,15 @@ from ..errors import InputError, InvalidParameterError
 from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ._explain import GroupExplanation, explain_group
-from ._params import MAX_CUTOFF, baseline_selection, check_window, metric_keys, parse_time
+from ._maturity import Maturity, maturity_of
+from ._params import MAX_CUTOFF, baseline_selection, check_window, metric_keys, parse_time, window_delta
 from ._schema import schema_version
 from ._slices import MIN_SUPPORT, slice_report
 from ._stats import cell_intervals, difference, summary
 from ._values import select_values
 from .config import Baseline, MonitorConfig
 
-__all__ = ["Reports", "aggregate"]
+__all__ = ["Reports", "aggregate", "mark_provisional"]
 
 
 class Reports:
@@ -86,8 +87,15 @@ class Reports:
             exprs = [f"date_trunc('{window}', ts) AS {quote('c:window')}"]
             exprs += [f"{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
             groups, values = select_values(con, self.config, keys, where, start, end, exprs)
+            maturity = maturity_of(con, self.config)
         keycols = ["c:window"] + ["c:" + b for b in by]
-        return aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
+        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
+        return mark_provisional(table, maturity, window)
+
+    def maturity(self) -> Maturity:
+        """The label maturity in force (configured or learned) and the store clock (see ``_maturity``)."""
+        with self.db.reading() as con:
+            return maturity_of(con, self.config)
 
     def baseline(self, metric: str = "ndcg@10", baseline: Any = None, where: Mapping[str, Any] | None = None,
                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -304,6 +312,7 @@ class Reports:
                 "first": one[5].isoformat() if one[5] else None, "last": one[6].isoformat() if one[6] else None,
                 "models": models, "slices": sorted(slice_columns(con)),
                 "tracked": sorted(metric_columns(con)),
+                "maturity": maturity_of(con, self.config).to_dict(),
             }
 
     def quarantine(self, limit: int = 100) -> Any:
@@ -311,6 +320,19 @@ class Reports:
         with self.db.reading() as con:
             return fetch_arrow(con.sql("SELECT batch_id, source, row_number, reason, record FROM quarantine "
                                        "ORDER BY source, row_number LIMIT ?", params=[int(limit)]))
+
+
+def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
+    """``table`` (a report) with a last column ``provisional``: the window ends after the store's clock minus
+    the label maturity, so its labels may not all have arrived (see :mod:`ranklens.monitor._maturity`)."""
+    pa = require("pyarrow")
+    until = maturity.mature_until
+    if until is None or table.num_rows == 0:
+        flags = pa.array([False] * table.num_rows, pa.bool_())
+    else:
+        ends = table.column("window").to_numpy().astype("datetime64[us]") + np.timedelta64(window_delta(window))
+        flags = pa.array(ends > np.datetime64(until, "us"), pa.bool_())
+    return table.append_column("provisional", flags)
 
 
 def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],

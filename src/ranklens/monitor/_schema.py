@@ -5,6 +5,7 @@ per-group values of the tracked measures), their items, late label events, inges
 quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups whose stored values
 are stale (``dirty``) so that values are computed once per ingest call rather than once per batch, and
 moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers).
+Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor._lifecycle`).
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 """
 
@@ -68,7 +69,42 @@ _V3 = [
     "ALTER TABLE items DROP COLUMN relevance",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+_V4 = [
+    # alert lifecycle: an alert opens once per monitor and series, stays open while its condition holds and
+    # resolves when a later window no longer fires. `alerts` stays the record of each window that fired, now
+    # tied to the alert it belongs to; `alert_states` holds one row per alert. `notified` is the state last
+    # delivered to the webhook (a failed delivery is tried again by the next check).
+    "ALTER TABLE alerts ADD COLUMN alert_id BIGINT",
+    "ALTER TABLE alerts ADD COLUMN top_slices VARCHAR",
+    """CREATE TABLE alert_states (
+        alert_id BIGINT PRIMARY KEY, monitor VARCHAR NOT NULL, metric VARCHAR, series VARCHAR NOT NULL,
+        model VARCHAR, model_version VARCHAR, environment VARCHAR, state VARCHAR NOT NULL,
+        opened_window TIMESTAMP, last_window TIMESTAMP, last_window_end TIMESTAMP, n_windows BIGINT,
+        resolved_window TIMESTAMP, resolved_window_end TIMESTAMP, resolved_value DOUBLE, resolved_reason VARCHAR,
+        opened_at TIMESTAMP, updated_at TIMESTAMP, notified VARCHAR)""",
+    # alerts recorded before: consecutive windows of a monitor and series are one alert (gaps and islands);
+    # the latest alert of each series stays open (the next check resolves it if its condition stopped)
+    """UPDATE alerts SET alert_id = m.id FROM (
+         SELECT monitor, series, window_start, dense_rank() OVER (ORDER BY monitor, series, island) AS id FROM (
+           SELECT *, sum(brk) OVER (PARTITION BY monitor, series ORDER BY window_start) AS island FROM (
+             SELECT monitor, series, window_start, CASE WHEN lag(window_end) OVER (
+               PARTITION BY monitor, series ORDER BY window_start) = window_start THEN 0 ELSE 1 END AS brk
+             FROM alerts))) m
+       WHERE alerts.monitor = m.monitor AND alerts.series = m.series AND alerts.window_start = m.window_start""",
+    """INSERT INTO alert_states
+       SELECT alert_id, any_value(monitor), any_value(metric), any_value(series), any_value(model),
+              any_value(model_version), any_value(environment),
+              CASE WHEN alert_id = max(alert_id) OVER (PARTITION BY any_value(monitor), any_value(series))
+                   THEN 'open' ELSE 'resolved' END,
+              min(window_start), max(window_start), max(window_end), count(*),
+              CASE WHEN alert_id = max(alert_id) OVER (PARTITION BY any_value(monitor), any_value(series))
+                   THEN NULL ELSE max(window_end) END,
+              NULL, NULL, NULL, min(fired_at), max(fired_at), NULL
+       FROM alerts GROUP BY alert_id""",
+    "UPDATE alert_states SET notified = state",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,18 +1,15 @@
-"""Monitors: compare each window of a series with its baseline, fire alerts, record them, send them to a
-webhook.
+"""Monitors: compare each window of a series with its baseline and judge it (fires, or not, or not judged).
 
-The monitors read reports, not the database: :func:`run_monitors` takes any object with the methods of
-:class:`ReportSource` (the store's :class:`~ranklens.monitor._reports.Reports` is one). Recording and
-listing alerts take an open connection.
+The monitors read reports, not the database: :func:`judge` and :func:`run_monitors` take any object with the
+methods of :class:`ReportSource` (the store's :class:`~ranklens.monitor._reports.Reports` is one). The alerts'
+lifecycle (open, resolved) is :mod:`ranklens.monitor._lifecycle`; the webhook :mod:`ranklens.monitor._webhook`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import json
+import functools
 import math
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -20,12 +17,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import InputError
-from ._db import fetch_arrow, transaction
 from ._params import metric_keys, parse_time, window_delta
 from ._stats import welch
 from .config import Baseline, MonitorConfig, MonitorSpec
 
-__all__ = ["Alert", "ReportSource", "floor_time", "record_alerts", "recorded_alerts", "run_monitors", "send_webhook"]
+__all__ = ["Alert", "Judgement", "ReportSource", "floor_time", "judge", "run_monitors"]
 
 
 class ReportSource(Protocol):
@@ -105,12 +101,57 @@ def _fire(spec: MonitorSpec, value: float, base: float) -> tuple[bool, float, st
     return bool(value < thr), thr, why
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """One monitor's verdict on one window of one series.
+
+    ``status`` is ``"fired"`` (``alert`` holds the alert), ``"ok"`` (judged, the condition does not hold),
+    ``"provisional"`` (the window's labels are not mature: not judged), ``"too few groups"`` (fewer
+    counted lists than ``min_groups``: not judged) or ``"no baseline"`` (not judged).
+    """
+
+    monitor: str
+    metric: str
+    series: dict[str, Any]
+    window_start: _dt.datetime
+    window_end: _dt.datetime
+    status: str
+    alert: Alert | None = None
+    value: float = math.nan
+    baseline: float = math.nan
+    baseline_spec: str = ""
+    threshold: float = math.nan
+    n_groups: int = 0
+    n_baseline: int = 0
+    p_value: float | None = None
+    reason: str = ""
+
+    @property
+    def judged(self) -> bool:
+        """The window was judged (fired or ok); the others change no alert's state."""
+        return self.status in ("fired", "ok")
+
+
 def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
                  end: Any = None, monitors: Any = None) -> list[Alert]:
     """Evaluate ``reports.config.monitors`` (or ``monitors``) and return the alerts that fire.
 
     By default each monitor looks at the last window in the store (``at`` picks the window holding that
-    time; ``all_windows`` every window in ``[start, end)``).
+    time; ``all_windows`` every window in ``[start, end)``). Provisional windows (labels not mature) are
+    never judged: see :func:`judge` for every verdict, including the windows left out and why.
+    """
+    return [j.alert for j in judge(reports, at, all_windows=all_windows, start=start, end=end, monitors=monitors)
+            if j.alert is not None]
+
+
+def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
+          end: Any = None, monitors: Any = None, mature_until: _dt.datetime | None = None) -> list[Judgement]:
+    """Every monitor's verdict on each window (and series) it looks at, in window order per monitor.
+
+    Parameters are those of :func:`run_monitors`; with ``mature_until`` (and neither ``at`` nor
+    ``all_windows``) each monitor looks at its last window ending at or before that time (its latest
+    mature window) instead of the last window in the store. A window whose report row is ``provisional``
+    is not judged (status ``"provisional"``), nor one with fewer than ``min_groups`` counted lists.
     """
     specs = list(monitors if monitors is not None else reports.config.monitors)
     if not specs:
@@ -118,12 +159,15 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
     last = reports.last_time()
     if last is None:
         raise InputError("the store is empty: ingest events first.")
-    alerts: list[Alert] = []
+    out: list[Judgement] = []
     for spec in specs:
         key = metric_keys(spec.metric)[0]
         delta = window_delta(spec.window)
         if all_windows:
             s, e = parse_time(start, "start"), parse_time(end, "end")
+        elif at is None and mature_until is not None:
+            e = floor_time(mature_until, spec.window)  # [e - delta, e) is the last window ending by then
+            s = e - delta
         else:
             t = parse_time(at, "at") or last
             s = floor_time(t, spec.window)
@@ -132,11 +176,17 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
         bspec: Baseline = spec.baseline or reports.config.baseline
         base_cache: dict[Any, Any] = {}
         for row in rep.to_pylist():
-            if row["n_groups"] < spec.min_groups:
-                continue
             series = {b: row[b] for b in spec.by}
             w0 = row["window"]
             w1 = w0 + delta
+            verdict = functools.partial(Judgement, spec.name, key, series, w0, w1)
+
+            if row.get("provisional"):
+                out.append(verdict("provisional"))
+                continue
+            if row["n_groups"] < spec.min_groups:
+                out.append(verdict("too few groups"))
+                continue
             where = dict(spec.where)
             where.update({k: v for k, v in series.items() if v is not None})
             ck = (bspec, tuple(sorted((k, str(v)) for k, v in where.items())),
@@ -145,6 +195,7 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
                 base_cache[ck] = reports.series_baseline(key, where, w0, w1, bspec)[0]
             bvals = base_cache[ck]
             if len(bvals) == 0:
+                out.append(verdict("no baseline"))
                 continue
             base = float(bvals.mean())
             value = float(row["value"])
@@ -157,18 +208,24 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
                     fires = p < spec.significance
                 else:
                     fires = False
-            if fires:
-                top = _top_slices(reports, key, w0, w1, bspec, where)
-                alerts.append(Alert(
-                    monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
-                    value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
-                    n_groups=int(row["n_groups"]), n_baseline=len(bvals), p_value=p,
-                    reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
-                    + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
-                    relative_change=(value - base) / base if base else math.nan,
-                    extra={"top_slices": top},
-                ))
-    return alerts
+            if not fires:
+                ok = f"{key} = {value:.4f} over {row['n_groups']} groups, not {why}" if why else ""
+                if ok and p is not None:
+                    ok += f" with significance (Welch p = {p:.3g} >= {spec.significance:g})"
+                out.append(verdict("ok", None, value, base, bspec.describe(), thr, int(row["n_groups"]), len(bvals),
+                                   p, ok))
+                continue
+            top = _top_slices(reports, key, w0, w1, bspec, where)
+            out.append(verdict("fired", Alert(
+                monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
+                value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
+                n_groups=int(row["n_groups"]), n_baseline=len(bvals), p_value=p,
+                reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
+                + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
+                relative_change=(value - base) / base if base else math.nan,
+                extra={"top_slices": top},
+            )))
+    return out
 
 
 def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any],
@@ -184,54 +241,3 @@ def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseli
             out.append({k: r[k] for k in ("column", "value", "column2", "value2", "baseline_value", "window_value",
                                           "change", "share_window", "contribution")})
     return out
-
-
-def send_webhook(url: str, alerts: list[Alert], timeout: float = 10.0) -> None:
-    """POST the alerts as JSON (``{"alerts": [...]}``) to ``url``; a failure raises InputError naming the URL."""
-    if not url.startswith(("http://", "https://")):
-        raise InputError(f"webhook URL must start with http:// or https://; got {url!r}.")
-    body = json.dumps({"source": "ranklens", "alerts": [a.to_dict() for a in alerts]}).encode()
-    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            if resp.status >= 300:
-                raise InputError(f"webhook {url} answered HTTP {resp.status}.")
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"webhook {url} answered HTTP {exc.code}.") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise InputError(f"webhook {url} could not be reached: {reason}.") from None
-
-
-def record_alerts(con: Any, alerts: list[Alert]) -> None:
-    """Record fired alerts in the store, in one transaction; an alert already recorded for this monitor,
-    window and series is not recorded again."""
-    with transaction(con):
-        for a in alerts:
-            d = a.to_dict()
-            con.execute(
-                """INSERT INTO alerts SELECT now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-                   WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE monitor = ? AND window_start = ? AND series = ?)""",
-                [d["monitor"], d["metric"], parse_time(d["window_start"], "window"),
-                 parse_time(d["window_end"], "window"),
-                 d["series"].get("model"), d["series"].get("model_version"), d["series"].get("environment"),
-                 json.dumps(d["series"], sort_keys=True), d["value"], d["baseline"], d["threshold"], d["p_value"],
-                 d["n_groups"], d["n_baseline"], d["reason"],
-                 d["monitor"], parse_time(d["window_start"], "window"), json.dumps(d["series"], sort_keys=True)],
-            )
-
-
-def recorded_alerts(con: Any, start: Any = None, end: Any = None) -> Any:
-    """Alerts recorded in the store, newest first (``[start, end)`` on the window start), as a pyarrow Table."""
-    clauses, params = [], []
-    if parse_time(start, "start") is not None:
-        clauses.append("window_start >= ?")
-        params.append(parse_time(start, "start"))
-    if parse_time(end, "end") is not None:
-        clauses.append("window_start < ?")
-        params.append(parse_time(end, "end"))
-    cond = " AND ".join(clauses) or "TRUE"
-    return fetch_arrow(con.sql(
-        f"SELECT fired_at, monitor, metric, window_start AS window, window_end, model, model_version, "
-        f"environment, series, value, baseline, threshold, p_value, n_groups, n_baseline, reason "
-        f"FROM alerts WHERE {cond} ORDER BY fired_at DESC, window_start DESC", params=params))

@@ -68,6 +68,7 @@ def monitor() -> None:
     ranklens monitor ingest events/            load events into ranklens.duckdb
     ranklens monitor report -m ndcg -k 1 -k 5 -k 10
     ranklens monitor check                     alerts as JSON; exit status 1 when one fires
+    ranklens monitor alerts                    alerts recorded: open, resolved
     ranklens monitor slices                    which slice values explain a drop
     ranklens monitor signals                   label-free signals: score drift, coverage, Gini...
     ranklens monitor explain GROUP_ID          one served list, position by position
@@ -138,37 +139,82 @@ def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: t
     _print_table(table, fmt)
 
 
+#: Exit status of ``monitor check``: no window fired, a window fired, the webhook could not be reached.
+EXIT_NONE, EXIT_FIRED, EXIT_WEBHOOK = 0, 1, 3
+
+
+def _alert_line(d: dict[str, Any]) -> str:
+    series = " ".join(f"{k}={v}" for k, v in d["series"].items())
+    top = d.get("top_slices") or []
+    pair = f" {top[0]['column2']}={top[0]['value2']}" if top and top[0].get("column2") else ""
+    cause = f"  top slice {top[0]['column']}={top[0]['value']}{pair} ({top[0]['baseline_value']:.4f} -> " \
+            f"{top[0]['window_value']:.4f})" if top else ""
+    status = str(d.get("status") or "fired").upper()
+    since = f" (open since {d['opened_window'][:10]})" if status in ("FIRING", "RESOLVED") and d.get("opened_window") \
+        else ""
+    return f"{status} {d['monitor']!r} {d['window_start'][:10]} {series}: {d['reason']}{cause}{since}"
+
+
 @monitor.command("check")
-@click.option("--at", default=None, help="Check the window holding this time (default: the last window).")
-@click.option("--all", "all_windows", is_flag=True, help="Check every window (in --start/--end when given).")
+@click.option("--at", default=None,
+              help="Judge the window holding this time (default: each monitor's latest mature window).")
+@click.option("--all", "all_windows", is_flag=True, help="Judge every window (in --start/--end when given).")
 @_opts(*_RANGE)
-@click.option("--webhook", default=None, help="POST fired alerts as JSON to this URL (default: [alerts] webhook).")
-@click.option("--no-record", is_flag=True, help="Do not record fired alerts in the store.")
+@click.option("--webhook", default=None, help="POST alert changes to this URL (default: [alerts] webhook).")
+@click.option("--no-record", is_flag=True, help="A dry run: store no alert state and send nothing.")
 @_opts(_STORE, _CONFIG, _WAIT)
 @click.option("-f", "--format", "fmt", type=click.Choice(["json", "table"]), default="json", show_default=True,
               help="Alerts as JSON, or one line each.")
 def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
               no_record: bool, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
-    """Run the monitors of the configuration; print the alerts as JSON; exit 1 when one fires."""
+    """Judge the monitors' windows; print the alerts (opened, firing, resolved) as JSON.
+
+    Exit status 0 when no judged window fired, 1 when one did, 3 when the webhook could not be
+    reached (the alerts are printed all the same; the changes are sent again by the next check).
+    Provisional windows (labels not mature yet) are never judged: their number is printed on stderr.
+    """
     st = _store(store_path, config_path, wait)
     if (start or end) and not all_windows:
         raise click.UsageError("--start/--end go with --all")
-    alerts = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
+    res = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
     if fmt == "table":
-        if not alerts:
+        if not res:
             click.echo("no alert")
-        for a in alerts:
-            d = a.to_dict()
-            series = " ".join(f"{k}={v}" for k, v in d["series"].items())
-            top = d.get("top_slices") or []
-            pair = f" {top[0]['column2']}={top[0]['value2']}" if top and top[0].get("column2") else ""
-            cause = f"  top slice {top[0]['column']}={top[0]['value']}{pair} ({top[0]['baseline_value']:.4f} -> " \
-                    f"{top[0]['window_value']:.4f})" if top else ""
-            click.echo(f"ALERT {d['monitor']!r} {d['window_start'][:10]} {series}: {d['reason']}{cause}")
+        for a in res:
+            click.echo(_alert_line(a.to_dict()))
     else:
-        click.echo(json.dumps([a.to_dict() for a in alerts], indent=1))
-    if alerts:
-        sys.exit(1)
+        click.echo(json.dumps([a.to_dict() for a in res], indent=1))
+    if res.not_judged:
+        m = res.maturity
+        parts = []
+        for why, n in sorted(res.not_judged.items()):
+            if why == "provisional" and m is not None:
+                why = (f"provisional: labels mature {m.to_dict()['delay']} ({m.source}) after a window ends, "
+                       f"store clock {m.clock.isoformat(sep=' ')[:19] if m.clock else '-'}")
+            parts.append(f"{n} {why}")
+        click.echo(f"ranklens: windows not judged: {'; '.join(parts)}", err=True)
+    if res.webhook_error:
+        click.echo(f"ranklens: error: {res.webhook_error}", err=True)
+        sys.exit(EXIT_WEBHOOK)
+    if res.fired:
+        sys.exit(EXIT_FIRED)
+
+
+@monitor.command("alerts")
+@click.option("--state", type=click.Choice(["open", "resolved"]), default=None, help="Only open or resolved alerts.")
+@_opts(*_RANGE)
+@click.option("--limit", default=50, show_default=True, type=integer(min=1, max=10**6))
+@click.option("--offset", default=0, show_default=True, type=integer(min=0, max=10**9))
+@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
+def alerts_cmd(state: str | None, start: str | None, end: str | None, limit: int, offset: int, store_path: str,
+               config_path: str | None, wait: float, fmt: str) -> None:
+    """Alerts recorded by check, one row per alert: state, windows, last values, root cause; newest first."""
+    st = _store(store_path, config_path, wait, read_only=True)
+    table = st.alert_list(start=start, end=end, state=state, limit=limit, offset=offset)
+    if fmt == "table":
+        table = table.select(["alert_id", "state", "monitor", "model", "model_version", "environment",
+                              "opened_window", "last_window", "resolved_window", "value", "baseline", "root_cause"])
+    _print_table(table, fmt)
 
 
 @monitor.command("signals")

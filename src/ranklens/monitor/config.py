@@ -24,15 +24,23 @@ A small TOML file (``ranklens.toml`` by default) holds it; every key is optional
     significance = 0.05               # also require Welch's test p < 0.05
     where = { environment = "production" }
 
+    [labels]
+    maturity = "2d"                   # labels of a window are complete this long after it ends (default: learned)
+
     [alerts]
     webhook = "http://127.0.0.1:9000/hook"
+    webhook_format = "json"           # or "slack" (an incoming webhook's {"text", "blocks"})
+    retries = 3                       # tries per delivery, waiting backoff, 2 x backoff ... seconds between
+    backoff = 1.0
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -44,11 +52,43 @@ from ..errors import InvalidParameterError
 from ..measures import parse_measure
 from ._signal_names import check_signal_monitor, is_signal
 
-__all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config"]
+__all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config", "parse_duration"]
 
 _RULES = ("binary", "count", "weighted")
 _WINDOWS = ("hour", "day", "week")
 DEFAULT_TRACKED = ("ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10")
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
+    """A delay from ``"2d"``, ``"36h"``, ``"90m"``, ``"45s"``, ``"1w"`` (or ``"1d12h"``, or ``0``).
+
+    Examples
+    --------
+    >>> parse_duration("2d"), parse_duration("1d12h")
+    (datetime.timedelta(days=2), datetime.timedelta(days=1, seconds=43200))
+    >>> parse_duration("two days", "[labels] maturity")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: [labels] maturity must be a duration like '2d', '36h' or '90m' ...
+    """
+    if isinstance(value, _dt.timedelta):
+        if value < _dt.timedelta(0):
+            raise InvalidParameterError(f"{name} must not be negative; got {value}.")
+        return value
+    if value == 0 and not isinstance(value, bool):
+        return _dt.timedelta(0)
+    text = value.strip().lower() if isinstance(value, str) else None
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text) if text else []
+    if not text or not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([smhdw])", "", text).strip():
+        raise InvalidParameterError(f"{name} must be a duration like '2d', '36h' or '90m' (units s, m, h, d, w); "
+                                    f"got {value!r}.")
+    seconds = sum(float(n) * _UNITS[u] for n, u in parts)
+    if seconds > 366 * 86400:
+        raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
+    return _dt.timedelta(seconds=seconds)
 
 
 def _where(path: str, key: str) -> str:
@@ -230,6 +270,10 @@ class MonitorConfig:
     webhook: str | None = None
     source: str | None = None
     signals: Mapping[str, Any] = field(default_factory=dict)  # [signals]: items, attribute, catalogue_size
+    maturity: _dt.timedelta | None = None
+    webhook_format: str = "json"
+    webhook_retries: int = 3
+    webhook_backoff: float = 1.0
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -240,6 +284,22 @@ class MonitorConfig:
             raise InvalidParameterError(f"evaluation `empty` must be 'skip', 0 or 1; got {self.empty!r}.")
         keys = [m.key for t in self.tracked for m in parse_measure(t)]
         object.__setattr__(self, "tracked", tuple(dict.fromkeys(keys)))
+        if self.maturity is not None:
+            object.__setattr__(self, "maturity", parse_duration(self.maturity, "[labels] maturity"))
+        if self.webhook is not None and (not isinstance(self.webhook, str)
+                                         or not self.webhook.startswith(("http://", "https://"))):
+            raise InvalidParameterError(f"[alerts] webhook must be a URL starting with http:// or https://; "
+                                        f"got {self.webhook!r}.")
+        if self.webhook_format not in ("json", "slack"):
+            raise InvalidParameterError(
+                f"[alerts] webhook_format must be 'json' or 'slack'; got {self.webhook_format!r}.")
+        r = self.webhook_retries
+        if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 10:
+            raise InvalidParameterError(
+                f"[alerts] retries must be an integer in [1, 10] (tries per delivery); got {r!r}.")
+        b = self.webhook_backoff
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 60:
+            raise InvalidParameterError(f"[alerts] backoff must be a number of seconds in [0, 60]; got {b!r}.")
 
     def convention_obj(self) -> Any:
         """The core Convention the store evaluates with."""
@@ -309,7 +369,8 @@ def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = 
 
 
 def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
-    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals"}, path or "config")
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels"},
+                path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
     positive = a.get("positive", ("click",))
@@ -332,8 +393,12 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         if "baseline" in kw:
             kw["baseline"] = Baseline.parse(kw["baseline"], where)
         monitors.append(MonitorSpec(**kw))
-    al = doc.get("alerts", {})
-    _check_keys(al, {"webhook"}, _where(path, "alerts"))
+    al, lab = doc.get("alerts", {}), doc.get("labels", {})
+    for name, table in (("alerts", al), ("labels", lab)):
+        if not isinstance(table, Mapping):
+            raise InvalidParameterError(f"{_where(path, name)}: expected a table of keys; got {table!r}.")
+    _check_keys(al, {"webhook", "webhook_format", "retries", "backoff"}, _where(path, "alerts"))
+    _check_keys(lab, {"maturity"}, _where(path, "labels"))
     signals = _signals_table(doc.get("signals", {}), path)
     return MonitorConfig(
         signals=signals,
@@ -345,6 +410,10 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         monitors=tuple(monitors) if "monitors" in doc else DEFAULT_MONITORS,
         webhook=al.get("webhook"),
         source=path or None,
+        maturity=lab.get("maturity"),
+        webhook_format=al.get("webhook_format", "json"),
+        webhook_retries=al.get("retries", 3),
+        webhook_backoff=al.get("backoff", 1.0),
     )
 
 

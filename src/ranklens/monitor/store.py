@@ -26,6 +26,7 @@ table; other measures are computed on demand from the events, a bounded chunk of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,15 +34,68 @@ from typing import Any
 from ..errors import InputError, InvalidParameterError
 from ._db import Database, slice_columns
 from ._ingest import IngestSummary, ingest_events, ingest_results
+from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
+from ._maturity import Maturity
+from ._params import parse_time
 from ._read import sources
 from ._reports import Reports
 from ._signals import signals as compute_signals
 from ._values import refresh
-from .alerts import Alert, record_alerts, recorded_alerts, run_monitors, send_webhook
+from ._webhook import WebhookError, deliver, payload
+from .alerts import Alert, Judgement, judge
 from .config import Baseline, MonitorConfig, load_config
 from .signal_monitors import run_signal_monitors, signal_specs
 
-__all__ = ["IngestSummary", "Store"]
+__all__ = ["CheckResult", "IngestSummary", "Store"]
+
+
+class CheckResult(list[Alert]):
+    """The alerts of one :meth:`Store.check` run, in window order, each with its ``status`` (in ``extra``):
+    ``"opened"``, ``"firing"`` (still open), ``"fired"`` (a window checked again whose alert was since
+    resolved) or ``"resolved"``.
+
+    Attributes
+    ----------
+    not_judged : dict
+        Windows left out, counted by reason: ``provisional`` (labels not mature), ``too few groups``,
+        ``no baseline``.
+    maturity : Maturity
+        The label maturity in force and the store's clock.
+    notified : int
+        Alert changes delivered to the webhook by this run.
+    webhook_error : str or None
+        One line when the webhook could not be reached (the changes stay pending for the next check).
+    """
+
+    not_judged: dict[str, int]
+    maturity: Maturity | None
+    notified: int
+    webhook_error: str | None
+
+    @property
+    def fired(self) -> list[Alert]:
+        """The alerts of windows that fired (every status but ``"resolved"``)."""
+        return [a for a in self if a.extra.get("status") != "resolved"]
+
+
+def _change(row: dict[str, Any]) -> dict[str, Any]:
+    """A pending alert state as the webhook's alert dict: status, the window it names, values, root cause."""
+    series = json.loads(row["series"])
+    top = json.loads(row["top_slices"]) if row.get("top_slices") else []
+    common = {"alert_id": row["alert_id"], "monitor": row["monitor"], "metric": row["metric"], "series": series,
+              "opened_window": row["opened_window"].isoformat(), "baseline": row["baseline"],
+              "threshold": row["threshold"]}
+    if row["state"] == "resolved":
+        return {"status": "resolved", **common, "window_start": row["resolved_window"].isoformat(),
+                "window_end": row["resolved_window_end"].isoformat(), "value": row["resolved_value"],
+                "reason": row["resolved_reason"]}
+    return {"status": "opened", **common, "window_start": row["last_window"].isoformat(),
+            "window_end": row["last_window_end"].isoformat(), "value": row["value"], "n_groups": row["n_groups"],
+            "p_value": row["p_value"], "reason": row["reason"], "top_slices": top}
+
+
+def _when(iso: str) -> Any:
+    return parse_time(iso, "window")
 
 
 class Store:
@@ -362,38 +416,93 @@ class Store:
 
     # -- monitors ---------------------------------------------------------------------------------------------
     def check(self, at: Any = None, *, all_windows: bool = False, start: Any = None, end: Any = None,
-              notify: bool = True, record: bool = True, webhook: str | None = None) -> list[Alert]:
-        """Evaluate the configured monitors; fired alerts are recorded in the store and sent to the webhook.
+              notify: bool = True, record: bool = True, webhook: str | None = None,
+              sleep: Any = None) -> CheckResult:
+        """Judge the configured monitors' windows, move the alerts' states forward and notify the changes.
 
-        By default each monitor looks at the last window in the store (``at`` picks the window holding that
-        time; ``all_windows`` every window in ``[start, end)``).
+        By default each monitor judges its latest mature window (the last window whose labels are mature,
+        see :meth:`maturity`); ``at`` picks the window holding that time, ``all_windows`` every window in
+        ``[start, end)``. Provisional windows are never judged. An alert opens once per monitor and series,
+        stays open while its windows fire and resolves at the first judged window that does not; the
+        state is kept in the store (``record=False``: a dry run, nothing stored, nothing sent). The
+        changes (opened, resolved) not delivered yet are POSTed to the webhook (``[alerts] webhook``, or
+        ``webhook``), once, with retries; a failure is in ``webhook_error`` and they stay pending.
 
         Returns
         -------
-        list of Alert
+        CheckResult
+            The run's alerts with their status, the windows left out and why, the webhook's outcome.
         """
+        record = record and not self.read_only
+        db = self._db()
+        if record:  # a writer migrates an older store before anything reads it
+            with db.writing():
+                pass
         # monitors on measures read reports; monitors on label-free signals read Store.signals
         on_measures, on_signals = signal_specs(self.config.monitors)
         reports = self._reports()
-        alerts = (run_monitors(reports, at=at, all_windows=all_windows, start=start, end=end, monitors=on_measures)
-                  if on_measures or not on_signals else [])
+        maturity = reports.maturity()
+        verdicts = (judge(reports, at=at, all_windows=all_windows, start=start, end=end, monitors=on_measures,
+                          mature_until=maturity.mature_until) if on_measures or not on_signals else [])
         if on_signals:
             last = reports.last_time()
             if last is None:
                 raise InputError("the store is empty: ingest events first.")
             with self._db().reading() as con:
                 slices = list(slice_columns(con))
-            alerts += run_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
-                                          all_windows=all_windows, start=start, end=end, slices=slices)
-        if alerts and record and not self.read_only:
-            with self._db().writing() as con:
-                record_alerts(con, alerts)
+            fired = run_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
+                                        all_windows=all_windows, start=start, end=end, slices=slices)
+            verdicts += [Judgement(a.monitor, a.metric, a.series, _when(a.window_start), _when(a.window_end),
+                                   "fired", a)
+                         for a in fired]
+        with (db.writing() if record else db.reading()) as con:
+            events = advance(con, verdicts, record=record)
+        out = CheckResult(events)
+        out.not_judged = {}
+        for v in verdicts:
+            if not v.judged:
+                out.not_judged[v.status] = out.not_judged.get(v.status, 0) + 1
+        out.maturity, out.notified, out.webhook_error = maturity, 0, None
+        if not record:
+            return out
         url = webhook or self.config.webhook
-        if alerts and notify and url:
-            send_webhook(url, alerts)
-        return alerts
+        with db.writing() as con:
+            rows = pending_notifications(con)
+            if not rows:
+                return out
+            if not (notify and url):  # nowhere to deliver to: nothing stays pending
+                mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
+                return out
+        changes = [_change(r) for r in sorted(rows, key=lambda r: r["alert_id"])]
+        try:
+            kw = {"sleep": sleep} if sleep is not None else {}
+            deliver(url, payload(changes, self.config.webhook_format), retries=self.config.webhook_retries,
+                    backoff=self.config.webhook_backoff, **kw)
+        except WebhookError as exc:
+            out.webhook_error = str(exc)
+            return out
+        with db.writing() as con:
+            mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
+        out.notified = len(rows)
+        return out
+
+    def maturity(self) -> Maturity:
+        """The label maturity in force (``[labels] maturity``, or learned from the store's label rows) and the
+        store's clock: windows ending after ``clock - delay`` are provisional (see docs/monitoring.md)."""
+        return self._reports().maturity()
 
     def alerts(self, start: Any = None, end: Any = None) -> Any:
-        """Alerts recorded by :meth:`check`, newest first (``[start, end)`` on the window start)."""
+        """The windows that fired (recorded by :meth:`check`), newest window first (``[start, end)`` on the
+        window start), each with its alert's id and state."""
         with self._db().reading() as con:
             return recorded_alerts(con, start, end)
+
+    def alert_list(self, start: Any = None, end: Any = None, state: str | None = None, *, limit: int | None = None,
+                   offset: int = 0) -> Any:
+        """Alerts (one row per alert: state open or resolved, the windows that opened, last fired and resolved
+        it, the values, reason and root cause of its last firing window), newest first; ``limit``/``offset``
+        page through them."""
+        if state is not None and state not in ("open", "resolved"):
+            raise InvalidParameterError(f"`state` must be 'open' or 'resolved'; got {state!r}.")
+        with self._db().reading() as con:
+            return alert_list(con, start, end, state, limit=limit, offset=offset)
