@@ -21,7 +21,7 @@ from ranklens.monitor import Store, _schema
 D1 = dt.datetime(2026, 10, 1)
 DAYS = 9
 # day index -> versions whose lists are decayed that day (the clicked item at rank 4 instead of rank 1)
-DECAY = {2: {"v1"}, 3: {"v1", "v2"}, 6: {"v1"}, 7: {"v1"}}
+DECAY = {2: {"v1"}, 3: {"v1", "v2"}, 6: {"v1"}, 7: {"v1"}, 8: {"v1"}}
 N = 12  # lists per day and version
 
 
@@ -142,14 +142,14 @@ def test_lifecycle_and_webhook_on_changes_only(store, tmp_path, hook):
     assert all(a["value"] == pytest.approx(1.0) for a in out)
     assert len(hook.bodies) == 3 and hook.bodies[2]["text"] == "ranklens: 2 alerts resolved"
     assert {a["opened_window"] for a in hook.bodies[2]["alerts"]} == {day(2) + "T00:00:00", day(3) + "T00:00:00"}
-    # every window: the past ones change nothing; the decay of days 6-7 opens a new alert of v1 (the last day,
-    # in progress by the store's clock, is provisional for both series)
+    # every window: the past ones change nothing; the decay of days 6-8 opens a new alert of v1 (labels in-line:
+    # maturity 0, no window is provisional)
     r = check(store, cfg, "--all", code=1)
     out = json.loads(r.stdout)
     assert [(a["window_start"][:10], a["series"]["model_version"], a["status"]) for a in out] == [
         (day(2), "v1", "fired"), (day(3), "v1", "fired"), (day(3), "v2", "fired"), (day(6), "v1", "opened"),
-        (day(7), "v1", "firing")]
-    assert "windows not judged: 2 provisional" in r.stderr
+        (day(7), "v1", "firing"), (day(8), "v1", "firing")]
+    assert "not judged" not in r.stderr
     assert len(hook.bodies) == 4 and [(a["status"], a["alert_id"]) for a in hook.bodies[3]["alerts"]] == [
         ("opened", 3)]
     check(store, cfg, "--all", code=1)
@@ -158,14 +158,14 @@ def test_lifecycle_and_webhook_on_changes_only(store, tmp_path, hook):
     rows = Store(store, read_only=True).alert_list().to_pylist()
     assert [(r["alert_id"], r["state"], r["model_version"], str(r["opened_window"].date()),
              str(r["last_window"].date()), r["resolved_window"] and str(r["resolved_window"].date()), r["n_windows"])
-            for r in rows] == [(3, "open", "v1", day(6), day(7), None, 2),
+            for r in rows] == [(3, "open", "v1", day(6), day(8), None, 3),
                                (2, "resolved", "v2", day(3), day(3), day(4), 1),
                                (1, "resolved", "v1", day(2), day(3), day(4), 2)]
     assert Store(store, read_only=True).alert_list(state="open", limit=1).num_rows == 1
     assert Store(store, read_only=True).alert_list(limit=2, offset=2).column("alert_id").to_pylist() == [1]
     fired = Store(store, read_only=True).alerts().to_pylist()
     assert [(str(r["window"].date()), r["alert_id"], r["state"]) for r in fired] == [
-        (day(7), 3, "open"), (day(6), 3, "open"), (day(3), 1, "resolved"), (day(3), 2, "resolved"), (day(2), 1, "resolved")]
+        (day(8), 3, "open"), (day(7), 3, "open"), (day(6), 3, "open"), (day(3), 1, "resolved"), (day(3), 2, "resolved"), (day(2), 1, "resolved")]
     table = CliRunner().invoke(cli, ["monitor", "alerts", "--store", str(store), "--state", "resolved"]).stdout
     assert table.splitlines()[0].split()[:3] == ["alert_id", "state", "monitor"] and len(table.splitlines()) == 3
 
@@ -255,8 +255,8 @@ def test_windows_checked_later_join_the_alert_they_lead_to(store, tmp_path, hook
     assert [(a["status"], a["alert_id"]) for a in out] == [("opened", 1)] and len(hook.bodies) == 1
     out = json.loads(check(store, cfg, "--all", "--start", day(5), code=1).stdout)
     assert [(a["window_start"][:10], a["status"], a["alert_id"], a["opened_window"][:10]) for a in out] == [
-        (day(6), "firing", 1, day(6)), (day(7), "firing", 1, day(6))]
+        (day(6), "firing", 1, day(6)), (day(7), "firing", 1, day(6)), (day(8), "firing", 1, day(6))]
     rows = Store(store, read_only=True).alert_list().to_pylist()
     assert [(r["alert_id"], str(r["opened_window"].date()), str(r["last_window"].date()), r["n_windows"])
-            for r in rows] == [(1, day(6), day(7), 2)]
+            for r in rows] == [(1, day(6), day(8), 3)]
     assert len(hook.bodies) == 1

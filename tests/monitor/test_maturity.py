@@ -114,10 +114,13 @@ def test_yesterday_fires_nothing_that_mature_data_would_not(tmp_path):
     assert fired_full == [day[DECAY_DAY]]
     assert set(fired_yday) <= set(fired_full) and fired_yday == [day[DECAY_DAY]]
     assert res.not_judged == {"provisional": 2}  # D5 and D6, one series
-    # without maturity (0): D5 is judged on partial labels and fires a false alert, with the value of the definition
+    # without maturity (0): D5 and D6 are judged on partial labels and fire false alerts, with the values of the
+    # definition
     zero = Store(yesterday.path, config={**MONITOR, "labels": {"maturity": "0s"}})
     fired_zero, res0 = _fired_days(zero)
-    assert fired_zero == [day[DECAY_DAY], day[DAYS - 2]]
+    assert fired_zero == [day[DECAY_DAY], day[DAYS - 2], day[DAYS - 1]] and res0.not_judged == {}
+    d6 = [a for a in res0.fired if a.window_start.startswith(day[DAYS - 1])][0]
+    assert d6.value == pytest.approx(_day_value(DAYS - 1, TODAY), abs=1e-12) == pytest.approx(ndcg([3]))
     d5 = [a for a in res0.fired if a.window_start.startswith(day[DAYS - 2])][0]
     assert d5.value == pytest.approx(_day_value(DAYS - 2, TODAY), abs=1e-12)
     assert d5.baseline == pytest.approx(base, abs=1e-12)
@@ -191,11 +194,13 @@ def test_default_check_judges_the_latest_mature_window(tmp_path):
     assert list(res) == [] and res.not_judged == {"provisional": 1}
 
 
-def test_empty_store_without_label_rows(tmp_path):
+def test_store_without_label_rows_has_no_provisional_window(tmp_path):
     st = Store(tmp_path / "s.duckdb", config=MONITOR)
     st.ingest(events(None).filter(pa.array([r is not None for r in events(None).column("rank").to_pylist()])))
     m = st.maturity()
-    assert m.source == "none" and m.delay == dt.timedelta(0) and m.n_label_rows == 0
+    assert m.source == "none" and m.delay == dt.timedelta(0) and m.n_label_rows == 0 and m.mature_until is None
+    assert not any(st.report(["ndcg@10"], where={"environment": "production"}, ci=None).column("provisional")
+                   .to_pylist())
 
 
 @pytest.mark.parametrize("text, message", [

@@ -230,7 +230,8 @@ def test_monitor_config_limits():
 
 def test_planted_case_signal_fires_a_day_before_ndcg(tmp_path):
     """The simulator's broken scores from 2026-10-04, labels a day late: ingesting up to 2026-10-04 fires the
-    score monitors on that day and no NDCG monitor; the next day's file brings its labels, and NDCG fires."""
+    score monitors on that day and no NDCG monitor; the next day's file brings its labels, but NDCG waits until
+    the window is mature (the learned label maturity, checked below): it fires with the file of 2026-10-06."""
     from ranklens.monitor.simulate import simulate
 
     paths = simulate(tmp_path / "ev", days=5, groups_per_day=300, decay="broken_scores", decay_slice=None,
@@ -249,7 +250,11 @@ def test_planted_case_signal_fires_a_day_before_ndcg(tmp_path):
         if p.name.startswith("events-"):
             for a in st.check(all_windows=True, record=False, notify=False):
                 first.setdefault(a.monitor, p.name[7:17])
-    assert first == {"score psi": "2026-10-04", "score ks": "2026-10-04", "ndcg": "2026-10-05"}
+    assert first == {"score psi": "2026-10-04", "score ks": "2026-10-04", "ndcg": "2026-10-06"}
+    m = st.maturity()  # labels up to 24 h late: 95% of them within 24 h, so 2026-10-04 (ends 10-05 00:00) is
+    assert m.source == "learned" and m.delay.total_seconds() == 24 * 3600  # mature once the clock passes 10-06
+    assert set(st.report(["ndcg@10"], where={"environment": "production"}, start="2026-10-04", end="2026-10-05",
+                     ci=None).column("provisional").to_pylist()) == {False}
     alerts = st.check(at="2026-10-04T12:00", record=False, notify=False)
     sig = [a.to_dict() for a in alerts if a.monitor == "score psi"]
     assert sig and sig[0]["window_start"] == "2026-10-04T00:00:00" and sig[0]["signal"]["label_free"]

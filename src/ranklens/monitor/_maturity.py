@@ -51,8 +51,10 @@ class Maturity:
 
     @property
     def mature_until(self) -> _dt.datetime | None:
-        """Windows ending at or before this time are mature; later ones are provisional."""
-        return None if self.clock is None else self.clock - self.delay
+        """Windows ending at or before this time are mature; later ones are provisional. None when every
+        window is mature: an empty store, or a maturity of 0 (labels complete at once: no wait, the window
+        holding the clock included)."""
+        return None if self.clock is None or not self.delay else self.clock - self.delay
 
     def provisional(self, window_end: _dt.datetime) -> bool:
         """Whether the window ending at ``window_end`` is still provisional.
