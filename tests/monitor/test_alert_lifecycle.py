@@ -165,7 +165,8 @@ def test_lifecycle_and_webhook_on_changes_only(store, tmp_path, hook):
     assert Store(store, read_only=True).alert_list(limit=2, offset=2).column("alert_id").to_pylist() == [1]
     fired = Store(store, read_only=True).alerts().to_pylist()
     assert [(str(r["window"].date()), r["alert_id"], r["state"]) for r in fired] == [
-        (day(8), 3, "open"), (day(7), 3, "open"), (day(6), 3, "open"), (day(3), 1, "resolved"), (day(3), 2, "resolved"), (day(2), 1, "resolved")]
+        (day(8), 3, "open"), (day(7), 3, "open"), (day(6), 3, "open"), (day(3), 1, "resolved"),
+        (day(3), 2, "resolved"), (day(2), 1, "resolved")]
     table = CliRunner().invoke(cli, ["monitor", "alerts", "--store", str(store), "--state", "resolved"]).stdout
     assert table.splitlines()[0].split()[:3] == ["alert_id", "state", "monitor"] and len(table.splitlines()) == 3
 
@@ -260,3 +261,20 @@ def test_windows_checked_later_join_the_alert_they_lead_to(store, tmp_path, hook
     assert [(r["alert_id"], str(r["opened_window"].date()), str(r["last_window"].date()), r["n_windows"])
             for r in rows] == [(1, day(6), day(8), 3)]
     assert len(hook.bodies) == 1
+    # every window: the episode of days 2-3 (v1), before its latest alert, is recorded as a resolved alert (not
+    # sent); v2 had no alert: its days 3-4 are new, opened and resolved, and sent once (as resolved)
+    out = json.loads(check(store, cfg, "--all", code=1).stdout)
+    assert [(a["window_start"][:10], a["series"]["model_version"], a["status"], a["alert_id"]) for a in out] == [
+        (day(2), "v1", "fired", 2), (day(3), "v1", "fired", 2), (day(3), "v2", "opened", 3),
+        (day(4), "v2", "resolved", 3), (day(6), "v1", "firing", 1), (day(7), "v1", "firing", 1),
+        (day(8), "v1", "firing", 1)]
+    assert len(hook.bodies) == 2 and [(a["status"], a["alert_id"]) for a in hook.bodies[1]["alerts"]] == [
+        ("resolved", 3)]
+    rows = Store(store, read_only=True).alert_list().to_pylist()
+    assert [(r["alert_id"], r["state"], r["model_version"], str(r["opened_window"].date()),
+             str(r["last_window"].date()), r["resolved_window"] and str(r["resolved_window"].date()), r["n_windows"])
+            for r in rows] == [(1, "open", "v1", day(6), day(8), None, 3),
+                               (3, "resolved", "v2", day(3), day(3), day(4), 1),
+                               (2, "resolved", "v1", day(2), day(3), day(4), 2)]
+    check(store, cfg, "--all", code=1)  # nothing changes any more
+    assert len(hook.bodies) == 2 and Store(store, read_only=True).alert_list().num_rows == 3

@@ -7,7 +7,9 @@ returns the run's events, each an :class:`~ranklens.monitor.alerts.Alert` whose 
 
 * ``"opened"``: the window fired and the series had no open alert: a new alert (a state change);
 * ``"firing"``: the window fired and the series' alert is already open (no state change);
-* ``"resolved"``: the window was judged, did not fire, and the series had an open alert (a state change).
+* ``"resolved"``: the window was judged, did not fire, and the series had an open alert (a state change);
+* ``"fired"``: a window checked again that fired, of an alert since resolved, or before the series'
+  latest alert (no state change).
 
 The state only moves forward: a window at or before the latest window the series' alert has seen (its
 last firing window, or the window that resolved it) changes nothing: checking the same windows again
@@ -45,12 +47,20 @@ def _key(monitor: str, series: dict[str, Any]) -> tuple[str, str]:
     return monitor, json.dumps(series, sort_keys=True, default=str)
 
 
-def _latest_states(con: Any) -> dict[tuple[str, str], _State]:
+def _latest_states(con: Any) -> tuple[dict[tuple[str, str], _State], dict[tuple[str, str], _dt.datetime]]:
+    """Per monitor and series: its latest alert (the last opened), and the latest window its earlier alerts saw."""
     rows = con.execute(
         """SELECT monitor, series, alert_id, state, opened_window, coalesce(resolved_window, last_window)
-           FROM alert_states QUALIFY alert_id = max(alert_id) OVER (PARTITION BY monitor, series)"""
+           FROM alert_states ORDER BY opened_window, alert_id"""
     ).fetchall()
-    return {(m, s): _State(a, st, o, seen) for m, s, a, st, o, seen in rows}
+    latest: dict[tuple[str, str], _State] = {}
+    before: dict[tuple[str, str], _dt.datetime] = {}
+    for m, s, a, st, o, seen in rows:
+        prev = latest.get((m, s))
+        if prev is not None:
+            before[(m, s)] = max(before.get((m, s), prev.seen), prev.seen)
+        latest[(m, s)] = _State(a, st, o, seen)
+    return latest, before
 
 
 def _with(alert: Alert, **extra: Any) -> Alert:
@@ -77,14 +87,14 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
     ``updated_at``; an alert names its windows, never the run's time).
     """
     now = now or _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
-    states = _latest_states(con)
+    states, before = _latest_states(con)
     next_id = int(con.execute("SELECT coalesce(max(alert_id), 0) FROM alert_states").fetchall()[0][0]) + 1
     recorded = {(m, s, w): a for m, s, w, a in
                 con.execute("SELECT monitor, series, window_start, alert_id FROM alerts").fetchall()}
     events: list[Alert] = []
     writes: list[tuple[str, list[Any]]] = []
     order = sorted(range(len(judgements)), key=lambda i: (judgements[i].window_start, i))
-    backfill = _backfill(judgements, order, states, recorded, writes, now)
+    past, next_id = _history(judgements, order, states, before, recorded, writes, now, next_id)
     for i in order:
         j = judgements[i]
         if not j.judged:
@@ -92,10 +102,13 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
         key = _key(j.monitor, j.series)
         cur = states.get(key)
         if cur is not None and j.window_start <= cur.seen:  # replayed: the state has moved past this window
-            if j.alert is not None:
+            if j.alert is not None and j.window_start >= cur.opened_window:  # a window of the latest alert
                 events.append(_with(j.alert, status="firing" if cur.state == "open" else "fired",
-                                    alert_id=recorded.get((*key, j.window_start), backfill.get(i)),
-                                    opened_window=cur.opened_window.isoformat()))
+                                    alert_id=cur.alert_id, opened_window=cur.opened_window.isoformat()))
+            elif j.alert is not None:  # before it: a window of an earlier alert
+                aid, opened = past.get(i, (recorded.get((*key, j.window_start)), None))
+                events.append(_with(j.alert, status="fired", alert_id=aid,
+                                    opened_window=opened.isoformat() if opened else None))
             continue
         if j.alert is None:  # judged, does not fire
             if cur is not None and cur.state == "open":
@@ -125,7 +138,7 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
                            [aid, a.monitor, a.metric, key[1], a.series.get("model"), a.series.get("model_version"),
                             a.series.get("environment"), j.window_start, j.window_start, j.window_end, now, now]))
             states[key] = _State(aid, "open", j.window_start, j.window_start)
-        writes.append(_insert_fired(a, j, key[1], aid, now))
+        writes.append(_insert_fired(j, key[1], aid, now))
     if record and writes:
         with transaction(con):
             for sql, params in writes:
@@ -133,12 +146,15 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
     return events
 
 
-def _backfill(judgements: list[Judgement], order: list[int], states: dict[tuple[str, str], _State],
-              recorded: dict[Any, Any], writes: list[tuple[str, list[Any]]], now: _dt.datetime) -> dict[int, int]:
-    """Windows that fired just before an alert's opening window (checked later, e.g. by ``--all`` after a
-    daily check) join that alert, which then opened earlier: the run of consecutive firing windows ending
-    at its opening window. Returns judgement index -> alert id; updates ``states`` and adds the writes."""
-    out: dict[int, int] = {}
+def _history(judgements: list[Judgement], order: list[int], states: dict[tuple[str, str], _State],
+             before: dict[tuple[str, str], _dt.datetime], recorded: dict[Any, Any],
+             writes: list[tuple[str, list[Any]]], now: _dt.datetime, next_id: int
+             ) -> tuple[dict[int, tuple[int, _dt.datetime]], int]:
+    """Windows checked late, before a series' latest alert (e.g. ``check --all`` after daily checks): the
+    episodes they show (fired windows up to the judged window that did not fire) are recorded as resolved
+    alerts, not sent; an episode still open when the latest alert begins joins it, which then opened
+    earlier. Returns judgement index -> (alert id, its opening window) and the next free id."""
+    out: dict[int, tuple[int, _dt.datetime]] = {}
     by_key: dict[tuple[str, str], list[int]] = {}
     for i in order:
         j = judgements[i]
@@ -148,32 +164,51 @@ def _backfill(judgements: list[Judgement], order: list[int], states: dict[tuple[
         cur = states.get(key)
         if cur is None:
             continue
-        first = cur.opened_window
-        added = []
-        for i in reversed(idx):
+        low = before.get(key)
+        episodes: list[tuple[list[int], int | None]] = []
+        fired: list[int] | None = None
+        for i in idx:
             j = judgements[i]
-            if j.window_start >= first:
+            if j.window_start >= cur.opened_window or (low is not None and j.window_start <= low):
                 continue
-            if j.alert is None or j.window_end != first or (*key, j.window_start) in recorded:
-                break
-            added.append(i)
-            first = j.window_start
-        if not added:
-            continue
-        for i in added:
-            j = judgements[i]
-            a = j.alert
-            assert a is not None
-            out[i] = cur.alert_id
-            writes.append(_insert_fired(a, j, key[1], cur.alert_id, now))
-        writes.append(("UPDATE alert_states SET opened_window = ?, n_windows = n_windows + ?, updated_at = ? "
-                       "WHERE alert_id = ?", [first, len(added), now, cur.alert_id]))
-        cur.opened_window = first
-    return out
+            if j.alert is not None and (*key, j.window_start) not in recorded:
+                if fired is None:
+                    fired = []
+                    episodes.append((fired, None))
+                fired.append(i)
+            elif j.alert is None and fired is not None:
+                episodes[-1] = (fired, i)
+                fired = None
+        if fired is not None:  # still open when the latest alert begins: it is the start of that alert
+            episodes.pop()
+            first = judgements[fired[0]].window_start
+            for i in fired:
+                out[i] = (cur.alert_id, first)
+                writes.append(_insert_fired(judgements[i], key[1], cur.alert_id, now))
+            writes.append(("UPDATE alert_states SET opened_window = ?, n_windows = n_windows + ?, updated_at = ? "
+                           "WHERE alert_id = ?", [first, len(fired), now, cur.alert_id]))
+            cur.opened_window = first
+        for ep, res in episodes:
+            aid, next_id = next_id, next_id + 1
+            a0, a1 = judgements[ep[0]], judgements[ep[-1]]
+            r = judgements[res] if res is not None else None
+            writes.append(("""INSERT INTO alert_states VALUES (?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?,
+                              ?, ?, ?, ?, ?, ?, 'resolved')""",
+                           [aid, a0.monitor, a0.metric, key[1], a0.series.get("model"), a0.series.get("model_version"),
+                            a0.series.get("environment"), a0.window_start, a1.window_start, a1.window_end, len(ep),
+                            r.window_start if r else a1.window_end, r.window_end if r else None,
+                            _num(r.value) if r else None,
+                            r.reason if r else "the next window was not judged", now, now]))
+            for i in ep:
+                out[i] = (aid, a0.window_start)
+                writes.append(_insert_fired(judgements[i], key[1], aid, now))
+    return out, next_id
 
 
-def _insert_fired(a: Alert, j: Judgement, series: str, aid: int, now: _dt.datetime) -> tuple[str, list[Any]]:
+def _insert_fired(j: Judgement, series: str, aid: int, now: _dt.datetime) -> tuple[str, list[Any]]:
     """The record of one window that fired, tied to its alert (once per monitor, window and series)."""
+    a = j.alert
+    assert a is not None
     d = a.to_dict()
     return ("""INSERT INTO alerts SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
                WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE monitor = ? AND window_start = ? AND series = ?)""",
