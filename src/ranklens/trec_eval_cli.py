@@ -94,7 +94,10 @@ def parse_args(argv: Sequence[str]) -> _Args | str:
         if opt == "-h":
             return _help()
         if opt == "-v":
-            return f"ranklens trec_eval: trec_eval {TREC_EVAL_VERSION}'s command line and output, computed by ranklens"
+            from ._version import __version__
+
+            return (f"ranklens trec_eval: trec_eval {TREC_EVAL_VERSION}'s command line and output, computed by "
+                    f"ranklens {__version__}")
         if opt == "-q":
             args.per_query = True
         elif opt == "-c":
