@@ -279,23 +279,9 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
                 raise RanklensError(f"{line.name}: query {queries[int(np.flatnonzero(np.isnan(column))[0])]!r} "
                                     "has no value under trec_eval's rules.")
             values[line.name] = column
-            aggregate[line.name] = _summary(float(res[line.total or str(line.key)]), column, line)
+            aggregate[line.name] = float(res[line.total or str(line.key)])
     aggregate["num_q"] = float(n_queries)
     return queries or [], values, aggregate
-
-
-def _summary(engine: float, column: np.ndarray, line: Line) -> float:
-    """The value of an ``all`` line: the engine's aggregate, or for a plain mean the same mean summed as
-    trec_eval sums it (query after query in its order, then divided by their number), which can differ from
-    the engine's pairwise sum in the last bits and so in the 4th decimal when a mean falls on a half
-    (0.06555 printed 0.0655 by trec_eval). A measure is a plain mean when both agree to 1e-9; otherwise
-    (gm_map's geometric mean...) the engine's aggregate is printed as it is."""
-    if line.kind != "double" or line.total is not None or column.size == 0:
-        return engine  # counts (exact sums) and the totals trec_eval computes otherwise
-    sequential = float(np.add.accumulate(column)[-1]) / column.size
-    if not abs(sequential - engine) <= 1e-9 * max(1.0, abs(engine)):
-        return engine  # not a plain mean (gm_map's geometric mean...): the engine's aggregate as it is
-    return sequential
 
 
 def _format(name: str, qid: str, value: float, kind: str) -> str:
