@@ -36,16 +36,19 @@ class IngestSummary:
     Attributes
     ----------
     batches : list of dict
-        One entry per batch: ``source``, ``batch_id``, ``status`` ("ingested" or "already ingested"),
-        ``rows``, ``ranking_rows``, ``label_rows``, ``groups`` (new served lists), ``quarantined``,
-        ``skipped`` (rows of groups already in the store), ``reasons`` (quarantine reason -> rows),
-        ``updated_groups`` (groups whose values changed because of late labels).
+        One entry per batch: ``source``, ``batch_id``, ``status`` ("ingested", "already ingested", or
+        "refused": more than ``max_quarantine`` of its rows quarantined, nothing stored), ``rows``,
+        ``ranking_rows``, ``label_rows``, ``known_label_rows`` (label rows already stored, from this or
+        another file: not stored again), ``groups`` (new served lists), ``quarantined``, ``skipped`` (rows
+        of groups already in the store), ``reasons`` (quarantine reason -> rows), ``updated_groups``
+        (groups whose values changed because of late labels); a refused batch has ``max_quarantine`` and
+        ``examples`` (its first quarantined rows: row or line, reason).
     """
 
     batches: list[dict[str, Any]] = field(default_factory=list)
 
     def _total(self, key: str) -> int:
-        return int(sum(b.get(key, 0) for b in self.batches))
+        return int(sum(b.get(key, 0) for b in self.batches if b["status"] != "refused"))
 
     @property
     def rows(self) -> int:
@@ -74,18 +77,37 @@ class IngestSummary:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rows": self.rows, "groups": self.groups, "quarantined": self.quarantined, "skipped": self.skipped,
-            "reasons": self.reasons, "batches": self.batches,
+            "reasons": self.reasons, "refused": len(self.refused), "batches": self.batches,
         }
+
+    @property
+    def refused(self) -> list[dict[str, Any]]:
+        """The batches kept out whole because more than ``max_quarantine`` of their rows were quarantined."""
+        return [b for b in self.batches if b["status"] == "refused"]
 
     def __str__(self) -> str:
         lines = []
         for b in self.batches:
+            if b["status"] == "refused":
+                lines.append(
+                    f"{b['source']}: refused, nothing stored: {b['quarantined']} of {b['rows']} rows "
+                    f"({b['quarantined'] / max(b['rows'], 1):.1%}) would be quarantined, more than "
+                    f"--max-quarantine {b['max_quarantine']:g}"
+                )
+                for r, n in b.get("reasons", {}).items():
+                    lines.append(f"    {n}: {r}")
+                for e in b.get("examples", []):
+                    where = f"row {e['row']}" if "row" in e else f"line {e['line']}: {e['text']!r}"
+                    lines.append(f"    e.g. {where}: {e['reason']}")
+                continue
             if b["status"] != "ingested":
                 lines.append(f"{b['source']}: {b['status']} (batch {b['batch_id'][:12]}), nothing added")
                 continue
+            known = b.get("known_label_rows", 0)
             lines.append(
                 f"{b['source']}: {b['rows']} rows -> {b['groups']} groups ({b['ranking_rows']} ranked items), "
-                f"{b['label_rows']} label rows, {b['quarantined']} quarantined, {b['skipped']} skipped"
+                f"{b['label_rows']} label rows{f' ({known} already stored)' if known else ''}, "
+                f"{b['quarantined']} quarantined, {b['skipped']} skipped"
                 + (f", {b['updated_groups']} groups updated by late labels" if b.get("updated_groups") else "")
             )
             for r, n in b.get("reasons", {}).items():
@@ -93,18 +115,35 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-def ingest_events(db: Database, name: str, kind: str, obj: Any) -> dict[str, Any]:
-    """Ingest one batch of events in one transaction; what it did, as one entry of :class:`IngestSummary`."""
+class _Refused(Exception):
+    """A batch over the quarantine limit: its transaction is rolled back; ``info`` says why."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        super().__init__(info["source"])
+        self.info = info
+
+
+def ingest_events(con: Any, name: str, kind: str, obj: Any, max_quarantine: float | None = None) -> dict[str, Any]:
+    """Ingest one batch of events in one transaction, on a connection open for writing; what it did, as
+    one entry of :class:`IngestSummary`.
+
+    With ``max_quarantine``, a batch whose quarantined rows are more than that fraction of its rows is
+    kept out whole (status ``refused``): nothing of it is stored, not even its quarantine, and it is not
+    recorded as ingested (the same file, once fixed or with a higher limit, is ingested as new).
+    """
     batch_id = batch_hash(kind, obj)
-    with db.writing() as con:
-        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
-            return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
-                    "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
-                    "reasons": {}}
-        table, unsplit = read_batch(con, name, kind, obj)
+    if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
+        return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
+                "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
+                "reasons": {}}
+    table, unsplit = read_batch(con, name, kind, obj)
+    try:
         with transaction(con):
-            info = _load(con, name, batch_id, table, unsplit)
-        return info
+            info = _load(con, name, batch_id, table, unsplit, max_quarantine)
+    except _Refused as refused:
+        return refused.info
+    return info
+
 
 def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     """SQL select list turning the raw batch (registered as _raw) into typed event columns."""
@@ -161,10 +200,12 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     if pa.types.is_timestamp(tt) or pa.types.is_date(tt):
         ts = f"CAST({r} AS TIMESTAMP)"
     elif pa.types.is_integer(tt) or pa.types.is_floating(tt):
-        ts = f"CAST(to_timestamp(CAST({r} AS DOUBLE)) AS TIMESTAMP)"
-    else:
+        ts = f"CAST(try(to_timestamp(CAST({r} AS DOUBLE))) AS TIMESTAMP)"
+    else:  # text, row by row: a number is epoch seconds, anything else ISO-8601
         s = f"NULLIF(TRIM(CAST({r} AS VARCHAR)), '')"
-        ts = f"COALESCE(CAST(TRY_CAST({s} AS TIMESTAMPTZ) AS TIMESTAMP), TRY_CAST({s} AS TIMESTAMP))"
+        ts = (f"CASE WHEN TRY_CAST({s} AS DOUBLE) IS NOT NULL "
+              f"THEN CAST(try(to_timestamp(TRY_CAST({s} AS DOUBLE))) AS TIMESTAMP) "
+              f"ELSE COALESCE(CAST(TRY_CAST({s} AS TIMESTAMPTZ) AS TIMESTAMP), TRY_CAST({s} AS TIMESTAMP)) END")
     if "labels" in cols:
         lt = typ("labels")
         if pa.types.is_list(lt) or pa.types.is_large_list(lt):
@@ -195,8 +236,8 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     select += [f"NULLIF(TRIM(CAST({raw(s)} AS VARCHAR)), '') AS {quote('s_' + s)}" for s in slices]
     return ",\n".join(select), slices
 
-def _load(con: Any, name: str, batch_id: str, table: Any,
-          unsplit: Unsplit) -> dict[str, Any]:
+def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
+          max_quarantine: float | None = None) -> dict[str, Any]:
     pa = require("pyarrow")
     n = table.num_rows
     table = table.append_column("_row", pa.array(np.arange(n, dtype=np.int64)))
@@ -226,25 +267,17 @@ def _load(con: Any, name: str, batch_id: str, table: Any,
               THEN 'no rank, score, labels or relevance'
           END AS reason
         FROM (SELECT {select} FROM _raw) _ev""")
-    # an item twice in one served list: the first row counts, the others are quarantined
-    con.execute("""
-        UPDATE _v SET reason = 'duplicate item in group'
-        FROM (SELECT _row FROM (
-                SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
-                                                ORDER BY _row) AS k
-                FROM _v WHERE reason IS NULL AND is_ranking
-                  AND (model, model_version, environment, group_id, item_id) IN (
-                      SELECT (model, model_version, environment, group_id, item_id) FROM _v
-                      WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
-        WHERE _v._row = d._row""")
-    # every row of a list must be ordered the same way: all with a rank, or all by score
-    con.execute("""
-        UPDATE _v SET reason = 'group mixes rows with and without rank'
-        FROM (SELECT model, model_version, environment, group_id FROM _v
-              WHERE reason IS NULL AND is_ranking
-              GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
-        WHERE _v.reason IS NULL AND _v.is_ranking AND _v.model = m.model AND _v.model_version = m.model_version
-          AND _v.environment = m.environment AND _v.group_id = m.group_id""")
+    # an item twice in one served list, a list mixing rows with and without rank: rare, looked for only
+    # when the counts per list say there is one
+    n_dup, n_mix = con.execute("""
+        SELECT count(*) FILTER (WHERE n > n_distinct), count(*) FILTER (WHERE n_rank NOT IN (0, n)) FROM (
+          SELECT count(*) AS n, count(DISTINCT item_id) AS n_distinct, count(*) FILTER (WHERE rank_given) AS n_rank
+          FROM _v WHERE reason IS NULL AND is_ranking GROUP BY model, model_version, environment, group_id)"""
+                               ).fetchall()[0]
+    if n_dup:
+        _mark_duplicates(con)
+    if n_mix:
+        _mark_mixed(con)
     # quarantine, with the row as it came
     con.execute("""
         INSERT INTO quarantine
@@ -259,6 +292,16 @@ def _load(con: Any, name: str, batch_id: str, table: Any,
         reasons[why] = reasons.get(why, 0) + 1
     reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
     quarantined = int(sum(reasons.values()))
+    rows = int(n) + len(unsplit)  # the lines the reader could not make rows of are rows of the batch too
+    if max_quarantine is not None and quarantined > max_quarantine * rows:
+        first = con.execute("SELECT _row + 1, reason FROM _v WHERE reason IS NOT NULL ORDER BY _row LIMIT 3"
+                            ).fetchall()
+        examples = [{"row": int(r), "reason": why} for r, why in first]
+        examples += [{"line": line, "reason": why, "text": text} for line, text, why in unsplit[:3]]
+        raise _Refused({"source": name, "batch_id": batch_id, "status": "refused", "rows": rows,
+                        "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": quarantined,
+                        "skipped": 0, "reasons": reasons, "max_quarantine": max_quarantine,
+                        "examples": examples})
     # new slice columns
     known = slice_columns(con)
     for s in slices:
@@ -302,17 +345,38 @@ def _load(con: Any, name: str, batch_id: str, table: Any,
         WHERE v.reason IS NULL AND v.is_ranking""")
     # a batch's gids are one range: later reads prune by zone maps
     con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
-    label_rows = con.execute("""
-        INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ?
-        FROM _v WHERE reason IS NULL AND NOT is_ranking""", [batch_id]).fetchall()[0][0]
+    # label rows: stored once whatever the file they came in (a row equal to a stored one, or to an earlier
+    # row of the batch, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
+    label_rows = con.execute("SELECT count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking").fetchall()[0][0]
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _fb_rows AS
+        SELECT DISTINCT group_id, item_id, ts, relevance,
+               CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
+        FROM _v WHERE reason IS NULL AND NOT is_ranking""")
+    if label_rows:
+        lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
+        con.execute("""
+            DELETE FROM _fb_rows WHERE EXISTS (
+              SELECT 1 FROM feedback f WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
+                AND f.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
+                AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
+                AND (CASE WHEN len(f.labels) > 0 THEN list_sort(f.labels) END) IS NOT DISTINCT FROM _fb_rows.labels)""",
+                    [lo_ts, hi_ts])
+    new_label_rows = con.execute(
+        "INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ? FROM _fb_rows", [batch_id]
+    ).fetchall()[0][0]
     n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
     # outcomes resolved to lists: in-line ones, this batch's label rows for any list with that
     # group_id, and label rows stored earlier for the lists that arrive now
+    # (two joins, not one with an OR: each is a hash join on this batch's rows, not a scan of the store)
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb AS
         SELECT g.gid, f.item_id, f.labels, f.relevance
-        FROM feedback f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
-        WHERE f.batch_id = ? OR f.group_id IN (SELECT group_id FROM _gn)""", [batch_id])
+        FROM _fb_rows f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        UNION ALL
+        SELECT g.gid, f.item_id, f.labels, f.relevance
+        FROM feedback f JOIN _gn g ON g.group_id = f.group_id
+        WHERE f.batch_id <> ?""", [batch_id])
     con.execute("""
         INSERT INTO item_labels
         SELECT gid, item_id, unnest(labels), NULL, ? FROM _items WHERE coalesce(len(labels), 0) > 0
@@ -321,19 +385,48 @@ def _load(con: Any, name: str, batch_id: str, table: Any,
         UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _fb WHERE relevance IS NOT NULL""",
                 [batch_id] * 4)
     # stored groups that receive labels in this batch: their values are stale until the refresh
-    updated = con.execute("""
-        UPDATE groups SET dirty = TRUE
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _late AS
+        SELECT gid, dirty FROM groups
         WHERE source = 'events' AND batch_id <> ?
-          AND group_id IN (SELECT DISTINCT group_id FROM feedback WHERE batch_id = ?)""",
-                          [batch_id, batch_id]).fetchall()[0][0]
+          AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [batch_id])
+    updated = con.execute("SELECT count(*) FROM _late").fetchall()[0][0]
+    con.execute("UPDATE groups SET dirty = TRUE WHERE gid IN (SELECT gid FROM _late WHERE NOT dirty)")
     con.execute(
         "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
-        [batch_id, name, n, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
+        [batch_id, name, rows, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
     )
-    return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": int(n),
+    return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": rows,
             "ranking_rows": int(ranking_rows), "label_rows": int(label_rows), "groups": int(n_groups),
             "quarantined": quarantined, "skipped": int(skipped_groups[1]),
-            "skipped_groups": int(skipped_groups[0]), "reasons": reasons, "updated_groups": int(updated)}
+            "skipped_groups": int(skipped_groups[0]), "known_label_rows": int(label_rows - new_label_rows),
+            "reasons": reasons, "updated_groups": int(updated)}
+
+
+
+def _mark_duplicates(con: Any) -> None:
+    """An item twice in one served list: the first row counts, the others are quarantined."""
+    con.execute("""
+        UPDATE _v SET reason = 'duplicate item in group'
+        FROM (SELECT _row FROM (
+                SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
+                                                ORDER BY _row) AS k
+                FROM _v WHERE reason IS NULL AND is_ranking
+                  AND (model, model_version, environment, group_id, item_id) IN (
+                      SELECT (model, model_version, environment, group_id, item_id) FROM _v
+                      WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
+        WHERE _v._row = d._row""")
+
+
+def _mark_mixed(con: Any) -> None:
+    """Every row of a list must be ordered the same way: all with a rank, or all by score."""
+    con.execute("""
+        UPDATE _v SET reason = 'group mixes rows with and without rank'
+        FROM (SELECT model, model_version, environment, group_id FROM _v
+              WHERE reason IS NULL AND is_ranking
+              GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
+        WHERE _v.reason IS NULL AND _v.is_ranking AND _v.model = m.model AND _v.model_version = m.model_version
+          AND _v.environment = m.environment AND _v.group_id = m.group_id""")
 
 
 def ingest_results(db: Database, fingerprint: str, name: str, kind: str, obj: Any) -> dict[str, Any]:

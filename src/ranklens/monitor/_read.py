@@ -1,8 +1,10 @@
 """Reading ingest batches: which files (or tables) a source names, each as an Arrow table, and the hash
 that identifies a batch (ingesting it again adds nothing).
 
-Files: Parquet, CSV, TSV, JSON Lines. A CSV line that does not split into the header's fields is not an
-error: it is returned with its line number and reason, for the quarantine.
+Files: Parquet, CSV, TSV, JSON Lines. A CSV line that does not split into the header's fields, or that opens
+a quote it does not close, is not an error: it is returned with its line number, text and reason, for the
+quarantine. A JSON Lines column whose values differ in type from line to line is read as text, value by
+value, so that each row is validated on its own.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from .._deps import require
 from ..errors import FormatError, InputError, InvalidParameterError
-from ._db import fetch_arrow
+from ._db import fetch_arrow, quote
 
 __all__ = ["FILE_TYPES", "Unsplit", "batch_hash", "read_batch", "sources"]
 
@@ -110,7 +112,7 @@ def read_batch(con: Any, name: str, kind: str, obj: Any) -> tuple[Any, Unsplit]:
         elif kind == "parquet":
             t = fetch_arrow(con.sql("SELECT * FROM read_parquet(?)", params=[str(obj)]))
         else:
-            t = fetch_arrow(con.sql("SELECT * FROM read_json(?, format = 'newline_delimited')", params=[str(obj)]))
+            t = _read_jsonl(con, str(obj))
     except duckdb.Error as exc:
         if kind == "jsonl":
             _raise_json_line(name, Path(obj))
@@ -118,6 +120,56 @@ def read_batch(con: Any, name: str, kind: str, obj: Any) -> tuple[Any, Unsplit]:
     if not isinstance(t, pa.Table):  # pragma: no cover
         t = pa.table(t)
     return t, []
+
+
+def _read_jsonl(con: Any, path: str) -> Any:
+    """A JSON Lines file as an Arrow table. A column whose values differ in type from line to line (an epoch
+    number among ISO strings, a rank given as 2 and as "3") is read as text, value by value: each row is then
+    validated on its own. DuckDB infers the types from the first lines; when a later line contradicts them,
+    the whole file is read again to infer them."""
+    duckdb = require("duckdb")
+    try:
+        rel = con.sql("SELECT * FROM read_json(?, format = 'newline_delimited')", params=[path])
+        t = _json_as_text(con, rel)
+    except duckdb.Error:
+        rel = con.sql("SELECT * FROM read_json(?, format = 'newline_delimited', sample_size = -1)", params=[path])
+        t = _json_as_text(con, rel)
+    return t
+
+
+def _json_as_text(con: Any, rel: Any) -> Any:
+    """The relation as Arrow, its mixed-type (JSON) columns turned into text value by value: a JSON string
+    gives its text, a list of labels its labels joined by ``|``, any other value its JSON text."""
+    cols = []
+    for name, typ in zip(rel.columns, rel.types):
+        c = quote(name)
+        if str(typ) != "JSON":
+            cols.append(c)
+            continue
+        arr = (f"WHEN 'ARRAY' THEN array_to_string(from_json({c}, '[\"VARCHAR\"]'), '|') "
+               if name.strip().lower() == "labels" else "")
+        cols.append(f"CASE json_type({c}) WHEN 'VARCHAR' THEN json_extract_string({c}, '$') WHEN 'NULL' THEN NULL "
+                    f"{arr}ELSE CAST({c} AS VARCHAR) END AS {c}")
+    if all(str(t) != "JSON" for t in rel.types):
+        return fetch_arrow(rel)
+    return fetch_arrow(rel.select(", ".join(cols)))
+
+
+def _unclosed_quotes(data: bytes) -> tuple[bytes, Unsplit]:
+    """Lines with an odd number of double quotes (a quote opened and not closed): each would swallow the
+    lines after it into one value. They are blanked (the reader skips empty lines, so the line numbers of
+    the others stay those of the file) and returned as (line, text, reason)."""
+    if b'"' not in data:
+        return data, []
+    lines = data.split(b"\n")
+    bad: Unsplit = []
+    for i, line in enumerate(lines):
+        if line.count(b'"') % 2:
+            bad.append((i + 1, line.rstrip(b"\r").decode("utf-8", "replace"), "unclosed quote"))
+            lines[i] = b""
+    if not bad:
+        return data, []
+    return b"\n".join(lines), bad
 
 
 def _read_csv(name: str, path: Path, sep: str) -> tuple[Any, Unsplit]:
@@ -129,7 +181,9 @@ def _read_csv(name: str, path: Path, sep: str) -> tuple[Any, Unsplit]:
         header = next(_csv.reader(f, delimiter=sep), None)
     if not header:
         raise FormatError("no header line (the event columns are named on the first line)", path=name, line=1)
-    bad: Unsplit = []
+    data, bad = _unclosed_quotes(path.read_bytes())
+    if bad and bad[0][0] == 1:
+        raise FormatError("the header line has an unclosed quote", path=name, line=1, text=bad[0][1])
 
     def invalid(row: Any) -> str:
         bad.append((row.number, row.text,
@@ -137,11 +191,14 @@ def _read_csv(name: str, path: Path, sep: str) -> tuple[Any, Unsplit]:
         return "skip"
 
     try:
+        # every field is text, and only an empty field is missing: "NaN", "null" or "NA" are values, which
+        # the validation judges (a NaN score is quarantined, not taken for a missing one)
         t = pacsv.read_csv(
-            path,
+            pa.BufferReader(data),
             parse_options=pacsv.ParseOptions(delimiter=sep, invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
-                                                 strings_can_be_null=True),
+                                                 strings_can_be_null=True, null_values=[""],
+                                                 quoted_strings_can_be_null=False),
         )
     except pa.ArrowInvalid as exc:
         raise InputError(f"{name}: cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None

@@ -40,7 +40,7 @@ from ._params import parse_time
 from ._read import sources
 from ._reports import Reports
 from ._signals import signals as compute_signals
-from ._values import refresh
+from ._values import refresh, refresh_values
 from ._webhook import WebhookError, deliver, payload
 from .alerts import Alert, Judgement, judge
 from .config import Baseline, MonitorConfig, load_config
@@ -177,12 +177,15 @@ class Store:
 
         summary = IngestSummary()
         batches = sources(source, source_name)
-        db = self._db()
-        with Progress(len(batches), "ingesting files") as progress:
+        # one connection for the call: the store's pages stay in memory from one batch to the next
+        with self._db().writing() as con, Progress(len(batches), "ingesting files") as progress:
+            # committed batches go to DuckDB's log and the file is rewritten once, when the call ends (or by
+            # the next open after a crash), rather than at every commit of a large batch
+            con.execute("SET checkpoint_threshold = '16GB'")
             for name, kind, obj in batches:
-                summary.batches.append(ingest_events(db, name, kind, obj))
+                summary.batches.append(ingest_events(con, name, kind, obj))
                 progress.advance()
-        self.refresh()
+            refresh_values(con, self.config)
         return summary
 
     def refresh(self) -> int:
