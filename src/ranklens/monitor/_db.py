@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from .._deps import require
-from ..errors import InputError, InvalidParameterError, StoreBusyError
+from ..errors import InputError, InvalidParameterError, RanklensError, StoreBusyError
 from ._params import parse_time
-from ._schema import SCHEMA_VERSION, migrate, schema_version
+from ._schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version
 
 __all__ = [
     "BASE_COLUMNS", "Database", "column_sql", "fetch_arrow", "filters_sql", "metric_columns", "quote",
-    "slice_columns", "transaction",
+    "slice_columns", "store_failure", "transaction",
 ]
 
 BASE_COLUMNS = ("model", "model_version", "environment", "group_id")
@@ -47,14 +47,49 @@ def quote(name: str) -> str:
 
 @contextlib.contextmanager
 def transaction(con: Any) -> Iterator[None]:
-    """One transaction: committed when the block ends, rolled back when it raises."""
+    """One transaction: committed when the block ends, rolled back when it raises.
+
+    The error that stopped the block is the one raised: when DuckDB has already ended the transaction
+    (a failed write, a full disk), the rollback's own complaint ("no transaction is active") is dropped.
+    """
     con.execute("BEGIN TRANSACTION")
     try:
         yield
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        with contextlib.suppress(Exception):
+            con.execute("ROLLBACK")
         raise
+
+
+_CAUSES = (
+    ("no space left on device", "the disk holding it is full (No space left on device)"),
+    ("file too large", "a file size limit was reached (File too large)"),
+    ("disk quota exceeded", "the disk quota is exceeded"),
+    ("read-only file system", "its file system is read-only"),
+    ("permission denied", "permission denied"),
+)
+
+
+def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensError:
+    """The one-line error of a DuckDB failure on the store, naming its cause (a full disk, a damaged file...).
+
+    Examples
+    --------
+    >>> e = store_failure(Path("s.duckdb"), OSError("IO Error: Could not write file: No space left on device"))
+    >>> print(str(e).split(";")[0])
+    store 's.duckdb': cannot write: the disk holding it is full (No space left on device)
+    """
+    text = " ".join(str(exc).split())
+    low = text.lower()
+    for needle, cause in _CAUSES:
+        if needle in low:
+            return RanklensError(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not "
+                                 "stored")
+    if any(w in low for w in ("corrupt", "checksum", "invalid block", "not a valid duckdb", "unexpected end",
+                              "failed to read", "could not read")):
+        return RanklensError(f"store {str(path)!r} is damaged: {text[:300]}")
+    return RanklensError(f"store {str(path)!r}{' ' + doing if doing else ''}: {text[:300]}")
 
 
 class Database:
@@ -91,7 +126,7 @@ class Database:
             except duckdb.Error as exc:
                 text = str(exc)
                 if "lock" not in text.lower():
-                    raise InputError(f"store {str(self.path)!r} cannot be opened: {text.splitlines()[0]}") from None
+                    raise store_failure(self.path, exc, "cannot be opened") from None
                 if time.monotonic() >= deadline:
                     holder = re.search(r"PID (\d+)", text)
                     who = f" (process {holder.group(1)})" if holder else ""
@@ -102,9 +137,27 @@ class Database:
                 time.sleep(delay)
                 delay = min(delay * 2, 0.25)
         try:
+            return self._prepare(con, write)
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                con.close()
+            if isinstance(exc, duckdb.Error):
+                raise store_failure(self.path, exc) from None
+            raise
+
+    def _prepare(self, con: Any, write: bool) -> Any:
+        """Check an open file is a store of ours (of this schema version), migrate it when ``write``."""
+        try:
             con.execute("SET TimeZone = 'UTC'")
         except Exception:  # pragma: no cover - ICU not loaded: timestamps are naive UTC anyway
             pass
+        kind, tables = recognise(con)
+        if kind == "foreign":
+            shown = ", ".join(tables[:6]) + (", ..." if len(tables) > 6 else "")
+            raise InputError(
+                f"store {str(self.path)!r} is not a ranklens store: it is a DuckDB database of another application "
+                f"(tables {shown}); ranklens does not write into it. Give --store a new file."
+            )
         version = schema_version(con)
         if write:
             if version > SCHEMA_VERSION:
@@ -114,6 +167,8 @@ class Database:
                     f"({SCHEMA_VERSION}); upgrade ranklens."
                 )
             migrate(con)
+            if kind != "ours":  # a new store, or one of a ranklens before the marker
+                mark(con)
         elif version != SCHEMA_VERSION:
             con.close()
             raise InputError(
@@ -124,21 +179,36 @@ class Database:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Any]:
-        """A read-only connection for the duration of a block."""
-        con = self.connect(write=False)
-        try:
+        """A read-only connection for the duration of a block; DuckDB's errors become one line
+        (:func:`store_failure`)."""
+        with self._open(write=False) as con:
             yield con
-        finally:
-            con.close()
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Any]:
-        """A writing connection for the duration of a block."""
-        con = self.connect(write=True)
+        """A writing connection for the duration of a block; DuckDB's errors become one line
+        (:func:`store_failure`)."""
+        with self._open(write=True) as con:
+            yield con
+
+    @contextlib.contextmanager
+    def _open(self, write: bool) -> Iterator[Any]:
+        duckdb = require("duckdb")
+        con = self.connect(write=write)
         try:
             yield con
-        finally:
-            con.close()
+        except duckdb.Error as exc:
+            with contextlib.suppress(Exception):
+                con.close()
+            raise store_failure(self.path, exc) from None
+        except BaseException:
+            with contextlib.suppress(Exception):
+                con.close()
+            raise
+        try:
+            con.close()  # a writer's close writes the file (checkpoint): it may fail too
+        except duckdb.Error as exc:
+            raise store_failure(self.path, exc) from None
 
 
 # -- catalogue ---------------------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ class IngestSummary:
                 lines.append(
                     f"{b['source']}: refused, nothing stored: {b['quarantined']} of {b['rows']} rows "
                     f"({b['quarantined'] / max(b['rows'], 1):.1%}) would be quarantined, more than "
-                    f"--max-quarantine {b['max_quarantine']:g}"
+                    f"the max_quarantine limit {b['max_quarantine']:g}"
                 )
                 for r, n in b.get("reasons", {}).items():
                     lines.append(f"    {n}: {r}")

@@ -7,13 +7,19 @@ are stale (``dirty``) so that values are computed once per ingest call rather th
 moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers).
 Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor._lifecycle`).
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
+
+A store is recognised as ranklens' by a marker in ``meta`` (``application = 'ranklens-monitor'``), written
+when the store is created, before ranklens writes anything else into a file: :func:`recognise` tells an
+empty file, a store of ours, a store of an earlier ranklens (no marker, but ``meta.schema_version`` and the
+tables ``groups``, ``items`` and ``batches``: given the marker by the first writer) and another
+application's database, which ranklens refuses to write into or read.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "migrate", "schema_version"]
+__all__ = ["APPLICATION", "SCHEMA_VERSION", "mark", "migrate", "recognise", "schema_version"]
 
 _V1 = [
     "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
@@ -138,3 +144,37 @@ def migrate(con: Any, target: int = SCHEMA_VERSION) -> list[int]:
             raise
         done.append(v + 1)
     return done
+
+
+#: The value of ``meta.application`` in a ranklens monitoring store.
+APPLICATION = "ranklens-monitor"
+
+
+def recognise(con: Any) -> tuple[str, list[str]]:
+    """What an open DuckDB file holds, before anything is written into it, and its tables.
+
+    ``"empty"`` (no table), ``"ours"`` (the marker), ``"earlier"`` (a store of a ranklens before the marker:
+    ``meta`` with a schema version, and the tables ``groups``, ``items``, ``batches``) or ``"foreign"``.
+    """
+    tables = sorted(r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = "
+        "current_database()").fetchall())
+    if not tables:
+        return "empty", tables
+    if "meta" in tables:
+        cols = {r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'meta' AND table_schema = 'main' "
+            "AND table_catalog = current_database()").fetchall()}
+        if {"key", "value"} <= cols:
+            rows = dict(con.execute(
+                "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')").fetchall())
+            if rows.get("application") == APPLICATION:
+                return "ours", tables
+            if "application" not in rows and "schema_version" in rows and {"groups", "items", "batches"} <= set(tables):
+                return "earlier", tables
+    return "foreign", tables
+
+
+def mark(con: Any) -> None:
+    """Write the marker (a new store, or a store of an earlier ranklens)."""
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", [APPLICATION])

@@ -78,22 +78,30 @@ def monitor() -> None:
 @monitor.command("ingest")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
 @_opts(_STORE, _CONFIG, _WAIT)
+@click.option("--max-quarantine", "max_quarantine", default=None, type=number(min=0, max=1), metavar="FRACTION",
+              help="Keep out whole (nothing stored) a file with more than this fraction of its rows quarantined, "
+                   "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format of the summary.")
-def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
+def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float,
+               max_quarantine: float | None, fmt: str) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
 
     Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
-    with their reason and counted.
+    with their reason and counted. Exit status 3 when a file was kept out by --max-quarantine (the
+    other files are ingested), 2 for an error.
     """
     st = _store(store_path, config_path, wait)
-    summary = st.ingest(list(sources))
+    summary = st.ingest(list(sources), max_quarantine=max_quarantine)
     if fmt == "json":
         click.echo(json.dumps(summary.to_dict(), indent=1))
-        return
-    click.echo(str(summary))
-    click.echo(f"total: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
-               f"{summary.skipped} skipped (groups already in the store) -> {store_path}")
+    else:
+        click.echo(str(summary))
+        refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
+        click.echo(f"total: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
+                   f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")
+    if summary.refused:
+        sys.exit(3)
 
 
 @monitor.command("ingest-results")

@@ -269,6 +269,7 @@ class MonitorConfig:
     monitors: tuple[MonitorSpec, ...] = field(default_factory=lambda: DEFAULT_MONITORS)
     webhook: str | None = None
     source: str | None = None
+    max_quarantine: float | None = None  # [ingest]: a batch with more of its rows quarantined is kept out
     signals: Mapping[str, Any] = field(default_factory=dict)  # [signals]: items, attribute, catalogue_size
     maturity: _dt.timedelta | None = None
     webhook_format: str = "json"
@@ -369,7 +370,7 @@ def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = 
 
 
 def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
-    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels"},
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels", "ingest"},
                 path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
@@ -400,6 +401,12 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
     _check_keys(al, {"webhook", "webhook_format", "retries", "backoff"}, _where(path, "alerts"))
     _check_keys(lab, {"maturity"}, _where(path, "labels"))
     signals = _signals_table(doc.get("signals", {}), path)
+    ing = doc.get("ingest", {})
+    _check_keys(ing, {"max_quarantine"}, _where(path, "ingest"))
+    max_q = ing.get("max_quarantine")
+    if max_q is not None and (isinstance(max_q, bool) or not isinstance(max_q, (int, float)) or not 0 <= max_q <= 1):
+        raise InvalidParameterError(
+            f"{_where(path, 'ingest')}: `max_quarantine` must be a fraction between 0 and 1; got {max_q!r}.")
     return MonitorConfig(
         signals=signals,
         attribution=attribution,
@@ -414,6 +421,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         webhook_format=al.get("webhook_format", "json"),
         webhook_retries=al.get("retries", 3),
         webhook_backoff=al.get("backoff", 1.0),
+        max_quarantine=None if max_q is None else float(max_q),
     )
 
 

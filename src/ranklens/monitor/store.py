@@ -161,7 +161,8 @@ class Store:
         return Reports(self._db(), self.config)
 
     # -- ingest --------------------------------------------------------------------------------------------
-    def ingest(self, source: Any, *, source_name: str | None = None) -> IngestSummary:
+    def ingest(self, source: Any, *, source_name: str | None = None,
+               max_quarantine: float | None = None) -> IngestSummary:
         """Add events to the store: a file, a directory of files, a list of them, or a table.
 
         Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``).
@@ -169,12 +170,21 @@ class Store:
         whose content was ingested before adds nothing. Rows that fail validation go to the quarantine
         table with their reason; rows of groups already in the store are skipped and counted.
 
+        ``max_quarantine`` (a fraction in [0, 1]; default: ``[ingest] max_quarantine`` of the configuration,
+        else no limit): a batch with more than that fraction of its rows quarantined is kept out whole
+        (nothing of it stored, not recorded as ingested), with status ``refused`` in the summary
+        (:attr:`IngestSummary.refused`); the other batches are ingested.
+
         Returns
         -------
         IngestSummary
         """
         from .._progress import Progress
 
+        limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                                  or not 0 <= limit <= 1):
+            raise InvalidParameterError(f"`max_quarantine` must be a fraction between 0 and 1; got {limit!r}.")
         summary = IngestSummary()
         batches = sources(source, source_name)
         # one connection for the call: the store's pages stay in memory from one batch to the next
@@ -183,7 +193,7 @@ class Store:
             # the next open after a crash), rather than at every commit of a large batch
             con.execute("SET checkpoint_threshold = '16GB'")
             for name, kind, obj in batches:
-                summary.batches.append(ingest_events(con, name, kind, obj))
+                summary.batches.append(ingest_events(con, name, kind, obj, limit))
                 progress.advance()
             refresh_values(con, self.config)
         return summary
