@@ -269,11 +269,13 @@ def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
         FROM (SELECT {select} FROM _raw) _ev""")
     # an item twice in one served list, a list mixing rows with and without rank: rare, looked for only
     # when the counts per list say there is one
+    # (64-bit hashes: distinct hashes prove distinct rows, so no duplicate is missed; a collision only sends
+    # the batch through the exact search)
     n_dup, n_mix = con.execute("""
-        SELECT count(*) FILTER (WHERE n > n_distinct), count(*) FILTER (WHERE n_rank NOT IN (0, n)) FROM (
-          SELECT count(*) AS n, count(DISTINCT item_id) AS n_distinct, count(*) FILTER (WHERE rank_given) AS n_rank
-          FROM _v WHERE reason IS NULL AND is_ranking GROUP BY model, model_version, environment, group_id)"""
-                               ).fetchall()[0]
+        SELECT count(*) - count(DISTINCT hash(model, model_version, environment, group_id, item_id)),
+               count(DISTINCT hash(model, model_version, environment, group_id, rank_given))
+               - count(DISTINCT hash(model, model_version, environment, group_id))
+        FROM _v WHERE reason IS NULL AND is_ranking""").fetchall()[0]
     if n_dup:
         _mark_duplicates(con)
     if n_mix:
@@ -350,9 +352,12 @@ def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
     label_rows = con.execute("SELECT count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking").fetchall()[0][0]
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb_rows AS
-        SELECT DISTINCT group_id, item_id, ts, relevance,
-               CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
+        SELECT group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
         FROM _v WHERE reason IS NULL AND NOT is_ranking""")
+    # a row repeated within the batch (looked for exactly only when the 64-bit hashes say there may be one)
+    if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
+                   ).fetchall()[0][0]:
+        con.execute("CREATE OR REPLACE TEMP TABLE _fb_rows AS SELECT DISTINCT * FROM _fb_rows")
     if label_rows:
         lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
         con.execute("""
