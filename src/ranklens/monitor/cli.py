@@ -130,12 +130,32 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 @click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
               help="Confidence interval of each mean (bootstrap over groups).")
 @click.option("--resamples", default=1000, show_default=True, type=integer(min=10, max=10**7))
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Instead: write the monitoring of the time range (overview, slices, alerts) as one self-contained "
+                   "HTML page to share (one measure; default ndcg@10).")
 @_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
 def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: tuple[str, ...], where: tuple[str, ...],
-               start: str | None, end: str | None, ci: str, resamples: int, store_path: str, config_path: str | None,
-               wait: float, fmt: str) -> None:
-    """Metric per time window and series, with confidence intervals."""
+               start: str | None, end: str | None, ci: str, resamples: int, html_path: str | None, store_path: str,
+               config_path: str | None, wait: float, fmt: str) -> None:
+    """Metric per time window and series, with confidence intervals.
+
+    With --html FILE: the monitoring of [--start, --end) as one HTML file (no server, no network needed): the
+    measure per window and series against each series' baseline, the slices of the range (the last day when no
+    range is given) and the alerts recorded.
+    """
     st = _store(store_path, config_path, wait, read_only=True)
+    if html_path:
+        from ..web.monitor_report import write_monitor_report
+        from ._params import metric_keys
+
+        keys = metric_keys(list(metrics) or ["ndcg@10"], list(ks) or None)
+        if len(keys) != 1:
+            raise click.UsageError(f"--html draws one measure; got {', '.join(keys)}")
+        out = write_monitor_report(html_path, st, metric=keys[0], window=window,
+                                   by=list(by) if by else ("model", "model_version", "environment"),
+                                   where=_where(where), start=start, end=end, ci=ci)
+        click.echo(f"ranklens: wrote {out}", err=True)
+        return
     metrics = metrics or ("ndcg",)
     if not ks and any("@" not in m and "." not in m for m in metrics):
         ks = (1, 5, 10)

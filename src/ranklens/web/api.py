@@ -19,7 +19,7 @@ from ..errors import InvalidParameterError
 from ..render import plain
 from .signals import call_signals
 
-__all__ = ["ENDPOINTS", "WINDOWS", "BadParameter", "Endpoint", "Param", "openapi_spec"]
+__all__ = ["ENDPOINTS", "WINDOWS", "BadParameter", "Endpoint", "Param", "heatmap", "openapi_spec"]
 
 WINDOWS = ("hour", "day", "week")
 
@@ -201,9 +201,10 @@ def _cell(r: dict[str, Any], names: list[str]) -> tuple[str, ...]:
     return tuple("(missing)" if r.get(n) is None else str(r[n]) for n in names)
 
 
-def _call_heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
+def heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     """Slice x time: the `limit` slices that explain most of the change, their measure per window, each row
-    centred on its own baseline (so a slice that is always weaker is not always red)."""
+    centred on its own baseline (so a slice that is always weaker is not always red). ``p`` holds the
+    parameters of ``/api/heatmap`` (every one of them: defaults included)."""
     args = _slice_args(p, where)
     t = st.slices(**args)
     chosen = [r for r in _rows(t) if not r["pooled"]][: p["limit"]]
@@ -276,7 +277,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                              "change, each centred on its own baseline.",
              (*_SLICE_PARAMS, _WINDOW,
               Param("history_start", "date", None, "First window of the heatmap (default: start)."),
-              Param("limit", "integer", 12, "Slices shown.", minimum=1, maximum=50)), True, _call_heatmap),
+              Param("limit", "integer", 12, "Slices shown.", minimum=1, maximum=50)), True, heatmap),
     Endpoint("/api/signals", "Label-free signals per window and series against the baseline (Store.signals): "
                              "score drift, positions, coverage, Gini, novelty, ILD. The Signals page.",
              (Param("metric", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "

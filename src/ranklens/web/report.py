@@ -7,12 +7,8 @@ server and no network: its Content-Security-Policy forbids every fetch.
 
 from __future__ import annotations
 
-import datetime as _dt
-import html
-import json
 import os
 from collections.abc import Iterable, Mapping
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -28,38 +24,15 @@ from ..render import (
     result_cells,
     result_dict,
 )
+from .page import document
+from .page import esc as _e
+from .page import num as _num
 
 __all__ = ["build_report", "write_report"]
-
-_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
-
-
-def _asset(name: str) -> str:
-    return resources.files("ranklens.web").joinpath("static").joinpath(name).read_text(encoding="utf-8")
-
 
 def _source(x: Any) -> str:
     """An input as the report names it: a path as given, else its type."""
     return os.fspath(x) if isinstance(x, (str, os.PathLike)) else type(x).__name__
-
-
-def _num(v: Any, digits: int) -> str:
-    v = plain(v)
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _e(s: Any) -> str:
-    return html.escape(str(s), quote=True)
-
-
-def _script_json(obj: Any) -> str:
-    """JSON for a ``<script type="application/json">``: no ``<`` can close the element."""
-    return json.dumps(obj, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c").replace(
-        "\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
@@ -272,28 +245,12 @@ def build_report(
                         f"k = 1..100</span></h2><div class='{'grid2' if len(curve_data) > 1 else ''}'>{charts}"
                         "</div></section>")
 
-    from .._version import __version__
-
-    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     inputs = [("judgments", judgments)] + [(f"run {n}", it) for n, it in zip(names, items)]
     src = "".join(f"<li><b>{_e(a)}</b>: <code>{_e(_source(b))}</code></li>" for a, b in inputs)
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<meta http-equiv='Content-Security-Policy' content=\"{_CSP}\">"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{_e(page_title)}</title><style>{_asset('style.css')}\n"
-        ".chart{min-height:120px} code{font-family:var(--mono);font-size:12.5px}</style></head><body>"
-        "<header class='rl-top'><div class='brand'>rank<span>lens</span></div>"
-        f"<div class='store'>report &middot; {_e(when)} &middot; ranklens {_e(__version__)}</div></header>"
-        f"<main><h1>{_e(page_title)}</h1><p class='subtitle'>{len(names)} run{'s' if len(names) > 1 else ''}, "
-        f"{len(keys)} measure{'s' if len(keys) > 1 else ''}, convention <b>{_e(conv_name)}</b></p>"
-        f"<section class='card'><h2>Inputs</h2><ul class='notes'>{src}</ul></section>"
-        + "".join(sections)
-        + "<noscript><p class='error-box'>The charts need JavaScript; the tables above do not.</p></noscript>"
-        f"</main><footer>written by ranklens {_e(__version__)}: a single file, no network needed</footer>"
-        f"<script type='application/json' id='rl-data'>{_script_json(data)}</script>"
-        f"<script>{_asset('charts.js')}</script><script>{_asset('report.js')}</script></body></html>\n"
-    )
+    subtitle = (f"{len(names)} run{'s' if len(names) > 1 else ''}, {len(keys)} measure{'s' if len(keys) > 1 else ''}, "
+                f"convention <b>{_e(conv_name)}</b>")
+    sections.insert(0, f"<section class='card'><h2>Inputs</h2><ul class='notes'>{src}</ul></section>")
+    return document(page_title, subtitle, sections, data, ["charts.js", "report.js"])
 
 
 def _notes(notes: list[str], prefix: str = "note: ") -> str:

@@ -1,0 +1,220 @@
+"""``ranklens monitor report --html FILE``: the monitoring of a time range as one self-contained page to share.
+
+The page holds the overview (a measure per window and series, each series' own baseline, the alerts as
+markers), the slices of the window against each series' baseline (with the command that lists each slice's
+groups) and its slice x time heatmap, and the alerts recorded in the range. The tables are HTML, the charts'
+numbers JSON inside the page, drawn by the dashboard's own chart code inlined (:mod:`ranklens.web.page`): no
+server, no network (its Content-Security-Policy forbids every fetch).
+
+The store is any object with the methods of :class:`ranklens.monitor.Store` (``info``, ``report``,
+``baselines``, ``window``, ``slices``, ``alerts``): this module reads, it holds no SQL.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import InputError
+from ..render import plain
+from .page import document, esc, num
+
+__all__ = ["build_monitor_report", "write_monitor_report"]
+
+SERIES = ("model", "model_version", "environment")
+
+
+def _ms(t: Any) -> float:
+    if isinstance(t, str):
+        t = _dt.datetime.fromisoformat(t)
+    return (t.replace(tzinfo=_dt.timezone.utc) if t.tzinfo is None else t).timestamp() * 1000.0
+
+
+def _name(r: Mapping[str, Any], by: Iterable[str]) -> str:
+    return " \u00b7 ".join(str(r[b]) for b in by if r.get(b) is not None) or "all groups"
+
+
+def _table(head: list[str], rows: list[list[str]], cls: str = "", numeric: Iterable[int] = ()) -> str:
+    num_cols = set(numeric)
+    th = "".join(f"<th{'' if i in num_cols else ' class=l'}>{esc(h)}</th>" for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f"<td{'' if i in num_cols else ' class=l'}>{c}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
+    return (f"<div class='scroll'><table class='rl {cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody>"
+            "</table></div>")
+
+
+def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day", by: Iterable[str] = SERIES,
+                         where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, *,
+                         ci: str | None = "bootstrap", baseline: Any = None, depth: int = 2, min_support: int = 30,
+                         correction: str = "holm", slices: int = 30, title: str | None = None) -> str:
+    """The HTML text of the monitoring page of ``[start, end)`` (default: the whole store).
+
+    Parameters
+    ----------
+    store : ranklens.monitor.Store
+    metric : str
+        The measure (one key, e.g. ``ndcg@10``).
+    window, by, where, start, end, ci
+        As for :meth:`ranklens.monitor.Store.report` (the overview).
+    baseline, depth, min_support, correction
+        As for :meth:`ranklens.monitor.Store.slices`; the slices' window is ``[start, end)`` when both are
+        given, else the last day in the store.
+    slices : int
+        Slices listed (most harmful first).
+    title : str, optional
+
+    Returns
+    -------
+    str
+        A complete HTML document.
+    """
+    info = store.info()
+    if not info.get("groups"):
+        raise InputError(f"store {info.get('path')!r} is empty: nothing to report.")
+    by = [by] if isinstance(by, str) else list(by)
+    w = dict(where or {})
+    rep = store.report([metric], window=window, by=by, where=w or None, start=start, end=end,
+                       ci=None if ci == "none" else ci)
+    key = rep.column("metric")[0].as_py() if rep.num_rows else metric
+    rows = [{k: plain(v) for k, v in r.items()} for r in rep.to_pylist()]
+    bases = [{k: plain(v) for k, v in r.items()} for r in store.baselines(key, by=by, where=w or None, start=start,
+                                                                          end=end, baseline=baseline).to_pylist()]
+    alerts = store.alerts(start, end)
+    alert_rows = [{k: plain(v) for k, v in r.items()} for r in alerts.to_pylist()]
+    alert_rows = [a for a in alert_rows if a.get("metric") in (None, key)]
+    s0, e0 = store.window(start, end)
+    sl = store.slices(key, start=s0, end=e0, baseline=baseline, where=w or None, by=by, depth=depth,
+                      min_support=min_support, correction=correction)
+    meta = json.loads((sl.schema.metadata or {})[b"ranklens"])
+    sl_rows = [{k: plain(v) for k, v in r.items()} for r in sl.to_pylist()][:slices]
+    from ..monitor._links import groups_command
+    from .api import heatmap
+
+    hm = heatmap(store, {"metric": key, "start": s0.isoformat(), "end": e0.isoformat(), "baseline": baseline,
+                         "columns": None, "by": by, "depth": depth, "min_support": min_support,
+                         "correction": correction, "window": window, "limit": 12,
+                         "history_start": (e0 - _dt.timedelta(days=28)).isoformat()}, w)
+
+    # -- the overview ---------------------------------------------------------------------------------------
+    series: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        series.setdefault(_name(r, by), []).append({"x": _ms(r["window"]), "y": r["value"], "lo": r.get("ci_low"),
+                                                    "hi": r.get("ci_high"), "n": r["n_groups"]})
+    names = sorted(series)
+    data: dict[str, Any] = {
+        "metric": key, "window": window,
+        "series": [{"name": n, "points": series[n], "dash": "training" in n.split(" \u00b7 ")} for n in names],
+        "refs": [{"value": b["value"], "name": _name(b, by), "label": f"baseline of {_name(b, by)}"}
+                 for b in bases if not b.get("own") and b.get("value") is not None and _name(b, by) in series],
+        "markers": [{"x": _ms(a.get("window") or a.get("window_start")),
+                     "label": f"alert {a.get('monitor', '')}: {a.get('reason', '')}"} for a in alert_rows
+                    if a.get("window") or a.get("window_start")],
+        "heatmap": {"rows": hm["rows"], "cols": [_ms(c) for c in hm["cols"]], "values": hm["values"],
+                    "counts": hm["counts"], "centers": hm["centers"]},
+    }
+    latest: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        latest[_name(r, by)] = r
+    base_of = {_name(b, by): b for b in bases}
+    kpi_rows = []
+    for n in names:
+        r, b = latest[n], base_of.get(n, {})
+        own = b.get("own") or b.get("value") is None
+        ch = None if own else r["value"] - b["value"]
+        kpi_rows.append([esc(n), esc(str(r["window"])[:16].replace("T", " ")), num(r["value"], 4), esc(r["n_groups"]),
+                         "itself" if b.get("own") else num(b.get("value"), 4),
+                         "" if ch is None else f"<span class='{'neg' if ch < 0 else 'pos'}'>{ch:+.4f}</span>",
+                         esc(b.get("baseline", ""))])
+    detail = [[esc(_name(r, by)), esc(str(r["window"])[:16].replace("T", " ")), num(r["value"], 4),
+               num(r.get("ci_low"), 4), num(r.get("ci_high"), 4), esc(r["n_groups"]), esc(r["n_excluded"])]
+              for r in rows]
+    filters = ", ".join(f"{k}={v}" for k, v in w.items()) or "none"
+    span = f"{str(start or info['first'])[:10]} to {str(end)[:10] if end else str(info['last'])[:10] + ' (last)'}"
+    sections = [
+        "<section class='card'><h2>What this page shows</h2><ul class='notes'>"
+        f"<li><b>store</b>: <code>{esc(info.get('path'))}</code>, {esc(info.get('groups'))} served lists</li>"
+        f"<li><b>time range</b>: {esc(span)}; <b>filters</b>: {esc(filters)}; <b>series</b>: {esc(', '.join(by))}</li>"
+        f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
+        "monitors use</li></ul></section>",
+        f"<section class='card'><h2>{esc(key)} per {esc(window)}</h2><div class='chart' id='mr-overview'></div>"
+        "<p class='notes'>Shaded: the interval of each window's mean. Dotted: each series' own baseline. Dashed: the "
+        "training environment. Red markers: alerts recorded in the range.</p>"
+        + _table(["series", "latest window", key, "groups", "its baseline", "change", "baseline (selection)"],
+                 kpi_rows, numeric=(2, 3, 4, 5))
+        + f"<details><summary>every window ({len(detail)} rows)</summary>"
+        + _table(["series", "window", key, "ci low", "ci high", "groups", "left out"], detail, numeric=(2, 3, 4, 5, 6))
+        + "</details></section>",
+    ]
+    # -- the slices -----------------------------------------------------------------------------------------
+    sl_head = (["series"] if len({_name(r, by) for r in sl_rows}) > 1 else []) + [
+        "slice", "baseline", "window", "change", "groups (baseline)", "groups (window)", "rate effect", "mix effect",
+        "contribution", "p-value", "adjusted p"]
+    sl_body, commands = [], []
+    for i, r in enumerate(sl_rows, start=1):
+        name = f"{r['column']}={r['value']}" + (f" {r['column2']}={r['value2']}" if r.get("column2") else "") + (
+            f" ({r['n_cells']} below the minimum support)" if r.get("pooled") else "")
+        cells = ([esc(_name(r, by))] if sl_head[0] == "series" else []) + [
+            f"{i}. {esc(name)}", num(r["baseline_value"], 4), num(r["window_value"], 4),
+            f"<span class='{'neg' if (r['change'] or 0) < 0 else 'pos'}'>{num(r['change'], 4)}</span>",
+            esc(r["n_baseline"]), esc(r["n_window"]), num(r["rate_effect"], 4), num(r["mix_effect"], 4),
+            f"<b>{num(r['contribution'], 4)}</b>", _p(r["p_value"]), _p(r["p_adjusted"])]
+        sl_body.append(cells)
+        c = groups_command(meta["metric"], meta["window_start"], meta["window_end"], w, r, by)
+        if c:
+            commands.append(f"<li>{i}. <code>{esc(c)}</code></li>")
+    series_lines = "".join(
+        f"<li><b>{esc(_name(x['series'], by))}</b>: {num(x['window_value'], 4)} over {x['n_window']} groups against "
+        f"{num(x['baseline_value'], 4)} over {x['n_baseline']} ({esc(x['baseline'])}); change {x['change']:+.4f}</li>"
+        for x in meta["series"])
+    offset = 1 if sl_head[0] == "series" else 0
+    sections.append(
+        f"<section class='card'><h2>Slices <span class='hint'>window {esc(meta['window_start'][:16])} to "
+        f"{esc(meta['window_end'][:16])}, most harmful first</span></h2><ul class='notes'>{series_lines}</ul>"
+        f"<p class='notes'>contribution = rate effect + mix effect (they add up to each series' change over one column "
+        f"or pair); slices under {meta['min_support']} groups on a side pooled into (other); p-values: Welch, "
+        f"{esc({'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[meta['correction']])}-adjusted over "
+        f"{meta['n_tested']} slices.</p>"
+        + _table(sl_head, sl_body, numeric=range(offset + 1, len(sl_head)))
+        + (f"<details><summary>the groups of each slice: <code>ranklens monitor groups</code> commands</summary>"
+           f"<ul class='notes'>{''.join(commands)}</ul></details>" if commands else "")
+        + "<h3>Slice &times; time <span class='muted'>(each row against its own baseline: blue above, red below)"
+          "</span></h3><div class='chart' id='mr-heatmap'></div></section>")
+    # -- the alerts -----------------------------------------------------------------------------------------
+    cols = [c for c in ("window", "window_start", "monitor", "state", "model", "model_version", "environment", "value",
+                        "baseline", "threshold", "p_value", "reason") if any(c in a for a in alert_rows)]
+    a_body = [[_cell(a.get(c), c) for c in cols] for a in alert_rows]
+    sections.append(f"<section class='card'><h2>Alerts <span class='hint'>{len(alert_rows)} recorded by "
+                    "<code>ranklens monitor check</code> in the range</span></h2>"
+                    + (_table(cols, a_body) if alert_rows else "<p class='notes'>No alert in the range.</p>")
+                    + "</section>")
+    page_title = title or f"ranklens monitoring: {key}, {span}"
+    subtitle = f"{esc(key)} per {esc(window)}, {len(names)} series, {len(alert_rows)} alerts"
+    return document(page_title, subtitle, sections, data, ["charts.js", "monitor_report.js"], label="monitoring")
+
+
+def _cell(v: Any, column: str) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return num(v, 4)
+    if column in ("window", "window_start"):
+        return esc(str(v)[:16].replace("T", " "))
+    return esc(v)
+
+
+def _p(v: Any) -> str:
+    if v is None:
+        return ""
+    return f"{v:.1e}" if v < 1e-4 else f"{v:.4f}"
+
+
+def write_monitor_report(path: str | os.PathLike[str], store: Any, **kwargs: Any) -> str:
+    """Write :func:`build_monitor_report`'s page to ``path`` (UTF-8); returns the path."""
+    page = build_monitor_report(store, **kwargs)
+    out = os.fspath(path)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    return out
