@@ -79,11 +79,11 @@ demo: $(VENV)/.runtime
 	    || echo "(exit status 1: alerts fired)"
 	$(BIN)/ranklens monitor signals --store .demo/broken.duckdb --config examples/signals.toml \
 	    --where environment=production --by model_version -m "psi(score)" -m "ks(score)" --start 2026-10-03
-	$(BIN)/ranklens monitor ingest .demo/broken/events-2026-10-06.parquet --store .demo/broken.duckdb \
-	    --config examples/signals.toml | tail -1
-	@echo "-- a day later the labels of 2026-10-05 are in: NDCG confirms what the scores said the day before"
+	$(BIN)/ranklens monitor ingest .demo/broken/events-2026-10-06.parquet .demo/broken/events-2026-10-07.parquet \
+	    --store .demo/broken.duckdb --config examples/signals.toml | tail -1
+	@echo "-- the labels of 2026-10-05 are in and mature (1 day, learned): NDCG confirms what the scores said first"
 	@$(BIN)/ranklens monitor check --store .demo/broken.duckdb --config examples/signals.toml --no-record -f table \
-	    --at 2026-10-05 || echo "(exit status 1: alerts fired)"
+	    || echo "(exit status 1: alerts fired)"
 	@echo "(the dashboard's Signals page: ranklens serve --store .demo/broken.duckdb --config examples/signals.toml)"
 
 # The documentation site (docs/, Sphinx: docs/about-docs.md) into build/docs/: warnings are errors, nothing is

@@ -302,3 +302,27 @@ def test_signal_alert_names_the_slice_that_moved(tmp_path):
         mobile = [r for r in rows if r["device"] == "mobile"][0]
         assert top[0]["signal"] == pytest.approx(mobile["value"], rel=1e-12)
         assert mobile["value"] == max(r["value"] for r in rows)
+
+
+def test_judgements_of_signal_monitors(tmp_path):
+    """Every window gets a verdict: 'ok' when the signal stays within its limit (what resolves an open alert),
+    'too few groups' under min_groups, 'fired' with its alert."""
+    import datetime as dt
+
+    from ranklens.monitor.config import Baseline, MonitorSpec
+    from ranklens.monitor.signal_monitors import judge_signal_monitors
+
+    train = {f"t{j}": [(f"a{j}", j)] for j in range(10)}
+    prod = {f"p{j}": [(f"a{j}", j + 0.5)] for j in range(10)}  # half a step up: a moderate PSI
+    st = store(tmp_path, train, prod)
+    specs = [MonitorSpec(name="psi", metric="psi(score)", threshold=1.0, where={"environment": "production"}),
+             MonitorSpec(name="psi strict", metric="psi(score)", threshold=0.001, where={"environment": "production"}),
+             MonitorSpec(name="psi big", metric="psi(score)", threshold=0.5, min_groups=11,
+                         where={"environment": "production"})]
+    got = judge_signal_monitors(st.signals, specs, Baseline(), dt.datetime(2026, 10, 1, 12))
+    by_name = {j.monitor: j for j in got}
+    value = one(st.signals(["psi(score)"]), "psi(score)")["value"]
+    assert 0.001 < value < 1.0
+    assert by_name["psi"].status == "ok" and by_name["psi"].alert is None and by_name["psi"].judged
+    assert by_name["psi strict"].status == "fired" and by_name["psi strict"].alert.value == value
+    assert by_name["psi big"].status == "too few groups" and not by_name["psi big"].judged

@@ -21,10 +21,10 @@ from typing import Any
 
 from ._params import parse_time, window_delta
 from ._signal_names import is_signal, parse_signal
-from .alerts import Alert, floor_time
+from .alerts import Alert, Judgement, floor_time
 from .config import Baseline, MonitorSpec
 
-__all__ = ["run_signal_monitors", "signal_specs"]
+__all__ = ["judge_signal_monitors", "run_signal_monitors", "signal_specs"]
 
 
 def signal_specs(specs: Sequence[MonitorSpec]) -> tuple[list[MonitorSpec], list[MonitorSpec]]:
@@ -75,16 +75,19 @@ def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec:
     return [{k: v for k, v in d.items() if k != "_order"} for d in found[:n]]
 
 
-def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
-                        last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
-                        end: Any = None, slices: Sequence[str] = ()) -> list[Alert]:
-    """Evaluate the monitors on signals; ``compute`` is :meth:`ranklens.monitor.Store.signals`.
+def judge_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
+                          last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
+                          end: Any = None, slices: Sequence[str] = ()) -> list[Judgement]:
+    """Every signal monitor's verdict on each window and series it looks at (the lifecycle's input).
 
-    By default each monitor looks at the last window in the store (``at`` picks the window holding that
-    time; ``all_windows`` every window in ``[start, end)``). A fired alert names the values of the
-    ``slices`` columns where the signal is worst (``signal.top_slices``; each against its own baseline).
+    ``compute`` is :meth:`ranklens.monitor.Store.signals`. By default each monitor looks at the last
+    window in the store (``at`` picks the window holding that time; ``all_windows`` every window in
+    ``[start, end)``): signals need no labels, so no window is provisional. A window with fewer than
+    ``min_groups`` lists (or no value: no score, no baseline) is ``"too few groups"``; otherwise it is
+    ``"fired"`` (with its :class:`Alert`, which names the values of the ``slices`` columns where the
+    signal is worst: ``signal.top_slices``, each against its own baseline) or ``"ok"``.
     """
-    alerts: list[Alert] = []
+    out: list[Judgement] = []
     for spec in specs:
         sig = parse_signal(spec.metric)
         delta = window_delta(spec.window)
@@ -96,33 +99,51 @@ def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec
         bspec = spec.baseline or default_baseline
         table = compute([sig.key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, baseline=bspec)
         for row in table.to_pylist():
+            w0 = row["window"]
+            series = {b: row[b] for b in spec.by}
             value = row["value"]
-            if value is None or row["n_groups"] < spec.min_groups:
-                continue
             base = math.nan if row["baseline"] is None else float(row["baseline"])
+            common = {"monitor": spec.name, "metric": sig.key, "series": series, "window_start": w0,
+                      "window_end": w0 + delta, "baseline": base, "baseline_spec": bspec.describe(),
+                      "n_groups": int(row["n_groups"]), "n_baseline": int(row["n_baseline"]), "p_value": row["p_value"]}
+            if value is None or row["n_groups"] < spec.min_groups:
+                why = "no value" if value is None else f"{row['n_groups']} lists < min_groups {spec.min_groups}"
+                out.append(Judgement(status="too few groups", reason=f"{sig.key}: {why}", **common))
+                continue
             fires, thr, why = _limit(spec, sig.worse, float(value), base)
             p = row["p_value"]
             if fires and spec.significance is not None:
                 fires = p is not None and p < spec.significance
-            if not fires:
-                continue
-            w0 = row["window"]
-            series = {b: row[b] for b in spec.by}
             counted = "scores" if sig.argument == "score" else "lists" if sig.kind in ("novelty", "ild") else \
                 "items" if sig.kind in ("coverage", "gini") else "rows"
+            if not fires:
+                out.append(Judgement(status="ok", value=float(value), threshold=thr,
+                                     reason=f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} "
+                                            f"{counted}): within the limit", **common))
+                continue
             top = _top_slices(compute, sig, spec, bspec, series, w0, w0 + delta, slices)
             where_most = (f"; most in {top[0]['column']}={top[0]['value']} ({sig.key} = {top[0]['signal']:.4f} over "
                           f"{top[0]['n_groups']} lists)") if top else ""
-            alerts.append(Alert(
+            reason = (f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} {counted}), {why}"
+                      + (f" (p = {p:.3g} < {spec.significance:g})" if p is not None and spec.significance is not None
+                         else "") + where_most + "; label-free")
+            alert = Alert(
                 monitor=spec.name, metric=sig.key, window_start=w0.isoformat(), window_end=(w0 + delta).isoformat(),
                 series=series, value=float(value), baseline=base, baseline_spec=bspec.describe(), threshold=thr,
-                n_groups=int(row["n_groups"]), n_baseline=int(row["n_baseline"]), p_value=p,
-                reason=f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} {counted}), {why}"
-                + (f" (p = {p:.3g} < {spec.significance:g})" if p is not None and spec.significance is not None
-                   else "") + where_most + "; label-free",
+                n_groups=int(row["n_groups"]), n_baseline=int(row["n_baseline"]), p_value=p, reason=reason,
                 relative_change=(float(value) - base) / base if base and not math.isnan(base) else math.nan,
                 extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True,
                                   "top_slices": top},
                        "top_slices": []},
-            ))
-    return alerts
+            )
+            out.append(Judgement(status="fired", alert=alert, value=float(value), threshold=thr, reason=reason,
+                                 **common))
+    return out
+
+
+def run_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
+                        last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
+                        end: Any = None, slices: Sequence[str] = ()) -> list[Alert]:
+    """The alerts of :func:`judge_signal_monitors` (its ``"fired"`` verdicts)."""
+    return [j.alert for j in judge_signal_monitors(compute, specs, default_baseline, last, at, all_windows=all_windows,
+                                                   start=start, end=end, slices=slices) if j.alert is not None]

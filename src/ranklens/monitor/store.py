@@ -36,15 +36,14 @@ from ._db import Database, slice_columns
 from ._ingest import IngestSummary, ingest_events, ingest_results
 from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
 from ._maturity import Maturity
-from ._params import parse_time
 from ._read import sources
 from ._reports import Reports
 from ._signals import signals as compute_signals
 from ._values import refresh, refresh_values
 from ._webhook import WebhookError, deliver, payload
-from .alerts import Alert, Judgement, judge
+from .alerts import Alert, judge
 from .config import Baseline, MonitorConfig, load_config
-from .signal_monitors import run_signal_monitors, signal_specs
+from .signal_monitors import judge_signal_monitors, signal_specs
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
 
@@ -92,10 +91,6 @@ def _change(row: dict[str, Any]) -> dict[str, Any]:
     return {"status": "opened", **common, "window_start": row["last_window"].isoformat(),
             "window_end": row["last_window_end"].isoformat(), "value": row["value"], "n_groups": row["n_groups"],
             "p_value": row["p_value"], "reason": row["reason"], "top_slices": top}
-
-
-def _when(iso: str) -> Any:
-    return parse_time(iso, "window")
 
 
 class Store:
@@ -463,11 +458,9 @@ class Store:
                 raise InputError("the store is empty: ingest events first.")
             with self._db().reading() as con:
                 slices = list(slice_columns(con))
-            fired = run_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
-                                        all_windows=all_windows, start=start, end=end, slices=slices)
-            verdicts += [Judgement(a.monitor, a.metric, a.series, _when(a.window_start), _when(a.window_end),
-                                   "fired", a)
-                         for a in fired]
+            # every verdict, "ok" ones too: a judged window that does not fire resolves an open alert
+            verdicts += judge_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
+                                              all_windows=all_windows, start=start, end=end, slices=slices)
         with (db.writing() if record else db.reading()) as con:
             events = advance(con, verdicts, record=record)
         out = CheckResult(events)
