@@ -342,7 +342,8 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
             "share_window", "rate_effect", "mix_effect", "contribution", "p_value", "p_adjusted"]
     shown = [{**{k: r[k] for k in keep if k in r},
               "slice": f"{r['column']}={r['value']}" + (f" {r['column2']}={r['value2']}" if r["column2"] else "")
-              + (f" ({r['n_cells']} below support)" if r["pooled"] else "")} for r in rows]
+              + (f" ({r['n_cells']} below support)" if r["pooled"] else ""),
+              **{p: _pvalue(r[p]) for p in ("p_value", "p_adjusted")}} for r in rows]
     import pyarrow as pa
 
     _print_table(pa.Table.from_pylist([{k: d.get(k) for k in keep} for d in shown]) if shown else table, fmt)
@@ -351,6 +352,13 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
         for i, c in enumerate(commands, start=1):
             if c:
                 click.echo(f"  {i:>3}  {c}")
+
+
+def _pvalue(p: float | None) -> str:
+    """A p-value as text: 4 decimals, or 2 significant digits below 1e-4 (so 3e-31 does not print as 0.0000)."""
+    if p is None or p != p:
+        return ""
+    return f"{p:.2g}" if p < 1e-4 else f"{p:.4f}"
 
 
 @monitor.command("groups")
