@@ -106,9 +106,7 @@ def _random_case(seed: int):
     return qrels, run
 
 
-# NumRel is left out here: for a judged query missing from the run ir_measures reports 0 (see
-# test_numrel_of_a_judged_query_missing_from_the_run)
-RANDOM = [m for m in SUPPORTED if m != "NumRel"]
+RANDOM = SUPPORTED
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -221,13 +219,17 @@ def test_refusals_under_the_ir_measures_preset(text, why):
 
 def test_numrel_of_a_judged_query_missing_from_the_run():
     # ir_measures reports every measure of a judged query missing from the run as 0 (its Evaluator's default),
-    # NumRel included; ranklens counts that query's relevant items (trec_eval -c) and says so
+    # NumRel included (the preset does too); trec_eval -c counts that query's relevant items
     qrels = {"1": {"a": 1, "b": 2}, "2": {"c": 1}}
     run = {"1": {"a": 0.5, "b": 0.2}}
     q = [ir_measures.Qrel(qid, d, rel) for qid, docs in qrels.items() for d, rel in docs.items()]
     r = [ir_measures.ScoredDoc(qid, d, s) for qid, docs in run.items() for d, s in docs.items()]
     theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.NumRel], q, r)}
     assert theirs == {"1": 2, "2": 0}
+    res = ranklens.evaluate(qrels, run, [ir_measures.NumRel, "num_rel"], convention="ir_measures")
+    assert res.per_query_dict("NumRel") == res.per_query_dict("num_rel") == theirs and res["NumRel"] == 2
+    assert ranklens.evaluate(qrels, run, ["num_rel"], convention="ranklens").per_query_dict("num_rel") == {
+        "1": 2, "2": 1}  # counted by hand: q2 has one relevant item
 
 
 def test_providers_group_and_join():

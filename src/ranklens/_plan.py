@@ -179,6 +179,10 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
         problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, err_denom,
         plan.empty_mode, plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.map_keys, plan.map_vals,
     )
+    unranked = [i for i, s in enumerate(plan.specs) if s.unranked_zero]
+    if unranked:  # ir_measures' NumRel: a query without a ranked item scores 0
+        values[np.ix_(problem.lengths == 0, unranked)] = 0.0
+        empties[np.ix_(problem.lengths == 0, unranked)] = False
     for i, m in enumerate(plan.measures):
         empty = empties[:, i]
         if not empty.any():

@@ -88,6 +88,9 @@ class MeasureSpec:
     weighting : str or None
         ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
         a plain weighted mean even under the convention's ``"gbdt"`` weighting; None: the convention's.
+    unranked_zero : bool
+        A query with no ranked item scores 0 (ir_measures reports every measure of a judged query its run
+        leaves out as 0, ``NumRel`` included; trec_eval ``-c`` counts that query's relevant items).
     """
 
     family: str
@@ -107,6 +110,7 @@ class MeasureSpec:
     default_cutoff: bool = False
     binary_labels: bool = False
     weighting: str | None = None
+    unranked_zero: bool = False
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
@@ -212,7 +216,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     use = ConventionRule
     tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
           "torch.topk / argsort, and scores <= 0 count as not retrieved)")
-    return {
+    out: dict[str, tuple[ConventionRule, ...]] = {
         "ndcg": (),
         # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
         "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics"),
@@ -266,6 +270,9 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
                                 f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
            for f in ("num_ret", "num_rel", "num_rel_ret")},
     }
+    # ir_measures' NumRel: 0 for a judged query missing from the run (its Evaluator's default value)
+    out["num_rel"] += (use("name", "ir_measures", use=replace(b["num_rel"], unranked_zero=True)),)
+    return out
 
 
 def _registry() -> dict[str, MeasureSpec]:
