@@ -326,7 +326,7 @@ def _provider_conventions() -> dict[str, Convention]:
         "pytrec_eval": ir,
         "msmarco": asc.replace(mirrors="ir_measures 0.4 RR@k (its msmarco provider: scores as doubles, ties by "
                                "document id ascending)"),
-        "gdeval": ir.replace(**{f: getattr(gd, f) for f in gd.differences(ir) if f not in ("queries",)},
+        "gdeval": ir.replace(**{f: getattr(gd, f) for f in gd.differences(ir) if f not in ("queries", "summation")},
                              mirrors="ir_measures 0.4 nDCG(dcg='exp-log2')@k and ERR@k (its gdeval provider)"),
     }
 
