@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..render import plain
+from .alerts import call_alert_list
 from .signals import call_signals
 
 __all__ = ["ENDPOINTS", "WINDOWS", "BadParameter", "Endpoint", "Param", "heatmap", "openapi_spec"]
@@ -271,6 +272,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/baselines", "The baseline of each series, by the monitors' rule (Store.baselines): the "
                                "Overview's baseline lines.",
              (_METRIC, _START, _END, _BASELINE, _BY), True, _call_baselines),
+    Endpoint("/api/alert-list", "Alerts, one row each, newest first: state (open, resolved), the windows that opened, "
+                                "last fired and resolved them, values and root cause (Store.alert_list); paged.",
+             (_START, _END, Param("state", "enum", "all", "Open, resolved or all alerts.",
+                                  choices=("all", "open", "resolved")),
+              Param("limit", "integer", 25, "Alerts per page.", minimum=1, maximum=200),
+              Param("offset", "integer", 0, "Alerts skipped (the page's start).", minimum=0, maximum=10**9)), False,
+             call_alert_list),
     Endpoint("/api/slices", "Slices (one column or two) of a window against each series' baseline, most harmful "
                             "first (Store.slices).", _SLICE_PARAMS, True, _call_slices),
     Endpoint("/api/heatmap", "Slice x time: the measure per window for the slices that explain most of the "

@@ -1,7 +1,7 @@
 """The dashboard: an ASGI app (Starlette) over a monitoring store opened read-only.
 
-Pages (``/``, ``/slices``, ``/groups``, ``/compare``) are one static HTML shell whose script draws
-from the JSON API (``/api/...``, described by ``/api/openapi.json`` and ``/api/docs``). Every
+Pages (``/``, ``/slices``, ``/groups``, ``/compare``, ``/signals``, ``/alerts``) are one static HTML shell whose
+script draws from the JSON API (``/api/...``, described by ``/api/openapi.json`` and ``/api/docs``). Every
 parameter is declared once in :data:`ENDPOINTS` (:mod:`ranklens.web.api`): that table drives the validation (unknown or
 malformed parameters get a 400 naming them), the OpenAPI description and the store call. Filter
 values reach the store as bound SQL parameters; the store's filter columns are the known columns
@@ -36,7 +36,7 @@ from .api import ENDPOINTS, BadParameter, Endpoint, openapi_spec
 __all__ = ["ENDPOINTS", "check_token", "create_app", "openapi_spec"]
 
 COOKIE = "ranklens_token"
-PAGES = ("/", "/slices", "/groups", "/compare", "/signals")
+PAGES = ("/", "/slices", "/groups", "/compare", "/signals", "/alerts")
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 _TYPES = {"image/svg+xml": (".svg",), "text/css; charset=utf-8": (".css",), "text/html; charset=utf-8": (".html",),

@@ -2,7 +2,8 @@
 (function () {
   "use strict";
   var C = window.RLCharts, esc = C.esc, fmt = C.fmt;
-  var PAGES = {"/": "overview", "/slices": "slices", "/groups": "groups", "/compare": "compare", "/signals": "signals"};
+  var PAGES = {"/": "overview", "/slices": "slices", "/groups": "groups", "/compare": "compare", "/signals": "signals",
+               "/alerts": "alerts"};
   var page = PAGES[location.pathname] || "overview";
   var info = null;
   var redraws = [];
@@ -196,7 +197,8 @@
         var groups = {};
         rep.rows.forEach(function (r) {
           var key = seriesName(r);
-          (groups[key] = groups[key] || []).push({x: tsMs(r.window), y: r.value, lo: r.ci_low, hi: r.ci_high, n: r.n_groups});
+          (groups[key] = groups[key] || []).push({x: tsMs(r.window), y: r.value, lo: r.ci_low, hi: r.ci_high, n: r.n_groups,
+                                                   provisional: !!r.provisional});
         });
         // a model version keeps its colour whatever the filters (its place among the store's versions); its
         // training series is dashed, and each series' own baseline (the monitors' rule) a dotted line
@@ -231,30 +233,38 @@
           (refs.length ? "Dotted lines: each series' own baseline, as the monitors compare it (" +
            bases.filter(function (b) { return !b.own && groups[seriesName(b)]; }).map(function (b) {
              return seriesName(b) + ": " + b.baseline + ", " + b.n_groups + " groups"; }).join("; ") + "). " : "") +
-          "Dashed: the training environment. Red markers: fired alerts. Hover the chart for values.";
+          "Dashed: the training environment. Grey, hollow and hatched: provisional windows (labels not mature: " +
+          "never alerted on). Red markers: fired alerts. Hover the chart for values.";
         // KPIs: latest window of each production series (or of every series)
         var prod = series.filter(function (x) { return /production/.test(x.name); });
-        var latest = (prod.length ? prod : series).map(function (x) { return {name: x.name, p: x.points[x.points.length - 1]}; });
+        var latest = (prod.length ? prod : series).map(function (x) {  // the latest mature window (labels all in)
+          var mature = x.points.filter(function (p) { return !p.provisional; });
+          return {name: x.name, p: (mature.length ? mature : x.points)[(mature.length ? mature : x.points).length - 1],
+                  later: x.points.length - mature.length};
+        });
         var html = "";
         latest.slice(0, 4).forEach(function (l) {
           var b = baseOf[l.name], ok = b && !b.own && b.value !== null, ch = ok ? l.p.y - b.value : null;
           html += kpi("latest " + l.name, fmt(l.p.y, 4), esc(dateOnly(new Date(l.p.x).toISOString())) + " \u00b7 n=" + l.p.n +
+                      (l.later ? " \u00b7 <span class='rl-muted'>" + l.later + " provisional after</span>" : "") +
                       (ch !== null ? " \u00b7 <span class='" + signClass(ch) + "'>" + signed(ch) + " vs its baseline " + fmt(b.value, 4) + "</span>" : ""),
                       ch !== null && isFinite(b.ci_low) && l.p.y < b.ci_low ? "bad" : "");
         });
         html += kpi("alerts fired", String(alerts.length), "in the time range", alerts.length ? "bad" : "good");
         $("#overview-kpis").innerHTML = html;
-        var cols = [
-          {key: "fired_at", label: "fired at", fmt: function (v) { return v ? String(v).replace("T", " ").slice(0, 16) : ""; }},
+        var cols = [  // the window is what an alert names (not the time check ran)
+          {key: "window", label: "window", fmt: function (v) { return String(v || "").slice(0, 16).replace("T", " "); }},
+          {key: "state", label: "alert", html: function (v, r) {
+            return r.alert_id === null || r.alert_id === undefined ? esc(v || "") :
+              "<a href='/alerts#alert-" + esc(r.alert_id) + "'>#" + esc(r.alert_id) + " " + esc(v || "") + "</a>"; }},
           {key: "monitor", label: "monitor"}, {key: "metric", label: "metric"},
-          {key: "window_start", label: "window", fmt: function (v, r) { return String(v || r.window || "").slice(0, 16).replace("T", " "); }},
           {key: "model_version", label: "version"}, {key: "environment", label: "environment"},
           {key: "value", label: "value", num: true, fmt: function (v) { return fmt(v, 4); }},
           {key: "baseline", label: "baseline", num: true, fmt: function (v) { return fmt(v, 4); }},
           {key: "threshold", label: "threshold", num: true, fmt: function (v) { return fmt(v, 4); }},
           {key: "reason", label: "reason", wrap: true}
         ];
-        sortableTable($("#alerts-table"), cols, alerts, {key: "fired_at", dir: -1});
+        sortableTable($("#alerts-table"), cols, alerts, {key: "window", dir: -1});
       }).catch(fail);
     }
     onChange(root, load);
@@ -566,7 +576,13 @@
           dateOnly: dateOnly, defaultRange: defaultRange, seriesName: seriesName, kpi: kpi,
           setRedraws: function (fs) { redraws = fs; }});
       };
-      ({overview: overview, slices: slices, groups: groups, compare: compare, signals: signals})[page]();
+      // the Alerts page lives in alerts.js
+      var alerts = function () {
+        window.RLAlertsPage({api: api, info: info, fail: fail, showError: showError, $: $, readUrl: readUrl,
+          writeUrl: writeUrl, fill: fill, values: values, onChange: onChange, dateOnly: dateOnly, addDays: addDays,
+          defaultRange: defaultRange, seriesName: seriesName, kpi: kpi});
+      };
+      ({overview: overview, slices: slices, groups: groups, compare: compare, signals: signals, alerts: alerts})[page]();
     }).catch(fail);
     var t = null;
     window.addEventListener("resize", function () {

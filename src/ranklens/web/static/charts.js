@@ -14,6 +14,7 @@
   var PALETTE = ["#2563eb", "#d97706", "#7c3aed", "#0891b2", "#4b5563", "#a16207", "#0f766e", "#9333ea",
                  "#1e3a8a", "#c2410c"];
   var ALERT = "#dc2626";
+  var PROVISIONAL = "#9ca3af";  // windows whose labels are not mature
 
   function el(tag, attrs, parent) {
     var e = document.createElementNS(NS, tag);
@@ -148,6 +149,8 @@
    * opts.markers: [{x, label, color}]: vertical markers (fired alerts)
    * opts.refs: [{value, color, label}]: horizontal reference lines (each series' own baseline)
    * a series with dash: true is drawn dashed (the training environment)
+   * a point with provisional: true (labels not mature yet) is drawn hollow, joined by a grey dashed line, over a
+   * grey hatched area, with a legend entry
    */
   function line(container, opts) {
     clear(container);
@@ -160,6 +163,9 @@
     if (opts.band && isFinite(opts.band.value)) items.push({label: opts.band.label || "baseline", color: "#6b7280", kind: "band"});
     (opts.refs || []).forEach(function (r) { if (isFinite(r.value)) items.push({label: r.label, color: r.color, kind: "ref"}); });
     if (opts.markers && opts.markers.length) items.push({label: opts.markerLabel || "alert", color: ALERT, kind: "line"});
+    var provisional = [];
+    series.forEach(function (s) { s.points.forEach(function (p) { if (p.provisional) provisional.push(p.x); }); });
+    if (provisional.length) items.push({label: "provisional: labels not mature", color: PROVISIONAL, kind: "dash"});
     if (opts.legend !== false) legend(container, items);
     var W = Math.max(320, container.clientWidth || 800);
     var m = {l: 64, r: 18, t: 14, b: 46};
@@ -226,6 +232,17 @@
                   "stroke-dasharray": "2 3", "stroke-opacity": 0.9}, gr);
       var ti = el("title", {}, gr); ti.textContent = r.label + ": " + fmt(r.value);
     });
+    if (provisional.length) {  // the span of the provisional windows, hatched
+      var pid = "rl-hatch-" + Math.random().toString(36).slice(2), defs = el("defs", {}, svg);
+      var pat = el("pattern", {id: pid, width: 8, height: 8, patternUnits: "userSpaceOnUse",
+                               patternTransform: "rotate(45)"}, defs);
+      el("line", {x1: 0, y1: 0, x2: 0, y2: 8, stroke: PROVISIONAL, "stroke-width": 3, "stroke-opacity": 0.25}, pat);
+      var px0 = x(Math.min.apply(null, provisional)), gp = el("g", {"class": "rl-provisional"}, svg);
+      el("rect", {x: px0 - 4, y: m.t, width: Math.max(8, W - m.r - px0 + 4), height: H - m.t - m.b,
+                  fill: "url(#" + pid + ")"}, gp);
+      text(gp, Math.min(px0, W - m.r - 70), m.t + 12, "provisional", {"class": "rl-band-label"});
+      var tp = el("title", {}, gp); tp.textContent = "provisional windows: their labels are not all in yet (label maturity)";
+    }
     series.forEach(function (s) {
       var g = el("g", {"class": "rl-series", "data-name": s.name}, svg);
       var band = s.points.filter(function (p) { return isFinite(p.lo) && isFinite(p.hi) && p.lo !== null && p.hi !== null; });
@@ -234,17 +251,28 @@
         var dn = band.slice().reverse().map(function (p) { return x(p.x) + "," + y(p.lo); });
         el("polygon", {points: up.concat(dn).join(" "), fill: s.color, "fill-opacity": 0.13, stroke: "none"}, g);
       }
-      var dpath = "", pen = false;
+      var dpath = "", ppath = "", pen = false, ppen = false, prev = null;
       s.points.forEach(function (p) {
-        if (p.y === null || p.y === undefined || !isFinite(p.y)) { pen = false; return; }
-        dpath += (pen ? "L" : "M") + x(p.x).toFixed(1) + "," + y(p.y).toFixed(1);
-        pen = true;
+        if (p.y === null || p.y === undefined || !isFinite(p.y)) { pen = false; ppen = false; prev = null; return; }
+        var at = x(p.x).toFixed(1) + "," + y(p.y).toFixed(1);
+        if (p.provisional) {  // grey dashed, from the last mature point on
+          ppath += (ppen ? "L" : "M" + (prev && !prev.provisional ? x(prev.x).toFixed(1) + "," + y(prev.y).toFixed(1) + "L" : "")) + at;
+          ppen = true; pen = false;
+        } else {
+          dpath += (pen ? "L" : "M") + at;
+          pen = true; ppen = false;
+        }
+        prev = p;
       });
       el("path", {d: dpath, fill: "none", stroke: s.color, "stroke-width": 2, "stroke-linejoin": "round",
                   "stroke-dasharray": s.dash ? "7 4" : null}, g);
+      if (ppath) el("path", {d: ppath, fill: "none", stroke: PROVISIONAL, "stroke-width": 2, "stroke-dasharray": "5 4",
+                             "class": "rl-provisional-line"}, g);
       if (s.points.length <= 120) s.points.forEach(function (p) {
         if (p.y === null || !isFinite(p.y)) return;
-        el("circle", {cx: x(p.x), cy: y(p.y), r: 2.8, fill: s.color}, g);
+        if (p.provisional) el("circle", {cx: x(p.x), cy: y(p.y), r: 3.4, fill: "#fff", stroke: s.color,
+                                         "stroke-width": 1.6, "class": "rl-provisional-point"}, g);
+        else el("circle", {cx: x(p.x), cy: y(p.y), r: 2.8, fill: s.color}, g);
       });
     });
     (opts.markers || []).forEach(function (mk) {
@@ -273,7 +301,8 @@
           if (p.x !== best) return;
           html += "<br><svg class='rl-dot' width='8' height='8'><circle cx='4' cy='4' r='4' fill='" + esc(s.color) + "'/></svg>" + esc(s.name) + ": " +
             fmt(p.y) + (isFinite(p.lo) && p.lo !== null ? " [" + fmt(p.lo) + ", " + fmt(p.hi) + "]" : "") +
-            (p.n !== undefined && p.n !== null ? " <span class='rl-muted'>n=" + p.n + "</span>" : "");
+            (p.n !== undefined && p.n !== null ? " <span class='rl-muted'>n=" + p.n + "</span>" : "") +
+            (p.provisional ? " <span class='rl-muted'>provisional</span>" : "");
         });
       });
       (opts.markers || []).forEach(function (mk) {
