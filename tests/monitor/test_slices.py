@@ -185,6 +185,10 @@ def test_each_series_against_its_own_baseline_as_the_monitors(store):
     assert b["v1"]["value"] == pytest.approx(by_version["v1"]["baseline_value"], abs=1e-12)
     assert b["v2"]["value"] == pytest.approx(by_version["v2"]["baseline_value"], abs=1e-12)
     assert b["v2"]["n_groups"] == 20
+    # Store.baseline of a selection follows the same rule (v2: the model's training lists)
+    one = store.baseline("ndcg@10", where={"model": "m", "model_version": "v2", "environment": "production"})
+    assert one["value"] == pytest.approx(b["v2"]["value"], abs=1e-12)
+    assert "this version has none" in one["spec"]["selection"]
     # the monitor judges v2 against the same baseline value
     from ranklens.monitor import MonitorConfig, MonitorSpec
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidParameterError
 from ..measures import parse_measure
-from .config import Baseline
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "baseline_selection", "check_window", "metric_keys", "parse_time", "window_delta"]
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "parse_time", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
 #: The largest cutoff a monitoring request may ask (``ndcg@1000``): a list is rarely longer, and a larger k only
@@ -89,12 +87,3 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
     if not keys:
         raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
     return list(dict.fromkeys(keys))
-
-
-def baseline_selection(spec: Baseline, where: Mapping[str, Any] | None) -> tuple[dict[str, Any], Any, Any]:
-    """(where, start, end) selecting the groups of an environment or date-range baseline."""
-    w = dict(where or {})
-    if spec.kind == "environment":
-        w["environment"] = spec.environment
-        return w, None, None
-    return w, spec.start, spec.end

@@ -22,7 +22,7 @@ from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ._explain import GroupExplanation, explain_group
 from ._maturity import Maturity, maturity_of
-from ._params import MAX_CUTOFF, baseline_selection, check_window, metric_keys, parse_time, window_delta
+from ._params import MAX_CUTOFF, check_window, metric_keys, parse_time, window_delta
 from ._schema import schema_version
 from ._slices import MIN_SUPPORT, slice_report
 from ._stats import cell_intervals, difference, summary
@@ -104,12 +104,11 @@ class Reports:
         if spec.kind == "previous":
             raise InvalidParameterError("a 'previous window' baseline depends on a window; use report() or check().")
         key = metric_keys(metric)[0]
-        w, s, e = baseline_selection(spec, where)
-        with self.db.reading() as con:
-            _, values = select_values(con, self.config, [key], w, s, e)
+        with self.db.reading() as con:  # the series' baseline by the monitors' rule (ranklens.monitor._baseline)
+            _, values, sel = select_baseline(con, self.config, [key], spec, where)
         out = summary(values[:, 0], confidence, n_resamples, seed)
         out["spec"] = {"kind": spec.kind, "environment": spec.environment, "start": spec.start, "end": spec.end,
-                       "where": dict(w or {})}
+                       "where": dict(sel.where), "selection": sel.describe()}
         out["metric"] = key
         return out
 
