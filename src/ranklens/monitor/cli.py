@@ -69,7 +69,8 @@ def monitor() -> None:
     ranklens monitor report -m ndcg -k 1 -k 5 -k 10
     ranklens monitor check                     alerts as JSON; exit status 1 when one fires
     ranklens monitor alerts                    alerts recorded: open, resolved
-    ranklens monitor slices                    which slice values explain a drop
+    ranklens monitor report --html page.html   the monitoring of a time range, one file to share
+    ranklens monitor slices                    which slices (one column or two) explain a drop
     ranklens monitor signals                   label-free signals: score drift, coverage, Gini...
     ranklens monitor explain GROUP_ID          one served list, position by position
     """
