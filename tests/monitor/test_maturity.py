@@ -227,3 +227,21 @@ def test_durations():
     assert load_config({"labels": {"maturity": "90m"}}).maturity == dt.timedelta(minutes=90)
     assert load_config({"labels": {"maturity": 0}}).maturity == dt.timedelta(0)
     assert load_config({}).maturity is None
+
+
+def test_learned_maturity_is_kept_until_the_next_batch(tmp_path):
+    import duckdb
+
+    st = _store(tmp_path, "y", TODAY)
+    con = duckdb.connect(str(st.path), read_only=True)
+    kept = json.loads(con.execute("SELECT value FROM meta WHERE key = 'label_maturity'").fetchall()[0][0])
+    batches = con.execute("SELECT count(*) FROM batches").fetchall()[0][0]
+    con.close()
+    assert kept == {"seconds": 40 * 3600.0, "label_rows": st.maturity().n_label_rows, "batches": batches}
+    # the rows that arrived since (today's): a new batch; the maturity is learned again from every label row
+    rest = events(None).filter(pa.array([dt.datetime.fromisoformat(t) >= TODAY
+                                         for t in events(None).column("timestamp").to_pylist()]))
+    st.ingest(rest)
+    m = st.maturity()
+    assert m.n_label_rows == 2 * DAYS * LISTS_PER_DAY and m.delay == dt.timedelta(hours=40)
+    assert m.clock == D1 + dt.timedelta(days=DAYS - 1, hours=LISTS_PER_DAY - 1, minutes=30) + LATE

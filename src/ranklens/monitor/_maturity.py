@@ -14,17 +14,19 @@ last windows provisional whatever the time of the run.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
 
 from .config import MonitorConfig
 
-__all__ = ["LEARN_QUANTILE", "Maturity", "learn_maturity", "maturity_of", "store_clock"]
+__all__ = ["LEARN_QUANTILE", "Maturity", "learn_maturity", "maturity_of", "remember_maturity", "store_clock"]
 
 #: Share of the label rows that arrived within the learned maturity.
 LEARN_QUANTILE = 0.95
 _HOUR = 3600.0
+_META_KEY = "label_maturity"
 
 
 @dataclass(frozen=True)
@@ -116,10 +118,38 @@ def learn_maturity(con: Any) -> tuple[_dt.timedelta, int]:
     return _dt.timedelta(hours=math.ceil(float(q) / _HOUR - 1e-9)), n
 
 
+def _batches(con: Any) -> int:
+    return int(con.execute("SELECT count(*) FROM batches").fetchall()[0][0])
+
+
+def remember_maturity(con: Any) -> tuple[_dt.timedelta, int]:
+    """Learn the maturity and keep it in ``meta`` (key ``label_maturity``) with the number of batches it saw: a
+    writer calls it after an ingest, so that reports (each a fresh read) need not learn it again."""
+    delay, n = learn_maturity(con)
+    doc = json.dumps({"seconds": delay.total_seconds(), "label_rows": n, "batches": _batches(con)})
+    con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_META_KEY, doc])
+    return delay, n
+
+
+def _remembered(con: Any) -> tuple[_dt.timedelta, int] | None:
+    """The maturity kept in ``meta`` when no batch arrived since it was learned, else None."""
+    rows = con.execute("SELECT value FROM meta WHERE key = ?", [_META_KEY]).fetchall()
+    if not rows:
+        return None
+    try:
+        doc = json.loads(rows[0][0])
+        if int(doc["batches"]) != _batches(con):
+            return None
+        return _dt.timedelta(seconds=float(doc["seconds"])), int(doc["label_rows"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def maturity_of(con: Any, config: MonitorConfig) -> Maturity:
-    """The maturity in force for ``config`` over the store open on ``con``."""
+    """The maturity in force for ``config`` over the store open on ``con`` (the learned one is read from
+    ``meta`` when it is current: see :func:`remember_maturity`)."""
     clock = store_clock(con)
     if config.maturity is not None:
         return Maturity(config.maturity, "config", clock)
-    delay, n = learn_maturity(con)
+    delay, n = _remembered(con) or learn_maturity(con)
     return Maturity(delay, "learned" if n else "none", clock, n)

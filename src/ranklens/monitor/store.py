@@ -35,7 +35,7 @@ from ..errors import InputError, InvalidParameterError
 from ._db import Database, slice_columns
 from ._ingest import IngestSummary, ingest_events, ingest_results
 from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
-from ._maturity import Maturity
+from ._maturity import Maturity, remember_maturity
 from ._read import sources
 from ._reports import Reports
 from ._signals import signals as compute_signals
@@ -191,6 +191,7 @@ class Store:
                 summary.batches.append(ingest_events(con, name, kind, obj, limit))
                 progress.advance()
             refresh_values(con, self.config)
+            remember_maturity(con)  # learned once per ingest call, for every read until the next batch
         return summary
 
     def refresh(self) -> int:
