@@ -27,21 +27,29 @@
       x.writeUrl(s);
       var q = {window: s.window, start: s.start, end: s.end, model: s.model, environment: s.environment,
                model_version: s.model_version};
-      Promise.all([x.api("/api/signals", q, "signals"), x.api("/api/alerts", {start: s.start, end: s.end}, "signals-alerts")])
+      var metric = filled ? msel.value : s.metric;
+      // every signal of the store (the table), and the chosen one (the chart: it may have a cutoff, e.g. gini@10)
+      Promise.all([x.api("/api/signals", q, "signals"),
+                   x.api("/api/signals", Object.assign({metric: metric}, q), "signals-one"),
+                   x.api("/api/alerts", {start: s.start, end: s.end}, "signals-alerts")])
         .then(function (res) {
-          var data = res[0], alerts = res[1].rows;
-          if (!filled) {  // the signal chooser lists what the store can compute (ild needs item attributes)
+          var data = res[0], alerts = res[2].rows;
+          if (!filled) {  // the chooser: what the store can compute (ild needs item attributes), and top-10 variants
             msel.innerHTML = "";
-            data.signals.forEach(function (n) {
+            var names = data.signals.slice();
+            ["psi(popularity@10)", "coverage@10", "gini@10", "novelty@10"].concat(
+              data.signals.indexOf("ild") >= 0 ? ["ild@10"] : []).concat([metric]).forEach(function (n) {
+              if (names.indexOf(n) < 0) names.push(n);
+            });
+            names.forEach(function (n) {
               var o = document.createElement("option"); o.value = n; o.textContent = n;
-              if (n === s.metric) o.selected = true;
+              if (n === metric) o.selected = true;
               msel.appendChild(o);
             });
             filled = true;
           }
-          var metric = msel.value || data.signals[0];
           $("#signals-title").textContent = metric + " per " + s.window + " against the baseline (" + data.baseline + ")";
-          var rows = data.rows.filter(function (r) { return r.signal === metric; });
+          var rows = res[1].rows;
           var groups = {}, bases = {};
           rows.forEach(function (r) {
             var key = x.seriesName(r);
