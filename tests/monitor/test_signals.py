@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet
 import pytest
 from click.testing import CliRunner
 from scipy import stats
@@ -198,8 +199,19 @@ def test_ild_by_hand_with_item_attributes(tmp_path):
     with pytest.raises(InputError, match="no column 'genre'"):
         st.signals(["ild"], items=cats, attribute="genre")
     dup = pa.table({"item_id": ["a", "a"], "category": ["x", "y"]})
-    with pytest.raises(InputError, match="more than once"):
+    with pytest.raises(InputError, match="item_id 'a' has more than one category: 'x', 'y'"):
         st.signals(["ild"], items=dup, attribute="category")
+    # event files carrying the attribute on their rows serve too: a pair repeated counts once, rows without
+    # an attribute (label rows) are left out
+    ev = tmp_path / "ev"
+    ev.mkdir()
+    pa.parquet.write_table(pa.table({"item_id": ["a", "b", "a", "c", "d", "e", "z"],
+                                     "category": ["x", "x", "x", "y", "y", "y", None]}), ev / "part-1.parquet")
+    pa.parquet.write_table(pa.table({"item_id": ["a", "d"], "category": ["x", " y "]}), ev / "part-2.parquet")
+    from_events = one(st.signals(["ild"], items=str(ev / "*.parquet"), attribute="category"), "ild")
+    assert from_events["value"] == pytest.approx(got["value"], rel=1e-12)
+    with pytest.raises(InvalidParameterError, match="matches no file"):
+        st.signals(["ild"], items=str(ev / "*.csv"), attribute="category")
 
 
 def test_previous_window_baseline_and_names(tmp_path):

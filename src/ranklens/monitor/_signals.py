@@ -148,16 +148,26 @@ def ild_per_list(list_code: np.ndarray, attribute_code: np.ndarray) -> tuple[np.
 
 # -- rows of a selection ----------------------------------------------------------------------------------------
 def read_items(source: Any, attribute: str) -> Any:
-    """The item attribute table (``item_id``, ``attribute``): from a Parquet/CSV/JSON Lines file or a table."""
+    """The item attribute table (``item_id``, ``attr``, one row per item) from a table or from Parquet, CSV or
+    JSON Lines files (a path or a glob pattern such as ``events/*.parquet``: event files that carry the
+    attribute on their ranking rows serve as well).
+
+    Rows without an item id or an attribute are left out; an item given twice with the same value counts
+    once; an item given two different values is an error naming it.
+    """
     pa = require("pyarrow")
+    pc = require("pyarrow.compute")
     if source is None:
         return None
     if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        import glob
         import os
 
         path = os.fsdecode(source)
-        if not os.path.isfile(path):
-            raise InvalidParameterError(f"item attributes file {path!r} does not exist.")
+        pattern = any(ch in path for ch in "*?[")
+        if not (glob.glob(path) if pattern else os.path.isfile(path)):
+            raise InvalidParameterError(f"item attributes file {path!r} does not exist"
+                                        + (" (the pattern matches no file)." if pattern else "."))
         duckdb = require("duckdb")
         con = duckdb.connect()
         try:
@@ -186,8 +196,17 @@ def read_items(source: Any, attribute: str) -> Any:
     for need in ("item_id", attribute.lower()):
         if need not in cols:
             raise InputError(f"{name}: no column {need!r} (columns: {', '.join(table.column_names)}).")
-    out = pa.table({"item_id": table.column(cols["item_id"]).cast(pa.string()),
-                    "attr": table.column(cols[attribute.lower()]).cast(pa.string())})
+    ids = pc.utf8_trim_whitespace(table.column(cols["item_id"]).cast(pa.string()))
+    attr = pc.utf8_trim_whitespace(table.column(cols[attribute.lower()]).cast(pa.string()))
+    out = pa.table({"item_id": ids, "attr": attr}).filter(
+        pc.and_(pc.fill_null(pc.not_equal(ids, ""), False), pc.fill_null(pc.not_equal(attr, ""), False)))
+    out = out.group_by(["item_id", "attr"]).aggregate([])  # the same pair given twice (events) counts once
+    counts = out.group_by("item_id").aggregate([("attr", "count")])
+    twice = counts.filter(pc.greater(counts.column("attr_count"), 1))
+    if twice.num_rows:
+        item = twice.column("item_id")[0].as_py()
+        values = sorted(out.filter(pc.equal(out.column("item_id"), item)).column("attr").to_pylist())
+        raise InputError(f"{name}: item_id {item!r} has more than one {attribute}: {', '.join(map(repr, values[:3]))}.")
     return out
 
 
@@ -362,9 +381,6 @@ def signals(
                                         "command line --items and --attribute.")
     if wants_ild:
         con.register("_sig_attr", read_items(items, str(attribute)))
-        dup = con.execute("SELECT item_id FROM _sig_attr GROUP BY 1 HAVING count(*) > 1 LIMIT 1").fetchall()
-        if dup:
-            raise InputError(f"item attributes: item_id {dup[0][0]!r} appears more than once.")
     slices = slice_columns(con)
     cell_exprs = [f"date_trunc('{window}', g.ts) AS {quote('c:window')}"]
     cell_exprs += [f"g.{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]

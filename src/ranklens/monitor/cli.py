@@ -257,7 +257,8 @@ def alerts_cmd(state: str | None, start: str | None, end: str | None, limit: int
 @click.option("--baseline", default=None,
               help="training | validation | production | previous | START..END (default: the configuration's).")
 @click.option("--items", "items_path", default=None, type=click.Path(dir_okay=False),
-              help="Item attributes for ild: a Parquet/CSV/JSON Lines file with item_id and --attribute.")
+              help="Item attributes for ild: Parquet/CSV/JSON Lines file(s) (a glob pattern too, e.g. event files) "
+                   "with item_id and --attribute.")
 @click.option("--attribute", default=None, help="The item attribute column of --items (e.g. category).")
 @click.option("--catalogue-size", type=integer(min=1), default=None,
               help="Catalogue size for coverage (default: the items the baseline served).")
