@@ -102,7 +102,8 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     series: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         series.setdefault(_name(r, by), []).append({"x": _ms(r["window"]), "y": r["value"], "lo": r.get("ci_low"),
-                                                    "hi": r.get("ci_high"), "n": r["n_groups"]})
+                                                    "hi": r.get("ci_high"), "n": r["n_groups"],
+                                                    "provisional": bool(r.get("provisional"))})
     names = sorted(series)
     data: dict[str, Any] = {
         "metric": key, "window": window,

@@ -218,7 +218,7 @@
           .map(function (b) { return {value: b.value, color: colourOf(b), label: "baseline of " + seriesName(b)}; });
         var band = null;
         var markers = alerts.map(function (a) {
-          return {x: tsMs(a.window_start || a.window || a.fired_at),
+          return {x: tsMs(a.window || a.window_start),
                   label: "alert " + (a.monitor || "") + ": " + [a.model, a.model_version, a.environment].filter(Boolean).join(" ") +
                          " " + fmt(a.value, 4) + " vs baseline " + fmt(a.baseline, 4) + (a.reason ? " (" + a.reason + ")" : "")};
         });
