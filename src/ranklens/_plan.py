@@ -46,6 +46,9 @@ class Plan:
         Per measure: kernel code, cutoff (0: the whole list), gain kind.
     levels : ndarray of float64
         Per measure: the relevance level of binary measures.
+    params : ndarray of float64
+        Per measure: its parameter (RBP's persistence p, the F measure's beta, interpolated precision's
+        recall level), written in its name or its definition's default (NaN: none).
     map_keys, map_vals : ndarray of float64
         The gain mapping (label -> gain), empty unless a gain is a mapping.
     rules : tuple
@@ -75,6 +78,7 @@ class Plan:
     cutoffs: np.ndarray
     gain_kinds: np.ndarray
     levels: np.ndarray
+    params: np.ndarray
     map_keys: np.ndarray
     map_vals: np.ndarray
     rules: tuple[Any, ...]
@@ -112,6 +116,12 @@ def _cutoff(m: Measure, conv: Convention, spec: MeasureSpec) -> int:
     return 0
 
 
+def _param(m: Measure, spec: MeasureSpec) -> float:
+    if m.param is not None:
+        return float(m.param)
+    return float(spec.default_param) if spec.default_param is not None else float("nan")
+
+
 def make_plan(convention: Convention, measures: str | Measure | Iterable[str | Measure]) -> Plan:
     """The kernel's arguments for ``measures`` under ``convention``.
 
@@ -141,6 +151,7 @@ def make_plan(convention: Convention, measures: str | Measure | Iterable[str | M
         gain_kinds=np.array([_GAIN_KIND[g] if isinstance(g, str) else K.GAIN_MAP for g in gains], dtype=np.int64),
         levels=np.array([m.relevance_level if m.relevance_level is not None else conv.relevance_level for m in ms],
                         dtype=np.float64),
+        params=np.array([_param(m, s) for m, s in zip(ms, specs)], dtype=np.float64),
         map_keys=np.array(keys, dtype=np.float64) if mapping else np.zeros(0),
         map_vals=np.array([mapping[k] for k in keys], dtype=np.float64) if mapping else np.zeros(0),
         rules=rules,
@@ -177,7 +188,8 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
         problem.item_offs, problem.item_data,
         problem.j_start, problem.j_end, problem.j_idx, problem.j_label, plan.ideal_judgments and not same,
         problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, err_denom,
-        plan.empty_mode, plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.map_keys, plan.map_vals,
+        plan.empty_mode, plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.params, plan.map_keys,
+        plan.map_vals,
     )
     unranked = [i for i, s in enumerate(plan.specs) if s.unranked_zero]
     if unranked:  # ir_measures' NumRel: a query without a ranked item scores 0

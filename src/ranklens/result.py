@@ -16,10 +16,13 @@ from .conventions import Convention
 from .errors import InputError, InvalidParameterError
 from .measures import Measure
 
-__all__ = ["Exclusion", "ExclusionReason", "Partial", "Result", "combine", "join_results"]
+__all__ = ["MIN_GEO_MEAN", "Exclusion", "ExclusionReason", "Partial", "Result", "combine", "impressions",
+           "join_results"]
 
 #: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
 XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
+#: trec_eval's ``MIN_GEO_MEAN``: values below it count as it in a geometric mean (trec_eval.h)
+MIN_GEO_MEAN = 0.00001
 #: Examples kept per exclusion (the first in query order).
 N_EXAMPLES = 20
 
@@ -75,10 +78,15 @@ class Partial:
         weights: np.ndarray | None = None,
         notes: Sequence[Exclusion] = (),
         deepest: float | None = None,
+        lengths: np.ndarray | None = None,
     ) -> Partial:
         """The contribution of queries ``qids`` (sorted) with per-query ``values`` and ``empties``
-        (:func:`ranklens._plan.run_plan`), per-query ``weights`` (None: 1), and the exclusions of their
-        problem (``Problem.notes``)."""
+        (:func:`ranklens._plan.run_plan`), per-query ``weights`` (None: 1), the exclusions of their
+        problem (``Problem.notes``) and their ranked lists' lengths (``Problem.lengths``: the impressions
+        GroupAUC weighs each list by; needed only for such a measure).
+
+        A measure aggregated by a geometric mean (gm_map) adds ``log(max(value, 0.00001))``.
+        """
         n_m = len(plan.measures)
         n_q = values.shape[0]
         w = np.ones(n_q) if weights is None else weights
@@ -92,11 +100,16 @@ class Partial:
             v = values[:, i]
             valid = ~np.isnan(v)
             counted[i] = int(valid.sum())
+            if plan.specs[i].aggregate == "geometric":
+                v = np.log(np.maximum(v, MIN_GEO_MEAN))  # NaN stays NaN
             if m.summed:
                 weighted[i] = total(v[valid])
             else:
                 how = plan.specs[i].weighting or plan.convention.weighting  # a definition may override it
-                wv = (ones if how == "unweighted" else w)[valid]
+                if how == "impressions":
+                    wv = impressions(plan, i, lengths, n_q)[valid]
+                else:
+                    wv = (ones if how == "unweighted" else w)[valid]
                 weight[i] = wv.sum()
                 if how == "gbdt":
                     emp = empties[:, i][valid]
@@ -116,6 +129,17 @@ class Partial:
 def _sequential_sum(x: np.ndarray) -> float:
     """One value after the other, as trec_eval adds per-query values (``summation="sequential"``)."""
     return float(np.cumsum(x)[-1]) if x.shape[0] else 0.0
+
+
+def impressions(plan: Plan, i: int, lengths: np.ndarray | None, n_q: int) -> np.ndarray:
+    """Per query, the number of items measure ``i`` of ``plan`` is computed over: the list's length, at most
+    the measure's cutoff (GroupAUC's weights)."""
+    if lengths is None or len(lengths) != n_q:
+        raise InvalidParameterError(f"{plan.measures[i].key}: weighs each list by its number of items, which this "
+                                    "evaluation path does not pass (lengths).")
+    k = int(plan.cutoffs[i])
+    out = np.asarray(lengths, dtype=np.float64)
+    return np.minimum(out, k) if k > 0 else out
 
 
 def combine(partials: Sequence[Partial]) -> Partial:
@@ -206,7 +230,8 @@ class Result:
         per_query: bool = True,
     ) -> Result:
         """The result of one problem: its values (:func:`ranklens._plan.run_plan`) aggregated."""
-        partial = Partial.from_values(plan, problem.qids, values, empties, weights, problem.notes)
+        partial = Partial.from_values(plan, problem.qids, values, empties, weights, problem.notes,
+                                      lengths=problem.lengths)
         return cls.from_partial(plan, partial, problem.qids, values, weights, per_query=per_query)
 
     @classmethod
@@ -238,6 +263,8 @@ class Result:
             den = float(partial.weight[i])
             num = float(partial.weighted[i] + partial.unweighted[i])  # unweighted: 0 unless "gbdt" weighting
             mean = num / den if den > 0 else math.nan
+            if plan.specs[i].aggregate == "geometric":
+                mean = math.exp(mean)  # trec_eval's gm_map: exp of the mean of the logs
             if conv.clamp_mean and m.family == "ndcg" and not math.isnan(mean):
                 if mean > XGB_MAX_MEAN:
                     raise InputError(

@@ -50,7 +50,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "evaluate_queries": (
         "fused", "(f8[C2], b1[C2])",
         "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8[C] i8[C] i8[C] f8[C] b1 i8 f8 b1 f8 f8 i8 "
-        "i8[C] i8[C] i8[C] f8[C] f8[C] f8[C]",
+        "i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C]",
     ),
     "list_stats": ("fused", "(i8[C], b1[C])", "i8[C] i8[C] i8[C] f8[C] f8[C]"),
     "explain_query": (

@@ -6,7 +6,8 @@ Measures, tie rules, gain kinds and ordering modes are passed to the kernels as 
 from __future__ import annotations
 
 __all__ = [
-    "AP", "AP_MIN", "DCG", "ERR", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "HIT", "IDCG", "NDCG", "NUM_REL",
+    "AP", "AP_MIN", "AUC", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "INFAP", "IPREC", "IPREC_V9", "JUDGED",
+    "PT11", "PT11_V9", "RBP", "RBP_GAIN", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "HIT", "IDCG", "NDCG", "NUM_REL",
     "NUM_REL_RET", "NUM_RET", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC", "ORDER_QUICKSORT",
     "ORDER_QUICKSORT_REVERSED", "ORDER_WORST", "P", "P_DEPTH", "RECALL", "RPREC", "RR", "TIES_AVERAGE",
     "TIES_NONE", "TIES_SHARED_RANK",
@@ -16,6 +17,18 @@ __all__ = [
 DCG, IDCG, NDCG, AP, RR, P, RECALL, HIT, ERR, RPREC, NUM_RET, NUM_REL_RET, NUM_REL = range(13)
 # AP over min(R, depth) (XGBoost, LightGBM, CatBoost); precision over min(k, n) (XGBoost, CatBoost)
 AP_MIN, P_DEPTH = 13, 14
+# judgment-based (bpref: unjudged and negative labels skipped / negative labels judged non-relevant, ranx;
+# infAP; the share of judged items in the top k)
+BPREF, BPREF_NEG, INFAP, JUDGED = 15, 16, 17, 18
+# rank-biased precision with persistence p (binary at the relevance level / graded by the label's gain)
+RBP, RBP_GAIN = 19, 20
+# F measure with trec_eval's parameter x: (x + 1) P R / (x P + R), at a cutoff or over the whole list
+F_SET = 21
+# interpolated precision at a recall level, and its mean over the 11 levels 0.0, 0.1, ... 1.0; the level's
+# number of relevant items rounded as trec_eval 10 (lround) or as trec_eval 9 (+0.9, truncated)
+IPREC, IPREC_V9, PT11, PT11_V9 = 22, 23, 24, 25
+# area under the ROC curve of the (top k) items: relevant above non-relevant, tied pairs counting 1/2
+AUC = 26
 # tied scores: in the given order, averaged over the orders of each tie group, or one shared rank
 TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
 # how a query's rows are put in ranked order

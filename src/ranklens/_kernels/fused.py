@@ -19,13 +19,21 @@ from numba import njit, prange
 from .codes import (
     AP,
     AP_MIN,
+    AUC,
+    BPREF,
+    BPREF_NEG,
     DCG,
     ERR,
+    F_SET,
     GAIN_EXP,
     GAIN_LINEAR,
     GAIN_MAP,
     HIT,
     IDCG,
+    INFAP,
+    IPREC,
+    IPREC_V9,
+    JUDGED,
     NDCG,
     NUM_REL,
     NUM_REL_RET,
@@ -38,13 +46,33 @@ from .codes import (
     ORDER_QUICKSORT_REVERSED,
     ORDER_WORST,
     P_DEPTH,
+    PT11,
+    PT11_V9,
+    RBP,
+    RBP_GAIN,
     RECALL,
     RPREC,
     RR,
     TIES_NONE,
     P,
 )
-from .measures import ap_sum, dcg_at, dcg_table, discounts, err_at, hit_at, idcg_at, rel_in_top, rr_at
+from .measures import (
+    ap_sum,
+    auc_at,
+    bpref_sum,
+    dcg_at,
+    dcg_table,
+    discounts,
+    err_at,
+    hit_at,
+    idcg_at,
+    infap_sum,
+    iprec_at,
+    pt11_at,
+    rbp_at,
+    rel_in_top,
+    rr_at,
+)
 
 __all__ = [
     "NUM_REL",
@@ -195,9 +223,12 @@ def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
     j_start, j_end, j_idx, j_label, ideal_judged,
     ties, log_base, neg_zero, gain_thr, err_denom, empty_mode,
-    m_code, m_k, m_gain, m_level, map_keys, map_vals,
+    m_code, m_k, m_gain, m_level, m_param, map_keys, map_vals,
 ):  # pragma: no cover - compiled
     """Return ``(values, empty)``, both ``(n_queries, n_measures)``.
+
+    ``m_param`` is each measure's parameter (RBP's persistence, the F measure's x, interpolated
+    precision's recall level; unused otherwise).
 
     ``empty[q, m]`` is True when query ``q`` has nothing relevant for measure
     ``m``. ``empty_mode``: 0, no positive ideal gain (NDCG/ERR) or no relevant
@@ -417,6 +448,51 @@ def evaluate_queries(
                         v = big_r
                     elif code == NUM_REL_RET:
                         v = rel_in_top(ss, rel, 0, cut, depth, ties)
+                    elif code == JUDGED:
+                        for t in range(cut):
+                            rel[t] = 0.0 if math.isnan(sl[t]) else 1.0
+                        is_empty = False
+                        if depth > 0:
+                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / depth
+                    elif code == RBP:
+                        v = rbp_at(ss, rel, 0, cut, depth, ties, m_param[mi])
+                    elif code == RBP_GAIN:
+                        for t in range(cut):
+                            g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                        last_kind = -1  # the gains of the DCG family are computed again
+                        v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
+                    elif code == F_SET:
+                        denom = n if k <= 0 else k
+                        if big_r > 0 and denom > 0:
+                            h = rel_in_top(ss, rel, 0, cut, depth, ties)
+                            if h > 0.0:
+                                x = m_param[mi]
+                                pr = h / denom
+                                rc = h / big_r
+                                v = (x + 1.0) * pr * rc / (x * pr + rc)
+                    elif code == BPREF or code == BPREF_NEG:
+                        neg_j = code == BPREF_NEG
+                        n_nonrel = 0
+                        if ideal_judged:
+                            for t in range(ni):
+                                if src[t] < level and (src[t] >= 0.0 or neg_j):
+                                    n_nonrel += 1
+                        else:
+                            for t in range(cut):
+                                if not math.isnan(sl[t]) and sl[t] < level and (sl[t] >= 0.0 or neg_j):
+                                    n_nonrel += 1
+                        if big_r > 0:
+                            v = bpref_sum(ss, sl, 0, cut, ties, level, big_r, n_nonrel, neg_j) / big_r
+                    elif code == INFAP:
+                        if big_r > 0:
+                            v = infap_sum(sl, 0, cut, level) / big_r
+                    elif code == IPREC or code == IPREC_V9:
+                        v = iprec_at(rel, 0, cut, m_param[mi], big_r, code == IPREC_V9)
+                    elif code == PT11 or code == PT11_V9:
+                        v = pt11_at(rel, 0, cut, big_r, code == PT11_V9)
+                    elif code == AUC:
+                        v, defined = auc_at(ss, rel, 0, cut, depth, ties)
+                        is_empty = not defined
                 if empty_mode == 1:
                     is_empty = label_sum == 0.0
                 out[q, mi] = v
