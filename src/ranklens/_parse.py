@@ -42,6 +42,9 @@ class Measure:
         Empty-query value override (XGBoost's ``-`` suffix gives 0).
     relevance_level : float or None
         Relevance level override for binary measures.
+    param : float or None
+        The family's parameter when written (RBP's ``p``, the F measure's ``beta``, interpolated precision's
+        recall level); None: the definition's default.
     settings : tuple of (str, value) pairs
         Convention fields the measure's own parameters set (ir_measures' ``nDCG(gains={0: 0, 1: 1, 2: 3})``
         sets the gain mapping): it is computed under the convention with these fields changed.
@@ -53,6 +56,7 @@ class Measure:
     gain: str | None = None
     empty: float | None = None
     relevance_level: float | None = None
+    param: float | None = None
     settings: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
 
     @property
@@ -72,6 +76,8 @@ class Measure:
     def trec_name(self) -> str:
         """The name trec_eval prints for this measure."""
         spec = self.spec
+        if self.family == "iprec" and self.param is not None:
+            return f"{spec.trec_name}_{self.param:.2f}"
         if self.k is None or spec.trec_cut is None:
             return spec.trec_name
         return f"{spec.trec_cut}_{self.k}"
@@ -81,12 +87,23 @@ class Measure:
 
 
 _MEASURE_RE = re.compile(
-    r"""^\s*(?P<name>[A-Za-z][A-Za-z_\-]*?)
+    r"""^\s*(?P<name>(?i:11-?pt_avg|11pt)|[A-Za-z][A-Za-z0-9_\-]*?)
         (?:(?:@|\.|_)(?P<k>\d+(?:,\d+)*))?
         (?P<minus>-)?
         (?:\((?P<opts>[^)]*)\))?\s*$""",
     re.VERBOSE | re.ASCII,  # ASCII digits only: "ndcg@１０" is refused, not read as ndcg@10
 )
+
+#: Interpolated precision with its recall level(s) in the name: ``iprec_at_recall_0.50``, trec_eval's
+#: ``iprec_at_recall..10,.20``, ``iprec@0.5``.
+_IPREC_RE = re.compile(r"^\s*(?P<name>iprec_at_recall|iprec)(?P<sep>[@._])(?P<x>\d*\.?\d+(?:,\d*\.?\d+)*)\s*$",
+                       re.IGNORECASE | re.ASCII)
+
+#: trec_eval's set measures: their family without a cutoff (a cutoff is refused)
+_SET_SPELLINGS = {"set_p": "precision", "set_recall": "recall", "set_f": "f1"}
+_NO_CUTOFF = tuple(_SET_SPELLINGS)
+#: trec_eval's default recall levels of iprec_at_recall (m_iprec_at_recall.c)
+_IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 #: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
 MAX_CUTOFF = 2**63 - 1
@@ -103,7 +120,7 @@ def parse_measure(text: Any) -> list[Measure]:
     --------
     >>> from ranklens import parse_measure
     >>> parse_measure("ndcg@10")
-    [Measure(key='ndcg@10', family='ndcg', k=10, gain=None, empty=None, relevance_level=None)]
+    [Measure(key='ndcg@10', family='ndcg', k=10, gain=None, empty=None, relevance_level=None, param=None)]
     >>> [m.key for m in parse_measure("P.5,10")]
     ['P.5', 'P.10']
     >>> [(m.key, m.family, m.k, m.relevance_level) for m in parse_measure("nDCG@10 P(rel=2)@5")]
@@ -136,11 +153,14 @@ def _ours(text: str) -> bool:
         return False
     name = m.group("name").lower()
     stems = [name] + [name[: -len(s)] for s in _GAIN_SUFFIX if name.endswith(s)]
-    return name in _NEEDS_CUTOFF or any(s in _SPELLINGS for s in stems)
+    return name in _NEEDS_CUTOFF or name in _SET_SPELLINGS or any(s in _SPELLINGS for s in stems)
 
 
 def _parse_ours(text: str) -> list[Measure]:
     """``text`` in ranklens' own spellings (``ndcg@10``, ``P.5,10``, ``recall@100(rel=2)``...)."""
+    ip = _IPREC_RE.match(text)
+    if ip:
+        return _iprec(text, ip)
     m = _MEASURE_RE.match(text)
     if not m and not text.isascii():
         raise InvalidParameterError(
@@ -159,7 +179,10 @@ def _parse_ours(text: str) -> list[Measure]:
             base, gain = stem, g
     if name in _NEEDS_CUTOFF:
         base = name
-    family = _SPELLINGS.get(base)
+    family = _SPELLINGS.get(base) or _SET_SPELLINGS.get(base)
+    if family == "iprec" and m.group("k") is None and not m.group("opts") and not m.group("minus"):
+        # trec_eval's -m iprec_at_recall: the 11 standard levels
+        return [Measure(key=f"iprec_at_recall_{x:.2f}", family="iprec", param=x) for x in _IPREC_LEVELS]
     if family is None:
         raise InvalidParameterError(_unknown(text))
     ks_text = m.group("k")
@@ -176,13 +199,15 @@ def _parse_ours(text: str) -> list[Measure]:
                     f"measure {text!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got {cut}."
                 )
         ks = list(cutoffs)
-        if not REGISTRY[family].cutoff:
-            raise InvalidParameterError(f"measure {text!r}: {family} takes no cutoff.")
+        if not REGISTRY[family].cutoff or base in _NO_CUTOFF:
+            raise InvalidParameterError(f"measure {text!r}: {base if base in _NO_CUTOFF else family} takes no cutoff.")
     empty = 0.0 if m.group("minus") else None
     if empty is not None and family not in ("ndcg", "map"):
         raise InvalidParameterError(f"measure {text!r}: the '-' suffix (empty queries score 0) is for ndcg and map "
                                     "only.")
     rel = None
+    param = None
+    spec = REGISTRY[family]
     opts = m.group("opts")
     if opts:
         for part in opts.split(","):
@@ -199,8 +224,14 @@ def _parse_ours(text: str) -> list[Measure]:
                 if value not in ("linear", "exponential", "exp", "lin"):
                     raise InvalidParameterError(f"measure {text!r}: gain must be 'linear' or 'exponential'.")
                 gain = "exponential" if value.startswith("exp") else "linear"
+            elif spec.param_name is not None and key == spec.param_name:
+                param = _check_param(text, family, key, value)
             else:
-                raise InvalidParameterError(f"measure {text!r}: unknown option {key!r}; valid options: rel, gain.")
+                valid = ", ".join(["rel", "gain"] + ([spec.param_name] if spec.param_name else []))
+                raise InvalidParameterError(f"measure {text!r}: unknown option {key!r}; valid options: {valid}.")
+    if spec.param_name is not None and param is None and spec.default_param is None:
+        raise InvalidParameterError(f"measure {text!r}: {family} needs its {spec.param_name}, e.g. "
+                                    f"{name}({spec.param_name}=0.5).")
     if family == "num_ret" and rel is not None:
         # ir_measures' NumRet(rel=N): the retrieved items with a label of at least N, i.e. num_rel_ret at N
         family = "num_rel_ret"
@@ -211,7 +242,30 @@ def _parse_ours(text: str) -> list[Measure]:
         if multi:
             sep = "@" if "@" in text else ("." if "." in text else "_")
             key = f"{raw_name}{sep}{k}" + ("-" if empty is not None else "") + (f"({opts})" if opts else "")
-        out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel))
+        out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel, param=param))
+    return out
+
+
+def _check_param(text: str, family: str, key: str, value: str) -> float:
+    """The parameter ``key`` of ``family`` (RBP's p in (0, 1), the F measure's beta >= 0, a recall level in
+    [0, 1]), else an error naming the measure."""
+    x = _finite(value)
+    ok = x is not None and {"p": 0.0 < x < 1.0, "beta": x >= 0.0, "recall": 0.0 <= x <= 1.0}.get(key, False)
+    if x is None or not ok:
+        want = {"p": "a persistence between 0 and 1 (exclusive)", "beta": "a number >= 0",
+                "recall": "a recall level from 0 to 1"}.get(key, "a number")
+        raise InvalidParameterError(f"measure {text!r}: {key} must be {want}; got {value!r}.")
+    return x
+
+
+def _iprec(text: str, m: re.Match[str]) -> list[Measure]:
+    """``iprec_at_recall_0.50`` (one level) or ``iprec_at_recall..10,.20`` (several): one measure per level."""
+    levels = m.group("x").split(",")
+    out = []
+    for lv in levels:
+        x = _check_param(text, "iprec", "recall", lv)
+        key = text.strip() if len(levels) == 1 else f"{m.group('name')}_{x:.2f}"
+        out.append(Measure(key=key, family="iprec", param=x))
     return out
 
 

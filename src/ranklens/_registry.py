@@ -87,10 +87,22 @@ class MeasureSpec:
         Labels must be 0 or 1 (XGBoost's ``map`` and ``pre``: "can only be used with binary labels").
     weighting : str or None
         ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
-        a plain weighted mean even under the convention's ``"gbdt"`` weighting; None: the convention's.
+        a plain weighted mean even under the convention's ``"gbdt"`` weighting; ``"impressions"``: each
+        query weighs the number of items its value is computed over (GroupAUC); None: the convention's.
     unranked_zero : bool
         A query with no ranked item scores 0 (ir_measures reports every measure of a judged query its run
         leaves out as 0, ``NumRel`` included; trec_eval ``-c`` counts that query's relevant items).
+    aggregate : {"mean", "geometric"}
+        How per-query values become the aggregate: their (weighted) mean, or trec_eval's geometric mean
+        (``exp`` of the mean of ``log(max(value, 0.00001))``, gm_map).
+    param_name : str or None
+        The option that sets the family's parameter (``"p"``: RBP's persistence; ``"beta"``: the F
+        measure's; ``"recall"``: interpolated precision's level), None for none.
+    default_param : float or None
+        The parameter when none is written (None: it must be written).
+    judged_only : bool
+        The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
+        has a label cannot give it a meaning.
     """
 
     family: str
@@ -111,6 +123,10 @@ class MeasureSpec:
     binary_labels: bool = False
     weighting: str | None = None
     unranked_zero: bool = False
+    aggregate: str = "mean"
+    param_name: str | None = None
+    default_param: float | None = None
+    judged_only: bool = False
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
@@ -120,11 +136,14 @@ _NDCG_ONLY = ConventionRule("ties", "shared_rank",
 #: what each preset's peer calls its ranking measures (named in refusals)
 _PEER = {
     "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
-    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
-    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, P, recall, recip_rank, Rprec, success, num_*"),
-    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, NumRet, NumRel, NumRelRet"),
+    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
+                  "bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, num_*"),
+    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
+                    "bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, num_*"),
+    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
+                    "Judged, NumRet, NumRel, NumRelRet"),
     "gdeval": ("gdeval", "ndcg@k and err@k"),
-    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, hits, hit_rate, r-precision"),
+    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, f1, hits, hit_rate, r-precision, bpref, rbp"),
     "lightgbm": ("LightGBM", "ndcg@k and map@k"),
     "xgboost": ("XGBoost", "ndcg, map, pre"),
     "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
@@ -169,10 +188,10 @@ def _base() -> dict[str, MeasureSpec]:
                     trec_name="map", trec_cut="map_cut"),
         MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR,
                     ("mrr", "rr", "recip_rank"), trec_name="recip_rank", trec_cut="recip_rank"),
-        MeasureSpec("precision", "precision: relevant items in the top k / k", K.P, ("precision", "p", "prec"),
-                    trec_name="P", trec_cut="P"),
-        MeasureSpec("recall", "recall: relevant items in the top k / relevant items", K.RECALL, ("recall", "r"),
-                    trec_name="recall", trec_cut="recall"),
+        MeasureSpec("precision", "precision: relevant items in the top k / k (without k: set_P)", K.P,
+                    ("precision", "p", "prec"), trec_name="set_P", trec_cut="P"),
+        MeasureSpec("recall", "recall: relevant items in the top k / relevant items (without k: set_recall)",
+                    K.RECALL, ("recall", "r"), trec_name="set_recall", trec_cut="recall"),
         MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
                     ("hit_rate", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success"),
         MeasureSpec("hits", "hits: number of relevant items in the top k (ranx; averaged over queries)",
@@ -181,6 +200,29 @@ def _base() -> dict[str, MeasureSpec]:
                     graded=True, trec_name="err", trec_cut="err", empty_when="no_gain"),
         MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
                     ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec"),
+        MeasureSpec("f1", "F measure of the top k (of the whole list without k: set_F): (1 + beta) P R / (beta P "
+                    "+ R), beta 1 unless written", K.F_SET, ("f1", "f"), trec_name="set_F", trec_cut="f1",
+                    param_name="beta", default_param=1.0),
+        MeasureSpec("rbp", "rank-biased precision: (1 - p) sum of rel_i p^(i-1), persistence p (0.8 unless written)",
+                    K.RBP, ("rbp",), trec_name="rbp", trec_cut="rbp", param_name="p", default_param=0.8),
+        MeasureSpec("bpref", "binary preference: relevant items above the first R judged non-relevant ones",
+                    K.BPREF, ("bpref",), cutoff=False, trec_name="bpref", judged_only=True),
+        MeasureSpec("infap", "inferred AP (Yilmaz & Aslam), labels -1 = in the pool but not sampled", K.INFAP,
+                    ("infap",), cutoff=False, trec_name="infAP", judged_only=True),
+        MeasureSpec("judged", "share of judged items in the top k (unjudged: not in the judgments)", K.JUDGED,
+                    ("judged",), trec_name="judged", trec_cut="judged", empty_when="never", scored_note=False,
+                    judged_only=True),
+        MeasureSpec("iprec", "interpolated precision at a recall level (iprec_at_recall_0.50)", K.IPREC,
+                    ("iprec_at_recall", "iprec"), cutoff=False, trec_name="iprec_at_recall", param_name="recall"),
+        MeasureSpec("11pt_avg", "interpolated precision averaged over the recall levels 0.0, 0.1, ... 1.0",
+                    K.PT11, ("11pt_avg", "11-pt_avg", "11pt"), cutoff=False, trec_name="11pt_avg"),
+        MeasureSpec("gm_map", "average precision, geometric mean over queries (of max(AP, 0.00001))", K.AP,
+                    ("gm_map", "gm_ap"), cutoff=False, trec_name="gm_map", aggregate="geometric"),
+        MeasureSpec("auc", "ROC AUC of the (top k) items of each list (ties 1/2), mean over lists with both "
+                    "classes", K.AUC, ("auc",), trec_name="auc", trec_cut="auc", empty="skip"),
+        MeasureSpec("gauc", "GroupAUC: ROC AUC per list, weighted by the list's impressions (items scored), "
+                    "lists with one class left out", K.AUC, ("gauc", "groupauc", "group_auc"), trec_name="gauc",
+                    trec_cut="gauc", empty="skip", weighting="impressions"),
         MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
                     trec_name="num_ret", empty_when="never"),
         MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",),
@@ -265,6 +307,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
             *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
             _differs(*tm),
         ),
+        **_new_rules(b),
         **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
                *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose {f} takes no "
                                 f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
@@ -273,6 +316,56 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     # ir_measures' NumRel: 0 for a judged query missing from the run (its Evaluator's default value)
     out["num_rel"] += (use("name", "ir_measures", use=replace(b["num_rel"], unranked_zero=True)),)
     return out
+
+
+def _ordered_only(name: str) -> ConventionRule:
+    """A refusal under averaged ties: the measure's expectation over the orders of tied items is not computed."""
+    return ConventionRule("ties", "average", refuse=f"averages tied items, and {name}'s expectation over the orders "
+                          "of tied items is not computed: set a tie order (ties='item_desc' as trec_eval, 'item_asc' "
+                          "or 'input'), or use convention='trec_eval'")
+
+
+def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
+    """Rules of the families added for IR researchers (#22): bpref ... GroupAUC."""
+    use = ConventionRule
+    trec = ("trec_eval", "trec_eval10")
+    gbdt = ("lightgbm", "xgboost", "catboost")
+    no_cut = tuple(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose set_F takes no "
+                                  f"cutoff; {_OWN}") for c in (*trec, "ir_measures"))
+    return {
+        # ranx counts negative labels as judged non-relevant (trec_eval: in the pool, not judged)
+        "bpref": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"),
+                  use("name", "ranx", use=replace(b["bpref"], code=K.BPREF_NEG))),
+        "infap": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"), _ordered_only("infAP")),
+        # ir_measures' judged provider orders by double scores, ties by item id ascending, and divides by
+        # min(k, list length)
+        "judged": (*_none("sklearn", *trec, "gdeval", "ranx", *gbdt, "torchmetrics"),
+                   *(ConventionRule("name", "ir_measures", also=((field, value),),
+                                    refuse=f"{why} as trec_eval, but ir_measures computes Judged with its judged "
+                                    "provider, which orders by double scores, ties by item id ascending: add "
+                                    f"ties='item_asc', score_precision='float64'; {_OWN}")
+                     for field, value, why in (("ties", "item_desc", "orders ties by item id descending"),
+                                               ("score_precision", "float32", "rounds scores to float32")))),
+        # trec_eval 10's rbp: persistence 0.9 unless given; ranx's: the label as gain (labels below its level 0)
+        "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
+                _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
+                *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
+                                 f"(the whole list); {_OWN}") for c in ("trec_eval10", "ranx")),
+                use("name", "trec_eval10", use=replace(b["rbp"], default_param=0.9)),
+                use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
+        "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),
+        # trec_eval 9 (and pytrec_eval, under ir_measures) round the level's number of relevant items up from .1
+        "iprec": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"),
+                  use("name", "trec_eval", use=replace(b["iprec"], code=K.IPREC_V9)),
+                  use("name", "ir_measures", use=replace(b["iprec"], code=K.IPREC_V9)),
+                  _ordered_only("interpolated precision")),
+        "11pt_avg": (*_none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
+                     use("name", "trec_eval", use=replace(b["11pt_avg"], code=K.PT11_V9)),
+                     _ordered_only("11pt_avg")),
+        "gm_map": _none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
+        "auc": _none(*_EVERY_PEER),
+        "gauc": _none(*_EVERY_PEER),
+    }
 
 
 def _registry() -> dict[str, MeasureSpec]:

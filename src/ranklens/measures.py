@@ -12,18 +12,29 @@ family                    spellings
                           ``dcg_lin@k``, ``idcg_burges@k``, ``idcg_exp@k``
 ``map``                   ``map``, ``map@k``, ``ap@k``, ``map_cut.k``, ``map@k-`` (XGBoost)
 ``mrr``                   ``mrr``, ``mrr@k``, ``rr@k``, ``recip_rank``
-``precision``             ``precision@k``, ``p@k``, ``P.k`` / ``P_k``, ``prec@k``
-``recall``                ``recall@k``, ``r@k``, ``recall.k`` / ``recall_k``
+``precision``             ``precision@k``, ``p@k``, ``P.k`` / ``P_k``, ``prec@k``,
+                          ``set_P`` (trec_eval: the whole list, no cutoff)
+``recall``                ``recall@k``, ``r@k``, ``recall.k`` / ``recall_k``, ``set_recall``
+``f1``                    ``f1@k``, ``f@k``, ``set_F`` (no cutoff), ``set_F(beta=0.5)``
 ``hit_rate``              ``hit_rate@k``, ``hit@k``, ``hitrate@k``,
                           ``success@k``, ``success.k``
 ``hits``                  ``hits@k`` (ranx: the number of relevant items in the top k)
 ``err``                   ``err@k``
 ``r_precision``           ``r_precision``, ``rprec``, ``r-precision``
+``rbp``                   ``rbp``, ``rbp@k``, ``rbp(p=0.9)`` (persistence p, 0.8 unless written)
+``bpref`` ...             ``bpref``, ``infap`` (no cutoff; judged items only)
+``gm_map``                ``gm_map``, ``gm_ap`` (geometric mean over queries)
+``judged``                ``judged@k`` (share of the top k that is judged)
+``iprec``                 ``iprec_at_recall@0.5``, ``iprec@0.5`` (without a level: trec_eval's 11)
+``11pt_avg``              ``11pt_avg``, ``11-pt_avg``, ``11pt``
+``auc`` / ``gauc``        ``auc@k``, ``gauc@k``, ``groupauc@k``, ``group_auc@k``
 ``num_ret`` ...           ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed, not averaged)
 ========================  =========================================================
 
 A relevance level can be given to binary measures with ``(rel=2)``, e.g.
-``recall@100(rel=2)``; trec_eval spelling has ``-l2`` on the command line instead.
+``recall@100(rel=2)``; trec_eval spelling has ``-l2`` on the command line instead. RBP's persistence is
+``(p=...)``, the F measure's ``(beta=...)`` (trec_eval's set_F parameter), interpolated precision's level
+``(recall=...)`` or in its name (``iprec_at_recall_0.50``, trec_eval's ``iprec_at_recall..10,.20``).
 
 :data:`REGISTRY` holds one :class:`MeasureSpec` per family: its spellings, its kernel code, whether it
 takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention (a
