@@ -10,7 +10,8 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..measures import parse_measure
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "parse_time", "window_delta"]
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "parse_time", "store_refusal",
+           "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
 #: The largest cutoff a monitoring request may ask (``ndcg@1000``): a list is rarely longer, and a larger k only
@@ -61,7 +62,8 @@ def check_window(window: str) -> str:
 
 
 def metric_keys(metrics: Any, k: Any = None) -> list[str]:
-    """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded.
+    """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded (those
+    of families that take one).
 
     Examples
     --------
@@ -77,8 +79,8 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
     keys: list[str] = []
     for m in metrics:
         m = str(m)
-        parsed = [x for kk in ks for x in parse_measure(f"{m}@{int(kk)}")] if ks and "@" not in m and "." not in m \
-            else parse_measure(m)
+        expand = ks and "@" not in m and "." not in m and parse_measure(m)[0].spec.cutoff  # bpref, auc: no k
+        parsed = [x for kk in ks for x in parse_measure(f"{m}@{int(kk)}")] if expand else parse_measure(m)
         for x in parsed:
             if x.k is not None and x.k > MAX_CUTOFF:
                 raise InvalidParameterError(f"`metric` {m!r} asks a cutoff of {x.k}: at most {MAX_CUTOFF} in "
@@ -86,4 +88,37 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
         keys.extend(x.key for x in parsed)
     if not keys:
         raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
+    for key in keys:
+        why = store_refusal(key)
+        if why:
+            raise InvalidParameterError(f"{key}: {why}")
     return list(dict.fromkeys(keys))
+
+
+def store_refusal(key: str) -> str | None:
+    """Why the store's reports cannot give measure ``key`` (None: they can).
+
+    The store labels every served item (an item without a label is non-relevant), and its reports take
+    the plain mean of per-list values (intervals, baselines, Welch tests): measures that need unjudged
+    items or another aggregate are refused by name.
+
+    Examples
+    --------
+    >>> store_refusal("ndcg@10") is None, store_refusal("bpref")[:33]
+    (True, 'needs judgments the store has not')
+    """
+    spec = parse_measure(key)[0].spec
+    if spec.judged_only:
+        return ("needs judgments the store has not: every served item without a label counts as non-relevant, "
+                "so nothing is unjudged (judged@k would be 1, bpref and infAP those of complete judgments); "
+                "evaluate it on judgments with `ranklens eval`.")
+    if spec.summed:
+        return ("is a count summed over lists, and the store's reports average per-list values; "
+                "`ranklens eval` sums it.")
+    if spec.aggregate != "mean" or spec.weighting == "impressions":
+        how = "a geometric mean" if spec.aggregate == "geometric" else "a mean weighted by each list's items"
+        alt = "map" if spec.aggregate == "geometric" else "auc (the plain mean of the per-list AUCs)"
+        return (f"is {how}, and the store's reports (intervals, baselines, Welch tests) take the plain mean of "
+                f"per-list values; ask {alt}, or evaluate it with `ranklens eval`.")
+    return None
+

@@ -1,0 +1,74 @@
+"""The measures added in #22 in the monitoring store: per-list measures reported as NDCG is (values from
+the definitions, by hand); measures the store cannot give refused by name, in the API and in the CLI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from ranklens.cli import cli
+from ranklens.errors import InvalidParameterError
+from ranklens.monitor import Store
+
+sys.path.insert(0, str(Path(__file__).parent))
+from handcalc import events
+
+# gains 0/1 in served order (click labels)
+GROUPS = {
+    "x": [[], [], ["click"], ["click"], ["click"]],
+    "y": [["click"], [], ["click"], [], ["click"]],
+    "z": [["click"], [], [], [], []],
+}
+GAINS = {"x": [0, 0, 1, 1, 1], "y": [1, 0, 1, 0, 1], "z": [1, 0, 0, 0, 0]}
+
+
+def _auc(g):
+    pos = [i for i, v in enumerate(g) if v]
+    neg = [i for i, v in enumerate(g) if not v]
+    return sum(a < b for a in pos for b in neg) / (len(pos) * len(neg))
+
+
+def _rbp(g, p, k):
+    return (1 - p) * sum(v * p**i for i, v in enumerate(g[:k]))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "s.duckdb", config={"monitors": []})
+    s.ingest(pa.Table.from_pylist(events(GROUPS)))
+    return s
+
+
+def test_per_list_measures_by_hand(store):
+    keys = ["auc", "rbp@3(p=0.5)", "f1@2", "set_P"]
+    rep = {r["metric"]: r for r in store.report(keys, ci=None).to_pylist()}
+    assert rep["auc"]["value"] == pytest.approx(sum(_auc(g) for g in GAINS.values()) / 3)
+    assert rep["rbp@3(p=0.5)"]["value"] == pytest.approx(sum(_rbp(g, 0.5, 3) for g in GAINS.values()) / 3)
+    f1 = [2 * sum(g[:2]) / (2 + sum(g)) for g in GAINS.values()]
+    assert rep["f1@2"]["value"] == pytest.approx(sum(f1) / 3)
+    assert rep["set_P"]["value"] == pytest.approx(sum(sum(g) / 5 for g in GAINS.values()) / 3)
+    groups = {r["group_id"]: r["value"] for r in store.groups("auc", order="best").to_pylist()}
+    assert groups == pytest.approx({gid: _auc(g) for gid, g in GAINS.items()})
+
+
+@pytest.mark.parametrize("key, words", [
+    ("bpref", "needs judgments the store has not"),
+    ("judged@5", "needs judgments the store has not"),
+    ("gauc", "weighted by each list's items"),
+    ("gm_map", "a geometric mean"),
+    ("num_ret", "summed over lists"),
+])
+def test_refused_by_name(store, key, words):
+    with pytest.raises(InvalidParameterError, match=words):
+        store.report([key], ci=None)
+    with pytest.raises(InvalidParameterError, match=words):
+        store.groups(key)
+    # without a cutoff, the CLI adds -k 1, 5, 10 to the measures that take one (judged, gauc)
+    r = CliRunner().invoke(cli, ["monitor", "report", "-m", key, "--store", str(store.path)],
+                           catch_exceptions=False)
+    assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
