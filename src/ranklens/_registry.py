@@ -346,12 +346,14 @@ def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...
                                     f"ties='item_asc', score_precision='float64'; {_OWN}")
                      for field, value, why in (("ties", "item_desc", "orders ties by item id descending"),
                                                ("score_precision", "float32", "rounds scores to float32")))),
-        # trec_eval 10's rbp: persistence 0.9 unless given; ranx's: the label as gain (labels below its level 0)
+        # trec_eval 10's rbp (m_rbp.c): persistence 0.9 unless given, graded: the label, rescaled to [0, 1] by the
+        # query's largest label when above 1 (the level -l plays no part); ranx's: the label as gain (labels
+        # below its level 0)
         "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
                 _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
                 *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
                                  f"(the whole list); {_OWN}") for c in ("trec_eval10", "ranx")),
-                use("name", "trec_eval10", use=replace(b["rbp"], default_param=0.9)),
+                use("name", "trec_eval10", use=replace(b["rbp"], code=K.RBP_TREC, graded=True, default_param=0.9)),
                 use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
         "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),
         # trec_eval 9 (and pytrec_eval, under ir_measures) round the level's number of relevant items up from .1

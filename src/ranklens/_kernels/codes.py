@@ -6,10 +6,10 @@ Measures, tie rules, gain kinds and ordering modes are passed to the kernels as 
 from __future__ import annotations
 
 __all__ = [
-    "AP", "AP_MIN", "AUC", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "INFAP", "IPREC", "IPREC_V9", "JUDGED",
-    "PT11", "PT11_V9", "RBP", "RBP_GAIN", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "HIT", "IDCG", "NDCG", "NUM_REL",
-    "NUM_REL_RET", "NUM_RET", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC", "ORDER_QUICKSORT",
-    "ORDER_QUICKSORT_REVERSED", "ORDER_WORST", "P", "P_DEPTH", "RECALL", "RPREC", "RR", "TIES_AVERAGE",
+    "AP", "AP_MIN", "AUC", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "HIT",
+    "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "NDCG", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST",
+    "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_WORST",
+    "P", "PT11", "PT11_V9", "P_DEPTH", "RBP", "RBP_GAIN", "RBP_TREC", "RECALL", "RPREC", "RR", "TIES_AVERAGE",
     "TIES_NONE", "TIES_SHARED_RANK",
 ]
 
@@ -20,8 +20,9 @@ AP_MIN, P_DEPTH = 13, 14
 # judgment-based (bpref: unjudged and negative labels skipped / negative labels judged non-relevant, ranx;
 # infAP; the share of judged items in the top k)
 BPREF, BPREF_NEG, INFAP, JUDGED = 15, 16, 17, 18
-# rank-biased precision with persistence p (binary at the relevance level / graded by the label's gain)
-RBP, RBP_GAIN = 19, 20
+# rank-biased precision with persistence p (binary at the relevance level / graded by the label's gain /
+# trec_eval 10's: the label, divided by the query's largest judged label when that is above 1)
+RBP, RBP_GAIN, RBP_TREC = 19, 20, 27
 # F measure with trec_eval's parameter x: (x + 1) P R / (x P + R), at a cutoff or over the whole list
 F_SET = 21
 # interpolated precision at a recall level, and its mean over the 11 levels 0.0, 0.1, ... 1.0; the level's

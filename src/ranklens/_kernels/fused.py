@@ -50,6 +50,7 @@ from .codes import (
     PT11_V9,
     RBP,
     RBP_GAIN,
+    RBP_TREC,
     RECALL,
     RPREC,
     RR,
@@ -459,6 +460,14 @@ def evaluate_queries(
                     elif code == RBP_GAIN:
                         for t in range(cut):
                             g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+                        last_kind = -1  # the gains of the DCG family are computed again
+                        v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
+                    elif code == RBP_TREC:
+                        top_label = 1.0
+                        for t in range(ni):
+                            top_label = max(top_label, src[t])
+                        for t in range(cut):
+                            g[t] = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0) / top_label
                         last_kind = -1  # the gains of the DCG family are computed again
                         v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
                     elif code == F_SET:
