@@ -31,9 +31,9 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
                   "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False,
                   "infap": False, "iprec": False, "11pt_avg": False, "gm_map": False, "f1": False},
     # RR@k and ERR@k: as the providers ir_measures picks for them compute them (msmarco, gdeval)
-    "ir_measures": {"ndcg": None, "map": None, "mrr": None, "err": True, "precision": None, "recall": None, "hit_rate": True,
-                    "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False,
-                    "infap": False, "iprec": False, "f1": False},
+    "ir_measures": {"ndcg": None, "map": None, "mrr": None, "err": True, "precision": None, "recall": None,
+                    "hit_rate": True, "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False,
+                    "bpref": False, "infap": False, "iprec": False, "f1": False},
     "gdeval": {"ndcg": True, "err": True},
     "ranx": {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
              "hit_rate": None, "hits": None, "r_precision": False, "bpref": False, "f1": None, "rbp": False},
