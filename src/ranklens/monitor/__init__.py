@@ -12,12 +12,13 @@ from __future__ import annotations
 from .alerts import Alert
 from .config import Attribution, Baseline, MonitorConfig, MonitorSpec, load_config
 from .simulate import simulate
-from .store import IngestSummary, Store
+from .store import CheckResult, IngestSummary, Store
 
 __all__ = [
     "Alert",
     "Attribution",
     "Baseline",
+    "CheckResult",
     "IngestSummary",
     "MonitorConfig",
     "MonitorSpec",

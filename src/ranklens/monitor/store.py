@@ -64,12 +64,21 @@ class CheckResult(list[Alert]):
         Alert changes delivered to the webhook by this run.
     webhook_error : str or None
         One line when the webhook could not be reached (the changes stay pending for the next check).
+
+    Examples
+    --------
+    >>> r = CheckResult([], not_judged={"provisional": 2})
+    >>> len(r), r.not_judged, r.fired, r.webhook_error
+    (0, {'provisional': 2}, [], None)
     """
 
-    not_judged: dict[str, int]
-    maturity: Maturity | None
-    notified: int
-    webhook_error: str | None
+    def __init__(self, alerts: Iterable[Alert] = (), *, not_judged: Mapping[str, int] | None = None,
+                 maturity: Maturity | None = None, notified: int = 0, webhook_error: str | None = None) -> None:
+        super().__init__(alerts)
+        self.not_judged: dict[str, int] = dict(not_judged or {})
+        self.maturity = maturity
+        self.notified = notified
+        self.webhook_error = webhook_error
 
     @property
     def fired(self) -> list[Alert]:
@@ -464,12 +473,10 @@ class Store:
                                               all_windows=all_windows, start=start, end=end, slices=slices)
         with (db.writing() if record else db.reading()) as con:
             events = advance(con, verdicts, record=record)
-        out = CheckResult(events)
-        out.not_judged = {}
+        out = CheckResult(events, maturity=maturity)
         for v in verdicts:
             if not v.judged:
                 out.not_judged[v.status] = out.not_judged.get(v.status, 0) + 1
-        out.maturity, out.notified, out.webhook_error = maturity, 0, None
         if not record:
             return out
         url = webhook or self.config.webhook
