@@ -242,3 +242,24 @@ def test_the_trec_eval_names_printed():
                             convention="trec_eval")
     names = [line.split("\t")[0].strip() for line in ranklens.render.render(res, "trec").splitlines()]
     assert names == ["set_P", "P_5", "iprec_at_recall_0.50", "gm_map", "num_ret", "bpref"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "trec", "markdown", "latex", "html"])
+def test_counts_are_summed_in_every_output_form(fmt):
+    """num_ret / num_rel / num_rel_ret: sums over queries in every form (integers in the printed tables).
+    q1 ranks 3 items (1 relevant of 1 judged relevant), q2 ranks 2 (its 1 relevant item too): 5, 2, 2."""
+    import json
+
+    res = ranklens.evaluate({"q1": {"a": 1, "b": 0}, "q2": {"x": 1}}, {"q1": {"a": .5, "b": .4, "c": .1},
+                            "q2": {"x": .3, "y": .2}}, ["num_ret", "num_rel", "num_rel_ret", "map"])
+    out = ranklens.render.render(res, fmt)
+    if fmt == "json":
+        assert json.loads(out)["aggregate"] == {"num_ret": 5.0, "num_rel": 2.0, "num_rel_ret": 2.0, "map": 1.0}
+        return
+    cells = {"table": ("num_ret           5", "num_rel_ret       2"), "csv": ("all,num_ret,5", "all,num_rel_ret,2"),
+             "trec": ("num_ret               \tall\t5\n", "num_rel_ret           \tall\t2\n"),
+             "markdown": ("| num_ret | 5 |", "| num_rel_ret | 2 |"),
+             "latex": ("num\\_ret & 5 &", "num\\_rel\\_ret & 2 &"),
+             "html": (">num_ret<", ">5<")}[fmt]
+    for cell in cells:
+        assert cell in out, (fmt, cell, out[:300])

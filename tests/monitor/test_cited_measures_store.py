@@ -3,6 +3,7 @@ the definitions, by hand); measures the store cannot give refused by name, in th
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -55,10 +56,30 @@ def test_per_list_measures_by_hand(store):
     assert groups == pytest.approx({gid: _auc(g) for gid, g in GAINS.items()})
 
 
+def test_groupauc_report_weighs_lists_by_their_items(tmp_path):
+    """GroupAUC per window and series: the per-list AUCs weighted by each list's items (lists of 5, 3 and 4
+    items here; a list with one class left out); gauc@3 weighs each by at most 3. No interval (a weighted
+    mean); the other reads (groups, compare, baselines) average lists and refuse it by name."""
+    groups = {"a": [["click"], [], [], ["click"], []], "b": [[], ["click"], []], "c": [["click"], [], ["click"], []],
+              "d": [[], [], []]}
+    gains = {"a": [1, 0, 0, 1, 0], "b": [0, 1, 0], "c": [1, 0, 1, 0]}
+    s = Store(tmp_path / "g.duckdb", config={"monitors": []})
+    s.ingest(pa.Table.from_pylist(events(groups)))
+    rep = {r["metric"]: r for r in s.report(["gauc", "auc", "gauc@3"], ci="bootstrap").to_pylist()}
+    auc = {g: _auc(v) for g, v in gains.items()}
+    assert rep["gauc"]["value"] == pytest.approx(sum(len(gains[g]) * auc[g] for g in gains) / 12)
+    assert rep["auc"]["value"] == pytest.approx(sum(auc.values()) / 3)
+    assert rep["gauc"]["n_groups"] == 3 and rep["gauc"]["n_excluded"] == 1
+    top3 = {g: _auc(v[:3]) for g, v in gains.items() if 0 < sum(v[:3]) < 3}
+    assert rep["gauc@3"]["value"] == pytest.approx(sum(3 * x for x in top3.values()) / (3 * len(top3)))
+    assert math.isnan(rep["gauc"]["ci_low"]) and not math.isnan(rep["auc"]["ci_low"])
+    with pytest.raises(InvalidParameterError, match="weighted by each list's items"):
+        s.groups("gauc")
+
+
 @pytest.mark.parametrize("key, words", [
     ("bpref", "needs judgments the store has not"),
     ("judged@5", "needs judgments the store has not"),
-    ("gauc", "weighted by each list's items"),
     ("gm_map", "a geometric mean"),
     ("num_ret", "summed over lists"),
 ])
@@ -67,7 +88,7 @@ def test_refused_by_name(store, key, words):
         store.report([key], ci=None)
     with pytest.raises(InvalidParameterError, match=words):
         store.groups(key)
-    # without a cutoff, the CLI adds -k 1, 5, 10 to the measures that take one (judged, gauc)
+    # without a cutoff, the CLI adds -k 1, 5, 10 to the measures that take one
     r = CliRunner().invoke(cli, ["monitor", "report", "-m", key, "--store", str(store.path)],
                            catch_exceptions=False)
     assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output

@@ -61,7 +61,7 @@ def check_window(window: str) -> str:
     return window
 
 
-def metric_keys(metrics: Any, k: Any = None) -> list[str]:
+def metric_keys(metrics: Any, k: Any = None, *, weighted: bool = False) -> list[str]:
     """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded (those
     of families that take one).
 
@@ -89,18 +89,19 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
     if not keys:
         raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
     for key in keys:
-        why = store_refusal(key)
+        why = store_refusal(key, weighted)
         if why:
             raise InvalidParameterError(f"{key}: {why}")
     return list(dict.fromkeys(keys))
 
 
-def store_refusal(key: str) -> str | None:
+def store_refusal(key: str, weighted: bool = False) -> str | None:
     """Why the store's reports cannot give measure ``key`` (None: they can).
 
     The store labels every served item (an item without a label is non-relevant), and its reports take
     the plain mean of per-list values (intervals, baselines, Welch tests): measures that need unjudged
-    items or another aggregate are refused by name.
+    items or another aggregate are refused by name. ``weighted``: the caller weighs lists by their items
+    (``report``: GroupAUC is accepted there).
 
     Examples
     --------
@@ -115,10 +116,11 @@ def store_refusal(key: str) -> str | None:
     if spec.summed:
         return ("is a count summed over lists, and the store's reports average per-list values; "
                 "`ranklens eval` sums it.")
-    if spec.aggregate != "mean" or spec.weighting == "impressions":
+    if spec.aggregate != "mean" or (spec.weighting == "impressions" and not weighted):
         how = "a geometric mean" if spec.aggregate == "geometric" else "a mean weighted by each list's items"
         alt = "map" if spec.aggregate == "geometric" else "auc (the plain mean of the per-list AUCs)"
-        return (f"is {how}, and the store's reports (intervals, baselines, Welch tests) take the plain mean of "
-                f"per-list values; ask {alt}, or evaluate it with `ranklens eval`.")
+        where = "this report" if spec.aggregate != "mean" else "this report (report alone weighs lists)"
+        return (f"is {how}, and {where} takes the plain mean of per-list values (intervals, baselines, Welch "
+                f"tests); ask {alt}, or evaluate it with `ranklens eval`.")
     return None
 

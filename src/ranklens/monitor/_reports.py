@@ -18,6 +18,7 @@ import numpy as np
 
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
+from ..measures import parse_measure
 from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ._explain import GroupExplanation, explain_group
@@ -78,7 +79,7 @@ class Reports:
     ) -> Any:
         """Mean of each measure per time window and per series (see :meth:`Store.report`)."""
         window = check_window(window)
-        keys = metric_keys(metrics, k)
+        keys = metric_keys(metrics, k, weighted=True)
         by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
         if ci not in ("bootstrap", "t", None, "none"):
             raise InvalidParameterError(f"`ci` must be 'bootstrap', 't' or None; got {ci!r}.")
@@ -86,10 +87,12 @@ class Reports:
             slices = slice_columns(con)
             exprs = [f"date_trunc('{window}', ts) AS {quote('c:window')}"]
             exprs += [f"{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
+            exprs += [f"n_items AS {quote('w:n_items')}"]
             groups, values = select_values(con, self.config, keys, where, start, end, exprs)
             maturity = maturity_of(con, self.config)
         keycols = ["c:window"] + ["c:" + b for b in by]
-        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
+        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed,
+                          weights=list_weights(groups, keys))
         return mark_provisional(table, maturity, window)
 
     def maturity(self) -> Maturity:
@@ -334,10 +337,26 @@ def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
     return table.append_column("provisional", flags)
 
 
+def list_weights(groups: Any, keys: list[str]) -> dict[str, np.ndarray]:
+    """Per measure weighing each list by its items (GroupAUC: its ``n_items``, at most the cutoff), the
+    weight of each selected group (``groups`` has the column ``w:n_items``)."""
+    out = {}
+    for key in keys:
+        m = parse_measure(key)[0]
+        if m.spec.weighting == "impressions":
+            n = groups.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
+            out[key] = np.minimum(n, m.k) if m.k is not None else n
+    return out
+
+
 def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],
-              ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
+              ci: str | None, confidence: float, n_resamples: int, seed: int,
+              weights: Mapping[str, np.ndarray] | None = None) -> Any:
     """The report's table: per cell (the distinct values of ``keycols``, named ``names``) and measure, the
-    mean of the counted groups, their number, the number left out, and the cell's interval."""
+    mean of the counted groups, their number, the number left out, and the cell's interval.
+
+    A measure in ``weights`` (GroupAUC) is the mean weighted by its groups' weights, without an interval
+    (the intervals are of plain means)."""
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
 
@@ -374,10 +393,18 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
         counted = ~np.isnan(v)
         cnt = np.bincount(cell, weights=counted, minlength=n_cells).astype(np.int64)
         tot = np.bincount(cell, minlength=n_cells).astype(np.int64)
-        sums = np.bincount(cell, weights=np.where(counted, v, 0.0), minlength=n_cells)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = sums / cnt
-        lo, hi = cell_intervals(v, starts, ends, ci, confidence, n_resamples, seed)
+        w = weights.get(key) if weights else None
+        if w is None:
+            sums = np.bincount(cell, weights=np.where(counted, v, 0.0), minlength=n_cells)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = sums / cnt
+            lo, hi = cell_intervals(v, starts, ends, ci, confidence, n_resamples, seed)
+        else:
+            wo = np.where(counted, w[order], 0.0)
+            sums = np.bincount(cell, weights=np.where(counted, v, 0.0) * wo, minlength=n_cells)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = sums / np.bincount(cell, weights=wo, minlength=n_cells)
+            lo = hi = np.full(n_cells, np.nan)
         idx_rows.append(np.arange(n_cells))
         out_rows["metric"].append(np.full(n_cells, key, dtype=object))
         out_rows["value"].append(mean)
