@@ -27,7 +27,10 @@ DATA = Path(__file__).parent / "data"
 TOL = 1e-12
 
 ALL = ["ndcg@5", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@5", "P@3", "recall@10", "hit_rate@5", "err@5",
-       "r_precision", "num_ret", "num_rel", "num_rel_ret", "ndcg@3(gain=exponential)", "recall@10(rel=2)"]
+       "r_precision", "num_ret", "num_rel", "num_rel_ret", "ndcg@3(gain=exponential)", "recall@10(rel=2)",
+       # #22: the cited measures (each where the convention defines it)
+       "bpref", "infAP", "judged@5", "rbp(p=0.9)", "f1@5", "set_F", "iprec_at_recall_0.50", "11pt_avg", "gm_map",
+       "auc@5", "gauc"]
 NDCG_ONLY = ["ndcg@3", "ndcg@2", "dcg@3", "idcg@2"]
 
 

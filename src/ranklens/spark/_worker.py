@@ -198,7 +198,8 @@ class Worker:
             yield self._query_rows(t, rows, values)
         else:
             top = deepest(plan, problem) if plan.check_depth else None
-            yield self._partials(t, plan, rows, first, problem.qids, values, empties, problem.notes, top)
+            yield self._partials(t, plan, rows, first, problem.qids, values, empties, problem.notes, top,
+                                 problem.lengths)
 
     def _plan(self, t: Any) -> Plan:
         """The plan, with ERR's maximum grade of the chunk's group when it is settled globally."""
@@ -220,8 +221,10 @@ class Worker:
                                           schema=self.out_schema)
 
     def _partials(self, t: Any, plan: Plan, rows: np.ndarray, first: np.ndarray, qids: np.ndarray,
-                  values: np.ndarray, empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None) -> Any:
-        """One row per group of the chunk: the group's columns and its pickled :class:`Partial`."""
+                  values: np.ndarray, empties: np.ndarray, notes: list[Exclusion], top: np.ndarray | None,
+                  lengths: np.ndarray) -> Any:
+        """One row per group of the chunk: the group's columns and its pickled :class:`Partial` (``lengths``:
+        each query's ranked items, GroupAUC's weights)."""
         import pyarrow as pa
 
         if self.gcols and not rows.shape[0]:  # a group that evaluates no query is no row of the output
@@ -245,7 +248,7 @@ class Worker:
         for a, b in zip(bounds[:-1], bounds[1:]):
             depth = None if top is None else float(top[a:b].max()) if b > a else 0.0
             part = Partial.from_values(plan, qids[a:b], values[a:b], empties[a:b], None,
-                                       () if self.gcols else notes, depth)
+                                       () if self.gcols else notes, depth, lengths=lengths[a:b])
             if self.gcols:  # the problem's queries are the chunk's codes
                 part = replace(part, skipped=[named(n) for n in part.skipped],
                                scored=[named(n) for n in part.scored])
