@@ -99,9 +99,9 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     _m("set_F", "set_F(beta={})", params="values", default="1.0"),
     _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
     _m("yaap", None),
-    # trec_eval's rbp is graded (gains = labels, rescaled into [0, 1] when outside it), whatever -l says;
-    # ranklens' rbp is binary at the relevance level: equal on 0/1 qrels only, so not used
-    _m("rbp", None, params="pairs", default="0.9"),
+    # trec_eval's rbp: graded (label / the query's largest label when above 1), whatever -l says, p = 0.9 unless
+    # given; computed so under the trec_eval10 convention, refused where ranklens has no such definition
+    _m("rbp", "rbp(p={})", params="pairs", default="0.9"),
     _m("rbp_resid", None, params="pairs"),
     _m("unj", None, params="long", default="5,10,20"),
 ]}
