@@ -42,7 +42,7 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     return fetch_arrow(con.sql(f"""
         WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
         lab AS (SELECT DISTINCT l.gid, l.item_id, l.label FROM item_labels l
-                WHERE l.label IS NOT NULL{lrng} AND l.gid IN (SELECT gid FROM sel)),
+                WHERE l.label IN (SELECT label FROM _w){lrng} AND l.gid IN (SELECT gid FROM sel)),
         att AS (SELECT lab.gid, lab.item_id, sum(_w.weight) AS attr FROM lab JOIN _w ON _w.label = lab.label
                 GROUP BY ALL),
         rel AS (SELECT l.gid, l.item_id, max(l.relevance) AS relevance FROM item_labels l
