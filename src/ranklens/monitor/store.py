@@ -196,6 +196,9 @@ class Store:
             # committed batches go to DuckDB's log and the file is rewritten once, when the call ends (or by
             # the next open after a crash), rather than at every commit of a large batch
             con.execute("SET checkpoint_threshold = '16GB'")
+            # nothing an ingest writes depends on the order of rows inside a statement (row numbers, list ids
+            # and every read that needs an order say it): DuckDB may then write in parallel without ordering
+            con.execute("SET preserve_insertion_order = false")
             for name, kind, obj in batches:
                 summary.batches.append(ingest_events(con, name, kind, obj, limit))
                 progress.advance()
