@@ -263,3 +263,14 @@ def test_counts_are_summed_in_every_output_form(fmt):
              "html": (">num_ret<", ">5<")}[fmt]
     for cell in cells:
         assert cell in out, (fmt, cell, out[:300])
+
+
+def test_trec_eval10_rbp_ignores_the_relevance_level():
+    """trec_eval 10's rbp is graded and ignores -l (m_rbp.c): with -l3 a query whose largest label is 2 has
+    no relevant item at the level, yet its rbp is the graded sum (labels / 2, p = 0.9), not an empty query's 0."""
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "d": -1}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.3}}  # order: b, c, d, a
+    res = ranklens.evaluate(qrels, run, ["rbp"], convention="trec_eval10", relevance_level=3)
+    expected = 0.1 * (0 + 0.9 * 0.5 + 0.81 * 0 + 0.729 * 1.0)
+    assert res["rbp"] == pytest.approx(expected, rel=1e-12)
+    assert not res.excluded

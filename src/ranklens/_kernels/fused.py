@@ -463,6 +463,7 @@ def evaluate_queries(
                         last_kind = -1  # the gains of the DCG family are computed again
                         v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
                     elif code == RBP_TREC:
+                        is_empty = False  # graded: trec_eval computes it whatever the relevance level
                         top_label = 1.0
                         for t in range(ni):
                             top_label = max(top_label, src[t])
