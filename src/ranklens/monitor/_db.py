@@ -71,6 +71,20 @@ _CAUSES = (
 )
 
 
+def _from_the_store(exc: BaseException) -> bool:
+    """Whether a DuckDB error comes from the file or the machine (disk, damage, memory, permissions), not from
+    a statement of ranklens (a binder or parser error is a bug: it stays an internal error)."""
+    duckdb = require("duckdb")
+    kinds = tuple(getattr(duckdb, n) for n in ("IOException", "FatalException", "SerializationException",
+                                               "OutOfMemoryException", "PermissionException") if hasattr(duckdb, n))
+    low = str(exc).lower()
+    return isinstance(exc, kinds) or any(w in low for w, _ in _CAUSES) or any(w in low for w in _DAMAGE)
+
+
+_DAMAGE = ("corrupt", "checksum", "invalid block", "not a valid duckdb", "unexpected end", "failed to read",
+           "could not read")
+
+
 def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensError:
     """The one-line error of a DuckDB failure on the store, naming its cause (a full disk, a damaged file...).
 
@@ -86,8 +100,7 @@ def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensEr
         if needle in low:
             return RanklensError(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not "
                                  "stored")
-    if any(w in low for w in ("corrupt", "checksum", "invalid block", "not a valid duckdb", "unexpected end",
-                              "failed to read", "could not read")):
+    if any(w in low for w in _DAMAGE):
         return RanklensError(f"store {str(path)!r} is damaged: {text[:300]}")
     return RanklensError(f"store {str(path)!r}{' ' + doing if doing else ''}: {text[:300]}")
 
@@ -200,7 +213,9 @@ class Database:
         except duckdb.Error as exc:
             with contextlib.suppress(Exception):
                 con.close()
-            raise store_failure(self.path, exc) from None
+            if _from_the_store(exc):
+                raise store_failure(self.path, exc) from None
+            raise
         except BaseException:
             with contextlib.suppress(Exception):
                 con.close()
