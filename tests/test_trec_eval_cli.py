@@ -39,7 +39,7 @@ ROOTS = (
 # the measures ranklens computes today as trec_eval does; the list may grow (every other measure is compared
 # too as soon as it is computed), never shrink
 COMPUTED = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P recall infAP "
-            "11pt_avg ndcg ndcg_cut map_cut success set_P set_recall set_F").split()
+            "11pt_avg ndcg ndcg_cut map_cut success set_P set_recall set_F rbp").split()
 
 # expected output -> trec_eval's arguments (tests/data/trec_eval/SOURCE.md, trec_eval's Makefile quicktest)
 CASES = {

@@ -99,9 +99,9 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     _m("set_F", "set_F(beta={})", params="values", default="1.0"),
     _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", kind="long"),
     _m("yaap", None),
-    # trec_eval's rbp is graded (label / the query's largest label when above 1) whatever -l says; ranklens'
-    # trec_eval10 rbp scores 0 a query with no label at the -l level (trec_eval sums its gains): not used yet
-    _m("rbp", None, params="pairs", default="0.9"),
+    # trec_eval's rbp: graded (label / the query's largest label when above 1) whatever -l says, p = 0.9 unless
+    # given (the trec_eval10 convention's rbp); p=x pairs are not used (trec_eval also reads them as gains)
+    _m("rbp", "rbp(p={})", params="pairs", default="0.9"),
     _m("rbp_resid", None, params="pairs"),
     _m("unj", None, params="long", default="5,10,20"),
 ]}
