@@ -265,6 +265,12 @@ def test_command_line_and_compare():
                                    list(ir_measures.read_trec_run(str(rp))))
     for o in objs:
         assert math.isclose(agg[str(o)], theirs[str(o)], abs_tol=1e-12), o
+    one = CliRunner().invoke(cli, ["explain", str(qp), str(rp), "-Q", "1037798", "-c", "ir_measures", "-m",
+                                   "nDCG(dcg='exp-log2')@10", "-f", "json"])
+    assert one.exit_code == 0, one.output
+    per = _ir_measures(["nDCG(dcg='exp-log2')@10"], list(ir_measures.read_trec_qrels(str(qp))),
+                       list(ir_measures.read_trec_run(str(rp))))[2]["nDCG(dcg='exp-log2')@10"]
+    assert math.isclose(json.loads(one.output)["value"], per["1037798"], abs_tol=1e-12)
     bad = CliRunner().invoke(cli, ["eval", str(qp), str(rp), "-c", "ir_measures", "-m", "Judged@10"])
     assert bad.exit_code == 2 and "Judged@10" in bad.output and "Traceback" not in bad.output
     # compare takes the same measures, strings or objects
