@@ -174,7 +174,7 @@ def test_parsed_as_ir_measures_parses():
 
 # (measure, a piece of the refusal) : each refused in one line naming it; ir_measures refuses the syntax too
 REFUSED_SYNTAX = ["P(2)@10", "P(rel=-1)@10", "nDCG@@10", "P@10.5", "P(rel=2.5)@10", "nDCG(dcg='exp')@10",
-                  "nDCG(foo=1)@10", "P(rel=x)@10"]
+                  "nDCG(foo=1)@10", "P(rel=x)@10", "IPrec@1", "SetF(beta=2)", "RBP(p=1)"]
 REFUSED_NAMES = ["Foo@10", "ndcg@10 Bar", "alpha_nDCG@10"]
 # (Bpref, infAP, IPrec@r: computed since #22 point 3, checked against ir_measures in
 # tests/conformance/test_cited_peers.py::test_ir_measures)

@@ -238,10 +238,11 @@ def _check(name: str, params: dict[str, Any], text: str) -> dict[str, Any]:
         v = params[p]
         ok = {_INT: isinstance(v, int) and not isinstance(v, bool), _BOOL: isinstance(v, bool),
               _STR: isinstance(v, str), _DICT: isinstance(v, dict),
-              _FLOAT: isinstance(v, (int, float)) and not isinstance(v, bool)}[kind]
+              _FLOAT: isinstance(v, float)}[kind]  # as ir_measures: IPrec@1 and SetF(beta=2) are refused there
         if not ok or (choices and v not in choices):
             want = f"one of {', '.join(map(repr, choices))}" if choices else {
-                _INT: "an integer", _BOOL: "True or False", _STR: "a string", _DICT: "a dict", _FLOAT: "a number"}[kind]
+                _INT: "an integer", _BOOL: "True or False", _STR: "a string", _DICT: "a dict",
+                _FLOAT: "a float (1.0, not 1)"}[kind]
             raise InvalidParameterError(f"measure {text!r}: {p} must be {want}; got {v!r}.")
         out[p] = v
     return out
