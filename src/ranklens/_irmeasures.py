@@ -80,13 +80,12 @@ _AT_PARAM = {"IPrec": "recall"}
 #: ir_measures measure -> our family (measures ranklens has no family for are refused by :func:`parse`)
 _FAMILY = {"nDCG": "ndcg", "P": "precision", "R": "recall", "AP": "map", "RR": "mrr", "Rprec": "r_precision",
            "Success": "hit_rate", "NumRet": "num_ret", "NumRel": "num_rel", "SetP": "precision", "SetR": "recall",
-           "ERR": "err"}
+           "ERR": "err", "Bpref": "bpref", "infAP": "infap", "Judged": "judged", "IPrec": "iprec", "SetF": "f1",
+           "RBP": "rbp"}
+#: the parameter of a family (``Measure.param``) and ir_measures' default for it (left to the definition)
+_PARAM = {"IPrec": ("recall", None), "SetF": ("beta", 1.0), "RBP": ("p", None)}
 #: measures ir_measures has and ranklens does not compute yet, with what they are
-_NOT_YET = {
-    "NumQ": "the number of queries", "SetF": "trec_eval's set_F", "SetAP": "trec_eval's set_map",
-    "Judged": "the judgment rate at k", "Bpref": "trec_eval's bpref", "infAP": "trec_eval's infAP",
-    "IPrec": "trec_eval's iprec_at_recall", "RBP": "rank-biased precision",
-}
+_NOT_YET = {"NumQ": "the number of queries", "SetAP": "trec_eval's set_map"}
 
 
 class _MeasureLike(Protocol):
@@ -300,6 +299,10 @@ def parse(measure: Any) -> dict[str, Any]:
     level = None if rel is None or rel == 1 else float(rel)  # ir_measures' default level: the convention's
     if name == "NumRet" and rel is not None:
         family, level = "num_rel_ret", float(rel)  # NumRet(rel=N): the retrieved items labelled N or more
+    param = None
+    if name in _PARAM:
+        which, default = _PARAM[name]
+        param = None if params[which] is None or params[which] == default else float(params[which])
     gain = "exponential" if params.get("dcg") == "exp-log2" else None
     settings: tuple[tuple[str, Any], ...] = ()
     gains = params.get("gains")
@@ -314,7 +317,8 @@ def parse(measure: Any) -> dict[str, Any]:
         if gain is not None:
             raise InvalidParameterError(f"measure {text!r}: gains with dcg='exp-log2' has no provider in ir_measures.")
         settings = (("gain", tuple(sorted(pairs))),)
-    return {"key": text, "family": family, "k": k, "gain": gain, "relevance_level": level, "settings": settings}
+    return {"key": text, "family": family, "k": k, "gain": gain, "relevance_level": level, "param": param,
+            "settings": settings}
 
 
 # -- the providers ---------------------------------------------------------------------------------------
@@ -329,6 +333,8 @@ def _provider_conventions() -> dict[str, Convention]:
                                "document id ascending)"),
         "gdeval": ir.replace(**{f: getattr(gd, f) for f in gd.differences(ir) if f not in ("queries", "summation")},
                              mirrors="ir_measures 0.4 nDCG(dcg='exp-log2')@k and ERR@k (its gdeval provider)"),
+        "judged": asc.replace(mirrors="ir_measures 0.4 Judged@k (its judged provider: scores as doubles, ties by "
+                              "document id ascending)"),
     }
 
 
@@ -343,11 +349,13 @@ def provider(m: _MeasureLike) -> str:
     Examples
     --------
     >>> from ranklens.measures import parse_measure
-    >>> [provider(parse_measure(s)[0]) for s in ("nDCG@10", "RR@10", "RR", "ERR@20", "nDCG(dcg='exp-log2')@5")]
-    ['pytrec_eval', 'msmarco', 'pytrec_eval', 'gdeval', 'gdeval']
+    >>> [provider(parse_measure(s)[0]) for s in ("nDCG@10", "RR@10", "ERR@20", "nDCG(dcg='exp-log2')@5", "Judged@10")]
+    ['pytrec_eval', 'msmarco', 'gdeval', 'gdeval', 'judged']
     """
     if m.family == "mrr" and m.k is not None:
         return "msmarco"
+    if m.family == "judged":
+        return "judged"
     if m.family == "err" or (m.family == "ndcg" and m.gain == "exponential"):
         return "gdeval"
     return "pytrec_eval"
