@@ -272,7 +272,7 @@ def test_ranx_scores_a_query_with_an_empty_run_and_so_does_its_convention() -> N
                 list(per_query[m]), abs=1e-12)
 
 
-@pytest.mark.parametrize("run", [EMPTY_R, {"q1": {}, "q2": {}, "q3": {}}])
+@pytest.mark.parametrize("run", [EMPTY_R])
 def test_pytrec_eval_and_ir_measures_count_a_query_with_an_empty_run(run) -> None:
     import pytrec_eval
 
@@ -294,6 +294,10 @@ def test_pytrec_eval_and_ir_measures_count_a_query_with_an_empty_run(run) -> Non
 def test_a_rankings_dict_with_no_query_is_still_refused() -> None:
     with pytest.raises(InputError, match="rankings is empty"):
         ranklens.evaluate(EMPTY_Q, {}, ["ndcg@10"])
+    # queries declared but nothing ranked at all: a broken export more likely than a system that
+    # returned nothing for every query (pytrec_eval would print zeros): refused, saying so
+    with pytest.raises(InputError, match="every query's list is empty"):
+        ranklens.evaluate(EMPTY_Q, {"q1": {}, "q2": {}, "q3": {}}, ["ndcg@10"])
 
 
 def test_random_runs_with_empty_queries_match_ranx_and_pytrec_eval() -> None:

@@ -270,8 +270,11 @@ def _nested_columns(obj: Mapping[Any, Any], what: str,
     total = int(lengths.sum())
     # queries declared with no item: ranked queries with an empty list (ranx, pytrec_eval, ir_measures)
     empty = [] if lengths.all() else list(compress(obj.keys(), lengths == 0))
-    if not obj or (total == 0 and what == "judgments"):
-        raise InputError(f"{what} is empty." if where == f"the {what} dict" else f"{where}: no {what} in the file.")
+    if total == 0:  # queries declared, every list empty: nothing was ranked or judged at all
+        if not obj:
+            raise InputError(f"{what} is empty." if where == f"the {what} dict" else f"{where}: no {what} in the file.")
+        raise InputError(f"{where}: every query's list is empty ({len(obj)} queries, no item); "
+                         f"nothing to evaluate.")
     keys = list(compress(obj.keys(), lengths))
     qids = np.repeat(_id_array(keys), lengths[lengths > 0])
     items = _id_array(list(chain.from_iterable(inner)))
