@@ -135,7 +135,7 @@ class Convention:
         How per-query values are added up for a mean: numpy's pairwise sum
         (the more accurate), or one query after the other in output order, as
         trec_eval adds them (its printed 4 decimals follow that sum when a
-        mean falls on a half, e.g. 32 queries of P@20).
+        mean falls on a half, e.g. 32 queries of ``P@20``).
     mirrors : str
         The tool and version the preset reproduces.
     description : str

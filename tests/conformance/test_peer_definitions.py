@@ -33,7 +33,8 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
     # RR@k and ERR@k: as the providers ir_measures picks for them compute them (msmarco, gdeval)
     "ir_measures": {"ndcg": None, "map": None, "mrr": None, "err": True, "precision": None, "recall": None,
                     "hit_rate": True, "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False,
-                    "bpref": False, "infap": False, "iprec": False, "f1": False},
+                    "bpref": False, "infap": False, "iprec": False, "f1": False,
+                    "judged": None},  # ir_measures' judged provider (tests/test_ir_measures_lang.py)
     "gdeval": {"ndcg": True, "err": True},
     "ranx": {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
              "hit_rate": None, "hits": None, "r_precision": False, "bpref": False, "f1": None, "rbp": False},

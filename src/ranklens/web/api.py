@@ -318,7 +318,7 @@ def openapi_spec(filter_columns: set[str] | None = None) -> dict[str, Any]:
 
     >>> spec = openapi_spec({"model", "country"})
     >>> sorted(spec["paths"])[:3], spec["openapi"]
-    (['/api/alerts', '/api/baseline', '/api/compare'], '3.1.0')
+    (['/api/alert-list', '/api/alerts', '/api/baseline'], '3.1.0')
     """
     from .._version import __version__
 
