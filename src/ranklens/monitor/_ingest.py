@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._deps import require
-from ..errors import FormatError, InputError, InvalidParameterError
-from ..measures import parse_measure
-from ._db import Database, metric_columns, quote, slice_columns, transaction
+from ..errors import InputError
+from ._db import fetch_arrow, quote, slice_columns, transaction
 from ._read import Unsplit, batch_hash, read_batch
 
-__all__ = ["ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_events", "ingest_results"]
+__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
 
 EVENT_COLUMNS = ("timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
                  "relevance", "labels")
@@ -115,34 +115,118 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-class _Refused(Exception):
-    """A batch over the quarantine limit: its transaction is rolled back; ``info`` says why."""
-
-    def __init__(self, info: dict[str, Any]) -> None:
-        super().__init__(info["source"])
-        self.info = info
+_B = "_rl_batch"  # the batch index column of a chunk's raw rows (0, 1, ... in the chunk's order)
+#: Rows of consecutive Parquet files of one schema loaded together: one transaction, read in parallel.
+CHUNK_ROWS = 4_000_000
 
 
-def ingest_events(con: Any, name: str, kind: str, obj: Any, max_quarantine: float | None = None) -> dict[str, Any]:
-    """Ingest one batch of events in one transaction, on a connection open for writing; what it did, as
-    one entry of :class:`IngestSummary`.
+@dataclass
+class _Batch:
+    index: int  # position in the call's list of batches
+    name: str
+    kind: str
+    obj: Any
+    batch_id: str
+    rows: int = 0  # Parquet: rows in the file's metadata
+    schema: Any = None  # Parquet: the file's Arrow schema
+
+
+def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine: float | None = None,
+                   advance: Callable[[int], None] = lambda n: None) -> list[dict[str, Any]]:
+    """Ingest batches of events on a connection open for writing; what each did, as entries of
+    :class:`IngestSummary`, in the order given.
+
+    Each batch is whole or absent in the store whatever happens. Consecutive Parquet files of one schema
+    (up to :data:`CHUNK_ROWS` rows) are loaded together, in one transaction whose statements read and
+    write them in parallel; any other batch is one transaction. Row numbers, list ids, what is skipped,
+    stored once or updated by late labels are those of ingesting the batches one after the other.
 
     With ``max_quarantine``, a batch whose quarantined rows are more than that fraction of its rows is
     kept out whole (status ``refused``): nothing of it is stored, not even its quarantine, and it is not
     recorded as ingested (the same file, once fixed or with a higher limit, is ingested as new).
     """
-    batch_id = batch_hash(kind, obj)
-    if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
-        return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
-                "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
-                "reasons": {}}
-    table, unsplit = read_batch(con, name, kind, obj)
+    out: list[dict[str, Any]] = [{} for _ in batches]
+    pending: list[_Batch] = []
+
+    def flush() -> None:
+        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine)):
+            out[b.index] = info
+        advance(len(pending))
+        pending.clear()
+
+    for i, (name, kind, obj) in enumerate(batches):
+        batch_id = batch_hash(kind, obj)
+        if any(b.batch_id == batch_id for b in pending):
+            flush()  # the same content twice in one call: the second is judged once the first is stored
+        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
+            out[i] = {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
+                      "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
+                      "reasons": {}}
+            advance(1)
+            continue
+        b = _Batch(i, name, kind, obj, batch_id)
+        if kind == "parquet":
+            b.schema, b.rows = _parquet_shape(con, name, obj)
+            if pending and (b.schema != pending[0].schema or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
+                flush()
+            pending.append(b)
+            continue
+        flush()
+        pending.append(b)
+        flush()
+    flush()
+    return out
+
+
+def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
+    """Arrow schema (as DuckDB reads the file) and row count of a Parquet file."""
+    duckdb = require("duckdb")
+    try:
+        schema = fetch_arrow(con.sql("SELECT * FROM read_parquet(?) LIMIT 0", params=[str(path)])).schema
+        rows = con.execute("SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata(?)", [str(path)]
+                           ).fetchall()[0][0]
+    except duckdb.Error as exc:
+        raise InputError(f"{name}: cannot be read: {str(exc).splitlines()[0]}") from None
+    return schema, int(rows)
+
+
+def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -> list[dict[str, Any]]:
+    """One chunk in one transaction: several Parquet files of one schema read as one relation, or any one
+    batch read as an Arrow table. When a multi-file chunk fails (a damaged file), its files are taken again
+    one by one, so that the error names its file and the files before it are stored as they would be."""
+    if not chunk:
+        return []
+    pa = require("pyarrow")
+    duckdb = require("duckdb")
+    if len(chunk) > 1:
+        files = [str(b.obj) for b in chunk]
+        con.execute(f"""CREATE OR REPLACE TEMP VIEW _raw AS
+            SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {_B}
+            FROM read_parquet({_sql_list(files)}, file_row_number = true)""")
+        sample = chunk[0].schema.empty_table()
+        sample = sample.append_column("_row", pa.array([], pa.int64()))
+        try:
+            with transaction(con):
+                return _load(con, chunk, sample, {}, max_quarantine)
+        except duckdb.Error:
+            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine)]
+        finally:
+            con.execute("DROP VIEW IF EXISTS _raw")
+    b = chunk[0]
+    table, unsplit = read_batch(con, b.name, b.kind, b.obj)
+    table = table.append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    con.register("_raw_table", table)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {_B} FROM _raw_table")
     try:
         with transaction(con):
-            info = _load(con, name, batch_id, table, unsplit, max_quarantine)
-    except _Refused as refused:
-        return refused.info
-    return info
+            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine)
+    finally:
+        con.execute("DROP VIEW IF EXISTS _raw")
+        con.unregister("_raw_table")
+
+
+def _sql_list(values: list[str]) -> str:
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
 
 
 def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
@@ -151,7 +235,7 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     cols: dict[str, str] = {}
     for c in table.column_names:
         low = c.strip().lower()
-        if low == "_row":
+        if low in ("_row", _B):
             continue
         if low in cols:
             raise InputError(f"{name}: column {c!r} appears twice (column names are case-insensitive).")
@@ -211,6 +295,14 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
         if pa.types.is_list(lt) or pa.types.is_large_list(lt):
             labels = (f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), "
                       "lambda l: l IS NOT NULL AND l <> ''))")
+            if pa.types.is_string(lt.value_type) or pa.types.is_large_string(lt.value_type):
+                # most lists hold none or one clean label (ASCII, no space at either end: TRIM strips only
+                # ' ' from ASCII text): taken as they are, without the lambdas
+                one = f"{raw('labels')}[1]"
+                labels = (f"CASE WHEN len({raw('labels')}) = 0 THEN {raw('labels')} "
+                          f"WHEN len({raw('labels')}) = 1 AND {one} <> '' AND NOT starts_with({one}, ' ') "
+                          f"AND NOT ends_with({one}, ' ') AND strlen({one}) = length({one}) THEN {raw('labels')} "
+                          f"ELSE {labels} END")
         else:
             labels = (f"list_distinct(list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), "
                       "lambda l: TRIM(l)), lambda l: l <> ''))")
@@ -236,13 +328,17 @@ def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
     select += [f"NULLIF(TRIM(CAST({raw(s)} AS VARCHAR)), '') AS {quote('s_' + s)}" for s in slices]
     return ",\n".join(select), slices
 
-def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
-          max_quarantine: float | None = None) -> dict[str, Any]:
-    pa = require("pyarrow")
-    n = table.num_rows
-    table = table.append_column("_row", pa.array(np.arange(n, dtype=np.int64)))
-    select, slices = _normalize(name, table)
-    con.register("_raw", table)
+def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int, Any]:
+    """{batch index: value} of a query returning (batch index, value) rows."""
+    return {int(b): v for b, v in con.execute(sql, params or []).fetchall()}
+
+
+def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit],
+          max_quarantine: float | None) -> list[dict[str, Any]]:
+    """Validate and store a chunk's batches (the view ``_raw``: raw columns, ``_row``, the batch index)."""
+    select, slices = _normalize(chunk[0].name, sample)
+    con.execute("CREATE OR REPLACE TEMP TABLE _bt (b INTEGER, batch_id VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO _bt VALUES (?, ?, ?)", [[j, b.batch_id, b.name] for j, b in enumerate(chunk)])
     envs = ", ".join(f"'{e}'" for e in ENVIRONMENTS)
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _v AS
@@ -266,44 +362,71 @@ def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
             WHEN NOT (rank_given OR score_given) AND NOT relevance_given AND coalesce(len(labels), 0) = 0
               THEN 'no rank, score, labels or relevance'
           END AS reason
-        FROM (SELECT {select} FROM _raw) _ev""")
-    # an item twice in one served list, a list mixing rows with and without rank: rare, looked for only
-    # when the counts per list say there is one
-    # (64-bit hashes: distinct hashes prove distinct rows, so no duplicate is missed; a collision only sends
-    # the batch through the exact search)
-    n_dup, n_mix = con.execute("""
-        SELECT count(*) - count(DISTINCT hash(model, model_version, environment, group_id, item_id)),
-               count(DISTINCT hash(model, model_version, environment, group_id, rank_given))
-               - count(DISTINCT hash(model, model_version, environment, group_id))
-        FROM _v WHERE reason IS NULL AND is_ranking""").fetchall()[0]
+        FROM (SELECT _raw.{_B} AS _b, {select} FROM _raw) _ev""")
+    base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
+    _lists(con, base)
+    # an item twice in one served list, a list mixing rows with and without rank: rare, looked for in the
+    # lists just made (the items of new lists by their integer ids; all rows when some lists are skipped),
+    # and the lists made again when there is one (64-bit hashes: distinct hashes prove distinct rows, so no
+    # duplicate is missed; a collision only sends the chunk through the exact search)
+    n_mix, n_skip = con.execute("SELECT count(*) FILTER (WHERE mixed), count(*) FILTER (WHERE skip) FROM _g"
+                                ).fetchall()[0]
+    if n_skip:
+        n_dup = con.execute("""SELECT count(*) - count(DISTINCT hash(_b, model, model_version, environment,
+            group_id, item_id)) FROM _v WHERE reason IS NULL AND is_ranking""").fetchall()[0][0]
+    else:
+        n_dup = con.execute("SELECT count(*) - count(DISTINCT hash(gid, item_id)) FROM _items").fetchall()[0][0]
     if n_dup:
         _mark_duplicates(con)
     if n_mix:
         _mark_mixed(con)
-    # quarantine, with the row as it came
-    con.execute("""
-        INSERT INTO quarantine
-        SELECT ?, ?, v._row + 1, v.reason, to_json(r)
-        FROM _v v JOIN _raw r ON r._row = v._row WHERE v.reason IS NOT NULL""", [batch_id, name])
-    reasons = dict(con.execute(
-        "SELECT reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY reason ORDER BY 2 DESC, 1"
-    ).fetchall())
-    for line, text, why in unsplit:  # lines the CSV reader could not split
-        con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
-                    [batch_id, name, line, why, json.dumps({"text": text})])
-        reasons[why] = reasons.get(why, 0) + 1
-    reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-    quarantined = int(sum(reasons.values()))
-    rows = int(n) + len(unsplit)  # the lines the reader could not make rows of are rows of the batch too
-    if max_quarantine is not None and quarantined > max_quarantine * rows:
-        first = con.execute("SELECT _row + 1, reason FROM _v WHERE reason IS NOT NULL ORDER BY _row LIMIT 3"
-                            ).fetchall()
-        examples = [{"row": int(r), "reason": why} for r, why in first]
-        examples += [{"line": line, "reason": why, "text": text} for line, text, why in unsplit[:3]]
-        raise _Refused({"source": name, "batch_id": batch_id, "status": "refused", "rows": rows,
-                        "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": quarantined,
-                        "skipped": 0, "reasons": reasons, "max_quarantine": max_quarantine,
-                        "examples": examples})
+    if n_dup or n_mix:
+        _lists(con, base)
+    n_rows = _per_batch(con, "SELECT _b, count(*) FROM _v GROUP BY _b")
+    why: dict[int, dict[str, int]] = {}
+    for b, reason, n in con.execute(
+            "SELECT _b, reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY ALL ORDER BY 1, 3 DESC, 2"
+    ).fetchall():
+        why.setdefault(int(b), {})[reason] = int(n)
+    infos: list[dict[str, Any]] = []
+    refused: list[int] = []
+    for j, batch in enumerate(chunk):
+        reasons = dict(why.get(j, {}))
+        for _line, _text, r in unsplit.get(j, []):  # lines the CSV reader could not split
+            reasons[r] = reasons.get(r, 0) + 1
+        reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        quarantined = int(sum(reasons.values()))
+        # the lines the reader could not make rows of are rows of the batch too
+        rows = int(n_rows.get(j, 0)) + len(unsplit.get(j, []))
+        info = {"source": batch.name, "batch_id": batch.batch_id, "status": "ingested", "rows": rows,
+                "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": quarantined, "skipped": 0,
+                "reasons": reasons}
+        if max_quarantine is not None and quarantined > max_quarantine * rows:
+            first = con.execute("SELECT _row + 1, reason FROM _v WHERE _b = ? AND reason IS NOT NULL "
+                                "ORDER BY _row LIMIT 3", [j]).fetchall()
+            examples: list[dict[str, Any]] = [{"row": int(r), "reason": w} for r, w in first]
+            examples += [{"line": line, "reason": w, "text": text} for line, text, w in unsplit.get(j, [])[:3]]
+            info.update(status="refused", max_quarantine=max_quarantine, examples=examples)
+            refused.append(j)
+        infos.append(info)
+    if refused:  # kept out whole: nothing of them is stored, not even their quarantine
+        if len(refused) == len(chunk):
+            return infos
+        con.execute(f"DELETE FROM _v WHERE _b IN ({', '.join(map(str, refused))})")
+        _lists(con, base)
+    keep = [j for j in range(len(chunk)) if j not in refused]
+    # quarantine, with the row as it came (the raw columns and _row, as JSON)
+    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in sample.column_names)
+    for j in keep:
+        if why.get(j):
+            con.execute(f"""
+                INSERT INTO quarantine
+                SELECT ?, ?, v._row + 1, v.reason, to_json(struct_pack({rec}))
+                FROM _v v JOIN _raw r ON r._row = v._row AND r.{_B} = ?
+                WHERE v._b = ? AND v.reason IS NOT NULL""", [chunk[j].batch_id, chunk[j].name, j, j])
+        for line, text, w in unsplit.get(j, []):
+            con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
+                        [chunk[j].batch_id, chunk[j].name, line, w, json.dumps({"text": text})])
     # new slice columns
     known = slice_columns(con)
     for s in slices:
@@ -312,52 +435,31 @@ def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
             con.execute(f"ALTER TABLE groups ADD COLUMN {quote(col)} VARCHAR")
             con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, col])
             known[s] = col
-    # served groups: new ones get ids; rows of groups already stored are skipped
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _g AS
-        SELECT model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
-               CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
-               min(_row) AS first_row
-        FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL""")
-    skipped_groups = con.execute("""
-        SELECT count(*), coalesce(sum(g.n_items), 0) FROM _g g JOIN groups s
-          ON s.model = g.model AND s.model_version = g.model_version AND s.environment = g.environment
-         AND s.group_id = g.group_id""").fetchall()[0]
-    con.execute("""
-        DELETE FROM _g WHERE EXISTS (SELECT 1 FROM groups s WHERE s.model = _g.model
-          AND s.model_version = _g.model_version AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
-    base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _gn AS
-        SELECT ? + row_number() OVER (ORDER BY ts, model, model_version, environment, group_id) AS gid, *
-        FROM _g""", [base])
+    skipped = {int(b): (int(n), int(k)) for b, n, k in con.execute(
+        "SELECT _b, count(*), sum(n_items) FROM _g WHERE skip GROUP BY _b").fetchall()}
     slice_sel = "".join(f", v.{quote('s_' + s)}" for s in slices)
     slice_cols = "".join(f", {quote(known[s])}" for s in slices)
     con.execute(f"""
         INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
                             batch_id, dirty{slice_cols})
         SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
-               'events', ?, TRUE{slice_sel}
-        FROM _gn g JOIN _v v ON v._row = g.first_row""", [batch_id])
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _items AS
-        SELECT s.gid, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
-        FROM _v v JOIN _gn s ON s.model = v.model AND s.model_version = v.model_version
-         AND s.environment = v.environment AND s.group_id = v.group_id
-        WHERE v.reason IS NULL AND v.is_ranking""")
+               'events', bt.batch_id, TRUE{slice_sel}
+        FROM _gn g JOIN _v v ON v._b = g._b AND v._row = g.first_row JOIN _bt bt ON bt.b = g._b""")
     # a batch's gids are one range: later reads prune by zone maps
     con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
     # label rows: stored once whatever the file they came in (a row equal to a stored one, or to an earlier
-    # row of the batch, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
-    label_rows = con.execute("SELECT count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking").fetchall()[0][0]
+    # row of the chunk, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
+    label_rows = _per_batch(con, "SELECT _b, count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking GROUP BY _b")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb_rows AS
-        SELECT group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
+        SELECT _b, group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
         FROM _v WHERE reason IS NULL AND NOT is_ranking""")
-    # a row repeated within the batch (looked for exactly only when the 64-bit hashes say there may be one)
+    # a row repeated within the chunk (looked for exactly only when the 64-bit hashes say there may be one):
+    # the first batch that has it stores it
     if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
                    ).fetchall()[0][0]:
-        con.execute("CREATE OR REPLACE TEMP TABLE _fb_rows AS SELECT DISTINCT * FROM _fb_rows")
+        con.execute("""CREATE OR REPLACE TEMP TABLE _fb_rows AS
+            SELECT min(_b) AS _b, group_id, item_id, ts, relevance, labels FROM _fb_rows GROUP BY ALL""")
     if label_rows:
         lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
         con.execute("""
@@ -367,153 +469,105 @@ def _load(con: Any, name: str, batch_id: str, table: Any, unsplit: Unsplit,
                 AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
                 AND (CASE WHEN len(f.labels) > 0 THEN list_sort(f.labels) END) IS NOT DISTINCT FROM _fb_rows.labels)""",
                     [lo_ts, hi_ts])
-    new_label_rows = con.execute(
-        "INSERT INTO feedback SELECT group_id, item_id, ts, relevance, labels, ? FROM _fb_rows", [batch_id]
-    ).fetchall()[0][0]
-    n_groups, ranking_rows = con.execute("SELECT count(*), coalesce(sum(n_items), 0) FROM _gn").fetchall()[0]
-    # outcomes resolved to lists: in-line ones, this batch's label rows for any list with that
-    # group_id, and label rows stored earlier for the lists that arrive now
-    # (two joins, not one with an OR: each is a hash join on this batch's rows, not a scan of the store)
+    con.execute("""INSERT INTO feedback SELECT f.group_id, f.item_id, f.ts, f.relevance, f.labels, bt.batch_id
+                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b""")
+    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
+    # outcomes resolved to lists: in-line ones, this chunk's label rows for any list with that group_id,
+    # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
+    # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
+    # label's batch and the list's
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb AS
-        SELECT g.gid, f.item_id, f.labels, f.relevance
+        SELECT g.gid, f.item_id, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b
         FROM _fb_rows f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        LEFT JOIN _gn n ON n.gid = g.gid
         UNION ALL
-        SELECT g.gid, f.item_id, f.labels, f.relevance
+        SELECT g.gid, f.item_id, f.labels, f.relevance, g._b
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id
-        WHERE f.batch_id <> ?""", [batch_id])
+        WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
     con.execute("""
         INSERT INTO item_labels
-        SELECT gid, item_id, unnest(labels), NULL, ? FROM _items WHERE coalesce(len(labels), 0) > 0
-        UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _items WHERE relevance IS NOT NULL
-        UNION ALL SELECT gid, item_id, unnest(labels), NULL, ? FROM _fb WHERE coalesce(len(labels), 0) > 0
-        UNION ALL SELECT gid, item_id, NULL, relevance, ? FROM _fb WHERE relevance IS NOT NULL""",
-                [batch_id] * 4)
-    # stored groups that receive labels in this batch: their values are stale until the refresh
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _late AS
-        SELECT gid, dirty FROM groups
-        WHERE source = 'events' AND batch_id <> ?
-          AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [batch_id])
-    updated = con.execute("SELECT count(*) FROM _late").fetchall()[0][0]
-    con.execute("UPDATE groups SET dirty = TRUE WHERE gid IN (SELECT gid FROM _late WHERE NOT dirty)")
-    con.execute(
-        "INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
-        [batch_id, name, rows, int(ranking_rows), int(label_rows), int(n_groups), quarantined, int(skipped_groups[1])],
-    )
-    return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": rows,
-            "ranking_rows": int(ranking_rows), "label_rows": int(label_rows), "groups": int(n_groups),
-            "quarantined": quarantined, "skipped": int(skipped_groups[1]),
-            "skipped_groups": int(skipped_groups[0]), "known_label_rows": int(label_rows - new_label_rows),
-            "reasons": reasons, "updated_groups": int(updated)}
+        SELECT x.gid, x.item_id, x.label, x.relevance, bt.batch_id FROM (
+          SELECT gid, item_id, unnest(labels) AS label, CAST(NULL AS DOUBLE) AS relevance, _b
+          FROM _items WHERE coalesce(len(labels), 0) > 0
+          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _items WHERE relevance IS NOT NULL
+          UNION ALL SELECT gid, item_id, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
+          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
+        JOIN _bt bt ON bt.b = x._b""")
+    # lists stored before a batch that receive labels in it: updated by late labels; those stored before
+    # the chunk have stale values until the refresh
+    updated = _per_batch(con, """
+        SELECT f._b, count(*) FROM (SELECT DISTINCT _b, group_id FROM _fb_rows) f
+        JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        LEFT JOIN _gn n ON n.gid = g.gid
+        WHERE coalesce(n._b, -1) < f._b GROUP BY f._b""")
+    con.execute("""UPDATE groups SET dirty = TRUE WHERE NOT dirty AND source = 'events' AND gid <= ?
+                   AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [base])
+    made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
+        "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
+    for j in keep:
+        info = infos[j]
+        n_groups, ranking_rows = made.get(j, (0, 0))
+        n_skipped_groups, n_skipped = skipped.get(j, (0, 0))
+        info.update(ranking_rows=ranking_rows, label_rows=int(label_rows.get(j, 0)), groups=n_groups,
+                    skipped=n_skipped, skipped_groups=n_skipped_groups,
+                    known_label_rows=int(label_rows.get(j, 0) - new_label_rows.get(j, 0)),
+                    updated_groups=int(updated.get(j, 0)))
+        con.execute("INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+                    [info["batch_id"], info["source"], info["rows"], ranking_rows, info["label_rows"], n_groups,
+                     info["quarantined"], n_skipped])
+    return infos
 
+
+def _lists(con: Any, base: int) -> None:
+    """The chunk's served lists (``_g``: one row per batch and list, ``skip`` when the list is stored
+    already or came in an earlier batch of the chunk, ``mixed`` when its rows are not all ordered the same
+    way), the new ones with their ids from ``base + 1`` (``_gn``) and their items (``_items``)."""
+    # served groups: new ones get ids; rows of groups already stored (or in an earlier batch of the chunk)
+    # are skipped
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _g AS
+        SELECT g.*,
+               g._b > min(g._b) OVER (PARTITION BY g.model, g.model_version, g.environment, g.group_id)
+               OR EXISTS (SELECT 1 FROM groups s WHERE s.model = g.model AND s.model_version = g.model_version
+                          AND s.environment = g.environment AND s.group_id = g.group_id) AS skip
+        FROM (SELECT _b, model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
+                     CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
+                     min(_row) AS first_row, bool_and(rank_given) <> bool_or(rank_given) AS mixed
+              FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL) g""")
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _gn AS
+        SELECT ? + row_number() OVER (ORDER BY _b, ts, model, model_version, environment, group_id) AS gid,
+               * EXCLUDE (skip, mixed)
+        FROM _g WHERE NOT skip""", [base])
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _items AS
+        SELECT s.gid, s._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
+        FROM _v v JOIN _gn s ON s._b = v._b AND s.model = v.model AND s.model_version = v.model_version
+         AND s.environment = v.environment AND s.group_id = v.group_id
+        WHERE v.reason IS NULL AND v.is_ranking""")
 
 
 def _mark_duplicates(con: Any) -> None:
     """An item twice in one served list: the first row counts, the others are quarantined."""
     con.execute("""
         UPDATE _v SET reason = 'duplicate item in group'
-        FROM (SELECT _row FROM (
-                SELECT _row, row_number() OVER (PARTITION BY model, model_version, environment, group_id, item_id
-                                                ORDER BY _row) AS k
+        FROM (SELECT _b, _row FROM (
+                SELECT _b, _row, row_number() OVER (PARTITION BY _b, model, model_version, environment, group_id,
+                                                    item_id ORDER BY _row) AS k
                 FROM _v WHERE reason IS NULL AND is_ranking
-                  AND (model, model_version, environment, group_id, item_id) IN (
-                      SELECT (model, model_version, environment, group_id, item_id) FROM _v
+                  AND (_b, model, model_version, environment, group_id, item_id) IN (
+                      SELECT (_b, model, model_version, environment, group_id, item_id) FROM _v
                       WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
-        WHERE _v._row = d._row""")
+        WHERE _v._b = d._b AND _v._row = d._row""")
 
 
 def _mark_mixed(con: Any) -> None:
     """Every row of a list must be ordered the same way: all with a rank, or all by score."""
     con.execute("""
         UPDATE _v SET reason = 'group mixes rows with and without rank'
-        FROM (SELECT model, model_version, environment, group_id FROM _v
+        FROM (SELECT _b, model, model_version, environment, group_id FROM _v
               WHERE reason IS NULL AND is_ranking
               GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
-        WHERE _v.reason IS NULL AND _v.is_ranking AND _v.model = m.model AND _v.model_version = m.model_version
-          AND _v.environment = m.environment AND _v.group_id = m.group_id""")
-
-
-def ingest_results(db: Database, fingerprint: str, name: str, kind: str, obj: Any) -> dict[str, Any]:
-    """Ingest one batch of per-group results (values computed elsewhere) in one transaction."""
-    pa = require("pyarrow")
-    batch_id = batch_hash(kind, obj)
-    with db.writing() as con:
-        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
-            return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
-                    "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0, "reasons": {}}
-        table, unsplit = read_batch(con, name, kind, obj)
-        if unsplit:
-            line, text, why = unsplit[0]
-            raise FormatError(why, path=name, line=line, text=text)
-        cols = {c.strip().lower(): c for c in table.column_names}
-        for req in ("timestamp", "model", "model_version", "environment", "group_id"):
-            if req not in cols:
-                raise InputError(f"{name}: missing column {req!r} for per-group results.")
-        metric_cols, slice_cols = {}, []
-        for low, c in cols.items():
-            if low in ("timestamp", "model", "model_version", "environment", "group_id"):
-                continue
-            try:
-                parsed = parse_measure(c)
-                if len(parsed) != 1:
-                    raise InvalidParameterError(c)
-                metric_cols[parsed[0].key] = c
-            except InvalidParameterError:
-                if not _NAME.match(low):
-                    raise InputError(f"{name}: column {c!r} is neither a measure key nor a slice name.") from None
-                slice_cols.append(low)
-        if not metric_cols:
-            raise InputError(f"{name}: no measure columns (e.g. 'ndcg@10') in the per-group results.")
-        with transaction(con):
-            known = slice_columns(con)
-            for s in slice_cols:
-                if s not in known:
-                    con.execute(f"ALTER TABLE groups ADD COLUMN {quote('s_' + s)} VARCHAR")
-                    con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, "s_" + s])
-                    known[s] = "s_" + s
-            mcols = metric_columns(con)
-            for key in metric_cols:
-                if key not in mcols:
-                    col = f"m{len(mcols)}"
-                    con.execute(f"ALTER TABLE groups ADD COLUMN {quote(col)} DOUBLE")
-                    con.execute("INSERT INTO metric_columns VALUES (?, ?, ?)", [key, col, fingerprint])
-                    mcols[key] = (col, fingerprint)
-            con.register("_res", table)
-            tsraw = f"_res.{quote(cols['timestamp'])}"
-            t = table.schema.field(cols["timestamp"]).type
-            if pa.types.is_timestamp(t) or pa.types.is_date(t):
-                ts = f"CAST({tsraw} AS TIMESTAMP)"
-            else:
-                ts = (f"COALESCE(CAST(TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMPTZ) AS TIMESTAMP), "
-                      f"TRY_CAST(CAST({tsraw} AS VARCHAR) AS TIMESTAMP))")
-            txt = {c: f"NULLIF(TRIM(CAST(_res.{quote(cols[c])} AS VARCHAR)), '')"
-                   for c in ("model", "model_version", "environment", "group_id")}
-            bad = con.execute(f"""SELECT count(*) FROM _res WHERE {ts} IS NULL OR {txt['group_id']} IS NULL
-                OR {txt['model']} IS NULL OR {txt['model_version']} IS NULL
-                OR lower({txt['environment']}) NOT IN ('training', 'validation', 'production')""").fetchall()[0][0]
-            if bad:
-                raise InputError(
-                    f"{name}: {bad} rows lack a valid timestamp, model, model_version, group_id or environment."
-                )
-            base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
-            mset = "".join(f", {quote(mcols[k][0])}" for k in metric_cols)
-            mval = "".join(f", CASE WHEN isnan(TRY_CAST(_res.{quote(c)} AS DOUBLE)) THEN NULL "
-                           f"ELSE TRY_CAST(_res.{quote(c)} AS DOUBLE) END" for c in metric_cols.values())
-            sset = "".join(f", {quote(known[s])}" for s in slice_cols)
-            sval = "".join(f", CAST(_res.{quote(cols[s])} AS VARCHAR)" for s in slice_cols)
-            before = con.execute("SELECT count(*) FROM groups").fetchall()[0][0]
-            con.execute(f"""
-                INSERT INTO groups (gid, model, model_version, environment, group_id, ts, source, batch_id,
-                                    dirty{mset}{sset})
-                SELECT ? + row_number() OVER (ORDER BY {ts}), {txt['model']}, {txt['model_version']},
-                       lower({txt['environment']}), {txt['group_id']}, {ts}, 'results', ?, FALSE{mval}{sval}
-                FROM _res WHERE NOT EXISTS (SELECT 1 FROM groups s WHERE s.model = {txt['model']}
-                    AND s.model_version = {txt['model_version']} AND s.environment = lower({txt['environment']})
-                    AND s.group_id = {txt['group_id']})""", [base, batch_id])
-            added = con.execute("SELECT count(*) FROM groups").fetchall()[0][0] - before
-            con.execute("INSERT INTO batches VALUES (?, 'results', ?, now()::TIMESTAMP, ?, 0, 0, ?, 0, ?)",
-                        [batch_id, name, table.num_rows, added, table.num_rows - added])
-        return {"source": name, "batch_id": batch_id, "status": "ingested", "rows": table.num_rows,
-                "ranking_rows": 0, "label_rows": 0, "groups": int(added), "quarantined": 0,
-                "skipped": int(table.num_rows - added), "reasons": {}}
+        WHERE _v.reason IS NULL AND _v.is_ranking AND _v._b = m._b AND _v.model = m.model
+          AND _v.model_version = m.model_version AND _v.environment = m.environment AND _v.group_id = m.group_id""")

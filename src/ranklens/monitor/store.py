@@ -33,7 +33,8 @@ from typing import Any
 
 from ..errors import InputError, InvalidParameterError
 from ._db import Database, slice_columns
-from ._ingest import IngestSummary, ingest_events, ingest_results
+from ._ingest import IngestSummary, ingest_batches
+from ._ingest_results import ingest_results
 from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
 from ._maturity import Maturity, remember_maturity
 from ._read import sources
@@ -199,9 +200,7 @@ class Store:
             # nothing an ingest writes depends on the order of rows inside a statement (row numbers, list ids
             # and every read that needs an order say it): DuckDB may then write in parallel without ordering
             con.execute("SET preserve_insertion_order = false")
-            for name, kind, obj in batches:
-                summary.batches.append(ingest_events(con, name, kind, obj, limit))
-                progress.advance()
+            summary.batches.extend(ingest_batches(con, batches, limit, progress.advance))
             refresh_values(con, self.config)
             remember_maturity(con)  # learned once per ingest call, for every read until the next batch
         return summary
