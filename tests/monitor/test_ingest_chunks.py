@@ -156,3 +156,22 @@ def test_a_damaged_file_in_a_chunk_is_named_and_the_files_before_it_are_stored(f
         assert [r[0] for r in con.execute("SELECT source FROM batches").fetchall()] == [str(files[0])]
     finally:
         con.close()
+
+
+def test_a_schema_change_starts_a_new_chunk(files, tmp_path, monkeypatch):
+    # f3 without its slice column, f5 with rank as text: three chunks (f1+f2, f3, f5), the store as one by one
+    no_slice = tmp_path / "in" / "f3_noslice.parquet"
+    pq.write_table(pq.read_table(files[2]).drop_columns(["country"]), no_slice)
+    text_rank = tmp_path / "in" / "f5_text.parquet"
+    t = pq.read_table(files[5])
+    pq.write_table(t.set_column(t.column_names.index("rank"), "rank", t.column("rank").cast(pa.string())), text_rank)
+    order = [files[0], files[1], no_slice, text_rank]
+    calls = []
+    real = ingest_module._load
+    monkeypatch.setattr(ingest_module, "_load", lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    together, one_by_one = tmp_path / "t.duckdb", tmp_path / "o.duckdb"
+    summary = Store(together, config={}).ingest([str(f) for f in order])
+    assert calls == [2, 1, 1]
+    store = Store(one_by_one, config={})
+    assert summary.batches == [b for f in order for b in store.ingest(str(f)).batches]
+    assert _dump(together) == _dump(one_by_one)
