@@ -528,13 +528,21 @@ def _lists(con: Any, base: int) -> None:
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _g AS
         SELECT g.*,
-               g._b > min(g._b) OVER (PARTITION BY g.model, g.model_version, g.environment, g.group_id)
-               OR EXISTS (SELECT 1 FROM groups s WHERE s.model = g.model AND s.model_version = g.model_version
-                          AND s.environment = g.environment AND s.group_id = g.group_id) AS skip
+               EXISTS (SELECT 1 FROM groups s WHERE s.model = g.model AND s.model_version = g.model_version
+                       AND s.environment = g.environment AND s.group_id = g.group_id) AS skip
         FROM (SELECT _b, model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
                      CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
                      min(_row) AS first_row, bool_and(rank_given) <> bool_or(rank_given) AS mixed
               FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL) g""")
+    # a list in two batches of the chunk (rare: looked for when the hashes of the lists say there may be one)
+    if con.execute("SELECT count(*) - count(DISTINCT hash(model, model_version, environment, group_id)) FROM _g"
+                   ).fetchall()[0][0]:
+        con.execute("""
+            UPDATE _g SET skip = TRUE FROM (
+              SELECT model, model_version, environment, group_id, min(_b) AS first FROM _g GROUP BY ALL
+              HAVING count(*) > 1) d
+            WHERE _g.model = d.model AND _g.model_version = d.model_version AND _g.environment = d.environment
+              AND _g.group_id = d.group_id AND _g._b > d.first""")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _gn AS
         SELECT ? + row_number() OVER (ORDER BY _b, ts, model, model_version, environment, group_id) AS gid,
