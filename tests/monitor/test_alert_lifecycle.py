@@ -8,7 +8,10 @@ import datetime as dt
 import http.server
 import json
 import math
+import subprocess
+import sys
 import threading
+import time
 
 import duckdb
 import pyarrow as pa
@@ -63,6 +66,7 @@ class Hook:
         self.plan: list[int] = []
         self.bodies: list[dict] = []
         self.tries = 0
+        self.delay = 0.0  # seconds before answering (a slow chat service)
         hook = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -71,6 +75,7 @@ class Hook:
                 body = json.loads(self.rfile.read(n))
                 hook.tries += 1
                 status = hook.plan.pop(0) if hook.plan else 200
+                time.sleep(hook.delay)
                 if status < 300:
                     hook.bodies.append(body)
                 self.send_response(status)
@@ -278,3 +283,17 @@ def test_windows_checked_later_join_the_alert_they_lead_to(store, tmp_path, hook
                                (2, "resolved", "v1", day(2), day(3), day(4), 2)]
     check(store, cfg, "--all", code=1)  # nothing changes any more
     assert len(hook.bodies) == 2 and Store(store, read_only=True).alert_list().num_rows == 3
+
+
+def test_two_checks_at_once_deliver_a_change_once(store, tmp_path, hook):
+    # two processes judge the same window while the webhook is slow: the first to reach the delivery
+    # sends the change; the other waits for it (the notify lock), then finds nothing pending
+    cfg = _config(tmp_path, hook.url)
+    hook.delay = 1.5
+    cmd = [sys.executable, "-c", "import sys; from ranklens.cli import main; sys.argv[0] = 'ranklens'; main()",
+           "monitor", "check", "--store", str(store), "--config", str(cfg), "--at", day(2)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [1, 1], outs
+    assert hook.tries == 1 and len(hook.bodies) == 1
+    assert [(a["status"], a["alert_id"]) for a in hook.bodies[0]["alerts"]] == [("opened", 1)]

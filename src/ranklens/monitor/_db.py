@@ -205,6 +205,33 @@ class Database:
             yield con
 
     @contextlib.contextmanager
+    def notifying(self) -> Iterator[None]:
+        """Held while the alert changes not yet delivered are read, sent and marked: one process delivers
+        at a time, so two ``monitor check`` runs do not send the same change twice (the second waits up to
+        ``wait`` seconds, then finds it delivered). A lock file beside the store (``<store>.notify.lock``),
+        not the store's own lock: ingests and readers go on while a webhook is slow."""
+        lock = Path(str(self.path) + ".notify.lock")
+        try:
+            f = open(lock, "a+b")
+        except OSError as exc:
+            raise RanklensError(f"store {str(self.path)!r}: cannot open its lock file {str(lock)!r}: "
+                                f"{exc.strerror or exc}") from None
+        with f:
+            deadline = time.monotonic() + self.wait
+            delay = 0.02
+            while not _try_lock(f):
+                if time.monotonic() >= deadline:
+                    raise StoreBusyError(
+                        f"store {str(self.path)!r} is busy: another `monitor check` is delivering alerts to the "
+                        f"webhook; waited {self.wait:g} s (raise --wait, or try again when it is done)")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
+            try:
+                yield
+            finally:
+                _unlock(f)
+
+    @contextlib.contextmanager
     def _open(self, write: bool) -> Iterator[Any]:
         duckdb = require("duckdb")
         con = self.connect(write=write)
@@ -224,6 +251,38 @@ class Database:
             con.close()  # a writer's close writes the file (checkpoint): it may fail too
         except duckdb.Error as exc:
             raise store_failure(self.path, exc) from None
+
+
+def _try_lock(f: Any) -> bool:
+    """An exclusive lock on an open file, without waiting (flock on POSIX, msvcrt on Windows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        try:
+            f.seek(0)
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            return True
+        except OSError:
+            return False
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def _unlock(f: Any) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        f.seek(0)
+        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 # -- catalogue ---------------------------------------------------------------------------------------------

@@ -482,23 +482,25 @@ class Store:
         if not record:
             return out
         url = webhook or self.config.webhook
-        with db.writing() as con:
-            rows = pending_notifications(con)
-            if not rows:
+        # one process delivers at a time: a concurrent check waits, then finds these changes delivered
+        with db.notifying():
+            with db.writing() as con:
+                rows = pending_notifications(con)
+                if not rows:
+                    return out
+                if not (notify and url):  # nowhere to deliver to: nothing stays pending
+                    mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
+                    return out
+            changes = [_change(r) for r in sorted(rows, key=lambda r: r["alert_id"])]
+            try:
+                kw = {"sleep": sleep} if sleep is not None else {}
+                deliver(url, payload(changes, self.config.webhook_format), retries=self.config.webhook_retries,
+                        backoff=self.config.webhook_backoff, **kw)
+            except WebhookError as exc:
+                out.webhook_error = str(exc)
                 return out
-            if not (notify and url):  # nowhere to deliver to: nothing stays pending
+            with db.writing() as con:
                 mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
-                return out
-        changes = [_change(r) for r in sorted(rows, key=lambda r: r["alert_id"])]
-        try:
-            kw = {"sleep": sleep} if sleep is not None else {}
-            deliver(url, payload(changes, self.config.webhook_format), retries=self.config.webhook_retries,
-                    backoff=self.config.webhook_backoff, **kw)
-        except WebhookError as exc:
-            out.webhook_error = str(exc)
-            return out
-        with db.writing() as con:
-            mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
         out.notified = len(rows)
         return out
 
