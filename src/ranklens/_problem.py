@@ -60,6 +60,7 @@ class ExclusionReason(str, Enum):
     RANKED_NOT_JUDGED_KEPT = "ranked but not judged"
     NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
     NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
+    UNDEFINED_SKIPPED = "undefined for the query under the convention (0 / 0): skipped (not in the mean)"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -55,7 +55,9 @@ class Partial:
     ``counted`` their number. ``skipped`` and ``scored`` are, per measure, the queries without a relevant
     item left out of the mean or scored by the empty rule; ``notes`` the queries left out (or scored as an
     empty ranking) by the convention's query rule. ``deepest`` is the deepest rank of the lists that count
-    for the convention's cutoff check (None: checked already).
+    for the convention's cutoff check (None: checked already). ``undefined``: per measure, the queries
+    that have a relevant item but no value under the convention (ranx's bpref without a judged
+    non-relevant item: 0 / 0), left out of the mean.
     """
 
     queries: int
@@ -67,6 +69,7 @@ class Partial:
     scored: list[Note]
     notes: dict[ExclusionReason, Note] = field(default_factory=dict)
     deepest: float | None = None
+    undefined: list[Note] = field(default_factory=list)
 
     @classmethod
     def from_values(
@@ -95,6 +98,7 @@ class Partial:
         counted = np.zeros(n_m, np.int64)
         skipped: list[Note] = []
         scored: list[Note] = []
+        undefined: list[Note] = []
         total = _sequential_sum if plan.convention.summation == "sequential" else np.sum
         for i, m in enumerate(plan.measures):
             v = values[:, i]
@@ -117,13 +121,19 @@ class Partial:
                     unweighted[i] = total(v[valid][emp])
                 else:
                     weighted[i] = total(wv * v[valid])
-            skipped.append(_note(qids, ~valid))
+            skipped.append(_note(qids, ~valid & empties[:, i]))
+            undefined.append(_note(qids, ~valid & ~empties[:, i]))
             scored.append(_note(qids, empties[:, i] & valid) if plan.specs[i].scored_note else _NONE)
         by_reason: dict[ExclusionReason, Note] = {}
         for e in notes:
             by_reason[e.reason] = _merge(by_reason.get(e.reason, _NONE),
                                          (e.count, e.keys or tuple(e.examples)))
-        return cls(n_q, weighted, unweighted, weight, counted, skipped, scored, by_reason, deepest)
+        return cls(n_q, weighted, unweighted, weight, counted, skipped, scored, by_reason, deepest, undefined)
+
+
+def _per_measure(notes: list[Note], n_m: int) -> list[Note]:
+    """A per-measure list of notes, empty ones when a partial has none (made before the field existed)."""
+    return notes if len(notes) == n_m else [_NONE] * n_m
 
 
 def _sequential_sum(x: np.ndarray) -> float:
@@ -161,6 +171,7 @@ def combine(partials: Sequence[Partial]) -> Partial:
     if not partials:
         raise InvalidParameterError("combine: no partial result to combine.")
     out = partials[0]
+    n_m = len(out.skipped)
     for p in partials[1:]:
         notes = dict(out.notes)
         for reason, n in p.notes.items():
@@ -171,6 +182,7 @@ def combine(partials: Sequence[Partial]) -> Partial:
             out.queries + p.queries, out.weighted + p.weighted, out.unweighted + p.unweighted, out.weight + p.weight,
             out.counted + p.counted, [_merge(a, b) for a, b in zip(out.skipped, p.skipped)],
             [_merge(a, b) for a, b in zip(out.scored, p.scored)], notes, deepest,
+            [_merge(a, b) for a, b in zip(_per_measure(out.undefined, n_m), _per_measure(p.undefined, n_m))],
         )
     return out
 
@@ -281,6 +293,9 @@ class Result:
         for i, m in enumerate(plan.measures):
             if partial.skipped[i][0]:
                 by_reason.setdefault((ExclusionReason.NO_RELEVANT_SKIPPED, None, partial.skipped[i]), []).append(m.key)
+            undefined = _per_measure(partial.undefined, len(plan.measures))[i]
+            if undefined[0]:
+                by_reason.setdefault((ExclusionReason.UNDEFINED_SKIPPED, None, undefined), []).append(m.key)
             if partial.scored[i][0]:
                 value = float(plan.rules[i])
                 by_reason.setdefault((ExclusionReason.NO_RELEVANT_SCORED, value, partial.scored[i]), []).append(m.key)

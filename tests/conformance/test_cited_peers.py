@@ -134,6 +134,29 @@ def test_ranx(trec_cases, dl19):
             assert abs(res[key] - agg[rk]) <= 1e-12, key
 
 
+def test_ranx_bpref_without_a_judged_non_relevant_item():
+    """ranx divides by min(R, N): with no judged non-relevant item (N = 0) its bpref is 0 / 0 = NaN for a query
+    whose relevant items are retrieved (0 when none is). Under the ranx preset such a query has no value, is
+    left out of the mean and the result says why (ranx's own mean is NaN as soon as one query is)."""
+    qs = [q for q in judged_cases(SEED + 25, 200, negative=False) if q.in_run and q.in_qrels]
+    qrels, run = qrels_dict(qs), run_dict(qs)
+    qrels = {q: d for q, d in qrels.items() if any(v >= 1 for v in d.values())}
+    for i, q in enumerate(sorted(qrels)):  # a third of the queries lose their judged non-relevant items
+        if i % 3 == 0:
+            qrels[q] = {d: v for d, v in qrels[q].items() if v >= 1}
+    run = {q: d for q, d in run.items() if q in qrels}
+    per, agg = ranx_calc(qrels, run, ["bpref"])
+    undefined = sorted(q for q, v in per["bpref"].items() if math.isnan(v))
+    assert undefined and math.isnan(agg["bpref"])  # the case is there, and ranx's mean is NaN
+    res = ranklens.evaluate(qrels, run, ["bpref"], convention="ranx")
+    close(res.per_query_dict("bpref"), {q: v for q, v in per["bpref"].items() if not math.isnan(v)}, "ranx bpref")
+    defined = [v for v in per["bpref"].values() if not math.isnan(v)]
+    assert abs(res["bpref"] - sum(defined) / len(defined)) <= 1e-12
+    [ex] = [e for e in res.excluded if e.reason.name == "UNDEFINED_SKIPPED"]
+    assert ex.count == len(undefined) and ex.measures == ("bpref",)
+    assert list(ex.examples) == undefined[:len(ex.examples)]
+
+
 def test_groupauc_and_auc_at_k_against_roc_auc_score():
     """Per list, scikit-learn's roc_auc_score (tied scores count 1/2 = the expectation over tie orders);
     GroupAUC = the mean weighted by each list's number of items, lists with one class left out; AUC@k the

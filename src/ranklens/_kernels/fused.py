@@ -493,6 +493,9 @@ def evaluate_queries(
                                     n_nonrel += 1
                         if big_r > 0:
                             v = bpref_sum(ss, sl, 0, cut, ties, level, big_r, n_nonrel, neg_j) / big_r
+                            if neg_j and n_nonrel == 0 and v > 0.0:
+                                # ranx divides by min(R, N) = 0: 0 / 0 for a relevant item retrieved
+                                v = math.nan
                     elif code == INFAP:
                         if big_r > 0:
                             v = infap_sum(sl, 0, cut, level) / big_r

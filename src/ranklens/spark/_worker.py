@@ -251,7 +251,7 @@ class Worker:
                                        () if self.gcols else notes, depth, lengths=lengths[a:b])
             if self.gcols:  # the problem's queries are the chunk's codes
                 part = replace(part, skipped=[named(n) for n in part.skipped],
-                               scored=[named(n) for n in part.scored])
+                               scored=[named(n) for n in part.scored], undefined=[named(n) for n in part.undefined])
             parts.append(pickle.dumps(part))
             heads.append(int(rows[a]) if b > a else 0)
         arrays = [t.column(g).take(pa.array(heads)).combine_chunks() for g in self.gcols]
