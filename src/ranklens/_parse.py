@@ -76,7 +76,7 @@ class Measure:
     def trec_name(self) -> str:
         """The name trec_eval prints for this measure."""
         spec = self.spec
-        if self.family == "iprec" and self.param is not None:
+        if self.family in ("iprec", "rprec_mult") and self.param is not None:
             return f"{spec.trec_name}_{self.param:.2f}"
         if self.k is None or spec.trec_cut is None:
             return spec.trec_name
@@ -100,7 +100,7 @@ _IPREC_RE = re.compile(r"^\s*(?P<name>iprec_at_recall|iprec)(?P<sep>[@._])(?P<x>
                        re.IGNORECASE | re.ASCII)
 
 #: trec_eval's set measures: their family without a cutoff (a cutoff is refused)
-_SET_SPELLINGS = {"set_p": "precision", "set_recall": "recall", "set_f": "f1"}
+_SET_SPELLINGS = {"set_p": "precision", "set_recall": "recall", "set_f": "f1", "set_relative_p": "relative_p"}
 _NO_CUTOFF = tuple(_SET_SPELLINGS)
 #: trec_eval's default recall levels of iprec_at_recall (m_iprec_at_recall.c)
 _IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -250,10 +250,11 @@ def _check_param(text: str, family: str, key: str, value: str) -> float:
     """The parameter ``key`` of ``family`` (RBP's p in (0, 1), the F measure's beta >= 0, a recall level in
     [0, 1]), else an error naming the measure."""
     x = _finite(value)
-    ok = x is not None and {"p": 0.0 < x < 1.0, "beta": x >= 0.0, "recall": 0.0 <= x <= 1.0}.get(key, False)
+    ok = x is not None and {"p": 0.0 < x < 1.0, "beta": x >= 0.0, "recall": 0.0 <= x <= 1.0,
+                            "mult": x >= 0.0}.get(key, False)
     if x is None or not ok:
         want = {"p": "a persistence between 0 and 1 (exclusive)", "beta": "a number >= 0",
-                "recall": "a recall level from 0 to 1"}.get(key, "a number")
+                "recall": "a recall level from 0 to 1", "mult": "a multiple of R >= 0"}.get(key, "a number")
         raise InvalidParameterError(f"measure {text!r}: {key} must be {want}; got {value!r}.")
     return x
 

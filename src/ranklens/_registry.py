@@ -137,9 +137,11 @@ _NDCG_ONLY = ConventionRule("ties", "shared_rank",
 _PEER = {
     "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
     "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
-                  "bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, num_*"),
+                  "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, Rprec_mult, utility, "
+                  "binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, num_*"),
     "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
-                    "bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, num_*"),
+                    "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, rbp_resid, "
+                    "Rprec_mult, utility, binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, unj, num_*"),
     "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
                     "Judged, NumRet, NumRel, NumRelRet"),
     "gdeval": ("gdeval", "ndcg@k and err@k"),
@@ -223,6 +225,36 @@ def _base() -> dict[str, MeasureSpec]:
         MeasureSpec("gauc", "GroupAUC: ROC AUC per list, weighted by the list's impressions (items scored), "
                     "lists with one class left out", K.AUC, ("gauc", "groupauc", "group_auc"), trec_name="gauc",
                     trec_cut="gauc", empty="skip", weighting="impressions"),
+        MeasureSpec("gm_bpref", "bpref, geometric mean over queries (of max(bpref, 0.00001))", K.BPREF,
+                    ("gm_bpref",), cutoff=False, trec_name="gm_bpref", aggregate="geometric", judged_only=True),
+        MeasureSpec("rprec_mult", "precision at (long)(x R + 0.9) items, x a multiple of R (1 unless written)",
+                    K.RPREC_MULT, ("rprec_mult",), cutoff=False, trec_name="Rprec_mult", param_name="mult",
+                    default_param=1.0),
+        MeasureSpec("relative_p", "relative precision: relevant items in the top k / min(k, R) (without k: "
+                    "set_relative_P, / min(items ranked, R))", K.REL_P, ("relative_p",),
+                    trec_name="set_relative_P", trec_cut="relative_P"),
+        MeasureSpec("set_map", "set MAP: relevant ranked items squared / (items ranked x R)", K.SET_MAP,
+                    ("set_map",), cutoff=False, trec_name="set_map"),
+        MeasureSpec("utility", "utility: relevant ranked items minus non-relevant ranked items (trec_eval's "
+                    "default coefficients 1, -1, 0, 0)", K.UTILITY, ("utility",), cutoff=False, trec_name="utility",
+                    empty_when="never"),
+        MeasureSpec("bing", "binary G: 1 / log2(2 + non-relevant items above) summed over the relevant items, / R",
+                    K.BING, ("bing",), cutoff=False, trec_name="binG"),
+        MeasureSpec("g", "trec_eval's normalised gain G: gain / log2(2 + ideal cost - gain so far), summed, / the "
+                    "ideal gain", K.G_GAIN, ("g",), cutoff=False, graded=True, trec_name="G", empty_when="no_gain"),
+        MeasureSpec("ndcg_rel", "nDCG averaged at the ranks of the items of positive gain (at the list's end for "
+                    "those not ranked)", K.NDCG_REL, ("ndcg_rel",), cutoff=False, graded=True, trec_name="ndcg_rel",
+                    empty_when="no_gain"),
+        MeasureSpec("rndcg", "nDCG averaged at the R levels (ranks where the ideal gain changes) and the list's end",
+                    K.RNDCG, ("rndcg",), cutoff=False, graded=True, trec_name="Rndcg"),
+        MeasureSpec("unj", "share of unjudged items (no label, or a negative one) in the top k, / k", K.UNJ, ("unj",),
+                    trec_name="unj", trec_cut="unj", empty_when="never", scored_note=False, judged_only=True),
+        MeasureSpec("rbp_resid", "RBP's residual: its largest rise were every unjudged item relevant (p 0.9 unless "
+                    "written)", K.RBP_RESID, ("rbp_resid",), cutoff=False, trec_name="rbp_resid", empty_when="never",
+                    scored_note=False, param_name="p", default_param=0.9, judged_only=True),
+        MeasureSpec("num_nonrel_judged_ret", "number of ranked items judged non-relevant (summed over queries)",
+                    K.NONREL_JUDGED, ("num_nonrel_judged_ret",), cutoff=False, summed=True,
+                    trec_name="num_nonrel_judged_ret", empty_when="never", judged_only=True),
         MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
                     trec_name="num_ret", empty_when="never"),
         MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",),
@@ -367,7 +399,29 @@ def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...
         "gm_map": _none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
         "auc": _none(*_EVERY_PEER),
         "gauc": _none(*_EVERY_PEER),
+        **_trec_only_rules(),
     }
+
+
+def _trec_only_rules() -> dict[str, tuple[ConventionRule, ...]]:
+    """Rules of trec_eval's other measures (#22: -m all_trec): the trec_eval presets only (unj and rbp_resid
+    are new in trec_eval 10); the ones read in ranked order refuse averaged ties."""
+    others = ("sklearn", "ir_measures", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics",
+              "evidently")
+    names = {"bing": "binG", "g": "G", "ndcg_rel": "ndcg_rel", "rndcg": "Rndcg", "rbp_resid": "rbp_resid"}
+    out: dict[str, tuple[ConventionRule, ...]] = {}
+    for f in ("gm_bpref", "rprec_mult", "relative_p", "set_map", "utility", "bing", "g", "ndcg_rel", "rndcg", "unj",
+              "rbp_resid", "num_nonrel_judged_ret"):
+        rules = _none(*others, *(("trec_eval",) if f in ("unj", "rbp_resid") else ()))
+        if f in names:
+            rules += (_ordered_only(names[f]),)
+        if f in ("set_map", "relative_p"):  # ir_measures' SetAP, SetP(relative=True): not compared with it
+            rules = tuple(r for r in rules if r.value != "ir_measures") + (_differs(
+                "ir_measures", f"ir_measures' {'SetAP' if f == 'set_map' else 'SetP(relative=True)'}"),)
+        if f == "unj":
+            rules += _needs_cut(("trec_eval10",), "unj", "unj.k")
+        out[f] = rules
+    return out
 
 
 def _registry() -> dict[str, MeasureSpec]:

@@ -29,6 +29,17 @@ family                    spellings
 ``11pt_avg``              ``11pt_avg``, ``11-pt_avg``, ``11pt``
 ``auc`` / ``gauc``        ``auc@k``, ``gauc@k``, ``groupauc@k``, ``group_auc@k``
 ``num_ret`` ...           ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed, not averaged)
+``gm_bpref``              ``gm_bpref`` (bpref, geometric mean over queries)
+``rprec_mult``            ``Rprec_mult``, ``Rprec_mult(mult=0.2)`` (precision at (long)(0.2 R + 0.9)
+                          items; mult 1 unless written)
+``relative_p``            ``relative_P@k``, ``relative_P.k`` (/ min(k, R)), ``set_relative_P``
+                          (no cutoff: / min(items ranked, R))
+``set_map`` ...           ``set_map``, ``utility`` (relevant minus non-relevant ranked),
+                          ``num_nonrel_judged_ret`` (summed)
+``bing`` ...              ``bing``, ``g``, ``ndcg_rel``, ``rndcg`` (trec_eval's binG, G, ndcg_rel,
+                          Rndcg: in ranked order)
+``unj``                   ``unj@k``, ``unj.k`` (share of the top k unjudged, / k)
+``rbp_resid``             ``rbp_resid``, ``rbp_resid(p=0.95)`` (RBP's residual, p 0.9 unless written)
 ========================  =========================================================
 
 A relevance level can be given to binary measures with ``(rel=2)``, e.g.

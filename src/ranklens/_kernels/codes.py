@@ -6,11 +6,12 @@ Measures, tie rules, gain kinds and ordering modes are passed to the kernels as 
 from __future__ import annotations
 
 __all__ = [
-    "AP", "AP_MIN", "AUC", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "HIT",
-    "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "NDCG", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST",
-    "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_WORST",
-    "P", "PT11", "PT11_V9", "P_DEPTH", "RBP", "RBP_GAIN", "RBP_TREC", "RECALL", "RPREC", "RR", "TIES_AVERAGE",
-    "TIES_NONE", "TIES_SHARED_RANK",
+    "AP", "AP_MIN", "AUC", "BING", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "GAIN_EXP", "GAIN_LINEAR",
+    "GAIN_MAP", "G_GAIN", "HIT", "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "NDCG", "NDCG_REL",
+    "NONREL_JUDGED", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC",
+    "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_WORST", "P", "PT11", "PT11_V9",
+    "P_DEPTH", "RBP", "RBP_GAIN", "RBP_RESID", "RBP_TREC", "RECALL", "REL_P", "RNDCG", "RPREC", "RPREC_MULT", "RR",
+    "SET_MAP", "TIES_AVERAGE", "TIES_NONE", "TIES_SHARED_RANK", "UNJ", "UTILITY",
 ]
 
 # measures
@@ -30,6 +31,10 @@ F_SET = 21
 IPREC, IPREC_V9, PT11, PT11_V9 = 22, 23, 24, 25
 # area under the ROC curve of the (top k) items: relevant above non-relevant, tied pairs counting 1/2
 AUC = 26
+# trec_eval's gain measures G, ndcg_rel and Rndcg (graded, rows in order); its set and cutoff measures
+# Rprec_mult, utility, relative_P / set_relative_P, set_map, num_nonrel_judged_ret, unj, rbp_resid, binG
+G_GAIN, NDCG_REL, RNDCG = 28, 29, 30
+RPREC_MULT, UTILITY, REL_P, SET_MAP, NONREL_JUDGED, UNJ, RBP_RESID, BING = range(31, 39)
 # tied scores: in the given order, averaged over the orders of each tie group, or one shared rank
 TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
 # how a query's rows are put in ranked order

@@ -25,6 +25,7 @@ from .codes import (
     DCG,
     ERR,
     F_SET,
+    G_GAIN,
     GAIN_EXP,
     GAIN_LINEAR,
     GAIN_MAP,
@@ -52,6 +53,7 @@ from .codes import (
     RBP_GAIN,
     RBP_TREC,
     RECALL,
+    RNDCG,
     RPREC,
     RR,
     TIES_NONE,
@@ -74,6 +76,7 @@ from .measures import (
     rel_in_top,
     rr_at,
 )
+from .trec_more import any_at, binary_more, graded_more
 
 __all__ = [
     "NUM_REL",
@@ -380,7 +383,7 @@ def evaluate_queries(
                 level = m_level[mi]
                 v = 0.0
                 is_empty = False
-                if code == DCG or code == IDCG or code == NDCG or code == ERR:
+                if code == DCG or code == IDCG or code == NDCG or code == ERR or G_GAIN <= code <= RNDCG:
                     if kind != last_kind:
                         for t in range(cut):
                             g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
@@ -405,12 +408,15 @@ def evaluate_queries(
                             is_empty = not idcg > 0.0
                         else:
                             is_empty = not positive
-                    else:  # ERR
+                    elif code == ERR:
                         for t in range(cut):
                             lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
                             rel[t] = (2.0**lab - 1.0) / err_denom
                         v = err_at(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
                         is_empty = not positive
+                    else:  # trec_eval's G, ndcg_rel, Rndcg (Rndcg: also empty without an item at the level)
+                        v = graded_more(code, g, ig, nil, cut)
+                        is_empty = not positive or (code == RNDCG and not any_at(src, ni, m_level[mi]))
                 else:
                     for t in range(cut):
                         rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
@@ -506,6 +512,8 @@ def evaluate_queries(
                     elif code == AUC:
                         v, defined = auc_at(ss, rel, 0, cut, depth, ties)
                         is_empty = not defined
+                    else:  # trec_eval's set and cutoff measures, rbp_resid, binG
+                        v, is_empty = binary_more(code, ss, sl, rel, cut, n, k, big_r, level, m_param[mi], ties)
                 if empty_mode == 1:
                     is_empty = label_sum == 0.0
                 out[q, mi] = v
