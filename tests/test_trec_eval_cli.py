@@ -38,8 +38,9 @@ ROOTS = (
 
 # the measures ranklens computes today as trec_eval does; the list may grow (every other measure is compared
 # too as soon as it is computed), never shrink
-COMPUTED = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P recall infAP "
-            "11pt_avg ndcg ndcg_cut map_cut success set_P set_recall set_F rbp").split()
+COMPUTED = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
+            "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
+            "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj").split()
 
 # expected output -> trec_eval's arguments (tests/data/trec_eval/SOURCE.md, trec_eval's Makefile quicktest)
 CASES = {
@@ -204,8 +205,9 @@ def test_judged_only_keeps_emptied_queries(tmp_path: Path, capsys: pytest.Captur
     (["-m", "P."], ["P"]),
     (["-m", "P.0"], ["cutoffs must be positive"]),
     (["-m", "P.5,5"], ["duplicates"]),
-    (["-m", "relstring"], ["relstring"]),
-    (["-m", "all_trec"], ["bpref", "utility"]),
+    (["-m", "utility.1,2"], ["utility", "4 coefficients"]),
+    (["-m", "rbp_resid.p=0.5"], ["rbp_resid"]),
+    (["-m", "G.1=2.5"], ["G", "whole-number gains"]),
     (["-R", "prefs"], ["-R prefs"]),
     (["-m", "prefs_simp"], ["-R prefs"]),
     (["-Z", "zfile"], ["-Z"]),

@@ -58,6 +58,7 @@ class _Args:
     judged_only: bool = False
     level: int = 1
     max_docs: int | None = None
+    docs_in_coll: int = 0
     marked: tuple[str, ...] = ()
     params: dict[str, str] = field(default_factory=dict)
     qrels: str = ""
@@ -117,7 +118,7 @@ def parse_args(argv: Sequence[str]) -> _Args | str:
             if value != wanted:
                 raise InvalidParameterError(f"{opt} {value}: ranklens trec_eval reads only the {wanted} format.")
         elif opt == "-N":
-            _integer(value, "-N (the number of documents in the collection)", 0)  # used by utility only
+            args.docs_in_coll = _integer(value, "-N (the number of documents in the collection)", 0)  # utility
         elif opt == "-o":
             pass  # obsolete in trec_eval too: it changes nothing
         else:  # -D, -Z
@@ -173,7 +174,7 @@ def _computed(lines: list[Line], conv: Any) -> bool:
     from .measures import check_measures, parse_measure
 
     for line in lines:
-        if line.kind in ("runid", "count"):
+        if line.kind in ("runid", "count", "relstring"):
             continue
         if line.key is None:
             return False
@@ -262,6 +263,9 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
     for _, lines, gains in asked:
         group = by_gains.setdefault(repr(gains), (gains, []))
         group[1].extend(line for line in lines if line.key is not None)
+        if any(line.coefficients for line in lines):  # utility's other coefficients: from the counts
+            group[1].extend(Line(k, k, "long") for k in ("num_ret", "num_rel", "num_rel_ret"))
+        group[1].extend(Line(k, k, "double") for line in lines for k in line.mean_of)
     queries: list[str] | None = None
     values: dict[str, np.ndarray] = {}
     aggregate: dict[str, float] = {}
@@ -274,6 +278,14 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
         queries = [ids[i] for i in order]
         n_queries = len(ids)
         for line in lines:
+            if line.coefficients:
+                values[line.name], aggregate[line.name] = _utility(res, order, line.coefficients, args.docs_in_coll,
+                                                                   _stand_in(args, queries, rankings))
+                continue
+            if line.mean_of:
+                values[line.name] = _mean_of(res, order, line.mean_of)
+                aggregate[line.name] = float(np.cumsum(values[line.name])[-1] / len(order)) if order else 0.0
+                continue
             column = np.asarray(res.values)[:, res.keys.index(str(line.key))][order]
             if np.isnan(column).any():
                 raise RanklensError(f"{line.name}: query {queries[int(np.flatnonzero(np.isnan(column))[0])]!r} "
@@ -281,7 +293,79 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
             values[line.name] = column
             aggregate[line.name] = float(res[line.total or str(line.key)])
     aggregate["num_q"] = float(n_queries)
+    for _, lines, _ in asked:
+        for line in lines:
+            if line.kind == "relstring":
+                values[line.name] = _relstrings(judgments, rankings, queries or [], line.width)
+                if line.name != "relstring" and line.width > 0:  # trec_eval clears its stand-in by that name only
+                    values[line.name][_stand_in(args, queries or [], rankings) > 0] = "-"
     return queries or [], values, aggregate
+
+
+def _mean_of(res: Any, order: list[int], keys: tuple[str, ...]) -> np.ndarray:
+    """Per query the mean of the measures ``keys``, added in their order (as trec_eval adds them)."""
+    total = np.zeros(len(order))
+    for key in keys:
+        total += np.asarray(res.values)[:, res.keys.index(key)][order]
+    return total / len(keys)
+
+
+def _stand_in(args: _Args, queries: list[str] | None, rankings: Any) -> np.ndarray:
+    """Per query (trec_eval's order), the number of stand-in documents trec_eval ranks for it: under ``-c`` a
+    judged query missing from the run is evaluated on one unjudged document (``ceci_nest_pas_un_docno``;
+    none under ``-J``, which removes it), and trec_eval then zeroes num_ret, unj, rbp_resid, and utility and
+    relstring by those exact names, but not ``utility_p1,...`` nor ``relstring_N``."""
+    ids = np.asarray(queries or [], dtype=str)
+    if not args.complete or args.judged_only or not ids.size:
+        return np.zeros(ids.size, dtype=np.int64)
+    return (~np.isin(ids, np.unique(_ids(rankings.qid)))).astype(np.int64)
+
+
+def _utility(res: Any, order: list[int], coefficients: tuple[float, ...], docs: int,
+             stand_in: np.ndarray) -> tuple[np.ndarray, float]:
+    """trec_eval's utility with coefficients p1..p4 (``m_utility.c``): ``p1 a + p2 b + p3 c + p4 d`` of the
+    query's counts (a relevant ranked, b non-relevant ranked, c relevant not ranked, d the rest of the ``-N``
+    documents; a query missing from the run under ``-c`` has trec_eval's stand-in document ranked), and
+    their mean added query by query as trec_eval adds it."""
+    ret, rel, rel_ret = (np.asarray(res.values)[:, res.keys.index(k)][order] for k in ("num_ret", "num_rel",
+                                                                                        "num_rel_ret"))
+    ret = ret + stand_in
+    p1, p2, p3, p4 = coefficients
+    column = p1 * rel_ret + p2 * (ret - rel_ret) + p3 * (rel - rel_ret) + p4 * (docs + rel_ret - ret - rel)
+    return column, float(np.cumsum(column)[-1] / column.size) if column.size else 0.0
+
+
+def _relstrings(judgments: Any, rankings: Any, queries: list[str], length: int) -> np.ndarray:
+    """trec_eval's relstring per query (``m_relstring.c``): the labels of its first N items in trec_eval's
+    order (score descending, ties by document id descending), one character each: the label 0-9, ``>``
+    above 9, ``-`` not in the qrels, ``.`` in the qrels with a negative label; '' for a query not ranked."""
+    out = np.full(len(queries), "", dtype=object)
+    if length <= 0 or len(rankings) == 0:
+        return out
+    qid, item = _ids(rankings.qid), _ids(rankings.item)
+    q_names, q_code = np.unique(qid, return_inverse=True)
+    _, item_code = np.unique(item, return_inverse=True)  # code point order: UTF-8 byte order, as strcmp
+    order = np.lexsort((-item_code, -rankings.order_key(), q_code))
+    sq = q_code[order]
+    starts = np.flatnonzero(np.r_[True, sq[1:] != sq[:-1]])
+    position = np.arange(sq.size) - np.repeat(starts, np.diff(np.r_[starts, sq.size]))
+    first = order[position < length]
+    j_keys = np.char.add(np.char.add(_ids(judgments.qid), "\t"), _ids(judgments.item))
+    by_key = np.argsort(j_keys)
+    keys = np.char.add(np.char.add(qid[first], "\t"), item[first])
+    at = np.minimum(np.searchsorted(j_keys[by_key], keys), max(len(j_keys) - 1, 0))
+    found = j_keys[by_key][at] == keys if len(j_keys) else np.zeros(len(keys), dtype=bool)
+    label = np.where(found, np.asarray(judgments.label, dtype=np.float64)[by_key][at] if len(j_keys) else 0.0, np.nan)
+    chars = np.where(np.isnan(label), ord("-"), np.where(label < 0, ord("."), np.where(
+        label > 9, ord(">"), ord("0") + np.clip(np.nan_to_num(label), 0, 9).astype(np.int64))))
+    grid = np.zeros((q_names.size, length), dtype=np.uint8)
+    grid[q_code[first], position[position < length]] = chars
+    strings = grid.view(f"S{length}").ravel()
+    where = {q: i for i, q in enumerate(q_names.tolist())}
+    for i, q in enumerate(queries):  # formatting of the printed lines: one dictionary look-up per query
+        if q in where:
+            out[i] = strings[where[q]].decode("ascii")
+    return out
 
 
 def _format(name: str, qid: str, value: float, kind: str) -> str:
@@ -301,10 +385,13 @@ def _render(args: _Args, asked: list[tuple[str, list[Line], dict[float, float] |
         for qi, qid in enumerate(queries):
             for tm, lines in measures:
                 if tm.per_query:
-                    out.extend(_format(line.name, qid, float(values[line.name][qi]), line.kind) for line in lines)
+                    out.extend(f"{line.name:<22}\t{qid}\t'{values[line.name][qi]}'\n" if line.kind == "relstring"
+                               else _format(line.name, qid, float(values[line.name][qi]), line.kind) for line in lines)
     if args.summary:
         for _, lines in measures:
             for line in lines:
+                if line.kind == "relstring":
+                    continue  # printed per query only
                 if line.kind == "runid":
                     out.append(f"{'runid':<22}\tall\t{runid}\n")
                 else:

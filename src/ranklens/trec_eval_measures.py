@@ -40,8 +40,9 @@ class TrecMeasure:
         The parameters used when none are given (trec_eval's defaults).
     spelling : str or None
         The ranklens measure, with ``{}`` where a cutoff goes; ``None``: ranklens has no such measure.
-    kind : {"double", "long", "runid", "count"}
-        Printed with 4 decimals, as an integer, the run's tag, or the number of queries.
+    kind : {"double", "long", "runid", "count", "relstring"}
+        Printed with 4 decimals, as an integer, the run's tag, the number of queries, or (relstring, per query
+        only) the labels of the first items as a quoted string.
     per_query : bool
         Printed for each query with ``-q`` (trec_eval prints ``gm_map``, ``num_q`` and ``runid`` only in
         the summary).
@@ -74,26 +75,26 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     _m("recip_rank", "recip_rank"),
     _m("iprec_at_recall", "iprec_at_recall(recall={})", params="double", default="0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
     _m("P", "P.{}", params="long", default=_CUTS),
-    _m("relstring", None, params="values", default="10"),
+    _m("relstring", None, params="values", default="10", kind="relstring"),
     _m("recall", "recall.{}", params="long", default=_CUTS),
     _m("infAP", "infAP"),
     _m("gm_bpref", "gm_bpref", per_query=False),
-    _m("Rprec_mult", None, params="double", default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
-    _m("utility", None, params="values", default="1.0,-1.0,0.0,0.0"),
+    _m("Rprec_mult", "Rprec_mult(mult={})", params="double", default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
+    _m("utility", "utility", params="values", default="1.0,-1.0,0.0,0.0"),
     _m("11pt_avg", "11pt_avg", params="values", default="0.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1.0"),
-    _m("binG", None),
-    _m("G", None, params="pairs"),
+    _m("binG", "binG"),
+    _m("G", "G", params="pairs"),
     _m("dcg", "dcg", params="pairs"),
     _m("ideal_dcg", "idcg", params="pairs"),
     _m("ndcg", "ndcg", params="pairs"),
-    _m("ndcg_rel", None, params="pairs"),
-    _m("Rndcg", None, params="pairs"),
+    _m("ndcg_rel", "ndcg_rel", params="pairs"),
+    _m("Rndcg", "Rndcg", params="pairs"),
     _m("ndcg_cut", "ndcg_cut.{}", params="long", default=_CUTS),
     _m("map_cut", "map_cut.{}", params="long", default=_CUTS),
-    _m("relative_P", None, params="long", default=_CUTS),
+    _m("relative_P", "relative_P.{}", params="long", default=_CUTS),
     _m("success", "success.{}", params="long", default="1,5,10"),
     _m("set_P", "P"),
-    _m("set_relative_P", None),
+    _m("set_relative_P", "set_relative_P"),
     _m("set_recall", "recall"),
     _m("set_map", "set_map"),
     _m("set_F", "set_F(beta={})", params="values", default="1.0"),
@@ -102,8 +103,8 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.name: m for m in [
     # trec_eval's rbp: graded (label / the query's largest label when above 1) whatever -l says, p = 0.9 unless
     # given (the trec_eval10 convention's rbp); p=x pairs are not used (trec_eval also reads them as gains)
     _m("rbp", "rbp(p={})", params="pairs", default="0.9"),
-    _m("rbp_resid", None, params="pairs"),
-    _m("unj", None, params="long", default="5,10,20"),
+    _m("rbp_resid", "rbp_resid(p={})", params="pairs", default="0.9"),
+    _m("unj", "unj.{}", params="long", default="5,10,20"),
 ]}
 
 #: trec_eval's nicknames for sets of measures (``-m official`` is the default).
@@ -173,6 +174,9 @@ class Line:
     key: str | None
     kind: str
     total: str | None = None  # the measure whose aggregate is printed on the 'all' line, when not `key`'s
+    coefficients: tuple[float, ...] = ()  # utility's p1..p4 other than the default: from the counts
+    width: int = 0  # relstring: the number of items whose labels are printed
+    mean_of: tuple[str, ...] = ()  # 11pt_avg at other levels: the mean of these measures, added in this order
 
 
 def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[float, float] | None]:
@@ -190,6 +194,9 @@ def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[
     {1.0: 3.0, 2.0: 9.0}
     """
     text = param if param is not None else tm.default
+    if tm.kind == "relstring":  # only its first number counts (m_relstring.c: (long) params[0])
+        return [Line(tm.name if param is None else f"{tm.name}_{param}", None, tm.kind,
+                     width=int(_atof(text.split(",")[0])))], None
     if tm.params == "long":
         cuts = sorted(_atol(p) for p in text.split(","))
         if cuts[0] <= 0 or len(set(cuts)) < len(cuts):
@@ -205,15 +212,30 @@ def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[
     if param is None:
         return [Line(name, _fill(tm, repr(_atof(tm.default))) if one else tm.spelling, tm.kind)], None
     if tm.params == "pairs":
-        if tm.name in ("ndcg", "dcg", "ideal_dcg"):
-            return [Line(name, tm.spelling, tm.kind)], _gains(tm.name, param)
+        if tm.name in ("ndcg", "dcg", "ideal_dcg", "G", "ndcg_rel", "Rndcg"):
+            gains = _gains(tm.name, param)
+            if tm.name in ("G", "ndcg_rel", "Rndcg") and any(g != int(g) for g in gains.values()):
+                raise InvalidParameterError(
+                    f"-m {tm.name}.{param}: ranklens trec_eval takes whole-number gains for {tm.name}: trec_eval "
+                    "orders the gain levels by the integer part of their differences (gain_init.c, comp_rel_gain), "
+                    "so a fractional gain's place in its ideal list is not reproduced.")
+            return [Line(name, tm.spelling, tm.kind)], gains
         # rbp's p=x pairs are also read as gains of relevance level atol("p") = 0 by trec_eval: not computed
         return [Line(name, None, tm.kind)], None
     values = [_atof(p) for p in param.split(",")]
     if one and len(values) == 1:
         return [Line(name, _fill(tm, repr(values[0])), tm.kind)], None
-    if not one and values == [_atof(p) for p in tm.default.split(",")]:
+    if tm.name != "utility" and not one and values == [_atof(p) for p in tm.default.split(",")]:
         return [Line(name, tm.spelling, tm.kind)], None
+    if tm.name == "utility":  # p1 a + p2 b + p3 c + p4 d of the counts (m_utility.c); 4 coefficients
+        if len(values) != 4:
+            raise InvalidParameterError(f"-m utility.{param}: utility takes 4 coefficients (trec_eval: improper "
+                                        "number of coefficients).")
+        return [Line(name, "utility", tm.kind, coefficients=tuple(values))], None
+    if tm.name == "11pt_avg" and values == sorted(values) and all(0.0 <= x <= 1.0 for x in values):
+        # the interpolated precisions at the levels, added from the highest down, / their number (m_11pt_avg.c)
+        return [Line(name, "11pt_avg", tm.kind, mean_of=tuple(f"iprec_at_recall(recall={x!r})"
+                                                                for x in reversed(values)))], None
     return [Line(name, None, tm.kind)], None  # other parameters than the default: not computed
 
 
