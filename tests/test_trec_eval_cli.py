@@ -175,6 +175,35 @@ def test_summary_summed_as_trec_eval_sums(tmp_path: Path, capsys: pytest.Capture
     assert (status, out) == (0, "P_20                  \tall\t0.5563\n")
 
 
+def test_missing_query_under_c_is_trec_evals_stand_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # trec_eval -c evaluates a judged query missing from the run on one stand-in unjudged document
+    # (trec_eval.c: bogus_ranking), then zeroes num_ret, unj*, and by their exact names utility, relstring and
+    # rbp_resid: with parameters in their names they keep the stand-in's values. q1: d1 (relevant) first, d2
+    # (judged 0) second: utility 1 - 1 = 0, relstring '10', rbp_resid 0 (nothing unjudged). q2 (missing,
+    # R = 1): utility_1,-1,0,0 = -1 (one non-relevant ranked), relstring_3 '-', rbp_resid_p=0.5 = 0.5 + 0.5 * 1
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    plain = ["-c", "-q", "-m", "relstring", "-m", "utility", "-m", "rbp_resid", *files]
+    named = ["-c", "-q", "-m", "relstring.3", "-m", "utility.1,-1,0,0", "-m", "rbp_resid.p=0.5", *files]
+    wants = {
+        "plain": ("relstring             \tq1\t'10'\nutility               \tq1\t0.0000\n"
+                  "rbp_resid             \tq1\t0.0000\nrelstring             \tq2\t''\n"
+                  "utility               \tq2\t0.0000\nrbp_resid             \tq2\t0.0000\n"
+                  "utility               \tall\t0.0000\nrbp_resid             \tall\t0.0000\n"),
+        "named": ("relstring_3           \tq1\t'10'\nutility_1,-1,0,0      \tq1\t0.0000\n"
+                  "rbp_resid_p=0.5       \tq1\t0.0000\nrelstring_3           \tq2\t'-'\n"
+                  "utility_1,-1,0,0      \tq2\t-1.0000\nrbp_resid_p=0.5       \tq2\t1.0000\n"
+                  "utility_1,-1,0,0      \tall\t-0.5000\nrbp_resid_p=0.5       \tall\t0.5000\n"),
+    }
+    for which, args in (("plain", plain), ("named", named)):
+        status, out, _ = ranklens_trec_eval(args, capsys)
+        assert (status, out) == (0, wants[which]), which
+        if os.environ.get("TREC_EVAL_BIN"):
+            theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
+            assert theirs.stdout == wants[which], which
+
+
 def test_judged_only_keeps_emptied_queries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # -J removes the unjudged d9 and d7 before ranking: q1's d1 comes first (AP 1), q2 has no document left
     # but is still evaluated (num_ret 0, AP 0), as trec_eval does; without -J, d1 is second (AP 1/2)
@@ -206,7 +235,8 @@ def test_judged_only_keeps_emptied_queries(tmp_path: Path, capsys: pytest.Captur
     (["-m", "P.0"], ["cutoffs must be positive"]),
     (["-m", "P.5,5"], ["duplicates"]),
     (["-m", "utility.1,2"], ["utility", "4 coefficients"]),
-    (["-m", "rbp_resid.p=0.5"], ["rbp_resid"]),
+    (["-m", "rbp.p=0.5"], ["rbp"]),
+    (["-m", "rbp_resid.p=1.5"], ["rbp_resid", "p must be"]),
     (["-m", "G.1=2.5"], ["G", "whole-number gains"]),
     (["-R", "prefs"], ["-R prefs"]),
     (["-m", "prefs_simp"], ["-R prefs"]),

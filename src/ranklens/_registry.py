@@ -350,11 +350,11 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     return out
 
 
-def _ordered_only(name: str) -> ConventionRule:
+def _ordered_only(name: str, preset: str = "trec_eval") -> ConventionRule:
     """A refusal under averaged ties: the measure's expectation over the orders of tied items is not computed."""
     return ConventionRule("ties", "average", refuse=f"averages tied items, and {name}'s expectation over the orders "
                           "of tied items is not computed: set a tie order (ties='item_desc' as trec_eval, 'item_asc' "
-                          "or 'input'), or use convention='trec_eval'")
+                          f"or 'input'), or use convention='{preset}'")
 
 
 def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
@@ -414,7 +414,7 @@ def _trec_only_rules() -> dict[str, tuple[ConventionRule, ...]]:
               "rbp_resid", "num_nonrel_judged_ret"):
         rules = _none(*others, *(("trec_eval",) if f in ("unj", "rbp_resid") else ()))
         if f in names:
-            rules += (_ordered_only(names[f]),)
+            rules += (_ordered_only(names[f], "trec_eval10" if f == "rbp_resid" else "trec_eval"),)
         if f in ("set_map", "relative_p"):  # ir_measures' SetAP, SetP(relative=True): not compared with it
             rules = tuple(r for r in rules if r.value != "ir_measures") + (_differs(
                 "ir_measures", f"ir_measures' {'SetAP' if f == 'set_map' else 'SetP(relative=True)'}"),)

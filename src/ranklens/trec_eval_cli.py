@@ -287,6 +287,11 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
                 aggregate[line.name] = float(np.cumsum(values[line.name])[-1] / len(order)) if order else 0.0
                 continue
             column = np.asarray(res.values)[:, res.keys.index(str(line.key))][order]
+            if line.stand_in:  # a value trec_eval gives a missing query under -c: the mean added again
+                column[_stand_in(args, queries, rankings) > 0] = line.stand_in
+                values[line.name] = column
+                aggregate[line.name] = float(np.cumsum(column)[-1] / column.size) if column.size else 0.0
+                continue
             if np.isnan(column).any():
                 raise RanklensError(f"{line.name}: query {queries[int(np.flatnonzero(np.isnan(column))[0])]!r} "
                                     "has no value under trec_eval's rules.")

@@ -177,6 +177,7 @@ class Line:
     coefficients: tuple[float, ...] = ()  # utility's p1..p4 other than the default: from the counts
     width: int = 0  # relstring: the number of items whose labels are printed
     mean_of: tuple[str, ...] = ()  # 11pt_avg at other levels: the mean of these measures, added in this order
+    stand_in: float = 0.0  # the value of a query missing from the run under -c (trec_eval's stand-in document)
 
 
 def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[float, float] | None]:
@@ -220,7 +221,15 @@ def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[
                     "orders the gain levels by the integer part of their differences (gain_init.c, comp_rel_gain), "
                     "so a fractional gain's place in its ideal list is not reproduced.")
             return [Line(name, tm.spelling, tm.kind)], gains
-        # rbp's p=x pairs are also read as gains of relevance level atol("p") = 0 by trec_eval: not computed
+        if tm.name == "rbp_resid":  # its last p=x pair (m_rbp_resid.c); other pairs are not read
+            ps = [_atof(value) for key, eq, value in (pair.partition("=") for pair in param.split(",")) if key == "p"]
+            p = ps[-1] if ps else 0.9
+            if not 0.0 < p < 1.0:
+                raise InvalidParameterError(f"-m rbp_resid.{param}: p must be a persistence between 0 and 1 "
+                                            "(exclusive).")
+            # under -c a missing query's stand-in unjudged document is kept under this name: p + (1 - p) * 1
+            return [Line(name, f"rbp_resid(p={p!r})", tm.kind, stand_in=p + (1.0 - p) * 1.0)], None
+        # rbp's p=x pairs: trec_eval 10's m_rbp.c rescales the gains with uninitialised min/max: not computed
         return [Line(name, None, tm.kind)], None
     values = [_atof(p) for p in param.split(",")]
     if one and len(values) == 1:
