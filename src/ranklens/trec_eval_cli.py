@@ -264,8 +264,9 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
         group = by_gains.setdefault(repr(gains), (gains, []))
         group[1].extend(line for line in lines if line.key is not None)
         if any(line.coefficients for line in lines):  # utility's other coefficients: from the counts
-            group[1].extend(Line(k, k, "long") for k in ("num_ret", "num_rel", "num_rel_ret"))
-        group[1].extend(Line(k, k, "double") for line in lines for k in line.mean_of)
+            group[1].extend(Line(f"\0{k}", k, "long") for k in ("num_ret", "num_rel", "num_rel_ret"))
+        # (computed for those lines only: named apart from the printed lines)
+        group[1].extend(Line(f"\0{k}", k, "double") for line in lines for k in line.mean_of)
     queries: list[str] | None = None
     values: dict[str, np.ndarray] = {}
     aggregate: dict[str, float] = {}
