@@ -141,10 +141,33 @@ def test_tied_items_give_the_mean_over_their_orders() -> None:
     ("rbp_resid", "ranklens", "set a tie order"),
     ("unj@5", "trec_eval", "has no such measure"),  # new in trec_eval 10
     ("unj", "trec_eval10", "needs a cutoff"),
-    ("set_map", "ir_measures", "SetAP"),
+    ("relative_P@5", "ir_measures", "takes no cutoff"),
     ("G", "sklearn", "has no such measure"),
 ])
 def test_refusals_name_why(key: str, convention: str, words: str) -> None:
     qrels, run = _case(0)
     with pytest.raises(InvalidParameterError, match=words):
         ranklens.evaluate(qrels, run, [key], convention=convention)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ir_measures_set_ap_and_relative_set_p(seed: int) -> None:
+    """ir_measures' SetAP and SetP(relative=True) (its pytrec_eval provider: trec_eval 9's set_map and
+    set_relative_P), run here, under the ir_measures preset: every judged query, one missing from the run 0."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = _case(seed)
+    run.pop(sorted(run)[0])  # a judged query the run lacks
+    texts = ["SetAP", "SetP(relative=True)", "SetAP(rel=2)", "SetP(rel=2,relative=True)"]
+    objs = [ir_measures.parse_measure(t) for t in texts]
+    theirs = ir_measures.calc_aggregate(objs, qrels, run)
+    per: dict[str, dict[str, float]] = {str(o): {} for o in objs}
+    for metric in ir_measures.iter_calc(objs, qrels, run):
+        per[str(metric.measure)][metric.query_id] = metric.value
+    res = ranklens.evaluate(qrels, run, [str(o) for o in objs], convention="ir_measures")
+    for o in objs:
+        assert res[str(o)] == pytest.approx(theirs[o], abs=1e-12), o
+        ours = res.per_query_dict(str(o))
+        assert set(ours) == set(per[str(o)]) == set(qrels), o
+        for q, v in per[str(o)].items():
+            assert ours[q] == pytest.approx(v, abs=1e-12), (o, q)
+    assert any(v > 0 for v in per["SetAP"].values())

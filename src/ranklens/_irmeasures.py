@@ -81,11 +81,11 @@ _AT_PARAM = {"IPrec": "recall"}
 _FAMILY = {"nDCG": "ndcg", "P": "precision", "R": "recall", "AP": "map", "RR": "mrr", "Rprec": "r_precision",
            "Success": "hit_rate", "NumRet": "num_ret", "NumRel": "num_rel", "SetP": "precision", "SetR": "recall",
            "ERR": "err", "Bpref": "bpref", "infAP": "infap", "Judged": "judged", "IPrec": "iprec", "SetF": "f1",
-           "RBP": "rbp"}
+           "RBP": "rbp", "SetAP": "set_map"}
 #: the parameter of a family (``Measure.param``) and ir_measures' default for it (left to the definition)
 _PARAM = {"IPrec": ("recall", None), "SetF": ("beta", 1.0), "RBP": ("p", None)}
 #: measures ir_measures has and ranklens does not compute yet, with what they are
-_NOT_YET = {"NumQ": "the number of queries", "SetAP": "trec_eval's set_map"}
+_NOT_YET = {"NumQ": "the number of queries"}
 
 
 class _MeasureLike(Protocol):
@@ -288,10 +288,7 @@ def parse(measure: Any) -> dict[str, Any]:
     if params.get("judged_only"):
         raise InvalidParameterError(f"measure {text!r}: judged_only=True (trec_eval -J: unjudged documents removed "
                                     "from the ranking) is not reproduced by ranklens.")
-    if name == "SetP" and params["relative"]:
-        raise InvalidParameterError(f"measure {text!r}: ranklens does not compute ir_measures' relative SetP "
-                                    "(trec_eval's set_relative_P).")
-    family = _FAMILY[name]
+    family = "relative_p" if name == "SetP" and params["relative"] else _FAMILY[name]  # trec_eval's set_relative_P
     k = params.get("cutoff")
     if k is not None and k < 1:
         raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {k}.")

@@ -143,7 +143,7 @@ _PEER = {
                     "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, rbp_resid, "
                     "Rprec_mult, utility, binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, unj, num_*"),
     "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
-                    "Judged, NumRet, NumRel, NumRelRet"),
+                    "SetAP, Judged, NumRet, NumRel, NumRelRet"),
     "gdeval": ("gdeval", "ndcg@k and err@k"),
     "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, f1, hits, hit_rate, r-precision, bpref, rbp"),
     "lightgbm": ("LightGBM", "ndcg@k and map@k"),
@@ -415,9 +415,11 @@ def _trec_only_rules() -> dict[str, tuple[ConventionRule, ...]]:
         rules = _none(*others, *(("trec_eval",) if f in ("unj", "rbp_resid") else ()))
         if f in names:
             rules += (_ordered_only(names[f], "trec_eval10" if f == "rbp_resid" else "trec_eval"),)
-        if f in ("set_map", "relative_p"):  # ir_measures' SetAP, SetP(relative=True): not compared with it
-            rules = tuple(r for r in rules if r.value != "ir_measures") + (_differs(
-                "ir_measures", f"ir_measures' {'SetAP' if f == 'set_map' else 'SetP(relative=True)'}"),)
+        if f in ("set_map", "relative_p"):  # ir_measures' SetAP and SetP(relative=True): its pytrec_eval provider's
+            rules = tuple(r for r in rules if r.value != "ir_measures")
+        if f == "relative_p":
+            rules += (ConventionRule("name", "ir_measures", cutoff=True, refuse="reproduces ir_measures, whose "
+                                     f"SetP(relative=True) takes no cutoff (the whole list); {_OWN}"),)
         if f == "unj":
             rules += _needs_cut(("trec_eval10",), "unj", "unj.k")
         out[f] = rules
