@@ -366,11 +366,11 @@ def _relstrings(judgments: Any, rankings: Any, queries: list[str], length: int) 
         label > 9, ord(">"), ord("0") + np.clip(np.nan_to_num(label), 0, 9).astype(np.int64))))
     grid = np.zeros((q_names.size, length), dtype=np.uint8)
     grid[q_code[first], position[position < length]] = chars
-    strings = grid.view(f"S{length}").ravel()
-    where = {q: i for i, q in enumerate(q_names.tolist())}
-    for i, q in enumerate(queries):  # formatting of the printed lines: one dictionary look-up per query
-        if q in where:
-            out[i] = strings[where[q]].decode("ascii")
+    strings = np.char.decode(grid.view(f"S{length}").ravel(), "ascii")
+    asked = np.asarray(queries, dtype=str)
+    at = np.minimum(np.searchsorted(q_names, asked), q_names.size - 1)
+    ranked = q_names[at] == asked
+    out[ranked] = strings[at[ranked]]
     return out
 
 
