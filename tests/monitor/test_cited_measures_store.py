@@ -93,3 +93,25 @@ def test_refused_by_name(store, key, words):
                            catch_exceptions=False)
     assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_trec_eval_set_measures_by_hand(store):
+    """trec_eval's other measures (#22 point 1) the store can give, per list from the definitions: set_map
+    a² / (n R), relative_P@2 hits / min(2, R), utility a - (n - a), Rprec_mult(mult=0.5) precision at
+    (long)(0.5 R + 0.9) items; those needing unjudged items, or a tie order, refused by name."""
+    keys = ["set_map", "relative_P@2", "utility", "Rprec_mult(mult=0.5)"]
+    rep = {r["metric"]: r["value"] for r in store.report(keys, ci=None).to_pylist()}
+    n = {gid: len(g) for gid, g in GAINS.items()}
+    big_r = {gid: sum(g) for gid, g in GAINS.items()}
+    cut = {gid: int(0.5 * big_r[gid] + 0.9) for gid in GAINS}
+    want = {
+        "set_map": [big_r[k] ** 2 / (n[k] * big_r[k]) for k in GAINS],
+        "relative_P@2": [sum(g[:2]) / min(2, big_r[k]) for k, g in GAINS.items()],
+        "utility": [big_r[k] - (n[k] - big_r[k]) for k in GAINS],
+        "Rprec_mult(mult=0.5)": [sum(g[:cut[k]]) / cut[k] for k, g in GAINS.items()],
+    }
+    for key, values in want.items():
+        assert rep[key] == pytest.approx(sum(values) / 3), key
+    for key, words in (("unj@3", "needs judgments"), ("rbp_resid", "needs judgments"), ("binG", "tie order")):
+        with pytest.raises(InvalidParameterError, match=words):
+            store.report([key], ci=None)
