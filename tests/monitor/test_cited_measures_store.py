@@ -1,17 +1,14 @@
 """The measures added in #22 in the monitoring store: per-list measures reported as NDCG is (values from
-the definitions, by hand); measures the store cannot give refused by name, in the API and in the CLI."""
+the definitions, by hand); GroupAUC weighted by the lists' items (the other aggregates: test_store_aggregates)."""
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
-from ranklens.cli import cli
 from ranklens.errors import InvalidParameterError
 from ranklens.monitor import Store
 
@@ -58,8 +55,8 @@ def test_per_list_measures_by_hand(store):
 
 def test_groupauc_report_weighs_lists_by_their_items(tmp_path):
     """GroupAUC per window and series: the per-list AUCs weighted by each list's items (lists of 5, 3 and 4
-    items here; a list with one class left out); gauc@3 weighs each by at most 3. No interval (a weighted
-    mean); the other reads (groups, compare, baselines) average lists and refuse it by name."""
+    items here; a list with one class left out); gauc@3 weighs each by at most 3. Its interval is that of the
+    weighted mean (tests/monitor/test_store_aggregates.py checks it); groups gives each list's AUC."""
     groups = {"a": [["click"], [], [], ["click"], []], "b": [[], ["click"], []], "c": [["click"], [], ["click"], []],
               "d": [[], [], []]}
     gains = {"a": [1, 0, 0, 1, 0], "b": [0, 1, 0], "c": [1, 0, 1, 0]}
@@ -72,33 +69,14 @@ def test_groupauc_report_weighs_lists_by_their_items(tmp_path):
     assert rep["gauc"]["n_groups"] == 3 and rep["gauc"]["n_excluded"] == 1
     top3 = {g: _auc(v[:3]) for g, v in gains.items() if 0 < sum(v[:3]) < 3}
     assert rep["gauc@3"]["value"] == pytest.approx(sum(3 * x for x in top3.values()) / (3 * len(top3)))
-    assert math.isnan(rep["gauc"]["ci_low"]) and not math.isnan(rep["auc"]["ci_low"])
-    with pytest.raises(InvalidParameterError, match="weighted by each list's items"):
-        s.groups("gauc")
-
-
-@pytest.mark.parametrize("key, words", [
-    ("bpref", "needs judgments the store has not"),
-    ("judged@5", "needs judgments the store has not"),
-    ("gm_map", "a geometric mean"),
-    ("num_ret", "summed over lists"),
-])
-def test_refused_by_name(store, key, words):
-    with pytest.raises(InvalidParameterError, match=words):
-        store.report([key], ci=None)
-    with pytest.raises(InvalidParameterError, match=words):
-        store.groups(key)
-    # without a cutoff, the CLI adds -k 1, 5, 10 to the measures that take one
-    r = CliRunner().invoke(cli, ["monitor", "report", "-m", key, "--store", str(store.path)],
-                           catch_exceptions=False)
-    assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
-    assert len(r.output.strip().splitlines()) == 1
+    assert rep["gauc"]["ci_low"] <= rep["gauc"]["value"] <= rep["gauc"]["ci_high"]
+    assert {r["group_id"]: r["value"] for r in s.groups("gauc").to_pylist()} == pytest.approx(auc)
 
 
 def test_trec_eval_set_measures_by_hand(store):
     """trec_eval's other measures (#22 point 1) the store can give, per list from the definitions: set_map
     a² / (n R), relative_P@2 hits / min(2, R), utility a - (n - a), Rprec_mult(mult=0.5) precision at
-    (long)(0.5 R + 0.9) items; those needing unjudged items, or a tie order, refused by name."""
+    (long)(0.5 R + 0.9) items; unj (nothing is unjudged in the store: 0); those needing a tie order refused by name."""
     keys = ["set_map", "relative_P@2", "utility", "Rprec_mult(mult=0.5)"]
     rep = {r["metric"]: r["value"] for r in store.report(keys, ci=None).to_pylist()}
     n = {gid: len(g) for gid, g in GAINS.items()}
@@ -112,6 +90,8 @@ def test_trec_eval_set_measures_by_hand(store):
     }
     for key, values in want.items():
         assert rep[key] == pytest.approx(sum(values) / 3), key
-    for key, words in (("unj@3", "needs judgments"), ("rbp_resid", "needs judgments"), ("binG", "tie order")):
+    # every served item is judged in the store (non-relevant without a label): nothing unjudged in the top 3
+    assert store.report(["unj@3"], ci=None).to_pylist()[0]["value"] == 0.0
+    for key, words in (("rbp_resid", "tie"), ("binG", "tie order")):
         with pytest.raises(InvalidParameterError, match=words):
             store.report([key], ci=None)

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..measures import parse_measure
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "parse_time", "store_refusal",
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time",
            "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
@@ -61,7 +61,7 @@ def check_window(window: str) -> str:
     return window
 
 
-def metric_keys(metrics: Any, k: Any = None, *, weighted: bool = False) -> list[str]:
+def metric_keys(metrics: Any, k: Any = None) -> list[str]:
     """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded (those
     of families that take one).
 
@@ -88,39 +88,24 @@ def metric_keys(metrics: Any, k: Any = None, *, weighted: bool = False) -> list[
         keys.extend(x.key for x in parsed)
     if not keys:
         raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
-    for key in keys:
-        why = store_refusal(key, weighted)
-        if why:
-            raise InvalidParameterError(f"{key}: {why}")
     return list(dict.fromkeys(keys))
 
 
-def store_refusal(key: str, weighted: bool = False) -> str | None:
-    """Why the store's reports cannot give measure ``key`` (None: they can).
+def monitor_refusal(key: str) -> str | None:
+    """Why a monitor cannot watch measure ``key`` (None: it can).
 
-    The store labels every served item (an item without a label is non-relevant), and its reports take
-    the plain mean of per-list values (intervals, baselines, Welch tests): measures that need unjudged
-    items or another aggregate are refused by name. ``weighted``: the caller weighs lists by their items
-    (``report``: GroupAUC is accepted there).
+    The store's reports give every measure with its own aggregate (:mod:`ranklens.monitor._aggregates`);
+    a monitor compares a window's aggregate with a baseline's, which means nothing for a count summed over
+    the lists (``num_rel_ret``): a window's total grows with its traffic, and the baseline (another
+    environment, range or window) served another number of lists.
 
     Examples
     --------
-    >>> store_refusal("ndcg@10") is None, store_refusal("bpref")[:33]
-    (True, 'needs judgments the store has not')
+    >>> monitor_refusal("gm_map") is None, monitor_refusal("num_rel_ret")[:28]
+    (True, 'is a count summed over lists')
     """
-    spec = parse_measure(key)[0].spec
-    if spec.judged_only:
-        return ("needs judgments the store has not: every served item without a label counts as non-relevant, "
-                "so nothing is unjudged (judged@k would be 1, bpref and infAP those of complete judgments); "
-                "evaluate it on judgments with `ranklens eval`.")
-    if spec.summed:
-        return ("is a count summed over lists, and the store's reports average per-list values; "
-                "`ranklens eval` sums it.")
-    if spec.aggregate != "mean" or (spec.weighting == "impressions" and not weighted):
-        how = "a geometric mean" if spec.aggregate == "geometric" else "a mean weighted by each list's items"
-        alt = "map" if spec.aggregate == "geometric" else "auc (the plain mean of the per-list AUCs)"
-        where = "this report" if spec.aggregate != "mean" else "this report (report alone weighs lists)"
-        return (f"is {how}, and {where} takes the plain mean of per-list values (intervals, baselines, Welch "
-                f"tests); ask {alt}, or evaluate it with `ranklens eval`.")
+    if parse_measure(key)[0].spec.summed:
+        return ("is a count summed over lists: a window's total grows with the lists it served, so comparing it "
+                "with a baseline says nothing of quality; monitor a per-list rate (set_P, set_recall, P@k, "
+                "recall@k) and read the totals with `ranklens monitor report`.")
     return None
-

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
-from ..measures import parse_measure
+from ._aggregates import StoreAggregate, counted
 from ._baseline import BaselineSelection, select_baseline
 from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ._explain import GroupExplanation, explain_group
@@ -26,7 +26,6 @@ from ._maturity import Maturity, maturity_of
 from ._params import MAX_CUTOFF, check_window, metric_keys, parse_time, window_delta
 from ._schema import schema_version
 from ._slices import MIN_SUPPORT, slice_report
-from ._stats import cell_intervals, difference, summary
 from ._values import select_values
 from .config import Baseline, MonitorConfig
 
@@ -54,13 +53,14 @@ class Reports:
             last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
         return last
 
-    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any, end: Any) -> np.ndarray:
-        """The counted values of one measure over the groups of a selection (groups left out dropped)."""
+    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
+               end: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """(values, weights) of one measure over the counted groups of a selection (groups left out dropped;
+        weights: None unless the measure is a weighted mean, see :mod:`ranklens.monitor._aggregates`)."""
         key = metric_keys(metric)[0]
         with self.db.reading() as con:
-            _, v = select_values(con, self.config, [key], where, start, end)
-        x = v[:, 0]
-        return x[~np.isnan(x)]
+            g, v = select_values(con, self.config, [key], where, start, end)
+        return counted(StoreAggregate.of(key), v[:, 0], g.column("w:n_items"))
 
     def report(
         self,
@@ -79,7 +79,7 @@ class Reports:
     ) -> Any:
         """Mean of each measure per time window and per series (see :meth:`Store.report`)."""
         window = check_window(window)
-        keys = metric_keys(metrics, k, weighted=True)
+        keys = metric_keys(metrics, k)
         by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
         if ci not in ("bootstrap", "t", None, "none"):
             raise InvalidParameterError(f"`ci` must be 'bootstrap', 't' or None; got {ci!r}.")
@@ -87,12 +87,10 @@ class Reports:
             slices = slice_columns(con)
             exprs = [f"date_trunc('{window}', ts) AS {quote('c:window')}"]
             exprs += [f"{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
-            exprs += [f"n_items AS {quote('w:n_items')}"]
             groups, values = select_values(con, self.config, keys, where, start, end, exprs)
             maturity = maturity_of(con, self.config)
         keycols = ["c:window"] + ["c:" + b for b in by]
-        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed,
-                          weights=list_weights(groups, keys))
+        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
         return mark_provisional(table, maturity, window)
 
     def maturity(self) -> Maturity:
@@ -108,8 +106,9 @@ class Reports:
             raise InvalidParameterError("a 'previous window' baseline depends on a window; use report() or check().")
         key = metric_keys(metric)[0]
         with self.db.reading() as con:  # the series' baseline by the monitors' rule (ranklens.monitor._baseline)
-            _, values, sel = select_baseline(con, self.config, [key], spec, where)
-        out = summary(values[:, 0], confidence, n_resamples, seed)
+            g, values, sel = select_baseline(con, self.config, [key], spec, where)
+        agg = StoreAggregate.of(key)
+        out = agg.summary(*counted(agg, values[:, 0], g.column("w:n_items")), confidence, n_resamples, seed)
         out["spec"] = {"kind": spec.kind, "environment": spec.environment, "start": spec.start, "end": spec.end,
                        "where": dict(sel.where), "selection": sel.describe()}
         out["metric"] = key
@@ -203,17 +202,18 @@ class Reports:
                     else:
                         note = ("A and B were served over periods that do not overlap: the difference may come from "
                                 "the period as well as from what differs between them.")
+            agg = StoreAggregate.of(key)
             for sel in sels:
-                _, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
-                sides.append(v[:, 0][~np.isnan(v[:, 0])])
-        out: dict[str, Any] = {"metric": key}
-        for name, v, sel in zip(("a", "b"), sides, sels, strict=True):
-            out[name] = summary(v, confidence, n_resamples, seed)
+                g, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
+                sides.append(counted(agg, v[:, 0], g.column("w:n_items")))
+        out: dict[str, Any] = {"metric": key, "aggregate": agg.kind}
+        for name, (v, w), sel in zip(("a", "b"), sides, sels, strict=True):
+            out[name] = agg.summary(v, w, confidence, n_resamples, seed)
             for t in ("start", "end"):
                 tv = parse_time(sel.get(t), t)
                 out[name][t] = tv.isoformat() if tv is not None else None
-        va, vb = sides
-        out.update(difference(va, vb, confidence, n_resamples, seed))
+        (va, wa), (vb, wb) = sides
+        out.update(agg.difference(va, wa, vb, wb, confidence, n_resamples, seed))
         if note:
             out["note"] = note
         return out
@@ -232,15 +232,15 @@ class Reports:
         return s, s + _dt.timedelta(days=1)
 
     def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = None, w1: Any = None,
-                        baseline: Any = None) -> tuple[np.ndarray, BaselineSelection]:
-        """(counted values, selection) of the baseline of the series ``where`` judged over ``[w0, w1)``: the one
-        rule of the monitors, the overview and the slices (:mod:`ranklens.monitor._baseline`)."""
+                        baseline: Any = None) -> tuple[tuple[np.ndarray, np.ndarray | None], BaselineSelection]:
+        """((counted values, weights), selection) of the baseline of the series ``where`` judged over
+        ``[w0, w1)``: the one rule of the monitors, the overview and the slices
+        (:mod:`ranklens.monitor._baseline`); weights as in :meth:`values`."""
         key = metric_keys(metric)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         with self.db.reading() as con:
-            _, v, sel = select_baseline(con, self.config, [key], spec, where, w0, w1)
-        x = v[:, 0]
-        return x[~np.isnan(x)], sel
+            g, v, sel = select_baseline(con, self.config, [key], spec, where, w0, w1)
+        return counted(StoreAggregate.of(key), v[:, 0], g.column("w:n_items")), sel
 
     def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
                   where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
@@ -266,8 +266,10 @@ class Reports:
                     row.update({"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_groups": 0,
                                 "baseline": "previous window (one per window)", "own": False})
                 else:
-                    _, v, sel = select_baseline(con, self.config, [key], spec, w)
-                    row.update(summary(v[:, 0], confidence, n_resamples, seed))
+                    g, v, sel = select_baseline(con, self.config, [key], spec, w)
+                    agg = StoreAggregate.of(key)
+                    row.update(agg.summary(*counted(agg, v[:, 0], g.column("w:n_items")), confidence, n_resamples,
+                                           seed))
                     row["baseline"] = sel.describe()
                     row["own"] = sel.where == w and sel.start is None and sel.end is None  # the series is its baseline
                 rows.append(row)
@@ -337,26 +339,12 @@ def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
     return table.append_column("provisional", flags)
 
 
-def list_weights(groups: Any, keys: list[str]) -> dict[str, np.ndarray]:
-    """Per measure weighing each list by its items (GroupAUC: its ``n_items``, at most the cutoff), the
-    weight of each selected group (``groups`` has the column ``w:n_items``)."""
-    out = {}
-    for key in keys:
-        m = parse_measure(key)[0]
-        if m.spec.weighting == "impressions":
-            n = groups.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
-            out[key] = np.minimum(n, m.k) if m.k is not None else n
-    return out
-
-
 def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],
-              ci: str | None, confidence: float, n_resamples: int, seed: int,
-              weights: Mapping[str, np.ndarray] | None = None) -> Any:
+              ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
     """The report's table: per cell (the distinct values of ``keycols``, named ``names``) and measure, the
-    mean of the counted groups, their number, the number left out, and the cell's interval.
-
-    A measure in ``weights`` (GroupAUC) is the mean weighted by its groups' weights, without an interval
-    (the intervals are of plain means)."""
+    aggregate of the counted groups (:class:`~ranklens.monitor._aggregates.StoreAggregate`: a mean, a
+    geometric mean, a mean weighted by the lists' items or a total), their number, the number left out,
+    and the cell's interval (``groups`` has the column ``w:n_items``)."""
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
 
@@ -385,26 +373,28 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
     n_cells = len(starts)
     cells = st.take(pa.array(starts))
     vals = values[order]
+    n_items = groups.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)[order]
     out_rows: dict[str, list[Any]] = {c: [] for c in ["metric", "value", "n_groups", "n_excluded", "ci_low", "ci_high"]}
     idx_rows: list[np.ndarray] = []
     ends = np.append(starts[1:], n)
     for j, key in enumerate(keys):
+        agg = StoreAggregate.of(key)
         v = vals[:, j]
-        counted = ~np.isnan(v)
-        cnt = np.bincount(cell, weights=counted, minlength=n_cells).astype(np.int64)
+        w = agg.weights(n_items)
+        ok = ~np.isnan(v) if w is None else ~np.isnan(v) & ~np.isnan(w)
+        cnt = np.bincount(cell, weights=ok, minlength=n_cells).astype(np.int64)
         tot = np.bincount(cell, minlength=n_cells).astype(np.int64)
-        w = weights.get(key) if weights else None
-        if w is None:
-            sums = np.bincount(cell, weights=np.where(counted, v, 0.0), minlength=n_cells)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = sums / cnt
-            lo, hi = cell_intervals(v, starts, ends, ci, confidence, n_resamples, seed)
-        else:
-            wo = np.where(counted, w[order], 0.0)
-            sums = np.bincount(cell, weights=np.where(counted, v, 0.0) * wo, minlength=n_cells)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = sums / np.bincount(cell, weights=wo, minlength=n_cells)
-            lo = hi = np.full(n_cells, np.nan)
+        cols = agg.columns(np.where(ok, v, 0.0), None if w is None else np.where(ok, w, 0.0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.column_stack([np.bincount(cell, weights=np.where(ok, cols[:, c], 0.0), minlength=n_cells)
+                                     for c in range(cols.shape[1])]) / cnt[:, None]
+        mean = np.where(cnt > 0, agg.finish(means, cnt), np.nan)
+        lo = np.full(n_cells, np.nan)
+        hi = np.full(n_cells, np.nan)
+        for i in np.flatnonzero(cnt >= 2):  # one interval per cell (window x series), not per group
+            sl = slice(starts[i], ends[i])
+            x, xw = counted(agg, v[sl], n_items[sl])
+            lo[i], hi[i] = agg.interval(x, xw, ci, confidence, n_resamples, seed)
         idx_rows.append(np.arange(n_cells))
         out_rows["metric"].append(np.full(n_cells, key, dtype=object))
         out_rows["value"].append(mean)

@@ -17,6 +17,14 @@ A cell with fewer than ``min_support`` counted groups in the window or in the ba
 such cells are pooled into one ``(other)`` row per definition (``n_cells`` says how many), so the rows still
 add up. Each listed cell gets Welch's two-sided p-value of ``m_w(c) - m_b(c)`` and its Holm-adjusted value
 over every cell listed (``correction="bh"``: Benjamini-Hochberg; ``"none"``).
+
+Measures with another aggregate (:mod:`ranklens.monitor._aggregates`) are split on their own scale
+(``contribution_scale`` in the summary, whose ``scale_change`` the contributions add up to): a geometric
+mean (``gm_map``) on the logarithms, ``log(max(v, 0.00001))`` (the contributions add up to
+``log(G_w / G_b)``; the values shown are the cells' geometric means); a weighted mean (``gauc``) with
+shares and means weighted by the lists' items; a count (``num_rel_ret``) on totals (shares are the
+lists' numbers, the anchor 0: ``rate = n_w (m_w - m_b)``, ``mix = (n_w - n_b) m_b``, adding up to the
+change of the totals; the values shown are the cells' totals, the tests compare per-list counts).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import numpy as np
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
 from ..stats import scipy_special
+from ._aggregates import StoreAggregate
 from ._baseline import select_baseline
 from ._db import column_sql, quote, slice_columns
 from ._values import select_values
@@ -101,9 +110,15 @@ def welch_cells(nw: np.ndarray, mw: np.ndarray, vw: np.ndarray, nb: np.ndarray, 
     return p
 
 
-def decompose(cw: np.ndarray, xw: np.ndarray, cb: np.ndarray, xb: np.ndarray, n_cells: int) -> dict[str, np.ndarray]:
+def decompose(cw: np.ndarray, xw: np.ndarray, cb: np.ndarray, xb: np.ndarray, n_cells: int,
+              ww: np.ndarray | None = None, wb: np.ndarray | None = None, total: bool = False) -> dict[str, np.ndarray]:
     """Per cell (codes ``cw``, ``cb`` in ``[0, n_cells)`` of the counted values ``xw``, ``xb``): counts, means,
     variances, shares, rate and mix effects, contribution. Contributions sum to ``mean(xw) - mean(xb)``.
+
+    With weights ``ww``, ``wb`` (a weighted mean), a cell's mean is weighted and its share is its part of
+    the weights (``M = sum_c s(c) m(c)`` still holds); its variance is that of the linearised values
+    ``m(c) + w / mean_c(w) (x - m(c))`` (for Welch's test). With ``total``, the shares are the counts and the
+    anchor ``M_b`` is 0: the contributions ``n_w m_w - n_b m_b`` sum to ``sum(xw) - sum(xb)``.
 
     Examples
     --------
@@ -115,20 +130,28 @@ def decompose(cw: np.ndarray, xw: np.ndarray, cb: np.ndarray, xb: np.ndarray, n_
     """
     nw = np.bincount(cw, minlength=n_cells).astype(np.float64)
     nb = np.bincount(cb, minlength=n_cells).astype(np.float64)
+    ww = np.ones_like(xw) if ww is None else ww
+    wb = np.ones_like(xb) if wb is None else wb
     with np.errstate(invalid="ignore", divide="ignore"):
-        mw = np.bincount(cw, weights=xw, minlength=n_cells) / nw
-        mb = np.bincount(cb, weights=xb, minlength=n_cells) / nb
-        vw = np.bincount(cw, weights=(xw - mw[cw]) ** 2, minlength=n_cells) / (nw - 1)
-        vb = np.bincount(cb, weights=(xb - mb[cb]) ** 2, minlength=n_cells) / (nb - 1)
-    sw, sb = nw / len(xw), nb / len(xb)
-    big_mb = float(xb.mean())
+        gw, gb = np.bincount(cw, weights=ww, minlength=n_cells), np.bincount(cb, weights=wb, minlength=n_cells)
+        mw = np.bincount(cw, weights=ww * xw, minlength=n_cells) / gw
+        mb = np.bincount(cb, weights=wb * xb, minlength=n_cells) / gb
+        uw = ww / (gw / nw)[cw] * (xw - mw[cw])  # linearised deviations (the deviations when unweighted)
+        ub = wb / (gb / nb)[cb] * (xb - mb[cb])
+        vw = np.bincount(cw, weights=uw ** 2, minlength=n_cells) / (nw - 1)
+        vb = np.bincount(cb, weights=ub ** 2, minlength=n_cells) / (nb - 1)
+    if total:
+        sw, sb, big_mb = nw, nb, 0.0
+    else:
+        sw, sb = gw / ww.sum(), gb / wb.sum()
+        big_mb = float((wb * xb).sum() / wb.sum())
     mw0, mb0 = np.where(nw > 0, mw, 0.0), np.where(nb > 0, mb, 0.0)
     both = (nw > 0) & (nb > 0)
     rate = np.where(both, sw * (mw0 - mb0), 0.0)
     mix = np.where(both, (sw - sb) * (mb0 - big_mb), np.where(nw > 0, sw * (mw0 - big_mb), -sb * (mb0 - big_mb)))
     return {"n_window": nw, "n_baseline": nb, "window_value": mw, "baseline_value": mb, "var_window": vw,
-            "var_baseline": vb, "share_window": sw, "share_baseline": sb, "rate_effect": rate, "mix_effect": mix,
-            "contribution": rate + mix}
+            "var_baseline": vb, "mass_window": gw, "mass_baseline": gb, "share_window": sw, "share_baseline": sb,
+            "rate_effect": rate, "mix_effect": mix, "contribution": rate + mix}
 
 
 def _codes(columns: Sequence[Any]) -> tuple[list[np.ndarray], list[str]]:
@@ -173,7 +196,10 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     sexprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
     bexprs = [f"{column_sql(con, b, slices)} AS {quote('s:' + b)}" for b in by]
     wg, wv = select_values(con, config, [key], where, start, end, bexprs + sexprs)
-    counted = ~np.isnan(wv[:, 0])
+    agg = StoreAggregate.of(key)
+    wn = wg.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
+    wgt = agg.weights(wn)
+    counted = ~np.isnan(wv[:, 0]) if wgt is None else ~np.isnan(wv[:, 0]) & ~np.isnan(wgt)
     if not counted.any():
         raise InputError(f"no counted groups in the window for {key}.")
     combos = (wg.filter(pa.array(counted)).select(["s:" + b for b in by]).group_by(["s:" + b for b in by])
@@ -191,14 +217,19 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
         swhere = dict(where or {})
         swhere.update({b: v for b, v in series.items() if v is not None})
         bg, bv, sel = select_baseline(con, config, [key], spec, swhere, start, end, sexprs)
-        mb = ~np.isnan(bv[:, 0])
+        bn = bg.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
+        bgt = agg.weights(bn)
+        mb = ~np.isnan(bv[:, 0]) if bgt is None else ~np.isnan(bv[:, 0]) & ~np.isnan(bgt)
         if not mb.any():
             skipped.append({"series": series, "reason": f"no counted groups in the baseline ({sel.describe()})"})
             continue
-        xw, xb = wv[mw, 0], bv[mb, 0]
-        summaries.append({"series": series, "baseline": sel.describe(), "window_value": float(xw.mean()),
-                          "baseline_value": float(xb.mean()), "change": float(xw.mean() - xb.mean()),
-                          "n_window": int(len(xw)), "n_baseline": int(len(xb))})
+        ww, wb = (None, None) if wgt is None or bgt is None else (wgt[mw], bgt[mb])
+        vw, vb = agg.value(wv[mw, 0], ww), agg.value(bv[mb, 0], wb)
+        xw, xb = agg.transform(wv[mw, 0]), agg.transform(bv[mb, 0])  # the scale of the contributions
+        summaries.append({"series": series, "baseline": sel.describe(), "window_value": vw, "baseline_value": vb,
+                          "change": vw - vb, "n_window": int(len(xw)), "n_baseline": int(len(xb)),
+                          "aggregate": agg.kind, "contribution_scale": agg.scale,
+                          "scale_change": float(_scale_change(agg, xw, ww, xb, wb))})
         for d in defs:
             codes = []
             names: list[list[str]] = []
@@ -213,17 +244,17 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
                 n2 = max(1, len(names[1]))
                 cw, cb = codes[0][0] * n2 + codes[1][0], codes[0][1] * n2 + codes[1][1]
             cells, inv = np.unique(np.concatenate([cw, cb]), return_inverse=True)
-            dec = decompose(inv[:len(cw)], xw, inv[len(cw):], xb, len(cells))
+            dec = decompose(inv[:len(cw)], xw, inv[len(cw):], xb, len(cells), ww, wb, total=agg.kind == "sum")
             support = (dec["n_window"] >= min_support) & (dec["n_baseline"] >= min_support)
             p = np.where(support, welch_cells(dec["n_window"], dec["window_value"], dec["var_window"],
                                               dec["n_baseline"], dec["baseline_value"], dec["var_baseline"]), np.nan)
             for i in np.flatnonzero(support):
                 vals = ([names[0][cells[i]]] if len(d) == 1 else
                         [names[0][cells[i] // max(1, len(names[1]))], names[1][cells[i] % max(1, len(names[1]))]])
-                rows.append(_row(series, d, vals, dec, int(i), float(p[i])))
+                rows.append(_row(series, d, vals, dec, int(i), float(p[i]), agg))
             rest = np.flatnonzero(~support)
             if len(rest):
-                rows.append(_other(series, d, dec, rest))
+                rows.append(_other(series, d, dec, rest, agg))
     if not summaries:
         raise InputError(f"no counted groups in the baseline for {key}: " + "; ".join(
             f"{' '.join(f'{k}={v}' for k, v in s['series'].items())}: {s['reason']}" for s in skipped))
@@ -242,24 +273,40 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     return rows, summary
 
 
+def _scale_change(agg: StoreAggregate, xw: np.ndarray, ww: np.ndarray | None, xb: np.ndarray,
+                  wb: np.ndarray | None) -> float:
+    """The change the contributions add up to: of the (weighted) means of the transformed values (geometric:
+    the change of the mean logarithm, ``log(G_w / G_b)``), or of the totals."""
+    if agg.kind == "sum":
+        return float(xw.sum() - xb.sum())
+    ww = np.ones_like(xw) if ww is None else ww
+    wb = np.ones_like(xb) if wb is None else wb
+    return float((ww * xw).sum() / ww.sum() - (wb * xb).sum() / wb.sum())
+
+
 def _row(series: dict[str, Any], d: tuple[str, ...], vals: list[str], dec: dict[str, np.ndarray], i: int,
-         p: float) -> dict[str, Any]:
+         p: float, agg: StoreAggregate) -> dict[str, Any]:
     nw, nb = int(dec["n_window"][i]), int(dec["n_baseline"][i])
+    vw = float(agg.back(dec["window_value"][i], nw))
+    vb = float(agg.back(dec["baseline_value"][i], nb))
     return {**series, "column": d[0], "value": vals[0], "column2": d[1] if len(d) > 1 else None,
             "value2": vals[1] if len(d) > 1 else None, "pooled": False, "n_cells": 1, "n_baseline": nb, "n_window": nw,
-            "baseline_value": float(dec["baseline_value"][i]), "window_value": float(dec["window_value"][i]),
-            "change": float(dec["window_value"][i] - dec["baseline_value"][i]),
+            "baseline_value": vb, "window_value": vw, "change": vw - vb,
             "share_baseline": float(dec["share_baseline"][i]), "share_window": float(dec["share_window"][i]),
             "rate_effect": float(dec["rate_effect"][i]), "mix_effect": float(dec["mix_effect"][i]),
             "contribution": float(dec["contribution"][i]), "p_value": p}
 
 
-def _other(series: dict[str, Any], d: tuple[str, ...], dec: dict[str, np.ndarray], rest: np.ndarray) -> dict[str, Any]:
+def _other(series: dict[str, Any], d: tuple[str, ...], dec: dict[str, np.ndarray], rest: np.ndarray,
+           agg: StoreAggregate) -> dict[str, Any]:
     """The cells below the minimum support, pooled: their counts, shares and effects summed."""
     nw, nb = float(dec["n_window"][rest].sum()), float(dec["n_baseline"][rest].sum())
+    gw, gb = float(dec["mass_window"][rest].sum()), float(dec["mass_baseline"][rest].sum())
     with np.errstate(invalid="ignore"):
-        mw = float(np.nansum(dec["window_value"][rest] * dec["n_window"][rest]) / nw) if nw else math.nan
-        mb = float(np.nansum(dec["baseline_value"][rest] * dec["n_baseline"][rest]) / nb) if nb else math.nan
+        mw = float(agg.back(np.nansum(dec["window_value"][rest] * dec["mass_window"][rest]) / gw, nw)) \
+            if nw else math.nan
+        mb = float(agg.back(np.nansum(dec["baseline_value"][rest] * dec["mass_baseline"][rest]) / gb, nb)) \
+            if nb else math.nan
     return {**series, "column": d[0], "value": OTHER, "column2": d[1] if len(d) > 1 else None,
             "value2": OTHER if len(d) > 1 else None, "pooled": True, "n_cells": int(len(rest)), "n_baseline": int(nb),
             "n_window": int(nw), "baseline_value": mb, "window_value": mw,

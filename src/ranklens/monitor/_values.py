@@ -155,12 +155,14 @@ def select_values(
     con: Any, config: MonitorConfig, keys: list[str], where: Mapping[str, Any] | None, start: Any, end: Any,
     extra: Sequence[str] = (),
 ) -> tuple[Any, np.ndarray]:
-    """Selected groups (Arrow table of gid + ``extra`` SQL expressions) and their values[n, len(keys)]."""
+    """Selected groups (Arrow table of gid, source, ``w:n_items`` (a list's items: the weight of a weighted
+    mean) and the ``extra`` SQL expressions) and their values[n, len(keys)]."""
     cond, params = filters_sql(con, where, start, end)
     cols = metric_columns(con)
     fp = config.fingerprint()
     stored = [k for k in keys if k in cols and cols[k][1] == fp]
-    sel = ", ".join(["gid", "source"] + list(extra) + [f"{quote(cols[k][0])} AS {quote('v:' + k)}" for k in stored])
+    sel = ", ".join(["gid", "source", f"n_items AS {quote('w:n_items')}"] + list(extra)
+                    + [f"{quote(cols[k][0])} AS {quote('v:' + k)}" for k in stored])
     groups = fetch_arrow(con.sql(f"SELECT {sel} FROM groups WHERE {cond} ORDER BY gid", params=params))
     values = np.full((groups.num_rows, len(keys)), np.nan)
     for j, k in enumerate(keys):

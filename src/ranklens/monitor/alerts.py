@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import InputError
+from ._aggregates import StoreAggregate
 from ._params import metric_keys, parse_time, window_delta
 from ._stats import welch
 from .config import Baseline, MonitorConfig, MonitorSpec
@@ -34,13 +35,14 @@ class ReportSource(Protocol):
     def report(self, metrics: Any = ..., window: str = ..., by: Any = ..., where: Mapping[str, Any] | None = ...,
                start: Any = ..., end: Any = ..., *, ci: str | None = ...) -> Any: ...
 
-    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any, end: Any) -> np.ndarray: ...
+    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
+               end: Any) -> tuple[np.ndarray, np.ndarray | None]: ...
 
     def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
                columns: Any = ..., where: Mapping[str, Any] | None = ...) -> Any: ...
 
     def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
-                        baseline: Any = ...) -> tuple[np.ndarray, Any]: ...
+                        baseline: Any = ...) -> tuple[tuple[np.ndarray, np.ndarray | None], Any]: ...
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
     out: list[Judgement] = []
     for spec in specs:
         key = metric_keys(spec.metric)[0]
+        agg = StoreAggregate.of(key)
         delta = window_delta(spec.window)
         if all_windows:
             s, e = parse_time(start, "start"), parse_time(end, "end")
@@ -193,18 +196,18 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
                   (w0, w1) if bspec.kind == "previous" else None)
             if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor._baseline
                 base_cache[ck] = reports.series_baseline(key, where, w0, w1, bspec)[0]
-            bvals = base_cache[ck]
+            bvals, bw = base_cache[ck]
             if len(bvals) == 0:
                 out.append(verdict("no baseline"))
                 continue
-            base = float(bvals.mean())
+            base = agg.value(bvals, bw)
             value = float(row["value"])
             fires, thr, why = _fire(spec, value, base)
             p = None
             if fires and spec.significance is not None:
-                wvals = reports.values(key, where, w0, w1)
-                if len(wvals) > 1 and len(bvals) > 1:
-                    p = welch(wvals, bvals, alternative="less")["p_value"]
+                wvals, ww = reports.values(key, where, w0, w1)
+                if len(wvals) > 1 and len(bvals) > 1:  # on the aggregate's test values (gm_map: the logarithms)
+                    p = welch(agg.test_values(wvals, ww), agg.test_values(bvals, bw), alternative="less")["p_value"]
                     fires = p < spec.significance
                 else:
                     fires = False

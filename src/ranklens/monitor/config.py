@@ -50,6 +50,7 @@ from typing import Any
 from ..conventions import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from ..measures import parse_measure
+from ._params import monitor_refusal
 from ._signal_names import check_signal_monitor, is_signal
 
 __all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config", "parse_duration"]
@@ -231,6 +232,9 @@ class MonitorSpec:
                                  self.significance)
         else:
             parse_measure(self.metric)
+            why = monitor_refusal(self.metric)
+            if why:
+                raise InvalidParameterError(f"monitor {self.name!r}: `metric` {self.metric!r} {why}")
         if self.window not in _WINDOWS:
             raise InvalidParameterError(
                 f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}."
