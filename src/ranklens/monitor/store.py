@@ -245,7 +245,9 @@ class Store:
         n_resamples: int = 1000,
         seed: int = 0,
     ) -> Any:
-        """Mean of each measure per time window and per series.
+        """Each measure per time window and per series: the mean of the per-list values, or the measure's own
+        aggregate (``gm_map``: geometric mean; ``gauc``: weighted by each list's items; counts such as
+        ``num_rel_ret``: the window's total; see :mod:`ranklens.monitor._aggregates`).
 
         Parameters
         ----------
@@ -260,7 +262,8 @@ class Store:
         start, end : str or datetime, optional
             Time range ``[start, end)`` (UTC).
         ci : {"bootstrap", "t", None}, default="bootstrap"
-            Confidence interval of each mean: percentile bootstrap over groups, Student's t, or none.
+            Confidence interval of each value: percentile bootstrap over groups, Student's t (on the
+            logarithms for a geometric mean), or none.
 
         Returns
         -------
@@ -356,7 +359,8 @@ class Store:
         s_b, s_w of the counted groups and means m_b, m_w in the baseline and the window, and M_b the
         baseline's mean: ``rate_effect = s_w * (m_w - m_b)``, ``mix_effect = (s_w - s_b) * (m_b - M_b)``,
         ``contribution = rate_effect + mix_effect``. Over the cells of one column (or pair) of one series the
-        contributions add up to the series' change exactly. Cells with fewer than ``min_support`` counted
+        contributions add up to the series' change exactly (on the measure's scale: the logarithm for a
+        geometric mean, totals for a count; ``contribution_scale`` in the summary). Cells with fewer than ``min_support`` counted
         groups on either side are pooled into one ``(other)`` row. Each listed cell has Welch's p-value and
         its value adjusted over every listed cell (``correction``: ``"holm"``, ``"bh"`` or ``"none"``).
 
