@@ -1,5 +1,5 @@
-"""Statistics over groups: a mean with its bootstrap interval, Welch's unequal-variance t-test, the
-interval of a difference between two selections, and the interval of each cell of a report.
+"""Statistics over groups: a mean with its bootstrap interval and Welch's unequal-variance t-test (the
+other aggregates, their intervals and differences: :mod:`ranklens.monitor._aggregates`).
 
 The groups of two selections differ (other lists, other days), so tests are unpaired. Resampling runs in
 :mod:`ranklens.stats`'s kernels (a seed gives the same numbers on any thread count).
@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import bootstrap_ci, bootstrap_means, scipy_special, t_interval
+from ..stats import bootstrap_ci, scipy_special
 
-__all__ = ["cell_intervals", "difference", "summary", "welch"]
+__all__ = ["summary", "welch"]
 
 
 def summary(v: np.ndarray, confidence: float, n_resamples: int, seed: int) -> dict[str, Any]:
@@ -65,43 +65,3 @@ def welch(a: np.ndarray, b: np.ndarray, alternative: str = "two-sided") -> dict[
     else:
         p = float(2 * sp.stdtr(df, -abs(t)))
     return {"statistic": t, "df": df, "p_value": p}
-
-
-def difference(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    """mean(a) - mean(b) with a percentile interval from bootstrapping each side's groups, and Welch's test."""
-    if len(a) < 2 or len(b) < 2:
-        return {"difference": float(a.mean() - b.mean()) if len(a) and len(b) else math.nan,
-                "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan, "test": "welch"}
-    ba = bootstrap_means(a.astype(np.float64), n_resamples, seed)[:, 0]
-    bb = bootstrap_means(b.astype(np.float64), n_resamples, seed + 1)[:, 0]
-    alpha = 1 - confidence
-    lo, hi = np.quantile(ba - bb, [alpha / 2, 1 - alpha / 2])
-    w = welch(a, b)
-    return {"difference": float(a.mean() - b.mean()), "ci_low": float(lo), "ci_high": float(hi),
-            "p_value": w["p_value"], "statistic": w["statistic"], "df": w["df"], "test": "welch"}
-
-
-def cell_intervals(v: np.ndarray, starts: np.ndarray, ends: np.ndarray, ci: str | None, confidence: float,
-                   n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of the mean of each cell ``v[starts[i]:ends[i]]`` (NaN: left out): percentile bootstrap
-    over the cell's groups (``ci="bootstrap"``), Student's t (``"t"``), or none (NaN)."""
-    n_cells = len(starts)
-    lo = np.full(n_cells, np.nan)
-    hi = np.full(n_cells, np.nan)
-    if ci not in ("bootstrap", "t"):
-        return lo, hi
-    alpha = 1 - confidence
-    for i in range(n_cells):  # one interval per cell (window x series), not per group
-        x = v[starts[i]:ends[i]]
-        x = x[~np.isnan(x)]
-        if len(x) < 2:
-            continue
-        if ci == "t":
-            iv = t_interval(x, confidence)
-            lo[i], hi[i] = iv.low, iv.high
-        elif np.all(x == x[0]):
-            lo[i] = hi[i] = x[0]
-        else:
-            boot = bootstrap_means(np.ascontiguousarray(x), n_resamples, seed)[:, 0]
-            lo[i], hi[i] = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
-    return lo, hi

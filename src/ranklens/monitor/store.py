@@ -360,9 +360,10 @@ class Store:
         baseline's mean: ``rate_effect = s_w * (m_w - m_b)``, ``mix_effect = (s_w - s_b) * (m_b - M_b)``,
         ``contribution = rate_effect + mix_effect``. Over the cells of one column (or pair) of one series the
         contributions add up to the series' change exactly (on the measure's scale: the logarithm for a
-        geometric mean, totals for a count; ``contribution_scale`` in the summary). Cells with fewer than ``min_support`` counted
-        groups on either side are pooled into one ``(other)`` row. Each listed cell has Welch's p-value and
-        its value adjusted over every listed cell (``correction``: ``"holm"``, ``"bh"`` or ``"none"``).
+        geometric mean, totals for a count; ``contribution_scale`` in the summary). Cells with fewer than
+        ``min_support`` counted groups on either side are pooled into one ``(other)`` row. Each listed cell
+        has Welch's p-value and its value adjusted over every listed cell (``correction``: ``"holm"``,
+        ``"bh"`` or ``"none"``).
 
         Parameters
         ----------
