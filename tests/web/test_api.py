@@ -275,3 +275,23 @@ def test_pages_are_served(seed_client: Any) -> None:
         assert "http://" not in r.text and "https://" not in r.text  # nothing from elsewhere
     assert seed_client.get("/static/charts.js").headers["content-type"].startswith("text/javascript")
     assert seed_client.get("/favicon.ico").status_code == 200
+
+
+def test_every_aggregate_through_the_metric_parameter(seed_client: Any) -> None:
+    """The dashboard's `metric` goes through the store's parsing: gm_map is the geometric mean of the lists'
+    APs, num_rel_ret@10 the window's total (the seed's production day of v1), bpref every served item judged."""
+    def ap(g: list[int]) -> float:
+        hits = [i for i, x in enumerate(g) if x]
+        return sum((j + 1) / (i + 1) for j, i in enumerate(hits)) / len(hits)
+
+    def bpref(g: list[int]) -> float:  # R relevant; N = judged non-relevant above each relevant item
+        r = sum(g)
+        return sum(1 - min(g[:i].count(0), r) / min(g.count(0), r) for i, x in enumerate(g) if x) / r
+
+    want = {"gm_map": math.exp(sum(math.log(ap(g)) for g in SEED.values()) / 3),
+            "num_rel_ret@10": float(sum(sum(g) for g in SEED.values())),
+            "bpref": sum(bpref(g) for g in SEED.values()) / 3}
+    for metric, value in want.items():
+        body = _j(seed_client.get("/api/report", params={"metric": metric, "ci": "none"}))
+        got = {(r["window"][:10], r["model_version"], r["environment"]): r for r in body["rows"]}
+        assert got[("2026-10-02", "v1", "production")]["value"] == pytest.approx(value, abs=1e-12), metric
