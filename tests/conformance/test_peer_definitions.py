@@ -23,17 +23,22 @@ TOL = 1e-9
 
 #: (convention, family, with a cutoff) pairs that each preset's peer has (None: with and without a cutoff)
 #: refused under averaged ties (ranklens, sklearn): their expectation over tie orders is not computed
-ORDERED_ONLY = ("infap", "iprec", "11pt_avg")
+ORDERED_ONLY = ("infap", "iprec", "11pt_avg", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid")
 PEER_HAS: dict[str, dict[str, bool | None]] = {
     "ranklens": {f: None for f in REGISTRY if f not in ORDERED_ONLY},
     "sklearn": {"ndcg": None, "dcg": None},
     "trec_eval": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "hit_rate": True,
                   "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False,
-                  "infap": False, "iprec": False, "11pt_avg": False, "gm_map": False, "f1": False},
+                  "infap": False, "iprec": False, "11pt_avg": False, "gm_map": False, "f1": False,
+                  # trec_eval's other measures (tests/test_trec_more_measures.py): relative_P.k and set_relative_P
+                  "gm_bpref": False, "rprec_mult": False, "utility": False, "bing": False, "g": False,
+                  "ndcg_rel": False, "rndcg": False, "relative_p": None, "set_map": False,
+                  "num_nonrel_judged_ret": False},
     # RR@k and ERR@k: as the providers ir_measures picks for them compute them (msmarco, gdeval)
     "ir_measures": {"ndcg": None, "map": None, "mrr": None, "err": True, "precision": None, "recall": None,
                     "hit_rate": True, "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False,
                     "bpref": False, "infap": False, "iprec": False, "f1": False,
+                    "relative_p": False, "set_map": False,  # SetP(relative=True), SetAP
                     "judged": None},  # ir_measures' judged provider (tests/test_ir_measures_lang.py)
     "gdeval": {"ndcg": True, "err": True},
     "ranx": {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
@@ -44,7 +49,7 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
     "torchmetrics": {"ndcg": None},
     "evidently": {"ndcg": None, "dcg": None},  # dcg: the numerator of its NDCG (tests/test_explain.py)
 }
-PEER_HAS["trec_eval10"] = {**PEER_HAS["trec_eval"], "rbp": False}
+PEER_HAS["trec_eval10"] = {**PEER_HAS["trec_eval"], "rbp": False, "unj": True, "rbp_resid": False}
 
 
 def close(ours: dict, theirs: dict, what: str, tol: float = TOL) -> None:
