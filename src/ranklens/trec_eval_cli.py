@@ -191,6 +191,20 @@ def _ids(ids: Any) -> np.ndarray:
     return np.asarray(IdColumn.of(ids).to_numpy()).astype(str)
 
 
+def _trec_order(qid: np.ndarray, item: np.ndarray, rankings: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          np.ndarray]:
+    """The run's rows in trec_eval's order (per query: score descending, ties by document id descending, as
+    the ``trec_eval10`` convention ranks them): the query names (sorted), each row's query code, the rows in
+    that order, and each ordered row's position in its query (0 first)."""
+    q_names, q_code = np.unique(qid, return_inverse=True)
+    _, item_code = np.unique(item, return_inverse=True)  # code point order: UTF-8 byte order, as strcmp
+    order = np.lexsort((-item_code, -rankings.order_key(), q_code))
+    sq = q_code[order]
+    starts = np.flatnonzero(np.r_[True, sq[1:] != sq[:-1]])
+    position = np.arange(sq.size) - np.repeat(starts, np.diff(np.r_[starts, sq.size]))
+    return q_names, q_code, order, position
+
+
 def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
     """The run's rows trec_eval evaluates: with ``-M N`` each query's first N in its order (score
     descending, ties by document id descending, as the ``trec_eval10`` convention ranks them), then with
@@ -202,12 +216,7 @@ def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
     qid = _ids(rankings.qid)
     item = _ids(rankings.item)
     if args.max_docs is not None:
-        _, q_code = np.unique(qid, return_inverse=True)
-        _, item_code = np.unique(item, return_inverse=True)  # code point order: UTF-8 byte order, as strcmp
-        order = np.lexsort((-item_code, -rankings.order_key(), q_code))
-        sq = q_code[order]
-        starts = np.flatnonzero(np.r_[True, sq[1:] != sq[:-1]])
-        position = np.arange(sq.size) - np.repeat(starts, np.diff(np.r_[starts, sq.size]))
+        _, _, order, position = _trec_order(qid, item, rankings)
         keep[:] = False
         keep[order[position < args.max_docs]] = True
     if args.judged_only:
@@ -349,12 +358,7 @@ def _relstrings(judgments: Any, rankings: Any, queries: list[str], length: int) 
     if length <= 0 or len(rankings) == 0:
         return out
     qid, item = _ids(rankings.qid), _ids(rankings.item)
-    q_names, q_code = np.unique(qid, return_inverse=True)
-    _, item_code = np.unique(item, return_inverse=True)  # code point order: UTF-8 byte order, as strcmp
-    order = np.lexsort((-item_code, -rankings.order_key(), q_code))
-    sq = q_code[order]
-    starts = np.flatnonzero(np.r_[True, sq[1:] != sq[:-1]])
-    position = np.arange(sq.size) - np.repeat(starts, np.diff(np.r_[starts, sq.size]))
+    q_names, q_code, order, position = _trec_order(qid, item, rankings)
     first = order[position < length]
     j_keys = np.char.add(np.char.add(_ids(judgments.qid), "\t"), _ids(judgments.item))
     by_key = np.argsort(j_keys)
