@@ -17,7 +17,7 @@ from .errors import InputError, InvalidParameterError
 from .measures import Measure
 
 __all__ = ["MIN_GEO_MEAN", "Exclusion", "ExclusionReason", "Partial", "Result", "combine", "impressions",
-           "join_results"]
+           "join_results", "list_weights"]
 
 #: XGBoost's ``Finalize`` (rank_metric.cc): ``CHECK_LE(score, 1.0 + kRtEps)`` with ``kRtEps = 1e-6f``
 XGB_MAX_MEAN = 1.0 + float(np.float32(1e-6))
@@ -147,9 +147,19 @@ def impressions(plan: Plan, i: int, lengths: np.ndarray | None, n_q: int) -> np.
     if lengths is None or len(lengths) != n_q:
         raise InvalidParameterError(f"{plan.measures[i].key}: weighs each list by its number of items, which this "
                                     "evaluation path does not pass (lengths).")
-    k = int(plan.cutoffs[i])
+    return list_weights(lengths, int(plan.cutoffs[i]))
+
+
+def list_weights(lengths: Any, k: int | None) -> np.ndarray:
+    """GroupAUC's weight of each list: its number of items, at most the cutoff ``k`` (None or 0: no cutoff).
+
+    Examples
+    --------
+    >>> list_weights([3, 12, 7], 5).tolist()
+    [3.0, 5.0, 5.0]
+    """
     out = np.asarray(lengths, dtype=np.float64)
-    return np.minimum(out, k) if k > 0 else out
+    return np.minimum(out, k) if k else out
 
 
 def combine(partials: Sequence[Partial]) -> Partial:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..measures import parse_measure
-from ..result import MIN_GEO_MEAN
+from ..result import MIN_GEO_MEAN, list_weights
 from ..stats import bootstrap_means, t_interval
 from ._stats import summary, welch
 
@@ -84,10 +84,7 @@ class StoreAggregate:
 
     def weights(self, n_items: np.ndarray) -> np.ndarray | None:
         """Each list's weight from its number of items (``weighted``: at most the cutoff); None: unweighted."""
-        if self.kind != "weighted":
-            return None
-        n = np.asarray(n_items, dtype=np.float64)
-        return np.minimum(n, self.cutoff) if self.cutoff is not None else n
+        return list_weights(n_items, self.cutoff) if self.kind == "weighted" else None
 
     def transform(self, v: np.ndarray) -> np.ndarray:
         """Per-list values on the scale their mean is taken (``log(max(v, 0.00001))`` for geometric)."""
