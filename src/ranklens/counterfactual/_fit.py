@@ -1,0 +1,250 @@
+"""The fitting of click models on a :class:`~ranklens.counterfactual._log.ClickLog` (numpy, no loop over sessions).
+
+Notation of Chuklin, Markov and de Rijke, *Click Models for Web Search* (2015), as in :mod:`ranklens.online`:
+examination ``E_r``, attractiveness ``alpha`` of a (query, item) pair, click ``C_r = E_r A_r``.
+
+* **PBM** by EM on the sufficient statistics (clicks and impressions per pair and rank, one bincount):
+  for a row without a click, ``P(E=1 | C=0) = theta (1 - alpha) / (1 - theta alpha)`` and
+  ``P(A=1 | C=0) = alpha (1 - theta) / (1 - theta alpha)``; the M-step averages ``c + (1 - c) P(.)`` per rank
+  (theta) and per pair (alpha). With ``features``, alpha is ``sigmoid(features @ w)`` refitted in each M-step
+  by Newton steps on the expected attracted counts (the regression EM of Wang et al., WSDM 2018, with the
+  posterior as a soft label instead of a sampled one).
+* **Cascade**: alpha = clicks / impressions over the ranks up to the first click (all ranks without one).
+* **DCM**: alpha over the ranks up to the last click; ``lambda_r`` = share of the clicks at rank r that are
+  not the session's last.
+* **SDBN**: alpha over the ranks up to the last click; sigma = share of a pair's clicks that are the last.
+* **DBN** by EM (one global gamma): the posterior of each session's examination after its last click ``l`` is
+  closed form: with ``p0 = gamma (1 - sigma_l)`` (1 without a click), ``B_r`` = P(no click at r.. | E_r) and
+  ``F_r = prod_{l<j<r} gamma (1 - alpha_j)``, ``P(E_r | clicks) = p0 F_r B_r / Z`` with
+  ``Z = 1 - p0 + p0 B_{l+1}``; ``P(A_r | no click) = alpha_r (1 - P(E_r | clicks))`` and
+  ``P(S_l | clicks) = sigma_l / Z``.
+
+The log-likelihood uses the forward filter ``P(C_r | clicks above r)`` of each model, which also gives the
+perplexity per rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ._log import ClickLog
+
+__all__ = ["EPS", "cascade_exam", "fit_cascade_family", "fit_dbn", "fit_pbm", "forward_loglik", "pbm_cells"]
+
+#: Probabilities are kept within [EPS, 1 - EPS] in logarithms (a cascade model gives 0 to a second click).
+EPS = 1e-12
+
+
+def pbm_cells(log: ClickLog) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(pair, rank - 1, clicks, impressions) of each distinct (pair, rank) of the log."""
+    depth = log.depth
+    key = log.pair * depth + (log.rank - 1)
+    size = log.n_pairs * depth
+    if size <= 4 * len(key) + 1_000_000:
+        n = np.bincount(key, minlength=size)
+        c = np.bincount(key, weights=log.click, minlength=size)
+        keys = np.flatnonzero(n)
+        n, c = n[keys], c[keys]
+    else:
+        keys, inv = np.unique(key, return_inverse=True)
+        n = np.bincount(inv)
+        c = np.bincount(inv, weights=log.click)
+    return keys // depth, keys % depth, c.astype(np.float64), n.astype(np.float64)
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _newton(X: np.ndarray, y: np.ndarray, n: np.ndarray, w: np.ndarray, steps: int = 3) -> np.ndarray:
+    """Newton steps of a binomial logistic regression (``y`` successes of ``n`` trials per row of ``X``)."""
+    for _ in range(steps):
+        p = _logistic(X @ w)
+        grad = X.T @ (y - n * p)
+        hess = (X * (n * p * (1 - p))[:, None]).T @ X + 1e-9 * np.eye(X.shape[1])
+        w = w + np.linalg.solve(hess, grad)
+    return w
+
+
+def fit_pbm(log: ClickLog, *, iterations: int, tol: float, features: np.ndarray | None = None
+            ) -> dict[str, Any]:
+    """PBM by EM (module docstring); ``features`` (pairs x f) switch alpha to the regression EM."""
+    pair, r0, c, n = pbm_cells(log)
+    nc = n - c
+    depth = log.depth
+    n_rank = np.bincount(r0, weights=n, minlength=depth)
+    n_pair = np.bincount(pair, weights=n, minlength=log.n_pairs)
+    c_rank = np.bincount(r0, weights=c, minlength=depth)
+    c_pair = np.bincount(pair, weights=c, minlength=log.n_pairs)
+    theta = np.full(depth, 0.5)
+    alpha = np.full(log.n_pairs, 0.5)
+    X = w = None
+    if features is not None:
+        X = np.column_stack([np.ones(log.n_pairs), features])
+        w = np.zeros(X.shape[1])
+    done, it = False, 0
+    for it in range(1, iterations + 1):
+        t, a = theta[r0], alpha[pair]
+        denom = np.maximum(1.0 - t * a, EPS)
+        new_theta = (c_rank + np.bincount(r0, weights=nc * t * (1 - a) / denom, minlength=depth)) / np.maximum(
+            n_rank, 1.0)
+        attracted = c_pair + np.bincount(pair, weights=nc * a * (1 - t) / denom, minlength=log.n_pairs)
+        if X is not None and w is not None:
+            w = _newton(X, attracted, n_pair, w)
+            new_alpha = _logistic(X @ w)
+        else:
+            new_alpha = attracted / np.maximum(n_pair, 1.0)
+        new_theta = np.clip(new_theta, EPS, 1 - EPS)
+        new_alpha = np.clip(new_alpha, EPS, 1 - EPS)
+        change = max(float(np.abs(new_theta - theta).max()), float(np.abs(new_alpha - alpha).max()))
+        theta, alpha = new_theta, new_alpha
+        if change < tol:
+            done = True
+            break
+    p = np.clip(theta[r0] * alpha[pair], EPS, 1 - EPS)
+    ll_cells = c * np.log(p) + nc * np.log1p(-p)
+    ll_rank = np.bincount(r0, weights=ll_cells, minlength=depth)
+    return {"theta": theta, "alpha": alpha, "iterations": it, "converged": done,
+            "ll_rank": ll_rank, "n_rank": n_rank, "coef": w, "clicks_rank": c_rank}
+
+
+def _first_last(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last) clicked column of each row; -1 without a click."""
+    any_c = C.any(axis=1)
+    first = np.where(any_c, np.argmax(C, axis=1), -1)
+    last = np.where(any_c, C.shape[1] - 1 - np.argmax(C[:, ::-1], axis=1), -1)
+    return first, last
+
+
+def fit_cascade_family(log: ClickLog, kind: str) -> dict[str, Any]:
+    """Cascade, DCM and SDBN by their closed-form estimates (module docstring)."""
+    P, C = log.matrix, log.click_matrix
+    S, L = P.shape
+    has = P >= 0
+    first, last = _first_last(C)
+    col = np.arange(L)[None, :]
+    stop = first if kind == "cascade" else last
+    upto = np.where((stop >= 0)[:, None], col <= stop[:, None], True) & has
+    alpha = _ratio(np.bincount(P[upto & C], minlength=log.n_pairs),
+                   np.bincount(P[upto], minlength=log.n_pairs))
+    out: dict[str, Any] = {"alpha": alpha, "gamma": 1.0}
+    if kind == "cascade":
+        out["sigma"] = np.ones(log.n_pairs)
+        out["ignored_clicks"] = int((C & ~upto).sum())
+    elif kind == "dcm":
+        not_last = C & (col < last[:, None])
+        out["lam"] = _ratio(not_last.sum(axis=0), C.sum(axis=0), fill=0.5)
+    else:  # sdbn
+        is_last = C & (col == last[:, None])
+        out["sigma"] = _ratio(np.bincount(P[is_last], minlength=log.n_pairs),
+                              np.bincount(P[C & has], minlength=log.n_pairs), fill=0.5)
+    out["iterations"], out["converged"] = 1, True
+    return out
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    return np.clip(np.where(den > 0, num / np.maximum(den, 1.0), fill), 0.0, 1.0)
+
+
+def _dbn_estep(a: np.ndarray, s: np.ndarray, gamma: float, C: np.ndarray, has: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(P(E_r | clicks), P(S_r | clicks) at clicks, P(E_{r+1} | clicks)) per session and rank."""
+    S, L = a.shape
+    _, last = _first_last(C)
+    col = np.arange(L)[None, :]
+    B = np.ones((S, L + 1))
+    for r in range(L - 1, -1, -1):
+        B[:, r] = (1 - a[:, r]) * (gamma * B[:, r + 1] + (1 - gamma))
+    rows = np.arange(S)
+    s_last = np.where(last >= 0, s[rows, np.maximum(last, 0)], 0.0)
+    p0 = np.where(last >= 0, gamma * (1 - s_last), 1.0)
+    Z = 1 - p0 + p0 * B[rows, last + 1]
+    tail = col > last[:, None]
+    step = np.where(tail, gamma * (1 - a), 1.0)  # F_{r+1} = F_r * gamma (1 - a_r) in the tail
+    F = np.ones((S, L))
+    F[:, 1:] = np.cumprod(step[:, :-1], axis=1)  # F_{l+1} = 1 (the steps up to l are 1)
+    e = np.where(tail, p0[:, None] * F * B[:, :L] / np.maximum(Z, EPS)[:, None], 1.0)
+    e = np.where(has, e, 0.0)
+    sat = np.zeros((S, L))
+    if (last >= 0).any():
+        k = np.flatnonzero(last >= 0)
+        sat[k, last[k]] = s_last[k] / np.maximum(Z[k], EPS)
+    nxt = np.zeros((S, L))
+    nxt[:, :-1] = e[:, 1:]
+    return e, sat, nxt
+
+
+def fit_dbn(log: ClickLog, *, iterations: int, tol: float) -> dict[str, Any]:
+    """DBN by EM (module docstring)."""
+    P, C = log.matrix, log.click_matrix
+    has = P >= 0
+    Pz = np.where(has, P, 0)
+    alpha = np.full(log.n_pairs, 0.5)
+    sigma = np.full(log.n_pairs, 0.5)
+    gamma = 0.9
+    n_pair = np.bincount(P[has], minlength=log.n_pairs).astype(np.float64)
+    clicks_pair = np.bincount(P[C & has], minlength=log.n_pairs).astype(np.float64)
+    trans = np.zeros(has.shape, dtype=bool)
+    trans[:, :-1] = has[:, :-1] & has[:, 1:]
+    done, it = False, 0
+    for it in range(1, iterations + 1):
+        a = np.where(has, alpha[Pz], 0.0)
+        s = np.where(has, sigma[Pz], 0.0)
+        e, sat, nxt = _dbn_estep(a, s, gamma, C, has)
+        post_a = np.where(C, 1.0, a * (1 - e))
+        new_alpha = _ratio(np.bincount(P[has], weights=post_a[has], minlength=log.n_pairs), n_pair, 0.5)
+        new_sigma = _ratio(np.bincount(P[C & has], weights=sat[C & has], minlength=log.n_pairs), clicks_pair, 0.5)
+        unsat = np.where(C, 1.0 - sat, 1.0) * e
+        new_gamma = float(nxt[trans].sum() / max(unsat[trans].sum(), EPS))
+        new_alpha, new_sigma = np.clip(new_alpha, EPS, 1 - EPS), np.clip(new_sigma, EPS, 1 - EPS)
+        new_gamma = min(max(new_gamma, EPS), 1 - EPS)
+        change = max(float(np.abs(new_alpha - alpha).max()), float(np.abs(new_sigma - sigma).max()),
+                     abs(new_gamma - gamma))
+        alpha, sigma, gamma = new_alpha, new_sigma, new_gamma
+        if change < tol:
+            done = True
+            break
+    return {"alpha": alpha, "sigma": sigma, "gamma": gamma, "iterations": it, "converged": done}
+
+
+def cascade_exam(a: np.ndarray, s: np.ndarray, gamma: float | np.ndarray) -> np.ndarray:
+    """Marginal ``P(E_r = 1)`` per session and rank of a cascade-family model: ``E_1 = 1``,
+    ``P(E_{r+1} | E_r) = gamma (1 - a_r s_r)`` (``gamma`` may be per rank: DCM's ``lambda`` enters as
+    ``s = 1 - lambda``, gamma 1)."""
+    go = np.asarray(gamma) * (1.0 - a * s)
+    out = np.ones_like(a)
+    out[:, 1:] = np.cumprod(go[:, :-1], axis=1)
+    return out
+
+
+def forward_loglik(a: np.ndarray, s: np.ndarray, gamma: float, C: np.ndarray, has: np.ndarray,
+                   theta: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """``log P(C_r = c_r | clicks above r)`` per session and rank (0 where no item), and the number of clicks the
+    model gives probability 0 (counted at ``EPS``). PBM (``theta`` given): independent positions."""
+    S, L = a.shape
+    if theta is not None:
+        p = np.clip(theta[None, :L] * a, EPS, 1 - EPS)
+        return np.where(has, np.where(C, np.log(p), np.log1p(-p)), 0.0), 0
+    out = np.zeros((S, L))
+    e = np.ones(S)
+    impossible = 0
+    for r in range(L):
+        pc = e * a[:, r]
+        impossible += int((C[:, r] & has[:, r] & (pc <= EPS)).sum())
+        pc = np.clip(pc, EPS, 1 - EPS)
+        out[:, r] = np.where(has[:, r], np.where(C[:, r], np.log(pc), np.log1p(-pc)), 0.0)
+        seen_no_click = e * (1 - a[:, r]) / np.maximum(1 - e * a[:, r], EPS)
+        e = np.where(C[:, r], gamma * (1 - s[:, r]), gamma * seen_no_click)
+    return out, impossible
+
+
+def check_kind(model: str, kinds: tuple[str, ...]) -> str:
+    """The model's name, lower-cased, or an error naming the valid ones."""
+    m = str(model).lower()
+    if m not in kinds:
+        raise InvalidParameterError(f"`model` must be one of {', '.join(kinds)}; got {model!r}.")
+    return m
