@@ -147,59 +147,71 @@ def fit_cascade_family(log: ClickLog, kind: str) -> dict[str, Any]:
 
 def _ratio(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:
     num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    return np.clip(np.where(den > 0, num / np.maximum(den, 1.0), fill), 0.0, 1.0)
+    return np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0), fill), 0.0, 1.0)
 
 
-def _dbn_estep(a: np.ndarray, s: np.ndarray, gamma: float, C: np.ndarray, has: np.ndarray
+def _dbn_estep(a: np.ndarray, s: np.ndarray, gamma: float, last: np.ndarray, tail: np.ndarray, has: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(P(E_r | clicks), P(S_r | clicks) at clicks, P(E_{r+1} | clicks)) per session and rank."""
+    """(P(E_r | clicks), P(S_r | clicks) at clicks, P(E_{r+1} | clicks)) per session and rank; ``last`` is each
+    session's last clicked column (-1: none), ``tail`` the columns after it."""
     S, L = a.shape
-    _, last = _first_last(C)
-    col = np.arange(L)[None, :]
     B = np.ones((S, L + 1))
     for r in range(L - 1, -1, -1):
         B[:, r] = (1 - a[:, r]) * (gamma * B[:, r + 1] + (1 - gamma))
     rows = np.arange(S)
-    s_last = np.where(last >= 0, s[rows, np.maximum(last, 0)], 0.0)
-    p0 = np.where(last >= 0, gamma * (1 - s_last), 1.0)
-    Z = 1 - p0 + p0 * B[rows, last + 1]
-    tail = col > last[:, None]
+    clicked = last >= 0
+    s_last = np.where(clicked, s[rows, np.maximum(last, 0)], 0.0)
+    p0 = np.where(clicked, gamma * (1 - s_last), 1.0)
+    Z = np.maximum(1 - p0 + p0 * B[rows, last + 1], EPS)
     step = np.where(tail, gamma * (1 - a), 1.0)  # F_{r+1} = F_r * gamma (1 - a_r) in the tail
     F = np.ones((S, L))
     F[:, 1:] = np.cumprod(step[:, :-1], axis=1)  # F_{l+1} = 1 (the steps up to l are 1)
-    e = np.where(tail, p0[:, None] * F * B[:, :L] / np.maximum(Z, EPS)[:, None], 1.0)
+    e = np.where(tail, (p0 / Z)[:, None] * F * B[:, :L], 1.0)
     e = np.where(has, e, 0.0)
     sat = np.zeros((S, L))
-    if (last >= 0).any():
-        k = np.flatnonzero(last >= 0)
-        sat[k, last[k]] = s_last[k] / np.maximum(Z[k], EPS)
+    k = np.flatnonzero(clicked)
+    sat[k, last[k]] = s_last[k] / Z[k]
     nxt = np.zeros((S, L))
     nxt[:, :-1] = e[:, 1:]
     return e, sat, nxt
 
 
+def _distinct_sessions(P: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pairs, clicks, count) of the distinct (list, click pattern) sessions: they share their posteriors."""
+    L = P.shape[1]
+    bits = (C.astype(np.int64) << np.arange(L)).sum(axis=1)
+    u, inv, count = np.unique(np.column_stack([P, bits]), axis=0, return_inverse=True, return_counts=True)
+    first = np.zeros(len(u), dtype=np.int64)
+    first[np.asarray(inv).ravel()[::-1]] = np.arange(len(P))[::-1]
+    return P[first], C[first], count.astype(np.float64)
+
+
 def fit_dbn(log: ClickLog, *, iterations: int, tol: float) -> dict[str, Any]:
-    """DBN by EM (module docstring)."""
-    P, C = log.matrix, log.click_matrix
+    """DBN by EM (module docstring), on the distinct sessions weighted by their number."""
+    P, C, wt = _distinct_sessions(log.matrix, log.click_matrix)
     has = P >= 0
     Pz = np.where(has, P, 0)
+    _, last = _first_last(C)
+    tail = np.arange(P.shape[1])[None, :] > last[:, None]
+    W = np.broadcast_to(wt[:, None], P.shape)
     alpha = np.full(log.n_pairs, 0.5)
     sigma = np.full(log.n_pairs, 0.5)
     gamma = 0.9
-    n_pair = np.bincount(P[has], minlength=log.n_pairs).astype(np.float64)
-    clicks_pair = np.bincount(P[C & has], minlength=log.n_pairs).astype(np.float64)
+    n_pair = np.bincount(P[has], weights=W[has], minlength=log.n_pairs)
+    clk = C & has
+    clicks_pair = np.bincount(P[clk], weights=W[clk], minlength=log.n_pairs)
     trans = np.zeros(has.shape, dtype=bool)
     trans[:, :-1] = has[:, :-1] & has[:, 1:]
     done, it = False, 0
     for it in range(1, iterations + 1):
         a = np.where(has, alpha[Pz], 0.0)
         s = np.where(has, sigma[Pz], 0.0)
-        e, sat, nxt = _dbn_estep(a, s, gamma, C, has)
-        post_a = np.where(C, 1.0, a * (1 - e))
+        e, sat, nxt = _dbn_estep(a, s, gamma, last, tail, has)
+        post_a = np.where(C, 1.0, a * (1 - e)) * W
         new_alpha = _ratio(np.bincount(P[has], weights=post_a[has], minlength=log.n_pairs), n_pair, 0.5)
-        new_sigma = _ratio(np.bincount(P[C & has], weights=sat[C & has], minlength=log.n_pairs), clicks_pair, 0.5)
-        unsat = np.where(C, 1.0 - sat, 1.0) * e
-        new_gamma = float(nxt[trans].sum() / max(unsat[trans].sum(), EPS))
+        new_sigma = _ratio(np.bincount(P[clk], weights=(sat * W)[clk], minlength=log.n_pairs), clicks_pair, 0.5)
+        unsat = np.where(C, 1.0 - sat, 1.0) * e * W
+        new_gamma = float((nxt * W)[trans].sum() / max(unsat[trans].sum(), EPS))
         new_alpha, new_sigma = np.clip(new_alpha, EPS, 1 - EPS), np.clip(new_sigma, EPS, 1 - EPS)
         new_gamma = min(max(new_gamma, EPS), 1 - EPS)
         change = max(float(np.abs(new_alpha - alpha).max()), float(np.abs(new_sigma - sigma).max()),

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 
-__all__ = ["DEFAULT_COLUMNS", "ClickLog", "as_table", "read_log"]
+__all__ = ["DEFAULT_COLUMNS", "ClickLog", "as_table", "build_log", "codes", "numbers", "pick", "read_log", "shown"]
 
 #: Column names tried, in order, for each role when none is given.
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -30,6 +30,18 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "click": ("click", "clicked", "clicks", "reward"),
 }
 _MAX_RANK = 1000
+
+
+def shown(value: Any) -> str:
+    """A value for a message: a plain Python repr (a whole float as an integer).
+
+    >>> shown(np.float64(2.0)), shown(np.int64(3)), shown("x")
+    ('2', '3', "'x'")
+    """
+    x = value.item() if isinstance(value, np.generic) else value
+    if isinstance(x, float) and x.is_integer():
+        return repr(int(x))
+    return repr(x)
 
 
 def as_table(log: Any, what: str = "log") -> tuple[Any, str]:
@@ -71,8 +83,8 @@ def as_table(log: Any, what: str = "log") -> tuple[Any, str]:
     if mod.startswith("polars"):
         return log.to_arrow(), f"the {what} DataFrame"
     if isinstance(log, Mapping):
-        return pa.table({str(k): np.asarray(v) if not isinstance(v, pa.Array) else v for k, v in log.items()}), \
-            f"the {what} columns"
+        cols = {str(k): v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v) for k, v in log.items()}
+        return pa.table(cols), f"the {what} columns"
     raise InvalidParameterError(f"a {what} is a pyarrow Table, a pandas or polars DataFrame, a mapping of columns "
                                 f"or a file path; got {type(log).__name__}.")
 
@@ -120,7 +132,7 @@ def codes(table: Any, name: str, where: str) -> tuple[np.ndarray, np.ndarray]:
         bad = values != np.round(values)
         if bad.any():
             row = int(np.argmax(bad))
-            raise InputError(f"{where}: column {name!r} holds {values[row]!r} at row {row}; an id is a string "
+            raise InputError(f"{where}: column {name!r} holds {shown(values[row])} at row {row}; an id is a string "
                              "or an integer.")
         arr = pa.array(values.astype(np.int64))
     if pa.types.is_dictionary(arr.type):
@@ -141,7 +153,7 @@ def _ranks(table: Any, name: str, where: str) -> np.ndarray:
     bad = (r != np.round(r)) | (r < 1) | ~np.isfinite(r) | (r > _MAX_RANK)
     if bad.any():
         row = int(np.argmax(bad))
-        raise InputError(f"{where}: column {name!r} holds {r[row]!r} at row {row}; a rank is an integer from 1 "
+        raise InputError(f"{where}: column {name!r} holds {shown(r[row])} at row {row}; a rank is an integer from 1 "
                          f"to {_MAX_RANK} (1 = top).")
     return r.astype(np.int64)
 
@@ -170,7 +182,7 @@ def _clicks(table: Any, name: str, where: str, click_label: str) -> np.ndarray:
         bad = (v != 0) & (v != 1)
         if bad.any():
             row = int(np.argmax(bad))
-            raise InputError(f"{where}: column {name!r} holds {v[row]!r} at row {row}; a click is 0 or 1 "
+            raise InputError(f"{where}: column {name!r} holds {shown(v[row])} at row {row}; a click is 0 or 1 "
                              "(true or false).")
         return v == 1
     raise InputError(f"{where}: column {name!r} (clicks) holds {arr.type} values; a click is true/false or 0/1.")

@@ -277,7 +277,7 @@ def _interval(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str
     return value, float(stat.std(ddof=1)), float(lo), float(hi)
 
 
-def estimate(log: Any, target: Any, *, estimator: str = "ips", measure: str = "clicks@10", click_model: Any = None,
+def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: str = "clicks@10", click_model: Any = None,
              examination: Any = None, clip: float | None = None, confidence: float = 0.95, ci: str = "normal",
              n_resamples: int = 2000, seed: int = 0, convention: Any = "ranklens", session_col: str | None = None,
              query_col: str | None = None, item_col: str | None = None, rank_col: str | None = None,
@@ -290,7 +290,10 @@ def estimate(log: Any, target: Any, *, estimator: str = "ips", measure: str = "c
         The click log (as :func:`ranklens.counterfactual.fit_click_model` reads it); it needs a query column.
     target : rankings
         Any rankings input of ranklens (a run file, a table, ``{query: {item: score}}``) over the log's queries.
-    estimator : {"ips", "snips", "dm", "dr", "pi"}
+        Not with the slate estimators, which read the target policy's propensities from the log.
+    estimator : str
+        ``ips``, ``snips``, ``dm``, ``dr``, ``pi``; or ``sips``, ``iips``, ``rips``, ``snsips``, ``sniips``,
+        ``snrips``, ``cascade_dr``, which read obp's column layout (:mod:`ranklens.counterfactual.slate`).
     measure : str
         ``clicks@k``, ``ctr@k`` or ``click_<measure>`` (``click_dcg@10``, ``click_ndcg@10``...).
     click_model : str or FittedClickModel, optional
@@ -317,14 +320,25 @@ def estimate(log: Any, target: Any, *, estimator: str = "ips", measure: str = "c
     >>> e.value  # b's one click at rank 2 over its exposure 0.5, in two sessions: 2 / 2
     1.0
     """
-    est = str(estimator).lower()
-    if est not in ESTIMATORS:
-        raise InvalidParameterError(f"`estimator` must be one of {', '.join(ESTIMATORS)} (slate estimators with "
-                                    f"logged propensities: counterfactual.slate_estimate); got {estimator!r}.")
+    from .slate import SLATE_ESTIMATORS, slate_interval, slate_values
+
+    est = str(estimator).lower().replace("-", "_")
+    if est not in ESTIMATORS + SLATE_ESTIMATORS:
+        raise InvalidParameterError(f"`estimator` must be one of {', '.join(ESTIMATORS + SLATE_ESTIMATORS)}; got "
+                                    f"{estimator!r}.")
     if ci not in ("normal", "bootstrap"):
         raise InvalidParameterError(f"`ci` must be 'normal' or 'bootstrap'; got {ci!r}.")
     if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise InvalidParameterError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    if est in SLATE_ESTIMATORS:
+        if target is not None:
+            raise InvalidParameterError(f"the slate estimator {est} reads the target policy's propensities from the "
+                                        "log's target_* columns; `target` is for ips, snips, dm, dr and pi.")
+        value, per_slate, diag = slate_values(log, est)
+        se, lo, hi = slate_interval(value, per_slate, float(confidence), ci, int(n_resamples), int(seed))
+        return Estimate(value, lo, hi, se, est, "reward", float(confidence), ci, diag)
+    if target is None:
+        raise InvalidParameterError(f"the {est} estimator needs the `target` ranking to evaluate.")
     if clip is not None and not (isinstance(clip, (int, float)) and clip >= 1 and math.isfinite(clip)):
         raise InvalidParameterError(f"`clip` must be a number >= 1 (a largest inverse propensity); got {clip!r}.")
     m = parse_measure(measure)
