@@ -44,7 +44,7 @@ def test_dcm_by_hand():
     assert _alpha(m, "a") == 0.0 and _alpha(m, "b") == 1.0 and _alpha(m, "c") == 1.0
     # lambda_r = clicks at r that are not the session's last / clicks at r: rank 1: s2's b (not last) -> 1/1;
     # rank 2: s1's b is last -> 0/1; rank 3: s2's c is last -> 0/1
-    assert m.continuation.values.tolist() == [1.0, 0.0, 0.0]
+    assert m.continuation.array.tolist() == [1.0, 0.0, 0.0]
 
 
 def test_sdbn_by_hand():
@@ -78,7 +78,7 @@ def test_pbm_em_recovers_the_simulated_examination():
                           policy="plackett_luce", temperature=2.0, heterogeneity=0.0, segments=ONE_SEGMENT, seed=11)
     m = fit_click_model(events_with_query(sim), "pbm")
     truth = sim.model.exam_curve(8)
-    assert np.abs(m.examination.values / truth - 1).max() < 0.04, (m.examination, truth)
+    assert np.abs(m.examination.array / truth - 1).max() < 0.04, (m.examination, truth)
     # attractiveness: per grade, the mean over the pairs of that grade, on rank 1's scale (theta1 * alpha)
     g = np.asarray(sim.served.item_grade)[[int(str(i)[1:]) for i in m.item_ids]]
     for grade in (0, 1, 2):
@@ -95,8 +95,8 @@ def test_regression_em_fits_alpha_from_features():
     plain = fit_click_model(log, "pbm")
     reg = fit_click_model(log, "pbm", features=["grade"])
     truth = np.array([1.0, 0.6, 0.4, 0.3])
-    assert np.abs(reg.examination.values / truth - 1).max() < 0.05
-    assert np.abs(reg.examination.values - truth).max() < np.abs(plain.examination.values - truth).max()
+    assert np.abs(reg.examination.array / truth - 1).max() < 0.05
+    assert np.abs(reg.examination.array - truth).max() < np.abs(plain.examination.array - truth).max()
 
 
 def test_dbn_em_recovers_a_simulated_dbn():

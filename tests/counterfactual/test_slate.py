@@ -5,13 +5,12 @@ needs Python < 3.11: online-anchors.md B3), cascade-DR also against obp's RIPS w
 from __future__ import annotations
 
 import numpy as np
+import obp  # noqa: F401  (installed by `make install-test` with --no-deps: tests/test_setup.py checks the step)
 import pyarrow as pa
 import pytest
 
 from ranklens.counterfactual import estimate
 from ranklens.errors import InputError, InvalidParameterError
-
-import obp  # noqa: F401  (installed by `make install-test` with --no-deps: tests/test_setup.py checks the step)
 
 pytestmark = [pytest.mark.peer, pytest.mark.filterwarnings("ignore:overflow encountered in exp:RuntimeWarning")]
 
@@ -107,7 +106,7 @@ def test_bad_propensities_get_one_line(feedback):
     p = table.column("pscore_item_position").to_numpy().copy()
     p[4] = 0.0
     bad = table.set_column(table.column_names.index("pscore_item_position"), "pscore_item_position", pa.array(p))
-    with pytest.raises(InputError, match=r"column 'pscore_item_position' holds 0 at row 4; a propensity is in \(0, 1\]"):
+    with pytest.raises(InputError, match=r"'pscore_item_position' holds 0 at row 4; a propensity is in \(0, 1\]"):
         estimate(bad, estimator="iips")
     p[4] = 1.5
     bad = table.set_column(table.column_names.index("pscore_item_position"), "pscore_item_position", pa.array(p))

@@ -86,7 +86,8 @@ def fit_pbm(log: ClickLog, *, iterations: int, tol: float, features: np.ndarray 
         X = np.column_stack([np.ones(log.n_pairs), features])
         w = np.zeros(X.shape[1])
     done, it = False, 0
-    for it in range(1, iterations + 1):
+    while it < iterations:
+        it += 1
         t, a = theta[r0], alpha[pair]
         denom = np.maximum(1.0 - t * a, EPS)
         new_theta = (c_rank + np.bincount(r0, weights=nc * t * (1 - a) / denom, minlength=depth)) / np.maximum(
@@ -203,7 +204,8 @@ def fit_dbn(log: ClickLog, *, iterations: int, tol: float) -> dict[str, Any]:
     trans = np.zeros(has.shape, dtype=bool)
     trans[:, :-1] = has[:, :-1] & has[:, 1:]
     done, it = False, 0
-    for it in range(1, iterations + 1):
+    while it < iterations:
+        it += 1
         a = np.where(has, alpha[Pz], 0.0)
         s = np.where(has, sigma[Pz], 0.0)
         e, sat, nxt = _dbn_estep(a, s, gamma, last, tail, has)

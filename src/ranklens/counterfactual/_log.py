@@ -319,7 +319,7 @@ def build_log(session: np.ndarray, query: np.ndarray, item: np.ndarray, rank: np
     cell = session * depth + (rank - 1)
     if n_sessions * depth <= 4 * len(cell) + 1_000_000:
         twice = np.bincount(cell, minlength=n_sessions * depth) > 1
-        dup = twice.any()
+        dup = bool(twice.any())
         c = int(np.argmax(twice))
     else:
         u, counts = np.unique(cell, return_counts=True)

@@ -71,7 +71,7 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
     ranked = np.zeros(len(qids), dtype=bool)
     ranked[rq_code[rq_code >= 0]] = True
     if not ranked.all():
-        miss = qids[np.argmin(ranked)]
+        miss = str(qids[np.argmin(ranked)])
         raise InputError(f"{name}: the ranking has no item for {int((~ranked).sum())} logged queries (e.g. "
                          f"{miss!r}); a target ranking must rank every query of the log.")
     keep = rq_code >= 0

@@ -33,33 +33,33 @@ MODELS = ("pbm", "cascade", "dcm", "dbn", "sdbn")
 
 
 class ByRank(Mapping[int, float]):
-    """Values per rank, indexed from 1 (``curve[1]`` is rank 1); ``.values`` is the numpy array (rank 1 first).
+    """Values per rank, indexed from 1 (``curve[1]`` is rank 1); ``.array`` is the numpy array (rank 1 first).
 
     >>> c = ByRank([1.0, 0.5])
-    >>> c[2], list(c), c.values.tolist()
+    >>> c[2], list(c), c.array.tolist()
     (0.5, [1, 2], [1.0, 0.5])
     """
 
     def __init__(self, values: Any) -> None:
-        self.values = np.asarray(values, dtype=np.float64)
-        self.values.setflags(write=False)
+        self.array = np.asarray(values, dtype=np.float64)
+        self.array.setflags(write=False)
 
     def __getitem__(self, rank: int) -> float:
-        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= len(self.values):
-            raise KeyError(f"rank {rank!r}: ranks go from 1 to {len(self.values)}")
-        return float(self.values[int(rank) - 1])
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= len(self.array):
+            raise KeyError(f"rank {rank!r}: ranks go from 1 to {len(self.array)}")
+        return float(self.array[int(rank) - 1])
 
     def __iter__(self) -> Iterator[int]:
-        return iter(range(1, len(self.values) + 1))
+        return iter(range(1, len(self.array) + 1))
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.array)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.asarray(self.values, dtype=dtype)
+        return np.asarray(self.array, dtype=dtype)
 
     def __repr__(self) -> str:
-        return "ByRank(" + ", ".join(f"{r}: {v:.4g}" for r, v in zip(self, self.values)) + ")"
+        return "ByRank(" + ", ".join(f"{r}: {v:.4g}" for r, v in zip(self, self.array)) + ")"
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,7 +119,7 @@ class FittedClickModel:
     @property
     def mean_perplexity(self) -> float:
         """The perplexity over all ranks (rows weighted equally)."""
-        return float(2 ** np.average(np.log2(self.perplexity.values), weights=self._rank_rows()))
+        return float(2 ** np.average(np.log2(self.perplexity.array), weights=self._rank_rows()))
 
     def _rank_rows(self) -> np.ndarray:
         return np.asarray(self.rows_per_rank, dtype=np.float64)
@@ -155,18 +155,18 @@ class FittedClickModel:
         import pyarrow as pa
 
         d = self.depth
-        return pa.table({"rank": np.arange(1, d + 1), "examination": self.examination.values,
-                         "perplexity": self.perplexity.values, "rows": self._rank_rows().astype(np.int64),
+        return pa.table({"rank": np.arange(1, d + 1), "examination": self.examination.array,
+                         "perplexity": self.perplexity.array, "rows": self._rank_rows().astype(np.int64),
                          "clicks": np.asarray(self.clicks_per_rank, dtype=np.int64)})
 
     def to_dict(self) -> dict[str, Any]:
         """The model's summary as plain JSON values (not the per-pair parameters: :meth:`table`)."""
         cont: Any = self.continuation
         if isinstance(cont, ByRank):
-            cont = cont.values.tolist()
-        return {"model": self.kind, "examination": self.examination.values.tolist(), "theta1": self.theta1,
+            cont = cont.array.tolist()
+        return {"model": self.kind, "examination": self.examination.array.tolist(), "theta1": self.theta1,
                 "continuation": cont, "log_likelihood": self.log_likelihood,
-                "perplexity": self.perplexity.values.tolist(), "mean_perplexity": self.mean_perplexity,
+                "perplexity": self.perplexity.array.tolist(), "mean_perplexity": self.mean_perplexity,
                 "sessions": self.n_sessions, "rows": self.n_rows, "pairs": len(self.attractiveness),
                 "iterations": self.iterations, "converged": self.converged,
                 "impossible_clicks": self.impossible_clicks}

@@ -81,9 +81,18 @@ class Estimate:
                 **self.diagnostics}
 
 
-def _examination(lg: ClickLog, click_model: Any, examination: Any) -> tuple[np.ndarray, FittedClickModel | None]:
-    """(relative examination per rank, the fitted model or None)."""
-    model: FittedClickModel | None = None
+def _model(lg: ClickLog, click_model: Any, needed: bool) -> FittedClickModel | None:
+    """The click model: the one given, or fitted on the log (by name; default pbm) when ``needed``."""
+    if isinstance(click_model, FittedClickModel):
+        return click_model
+    if click_model is not None and not isinstance(click_model, str):
+        raise InvalidParameterError(f"`click_model` is a model name or a FittedClickModel; got "
+                                    f"{type(click_model).__name__}.")
+    return fit_on(lg, str(click_model or "pbm")) if needed or click_model is not None else None
+
+
+def _examination(lg: ClickLog, model: FittedClickModel | None, examination: Any) -> np.ndarray:
+    """The relative examination per rank: ``examination`` when given, else the model's."""
     if examination is not None:
         exam = np.asarray(getattr(examination, "examination", examination), dtype=np.float64).ravel()
         if exam.size == 0 or not np.isfinite(exam).all() or (exam <= 0).any() or (exam > 1).any():
@@ -92,23 +101,17 @@ def _examination(lg: ClickLog, click_model: Any, examination: Any) -> tuple[np.n
                              " (a propensity of 0 leaves a rank's clicks without a weight).")
         exam = exam / exam[0]
     else:
-        if click_model is None or isinstance(click_model, str):
-            model = fit_on(lg, str(click_model or "pbm"))
-        elif isinstance(click_model, FittedClickModel):
-            model = click_model
-        else:
-            raise InvalidParameterError(f"`click_model` is a model name or a FittedClickModel; got "
-                                        f"{type(click_model).__name__}.")
-        exam = model.examination.values
-        if (exam <= 0).any():
-            raise InputError(f"the {model.kind} click model gives rank {int(np.argmax(exam <= 0)) + 1} an examination "
-                             "of 0: its clicks cannot be weighted.")
+        assert model is not None
+        exam = model.examination.array
+        if not (np.isfinite(exam) & (exam > 0)).all():
+            raise InputError(f"the {model.kind} click model gives rank {int(np.argmax(~(exam > 0))) + 1} an "
+                             "examination of 0: its clicks cannot be weighted.")
     beyond = lg.click & (lg.rank > len(exam))
     if beyond.any():
         row = int(np.argmax(beyond))
         raise InputError(f"{lg.source}: a click at rank {int(lg.rank[row])} (row {row}), beyond the {len(exam)} ranks "
                          "the examination covers.")
-    return exam, model
+    return exam
 
 
 def _model_alpha(model: FittedClickModel | None, lg: ClickLog) -> np.ndarray:
@@ -277,11 +280,11 @@ def _interval(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str
     return value, float(stat.std(ddof=1)), float(lo), float(hi)
 
 
-def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: str = "clicks@10", click_model: Any = None,
-             examination: Any = None, clip: float | None = None, confidence: float = 0.95, ci: str = "normal",
-             n_resamples: int = 2000, seed: int = 0, convention: Any = "ranklens", session_col: str | None = None,
-             query_col: str | None = None, item_col: str | None = None, rank_col: str | None = None,
-             click_col: str | None = None, click_label: str = "click") -> Estimate:
+def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: str = "clicks@10",
+             click_model: Any = None, examination: Any = None, clip: float | None = None, confidence: float = 0.95,
+             ci: str = "normal", n_resamples: int = 2000, seed: int = 0, convention: Any = "ranklens",
+             session_col: str | None = None, query_col: str | None = None, item_col: str | None = None,
+             rank_col: str | None = None, click_col: str | None = None, click_label: str = "click") -> Estimate:
     """Estimate a target ranking's click measure from a click log (see the module for the estimators).
 
     Parameters
@@ -297,10 +300,10 @@ def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: s
     measure : str
         ``clicks@k``, ``ctr@k`` or ``click_<measure>`` (``click_dcg@10``, ``click_ndcg@10``...).
     click_model : str or FittedClickModel, optional
-        The position bias (its examination) and, for dm / dr, the direct method. A name fits that model on the
-        log; default: a PBM fitted by EM on the log.
+        The position bias (its examination, unless ``examination`` is given) and, for dm / dr, the direct method.
+        A name fits that model on the log; default: a PBM fitted by EM on the log when one is needed.
     examination : array-like or Propensities, optional
-        Examination per rank (relative to rank 1) instead of a click model's, e.g. from interventions.
+        Examination per rank (relative to rank 1), e.g. from interventions (``estimate_examination``).
     clip : float, optional
         The largest inverse propensity ``1 / rho`` used (rows above it are clipped and counted).
     confidence, ci, n_resamples, seed
@@ -344,7 +347,8 @@ def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: s
     m = parse_measure(measure)
     lg = read_log(log, session_col=session_col, query_col=query_col, item_col=item_col, rank_col=rank_col,
                   click_col=click_col, click_label=click_label, need_query=True)
-    exam, model = _examination(lg, click_model, examination)
+    model = _model(lg, click_model, needed=examination is None or est in ("dm", "dr"))
+    exam = _examination(lg, model, examination)
     k = m.k if m.k is not None else lg.depth
     tg = lay_target(target, lg, k)
     y, wsum, diag = session_values(lg, tg, m, est, exam, model, clip=clip, convention=convention)

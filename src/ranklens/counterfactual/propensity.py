@@ -51,7 +51,7 @@ class Propensities:
 
     def to_dict(self) -> dict[str, Any]:
         def plain(v: ByRank) -> list[float | None]:
-            return [None if not math.isfinite(x) else float(x) for x in v.values]
+            return [None if not math.isfinite(x) else float(x) for x in v.array]
 
         return {"method": self.method, "examination": plain(self.examination), "ci_low": plain(self.ci_low),
                 "ci_high": plain(self.ci_high), "sessions": self.sessions, "support": self.support.tolist(),
