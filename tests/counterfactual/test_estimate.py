@@ -48,7 +48,7 @@ def test_ips_by_hand():
     # inverse propensities of the rows the target uses: b, c in s1, s2 (1/0.5, 1/0.25) and y in s3 (1/0.5)
     u = np.array([2, 4, 2, 4, 2])
     assert d["max_weight"] == 4.0
-    assert d["effective_sample_size"] == pytest.approx(u.sum() ** 2 / (u ** 2).sum())
+    assert d["effective_sample_size"] == pytest.approx(3 * u.mean() ** 2 / (u ** 2).mean())  # 3 sessions
 
 
 def test_ctr_snips_and_clip_by_hand():

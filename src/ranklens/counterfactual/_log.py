@@ -50,6 +50,8 @@ def as_table(log: Any, what: str = "log") -> tuple[Any, str]:
 
     if isinstance(log, (str, os.PathLike)):
         path = os.fspath(log)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(2, "No such file or directory" if not os.path.exists(path) else "Not a file", path)
         low = path.lower().removesuffix(".gz")
         if low.endswith((".parquet", ".pq")):
             import pyarrow.parquet as pq
@@ -70,8 +72,6 @@ def as_table(log: Any, what: str = "log") -> tuple[Any, str]:
                 return pjson.read_json(path), path
             except pa.ArrowInvalid as exc:
                 raise InputError(f"{path}: {' '.join(str(exc).split())}") from None
-        if not os.path.exists(path):
-            raise FileNotFoundError(2, "No such file or directory", path)
         raise InputError(f"{path}: a {what} is read from Parquet, CSV, TSV or JSON Lines (by its suffix).")
     mod = type(log).__module__ or ""
     if isinstance(log, pa.Table):

@@ -46,7 +46,7 @@ from ._measures import CounterfactualMeasure, parse_measure, position_weights
 from ._target import Target, lay_target
 from .click_models import FittedClickModel, fit_on
 
-__all__ = ["ESTIMATORS", "Estimate", "check_names", "estimate", "session_values"]
+__all__ = ["ESTIMATORS", "Estimate", "check_names", "estimate", "model_and_examination", "session_values", "summarise"]
 
 #: The estimators of :func:`estimate` (the slate estimators with logged propensities are in ``slate``).
 ESTIMATORS = ("ips", "snips", "dm", "dr", "pi")
@@ -57,8 +57,9 @@ _PI_MAX = 50_000_000  # entries of the pseudoinverse's matrices
 class Estimate:
     """An off-policy estimate: the value, its interval and the diagnostics.
 
-    ``diagnostics``: ``sessions``, ``effective_sample_size`` (``(sum u)^2 / sum u^2`` over the logged rows the
-    target uses, ``u`` their inverse propensity), ``max_weight`` (the largest ``u``), ``clipped_rows``,
+    ``diagnostics``: ``sessions``, ``effective_sample_size`` (the sessions times the weights' efficiency
+    ``mean(u)^2 / mean(u^2)`` over the logged rows the target uses, ``u`` their inverse propensity: the number of
+    sessions of equal weight that would be as precise), ``max_weight`` (the largest ``u``), ``clipped_rows``,
     ``unlogged_share`` (the share of the target's (session, position) slots whose item the log never showed for
     that query), ``unlogged_items`` (distinct such target (query, item) pairs), ``sessions_without_value``
     (core measures with no value for a session), ``target_ties``.
@@ -89,6 +90,13 @@ def _model(lg: ClickLog, click_model: Any, needed: bool) -> FittedClickModel | N
         raise InvalidParameterError(f"`click_model` is a model name or a FittedClickModel; got "
                                     f"{type(click_model).__name__}.")
     return fit_on(lg, str(click_model or "pbm")) if needed or click_model is not None else None
+
+
+def model_and_examination(lg: ClickLog, click_model: Any, examination: Any, estimator: str
+                          ) -> tuple[FittedClickModel | None, np.ndarray]:
+    """The click model (fitted when needed) and the relative examination per rank an estimator uses."""
+    model = _model(lg, click_model, needed=examination is None or estimator in ("dm", "dr"))
+    return model, _examination(lg, model, examination)
 
 
 def _examination(lg: ClickLog, model: FittedClickModel | None, examination: Any) -> np.ndarray:
@@ -164,7 +172,8 @@ def session_values(lg: ClickLog, target: Target, m: CounterfactualMeasure, estim
     sq = lg.session_query
     diag: dict[str, Any] = {
         "sessions": lg.n_sessions, "rows": lg.n_rows,
-        "effective_sample_size": float(u_used.sum() ** 2 / (u_used ** 2).sum()) if u_used.size else 0.0,
+        "effective_sample_size": float(lg.n_sessions * u_used.mean() ** 2 / (u_used ** 2).mean())
+        if u_used.size else 0.0,
         "max_weight": float(u_used.max()) if u_used.size else math.nan, "clipped_rows": clipped,
         "unlogged_share": float((~slot_logged & target.present)[sq].sum() / max(target.present[sq].sum(), 1)),
         "unlogged_items": int((~slot_logged & target.present).sum()), "target_ties": target.ties,
@@ -249,9 +258,9 @@ def _per_session_core(lg: ClickLog, target: Target, m: CounterfactualMeasure, es
     return y, None, diag
 
 
-def _interval(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str, n_resamples: int, seed: int
-              ) -> tuple[float, float, float, float]:
-    """(value, se, low, high)."""
+def summarise(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str = "normal",
+              n_resamples: int = 2000, seed: int = 0) -> tuple[float, float, float, float]:
+    """(value, se, low, high) from per-session values (and normalisers for snips); NaN values left out."""
     ok = np.isfinite(y)
     y = y[ok]
     n = len(y)
@@ -347,12 +356,11 @@ def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: s
     m = parse_measure(measure)
     lg = read_log(log, session_col=session_col, query_col=query_col, item_col=item_col, rank_col=rank_col,
                   click_col=click_col, click_label=click_label, need_query=True)
-    model = _model(lg, click_model, needed=examination is None or est in ("dm", "dr"))
-    exam = _examination(lg, model, examination)
+    model, exam = model_and_examination(lg, click_model, examination, est)
     k = m.k if m.k is not None else lg.depth
     tg = lay_target(target, lg, k)
     y, wsum, diag = session_values(lg, tg, m, est, exam, model, clip=clip, convention=convention)
-    value, se, lo, hi = _interval(y, wsum, float(confidence), ci, int(n_resamples), int(seed))
+    value, se, lo, hi = summarise(y, wsum, float(confidence), ci, int(n_resamples), int(seed))
     return Estimate(value, lo, hi, se, est, m.key, float(confidence), ci, diag)
 
 

@@ -84,9 +84,8 @@ def slate_values(log: Any, estimator: str) -> tuple[float, np.ndarray, dict[str,
     pb = _propensity(table, col, where, target=False)
     pe = _propensity(table, f"target_{col}", where, target=True)
     w = pe / pb
-    diag: dict[str, Any] = {"slates": n, "rows": len(w), "effective_sample_size":
-                            float(w.sum() ** 2 / (w ** 2).sum()) if (w > 0).any() else 0.0,
-                            "max_weight": float(w.max())}
+    ess = float(n * w.mean() ** 2 / (w ** 2).mean()) if (w > 0).any() else 0.0  # slates of equal weight
+    diag: dict[str, Any] = {"slates": n, "rows": len(w), "effective_sample_size": ess, "max_weight": float(w.max())}
     if kind == "sips":
         first = np.full(n, np.nan)
         first[slate] = pb
