@@ -69,47 +69,123 @@ def _newton(X: np.ndarray, y: np.ndarray, n: np.ndarray, w: np.ndarray, steps: i
     return w
 
 
+class _PbmCells:
+    """The PBM's sufficient statistics, clicks and non-clicks per (pair, rank): a dense pairs x ranks matrix when
+    most cells are filled (reductions along an axis), else the list of filled cells (bincounts)."""
+
+    def __init__(self, log: ClickLog) -> None:
+        pair, r0, c, n = pbm_cells(log)
+        self.depth, self.n_pairs = log.depth, log.n_pairs
+        self.dense = log.n_pairs * log.depth <= 2 * len(pair) + 100_000
+        if self.dense:
+            self.c = np.zeros((log.n_pairs, log.depth))
+            self.nc = np.zeros((log.n_pairs, log.depth))
+            self.c[pair, r0] = c
+            self.nc[pair, r0] = n - c
+            self.n_rank, self.n_pair = self.c.sum(0) + self.nc.sum(0), self.c.sum(1) + self.nc.sum(1)
+            self.c_rank, self.c_pair = self.c.sum(0), self.c.sum(1)
+        else:
+            self.pair, self.r0, self.cc, self.ncc = pair, r0, c, n - c
+            self.n_rank = np.bincount(r0, weights=n, minlength=log.depth)
+            self.n_pair = np.bincount(pair, weights=n, minlength=log.n_pairs)
+            self.c_rank = np.bincount(r0, weights=c, minlength=log.depth)
+            self.c_pair = np.bincount(pair, weights=c, minlength=log.n_pairs)
+
+    def expected(self, theta: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """E-step: (expected examined rows per rank, expected attracted rows per pair)."""
+        if self.dense:  # q = nc / (1 - alpha theta), then two matrix-vector products
+            q = np.multiply.outer(alpha, -theta)
+            q += 1.0
+            np.maximum(q, EPS, out=q)
+            np.divide(self.nc, q, out=q)
+            return self.c_rank + theta * ((1 - alpha) @ q), self.c_pair + alpha * (q @ (1 - theta))
+        t, a = theta[self.r0], alpha[self.pair]
+        q = self.ncc / np.maximum(1.0 - t * a, EPS)
+        return (self.c_rank + np.bincount(self.r0, weights=q * t * (1 - a), minlength=self.depth),
+                self.c_pair + np.bincount(self.pair, weights=q * a * (1 - t), minlength=self.n_pairs))
+
+    def step(self, theta: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One EM step of the PBM with a free alpha per pair."""
+        ex, at = self.expected(theta, alpha)
+        return (np.clip(ex / np.maximum(self.n_rank, 1.0), EPS, 1 - EPS),
+                np.clip(at / np.maximum(self.n_pair, 1.0), EPS, 1 - EPS))
+
+    def loglik(self, theta: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+        """The log-likelihood per rank."""
+        if self.dense:
+            p = np.clip(alpha[:, None] * theta[None, :], EPS, 1 - EPS)
+            return (self.c * np.log(p) + self.nc * np.log1p(-p)).sum(0)
+        p = np.clip(theta[self.r0] * alpha[self.pair], EPS, 1 - EPS)
+        return np.bincount(self.r0, weights=self.cc * np.log(p) + self.ncc * np.log1p(-p), minlength=self.depth)
+
+
+def _squarem(cells: _PbmCells, theta: np.ndarray, alpha: np.ndarray, iterations: int, tol: float
+             ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """EM accelerated by SQUAREM (Varadhan and Roland 2008, step length S3), each cycle kept only when it does not
+    lower the likelihood (else the plain EM's second step); ``iterations`` counts EM steps."""
+    d = len(theta)
+    x0 = np.r_[theta, alpha]
+    ll0 = -np.inf
+    steps = 0
+    while steps < iterations:
+        x1 = np.r_[cells.step(x0[:d], x0[d:])]
+        if steps + 3 > iterations:  # no room for a cycle: plain EM steps
+            steps += 1
+            change = float(np.abs(x1 - x0).max())
+            x0 = x1
+            if change < tol:
+                return x0[:d], x0[d:], steps, True
+            continue
+        x2 = np.r_[cells.step(x1[:d], x1[d:])]
+        steps += 2
+        r, v = x1 - x0, x2 - 2 * x1 + x0
+        nv = float(np.linalg.norm(v))
+        x_new = x2
+        if nv > 0:
+            a = min(-float(np.linalg.norm(r)) / nv, -1.0)
+            xs = np.clip(x0 - 2 * a * r + a * a * v, EPS, 1 - EPS)
+            x3 = np.r_[cells.step(xs[:d], xs[d:])]
+            steps += 1
+            ll3 = float(cells.loglik(x3[:d], x3[d:]).sum())
+            if ll3 >= ll0:
+                x_new, ll_new = x3, ll3
+            else:
+                ll_new = float(cells.loglik(x2[:d], x2[d:]).sum())
+        else:
+            ll_new = float(cells.loglik(x2[:d], x2[d:]).sum())
+        change = float(np.abs(x_new - x0).max())
+        x0, ll0 = x_new, ll_new
+        if change < tol:
+            return x0[:d], x0[d:], steps, True
+    return x0[:d], x0[d:], steps, False
+
+
 def fit_pbm(log: ClickLog, *, iterations: int, tol: float, features: np.ndarray | None = None
             ) -> dict[str, Any]:
     """PBM by EM (module docstring); ``features`` (pairs x f) switch alpha to the regression EM."""
-    pair, r0, c, n = pbm_cells(log)
-    nc = n - c
-    depth = log.depth
-    n_rank = np.bincount(r0, weights=n, minlength=depth)
-    n_pair = np.bincount(pair, weights=n, minlength=log.n_pairs)
-    c_rank = np.bincount(r0, weights=c, minlength=depth)
-    c_pair = np.bincount(pair, weights=c, minlength=log.n_pairs)
-    theta = np.full(depth, 0.5)
+    cells = _PbmCells(log)
+    theta = np.full(log.depth, 0.5)
     alpha = np.full(log.n_pairs, 0.5)
-    X = w = None
-    if features is not None:
+    w = None
+    if features is None:
+        theta, alpha, it, done = _squarem(cells, theta, alpha, iterations, tol)
+    else:
         X = np.column_stack([np.ones(log.n_pairs), features])
         w = np.zeros(X.shape[1])
-    done, it = False, 0
-    while it < iterations:
-        it += 1
-        t, a = theta[r0], alpha[pair]
-        denom = np.maximum(1.0 - t * a, EPS)
-        new_theta = (c_rank + np.bincount(r0, weights=nc * t * (1 - a) / denom, minlength=depth)) / np.maximum(
-            n_rank, 1.0)
-        attracted = c_pair + np.bincount(pair, weights=nc * a * (1 - t) / denom, minlength=log.n_pairs)
-        if X is not None and w is not None:
-            w = _newton(X, attracted, n_pair, w)
-            new_alpha = _logistic(X @ w)
-        else:
-            new_alpha = attracted / np.maximum(n_pair, 1.0)
-        new_theta = np.clip(new_theta, EPS, 1 - EPS)
-        new_alpha = np.clip(new_alpha, EPS, 1 - EPS)
-        change = max(float(np.abs(new_theta - theta).max()), float(np.abs(new_alpha - alpha).max()))
-        theta, alpha = new_theta, new_alpha
-        if change < tol:
-            done = True
-            break
-    p = np.clip(theta[r0] * alpha[pair], EPS, 1 - EPS)
-    ll_cells = c * np.log(p) + nc * np.log1p(-p)
-    ll_rank = np.bincount(r0, weights=ll_cells, minlength=depth)
+        done, it = False, 0
+        while it < iterations:
+            it += 1
+            ex, attracted = cells.expected(theta, alpha)
+            w = _newton(X, attracted, cells.n_pair, w)
+            new_theta = np.clip(ex / np.maximum(cells.n_rank, 1.0), EPS, 1 - EPS)
+            new_alpha = np.clip(_logistic(X @ w), EPS, 1 - EPS)
+            change = max(float(np.abs(new_theta - theta).max()), float(np.abs(new_alpha - alpha).max()))
+            theta, alpha = new_theta, new_alpha
+            if change < tol:
+                done = True
+                break
     return {"theta": theta, "alpha": alpha, "iterations": it, "converged": done,
-            "ll_rank": ll_rank, "n_rank": n_rank, "coef": w, "clicks_rank": c_rank}
+            "ll_rank": cells.loglik(theta, alpha), "n_rank": cells.n_rank, "coef": w, "clicks_rank": cells.c_rank}
 
 
 def _first_last(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

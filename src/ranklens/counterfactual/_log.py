@@ -336,7 +336,7 @@ def build_log(session: np.ndarray, query: np.ndarray, item: np.ndarray, rank: np
         raise InputError(f"{where}: a session has rows of two queries (column {names[1]!r}, row {row}); a session "
                          "is one served list of one query.")
     n_items = len(item_ids)
-    key = query * n_items + item
+    key = query * n_items + item  # pairs are numbered in the order of their keys (lay_target relies on it)
     if len(query_ids) * n_items <= 4 * len(key) + 1_000_000:  # dense: a bincount of the keys, no sort
         present = np.bincount(key, minlength=len(query_ids) * n_items) > 0
         keys = np.flatnonzero(present)

@@ -19,6 +19,15 @@ from ._log import ClickLog
 __all__ = ["Target", "lay_target", "str_ids"]
 
 
+def _index_in(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """The index of each value among ``ids`` (-1 where absent), by pyarrow's hash lookup."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out = pc.index_in(pa.array(values, pa.string()), value_set=pa.array(ids, pa.string()))
+    return np.asarray(out.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
 def str_ids(values: Any) -> np.ndarray:
     """Ids (any id column ranklens reads) as a numpy array of str."""
     from .._ids import IdColumn
@@ -65,9 +74,7 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
     rq, ri = str_ids(r.qid), str_ids(r.item)
     key = np.asarray(r.order_key(), dtype=np.float64)
     qids = log.query_ids.astype(str)
-    q_order = np.argsort(qids)
-    at = np.minimum(np.searchsorted(qids, rq, sorter=q_order), len(qids) - 1)
-    rq_code = np.where(qids[q_order[at]] == rq, q_order[at], -1)
+    rq_code = _index_in(rq, qids)
     ranked = np.zeros(len(qids), dtype=bool)
     ranked[rq_code[rq_code >= 0]] = True
     if not ranked.all():
@@ -76,7 +83,11 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
                          f"{miss!r}); a target ranking must rank every query of the log.")
     keep = rq_code >= 0
     rq_code, ri, key = rq_code[keep], ri[keep], key[keep]
-    order = np.lexsort((ri, -key, rq_code))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    item_rank = np.asarray(pc.rank(pa.array(ri, pa.string()), sort_keys="ascending", tiebreaker="dense"))
+    order = np.lexsort((item_rank, -key, rq_code))
     rq_code, ri, key = rq_code[order], ri[order], key[order]
     counts = np.bincount(rq_code, minlength=len(qids))
     starts = np.cumsum(counts) - counts
@@ -85,14 +96,14 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
     same = np.r_[False, (rq_code[1:] == rq_code[:-1]) & (key[1:] == key[:-1]) & top[1:]]
     ties = len(np.unique(rq_code[same]))
     rq_code, ri, pos = rq_code[top], ri[top], pos[top]
-    # the log's pair of each target (query, item), -1 when never shown
-    pair_q, pair_i = log.pair_query, log.item_ids[log.pair_item].astype(str)
-    log_keys = np.char.add(np.char.add(pair_q.astype(str), "\x1f"), pair_i.astype(str))
-    t_keys = np.char.add(np.char.add(rq_code.astype(str), "\x1f"), ri.astype(str))
-    lk_order = np.argsort(log_keys)
-    at = np.minimum(np.searchsorted(log_keys, t_keys, sorter=lk_order), max(len(log_keys) - 1, 0))
-    hit = log_keys[lk_order[at]] == t_keys
-    t_pair = np.where(hit, lk_order[at], -1)
+    # the log's pair of each target (query, item), -1 when never shown: items by id (a hash), pairs by code
+    item_code = _index_in(ri, log.item_ids.astype(str))
+    n_items = len(log.item_ids)
+    log_keys = log.pair_query * n_items + log.pair_item  # sorted (the pairs are numbered in key order)
+    t_keys = rq_code.astype(np.int64) * n_items + item_code
+    at = np.minimum(np.searchsorted(log_keys, t_keys), max(len(log_keys) - 1, 0))
+    hit = (item_code >= 0) & (log_keys[at] == t_keys)
+    t_pair = np.where(hit, at, -1)
     pairs = np.full((len(qids), k), -1, dtype=np.int64)
     present = np.zeros((len(qids), k), dtype=bool)
     items = np.full((len(qids), k), "", dtype=object)

@@ -200,7 +200,7 @@ def _features(log: ClickLog, names: Sequence[str]) -> np.ndarray:
 def fit_click_model(log: Any, model: str = "pbm", *, session_col: str | None = None, query_col: str | None = None,
                     item_col: str | None = None, rank_col: str | None = None, click_col: str | None = None,
                     click_label: str = "click", features: Sequence[str] | None = None, iterations: int = 200,
-                    tol: float = 1e-5) -> FittedClickModel:
+                    tol: float = 1e-4) -> FittedClickModel:
     """Fit a click model on a click log.
 
     Parameters
@@ -244,7 +244,7 @@ def fit_click_model(log: Any, model: str = "pbm", *, session_col: str | None = N
 
 
 def fit_on(lg: ClickLog, kind: str, *, features: Sequence[str] | None = None, iterations: int = 200,
-           tol: float = 1e-5) -> FittedClickModel:
+           tol: float = 1e-4) -> FittedClickModel:
     """:func:`fit_click_model` on a log already read."""
     depth = lg.depth
     rows_rank = np.bincount(lg.rank - 1, minlength=depth).astype(np.float64)
