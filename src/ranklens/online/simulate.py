@@ -181,12 +181,17 @@ class Simulation:
 
             for name, run in rankings.items():
                 lists[str(name)] = run_grades(run, str(name), self.served, self.served.k)
+        from ..monitor._aggregates import StoreAggregate
+
         gains = self._gains(attribution)
         values = {}
         for name, grades in lists.items():
             mom = unit_moments(self.population, session_moments(self.population, self.model, grades, keys,
                                                                  gains=gains, convention=convention), seg)
             values[name] = mom[:, 1] / mom[:, 0]
+            for j, key in enumerate(keys):
+                if not is_online(key) and StoreAggregate.of(key).kind == "geometric":
+                    values[name][j] = math.exp(values[name][j])
         base = values.get(self.control)
         rows = []
         for j, key in enumerate(keys):
