@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .page import document, esc, num
+from .page import document, esc, num, table
 
 __all__ = ["build_experiment_report", "srm_verdict"]
 
@@ -40,14 +40,6 @@ def _ms(day: str) -> float:
 
 def _p(v: Any) -> str:
     return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3g}"
-
-
-def _table(head: list[str], rows: list[list[str]], numeric: range | tuple[int, ...] = ()) -> str:
-    nums = set(numeric)
-    th = "".join(f"<th{'' if i in nums else ' class=l'}>{esc(h)}</th>" for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td{'' if i in nums else ' class=l'}>{c}</td>" for i, c in enumerate(r))
-                   + "</tr>" for r in rows)
-    return f"<div class='scroll'><table class='rl'><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 def _effect_cells(r: Mapping[str, Any]) -> list[str]:
@@ -88,7 +80,7 @@ def build_experiment_report(result: Any, *, segments: Mapping[str, Mapping[str, 
     body = [[esc(r["measure"]), esc(r["arm"])] + _effect_cells(r) + [
         esc(r["method"]), "" if math.isnan(r["variance_reduction"]) else f"{100 * r['variance_reduction']:.1f}%"]
         for r in rows]
-    sections.append("<section class='card'><h2>Effects</h2>" + _table(head, body, range(2, 9)) + "</section>")
+    sections.append("<section class='card'><h2>Effects</h2>" + table(head, body, numeric=range(2, 9)) + "</section>")
     charts: list[dict[str, Any]] = []
     if result.looks:
         for i, (m, a) in enumerate(dict.fromkeys((x["measure"], x["arm"]) for x in result.looks)):
@@ -114,9 +106,9 @@ def build_experiment_report(result: Any, *, segments: Mapping[str, Mapping[str, 
         sections.append(
             f"<section class='card'><h2>Per segment: {esc(col)}</h2><p class='notes'>Each segment's units analysed "
             "alone, by the same test (no correction across segments: a difference between segments needs its own "
-            "test).</p>" + _table(["segment", "measure", "arm", "units", "control units", "control", "treatment",
+            "test).</p>" + table(["segment", "measure", "arm", "units", "control units", "control", "treatment",
                                    "difference", "interval", "relative", "relative interval", "p-value",
-                                   "significant"], seg_rows, range(3, 12)) + "</section>")
+                                   "significant"], seg_rows, numeric=range(3, 12)) + "</section>")
     page_title = title or f"ranklens experiment: {', '.join(result.arms[1:])} against {result.control}"
     subtitle = (f"{len(measures)} measures, {len(result.arms) - 1} treatment arms, unit {esc(result.unit)}; "
                 f"{esc(srm_verdict(srm).split(':')[0])}")
