@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from ranklens import _progress
-from ranklens._progress import Progress
+from ranklens._base.progress import Progress
 
 
 def d(i: int) -> float:

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens._buffers import StrIds, as_ids
-from ranklens._ids import (
+from ranklens._input.buffers import StrIds, as_ids
+from ranklens._input.ids import (
     ArrowIds,
     BufferIds,
     IdColumn,
@@ -110,7 +110,7 @@ def test_records_split_into_judged_and_ranked_rows():
     # one table: row 1 unjudged, row 2 unranked
     t = pa.table({"query": ["q", "q", "q"], "item": ["a", "b", "c"], "relevance": [2.0, None, 1.0],
                   "score": [0.5, 0.9, None]})
-    from ranklens._coerce import table_records
+    from ranklens._input.coerce import table_records
 
     rec = table_records(t, need="both")
     assert isinstance(rec, Records) and rec.has_labels and rec.has_order

@@ -1,4 +1,4 @@
-"""One plan: a convention and measures become the kernel's arguments in ranklens._plan only, and the
+"""One plan: a convention and measures become the kernel's arguments in ranklens._core.plan only, and the
 kernel is called from there only."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ranklens
+from ranklens._core.plan import make_plan
 from ranklens._kernels import codes as K
-from ranklens._plan import make_plan
 from ranklens.conventions import Convention, get_convention
 from ranklens.errors import EmptyQueryError, InvalidParameterError
 from ranklens.evaluate import evaluate_arrays

@@ -256,7 +256,7 @@ def test_str_ids_without_arrow():
     # the TREC readers' id form: offsets + bytes, converted to str and Arrow by the definition
     import pyarrow as pa
 
-    from ranklens._ids import StrIds, concat_ids, filter_ids, ids_to_numpy, take_ids
+    from ranklens._input.ids import StrIds, concat_ids, filter_ids, ids_to_numpy, take_ids
 
     words = ["q1", "", "é-ü", "a\x00b", "x" * 5000, "q1", "\U0001F600"]
     raw = [w.encode() for w in words]

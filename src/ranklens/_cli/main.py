@@ -1,7 +1,6 @@
 """Command line: ``ranklens eval``, ``explain``, ``compare``, ``conventions``, ``warmup``.
 
-A user's mistake (a missing file, a malformed line, an unknown measure...)
-prints one line on stderr and exits with status 2; never a traceback.
+The public face of this module is :mod:`ranklens.cli`.
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from typing import Any
 
 import click
 
-from .errors import fail, report, set_debug
-from .options import COLUMN_KEYS, FORMAT_KEYS, parse_sets, split_options
+from .._input.options import COLUMN_KEYS, FORMAT_KEYS, parse_sets, split_options
+from ..errors import fail, report, set_debug
 
 __all__ = ["main"]
 
@@ -160,7 +159,7 @@ def input_options(kw: dict[str, Any]) -> dict[str, Any]:
 
 def _set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        from ._progress import set_quiet
+        from .._base.progress import set_quiet
 
         set_quiet(True)
 
@@ -259,7 +258,7 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 def cli(threads: int | None) -> None:
     """Exact ranking evaluation (NDCG, MAP, MRR, ERR...) under named conventions."""
     if threads is not None:
-        from ._threads import set_threads
+        from .._base.threads import set_threads
 
         set_threads(threads)
 
@@ -308,14 +307,14 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     tables (Parquet, CSV or JSON Lines; files or directories, any path Spark
     can read: hdfs://, s3a://...).
     """
-    from .evaluate import evaluate
+    from .._core.evaluate import evaluate
 
     columns = input_options(kw)
     overrides = parse_sets(sets)
     ms = list(measures) or ["ndcg@10"]
     gates = _parse_gates(fail_under)
     if gates:
-        from .measures import parse_measures
+        from .._defs.measures import parse_measures
 
         keys = {m.key for m in parse_measures(ms)}
         ms += [g for g, _ in gates if g not in keys and g not in ms]
@@ -330,7 +329,7 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
         return
     if group_by or output is not None or master is not None or partitions is not None:
         raise click.UsageError("--group-by, --output, --master and --partitions need --engine spark.")
-    from ._progress import Progress
+    from .._base.progress import Progress
 
     results = []
     with Progress(max(len(runs), 1), "evaluating") as progress:
@@ -365,14 +364,14 @@ def _eval_spark(judgments: str, runs: tuple[str, ...], ms: list[str], convention
                 partitions: int | None, group_by: list[str], output: str | None,
                 gates: list[tuple[str, float]] | None = None) -> None:
     """``--engine spark``: :func:`ranklens.spark.evaluate_files` computes, this prints."""
-    from .errors import InvalidParameterError
+    from ..errors import InvalidParameterError
 
     _, formats, _ = split_options(columns)
     for given, flag in ((formats.judgments, "--judgments-format"), (formats.run, "--run-format"),
                         (formats.groups, "--groups")):
         if given is not None:
             raise InvalidParameterError(f"{flag} is for the local engine; --engine spark reads tables.")
-    from .spark import evaluate_files
+    from ..spark import evaluate_files
 
     done = evaluate_files(judgments, runs, ms, convention=convention, per_query=per_query, group_by=group_by,
                           output=output, partitions=partitions, master=master, **columns, **overrides)
@@ -407,7 +406,7 @@ def _print_arrow(table: Any, fmt: str, name: str | None) -> None:
 def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, digits: int) -> None:
     """The results of (path, Result) pairs in the output format, each named by its file name (its path when
     two share one); json of one run is that result's schema (``Result.to_dict``), of several ``{"runs": ...}``."""
-    from .render import render
+    from .._output.render import render
 
     names = [os.path.basename(path) for path, _ in results]
     if len(set(names)) < len(names):  # the same file name in two folders: the paths as given
@@ -439,7 +438,7 @@ def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, di
 def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, measure: str, convention: str,
                 compare: str | None, sets: tuple[str, ...], fmt: str, **kw: Any) -> None:
     """Show how one query's DCG/NDCG is built: position, gain, discount, contribution, ideal."""
-    from .explain import explain
+    from .._core.explain import explain
 
     if k is not None and k < 1:
         raise click.BadParameter("must be >= 1", param_hint="-k")
@@ -447,7 +446,7 @@ def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, meas
     e = explain(judgments, run, query, k=k, measure=measure, convention=convention, compare=compare,
                 **columns, **parse_sets(sets))
     if fmt == "json":
-        from .render import plain
+        from .._output.render import plain
 
         click.echo(json.dumps(plain(e.to_dict()), indent=2, allow_nan=False))
     else:
@@ -459,10 +458,10 @@ def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, meas
 @format_option(("table", "json"))
 def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
     """List the named conventions, or show the fields of some."""
-    from .conventions import CONVENTIONS, get_convention
+    from .._defs.conventions import CONVENTIONS, get_convention
 
     if fmt == "json":
-        from .render import plain
+        from .._output.render import plain
 
         chosen = [get_convention(n) for n in names] if names else list(CONVENTIONS.values())
         click.echo(json.dumps({c.name: plain(c.as_dict()) for c in chosen}, indent=2, allow_nan=False))
@@ -485,7 +484,7 @@ def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
               help="Compile the JIT kernels even when the ahead-of-time ones are installed (for RANKLENS_KERNELS=jit).")
 def warmup_cmd(force: bool) -> None:
     """Compile the kernels now, if this installation needs it (it did not get the ahead-of-time ones)."""
-    from ._warmup import warmup
+    from .warmup import warmup
 
     click.echo(warmup(force=force))
 
@@ -496,7 +495,7 @@ def warmup_cmd(force: bool) -> None:
 def trec_eval_cmd(args: tuple[str, ...]) -> None:
     """trec_eval's own command line (-q, -c, -m P.5,10, -M, -l, -J ... qrels run): its output, byte for byte.
     Here -c is trec_eval's (every judged query), not --convention. 'ranklens trec_eval -h' for more."""
-    from .trec_eval_cli import run
+    from .trec_eval import run
 
     run(args)
 
@@ -527,28 +526,28 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
     difference with its interval, wins/ties/losses over queries, Cohen's d_z and a p-value corrected
     over runs x measures. Significant differences are marked with *.
     """
-    from .compare import compare
-    from .errors import InvalidParameterError
+    from .._integrations.compare import compare
+    from ..errors import InvalidParameterError
 
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
     columns = input_options(kw)
     overrides = parse_sets(sets)
     if plot_dir is not None:
-        from ._deps import require
+        from .._base.deps import require
 
         require("matplotlib")  # fail before the work, not after
     c = compare(judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline, convention=convention,
                 test=test, correction=correction, alpha=alpha, confidence=confidence, ci=ci, n_resamples=resamples,
                 seed=seed, **columns, **overrides)
     if plot_dir is not None:
-        from .plot import cutoff_curves, plot_comparison
+        from .._integrations.plot import cutoff_curves, plot_comparison
 
         curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.metrics, convention=convention,
                                **columns, **overrides)
         written = plot_comparison(c, plot_dir, curves)
         click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
-    from .render import render
+    from .._output.render import render
 
     text = render(c, fmt, digits=digits)
     click.echo(text, nl=not text.endswith("\n"))

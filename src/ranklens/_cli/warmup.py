@@ -1,4 +1,4 @@
-"""Compile (and cache) the JIT kernels beforehand: ``ranklens warmup`` (``python -m ranklens._warmup``).
+"""Compile (and cache) the JIT kernels beforehand: ``ranklens warmup`` (``python -m ranklens._cli.warmup``).
 
 Work of every size runs on the kernels compiled ahead of time when the package was built, when they
 are there: then nothing needs compiling and this says so. Where they could not be built (ranklens
