@@ -14,10 +14,10 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._defs.measures import Measure
-from .._output import render
 from ..errors import InputError, InvalidParameterError
 from .plan import Plan, check_cutoffs
 from .problem import Exclusion, ExclusionReason, Problem
+from .schema import check_digits, flat_dict, result_dict, result_html, result_table, to_json
 
 __all__ = ["MIN_GEO_MEAN", "Exclusion", "ExclusionReason", "Partial", "Result", "combine", "impressions",
            "join_results", "list_weights"]
@@ -372,14 +372,14 @@ class Result:
         {'ndcg@1': 1, 'recall@2': 1}
         """
         if style == "flat":
-            return render.flat_dict(self, prefix)
+            return flat_dict(self, prefix)
         if style != "nested":
             raise InvalidParameterError(f"`style` must be 'nested' or 'flat'; got {style!r}.")
-        return render.result_dict(self, per_query)
+        return result_dict(self, per_query)
 
     def to_json(self, per_query: bool | None = None) -> str:
         """:meth:`to_dict` as strict JSON (NaN as null)."""
-        return render.to_json(self, per_query=per_query)
+        return to_json(self, per_query=per_query)
 
     def _frame_columns(self, kind: str) -> dict[str, Any]:
         if kind == "aggregate":
@@ -418,11 +418,11 @@ class Result:
 
     # -- display --------------------------------------------------------
     def table(self, digits: int = 4) -> str:
-        """A plain-text table of the aggregates (and what was left out): :func:`ranklens.render.render`."""
-        return render.render(self, "table", digits=digits)
+        """A plain-text table of the aggregates (and what was left out): ``render(result, "table")``."""
+        return result_table(self, check_digits(digits))
 
     def _repr_html_(self) -> str:
-        return render.render(self, "html")
+        return result_html(self)
 
     def __repr__(self) -> str:
         agg = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())
