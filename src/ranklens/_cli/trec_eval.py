@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import click
 import numpy as np
 
 from .._defs.trec_eval import NICKNAMES, TREC_EVAL_VERSION, TREC_MEASURES, Line, mark_measure, measure_lines
 from ..errors import InvalidParameterError, RanklensError, report
 
-__all__ = ["main", "parse_args", "run"]
+__all__ = ["main", "parse_args", "run", "trec_eval_cmd"]
 
 _USAGE = ("usage: ranklens trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] {-m measure[.params]}* qrels run "
           "(see 'ranklens trec_eval -h')")
@@ -442,6 +443,15 @@ def run(argv: Sequence[str]) -> None:
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as exc:
         report(exc)
+
+
+@click.command("trec_eval", add_help_option=False,
+               context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trec_eval_cmd(args: tuple[str, ...]) -> None:
+    """trec_eval's own command line (-q, -c, -m P.5,10, -M, -l, -J ... qrels run): its output, byte for byte.
+    Here -c is trec_eval's (every judged query), not --convention. 'ranklens trec_eval -h' for more."""
+    run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
