@@ -448,6 +448,6 @@ def test_without_module_nor_numba_one_line(tmp_path):
 def test_warmup_runs_its_evaluations_without_a_refusal_escaping():
     """`ranklens warmup --jit` (run by `make install-test`) evaluates every preset on small files; a measure a
     preset refuses must not stop it (err@10 under trec_eval did, once presets refused what their peer lacks)."""
-    from ranklens import _warmup
+    from ranklens._cli import warmup as _warmup
 
     assert _warmup._run().startswith("ranklens: kernels compiled and cached in ")

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ranklens import _progress
+from ranklens._base import progress as _progress
 from ranklens._base.progress import Progress
 
 

@@ -181,8 +181,8 @@ def test_the_check_sees_an_upward_import(tmp_path):
                             "_cli/__init__.py": "", "_cli/main.py": "from .._core import a\nx = 1\n"})
     bad = _upward(_layers(), fake)
     assert len(bad) == 2
-    assert "errors.py:2 (errors, layer 0) imports ranklens.cli (cli, layer 9)" in bad[0]
-    assert "_core/a.py:1 (_core, layer 4) imports ranklens._cli.main (_cli, layer 9)" in bad[1]
+    assert "_core/a.py:1 (_core, layer 4) imports ranklens._cli.main (_cli, layer 9)" in bad[0]
+    assert "errors.py:2 (errors, layer 0) imports ranklens.cli (cli, layer 9)" in bad[1]
 
 
 def test_the_check_sees_a_module_the_table_does_not_place(tmp_path):

@@ -37,7 +37,7 @@ def _callers(name: str) -> set[str]:
 
 
 def test_only_the_plan_calls_the_kernel():
-    assert _callers("evaluate_queries") == {"_plan.py"}
+    assert _callers("evaluate_queries") == {"_core/plan.py"}
 
 
 def test_kernel_arguments_follow_the_measure_then_the_convention():
