@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..cli import format_option, integer, number
+from .main import format_option, integer, number
 
 __all__ = ["experiment"]
 

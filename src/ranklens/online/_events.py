@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError
 
 __all__ = ["Lists", "read_events", "served_lists"]
@@ -146,7 +146,7 @@ def _heads(col: Any) -> np.ndarray:
     if pa.types.is_integer(col.type):
         v = col.to_numpy(zero_copy_only=False)
         return np.r_[True, v[1:] != v[:-1]] if n else np.zeros(0, dtype=bool)
-    from .._ids import IdColumn
+    from .._input.ids import IdColumn
 
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         col = col.cast(pa.string())
