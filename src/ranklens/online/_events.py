@@ -333,10 +333,7 @@ def _days(table: Any, sel: Any, order: np.ndarray, starts: np.ndarray, n_lists: 
     if col is None:
         return np.zeros(n_lists, dtype=np.int64), None
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-        try:
-            col = pc.cast(col, pa.timestamp("ms"))
-        except pa.ArrowInvalid as exc:
-            raise InputError(f"events: column 'timestamp': {str(exc).splitlines()[0]}") from None
+        col = _parse_times(col)
     if pa.types.is_timestamp(col.type) and col.type.tz is not None:
         col = pc.cast(col, pa.timestamp("ms", tz="UTC")).cast(pa.timestamp("ms"))
     if pa.types.is_timestamp(col.type) or pa.types.is_date(col.type):
@@ -351,6 +348,21 @@ def _days(table: Any, sel: Any, order: np.ndarray, starts: np.ndarray, n_lists: 
     first = np.minimum.reduceat(t[order], starts)
     start = int(first.min() // _DAY_MS * _DAY_MS)
     return (first - start) // _DAY_MS, start
+
+
+def _parse_times(col: Any) -> Any:
+    """ISO-8601 text (with a zone offset or ``Z``, converted to UTC; or naive, taken as UTC) or epoch seconds."""
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+    text = pc.utf8_trim_whitespace(col)
+    errors = []
+    for typ in (pa.timestamp("ms", tz="UTC"), pa.timestamp("ms"), pa.float64()):
+        try:
+            return pc.cast(text, typ)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            errors.append(str(exc).splitlines()[0])
+    raise InputError(f"events: column 'timestamp' must be ISO-8601 times or epoch seconds, all of one form: "
+                     f"{errors[1]}")
 
 
 def _covariates(table: Any, names: Sequence[str], sel: Any, first: np.ndarray, row_list: np.ndarray,
