@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli import format_option, integer, number
+from .main import format_option, integer, number
 
 __all__ = ["counterfactual"]
 
@@ -63,13 +63,13 @@ def _examination(text: str | None) -> list[float] | None:
 
 
 def _print(names: list[str], rows: list[dict[str, Any]], fmt: str, digits: int = 4) -> None:
-    from ..render import render_rows
+    from .._output.render import render_rows
 
     click.echo(render_rows((names, rows), fmt, digits=digits))
 
 
 def _json(obj: Any) -> None:
-    from ..render import plain
+    from .._core.schema import plain
 
     click.echo(json.dumps(plain(obj), indent=1))
 

@@ -60,7 +60,7 @@ def parse_measure(measure: str) -> CounterfactualMeasure:
                                     "or click_<measure> (a measure of ranklens on debiased click gains, e.g. "
                                     "click_ndcg@10).")
     core = c.group(1)
-    from ..measures import parse_measure as parse_core
+    from .._defs.parse import parse_measure as parse_core
 
     parsed = parse_core(core)  # refuses an unknown measure with the core's own message
     if len(parsed) != 1:
@@ -75,7 +75,7 @@ def position_weights(m: CounterfactualMeasure, k: int, exam: np.ndarray, convent
     """``w_j`` for positions 1..k of an additive measure (ctr's division by the length is done per query)."""
     if m.kind in ("clicks", "ctr"):
         return exam[:k].astype(np.float64)
-    from ..evaluate import evaluate_arrays
+    from .._core.evaluate import evaluate_arrays
 
     # the core's discount of position j: its DCG of a list whose only gain (1) is at position j
     q = np.repeat(np.arange(k), k)

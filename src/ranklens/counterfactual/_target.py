@@ -30,7 +30,7 @@ def _index_in(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
 
 def str_ids(values: Any) -> np.ndarray:
     """Ids (any id column ranklens reads) as a numpy array of str."""
-    from .._ids import IdColumn
+    from .._input.ids import IdColumn
 
     col = IdColumn.of(values)
     arrow = col.to_arrow() if col.is_str else col.as_strings()
@@ -65,7 +65,7 @@ class Target:
 
 def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
     """The :class:`Target` of ``run`` over the log's queries (see the module)."""
-    from ..data import as_rankings
+    from .._input.dispatch import as_rankings
 
     r = as_rankings(run)
     if not log.has_query:

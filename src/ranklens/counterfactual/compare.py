@@ -38,7 +38,7 @@ def logged_values(lg: ClickLog, m: CounterfactualMeasure, exam: np.ndarray, conv
         lengths = np.bincount(lg.session, minlength=lg.n_sessions)
         return list_values(parse_online(m.key), lg.session, lg.rank, lg.click, np.zeros(lg.n_rows, dtype=bool),
                            lengths)
-    from ..evaluate import evaluate_arrays
+    from .._core.evaluate import evaluate_arrays
 
     theta = exam[np.minimum(lg.rank - 1, len(exam) - 1)]
     n_q = np.bincount(lg.session_query, minlength=len(lg.query_ids)).astype(np.float64)

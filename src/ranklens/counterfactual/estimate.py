@@ -234,7 +234,7 @@ def _additive(lg: ClickLog, target: Target, estimator: str, w: np.ndarray, u_row
 def _per_session_core(lg: ClickLog, target: Target, m: CounterfactualMeasure, estimator: str, u_row: np.ndarray,
                       model: FittedClickModel | None, convention: Any, diag: dict[str, Any]
                       ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
-    from ..evaluate import evaluate_arrays
+    from .._core.evaluate import evaluate_arrays
 
     S, k = lg.n_sessions, target.pairs.shape[1]
     sq = lg.session_query
@@ -279,7 +279,7 @@ def summarise(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str
         se = float((y - value * wsum).std(ddof=1) / mw / math.sqrt(n)) if n > 1 else math.nan
     if ci == "normal":
         return value, se, value - z * se, value + z * se
-    from ..stats import bootstrap_means
+    from .._core.stats import bootstrap_means
 
     cols = np.column_stack([y] if wsum is None else [y, wsum])
     boot = bootstrap_means(cols, n_resamples, seed)

@@ -119,7 +119,7 @@ def _harvest_sets(lg: ClickLog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _all_pairs(cs: np.ndarray, ns: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The extremum estimate of theta (relative to rank 1) over every interventional set."""
-    from .._deps import require
+    from .._base.deps import require
 
     optimize = require("scipy.optimize")
     depth = cs.shape[0]

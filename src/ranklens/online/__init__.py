@@ -11,17 +11,27 @@ imported only where a function needs them.
 
 from __future__ import annotations
 
+from .ab import ABResult, ab_test, srm_test
+from .calibration import Calibration, calibrate
 from .click_models import ClickModel, click_model
 from .measures import OnlineMeasure, is_online, parse_online
-from .simulate import Simulation, Truth, simulate
+from .sequential import AlwaysValid, GroupSequential
+from .simulator import Simulation, Truth, simulate
 
 __all__ = [
+    "ABResult",
+    "AlwaysValid",
+    "Calibration",
     "ClickModel",
+    "GroupSequential",
     "OnlineMeasure",
     "Simulation",
     "Truth",
+    "ab_test",
+    "calibrate",
     "click_model",
     "is_online",
     "parse_online",
     "simulate",
+    "srm_test",
 ]

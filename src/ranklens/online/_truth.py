@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from .measures import OnlineMeasure, expected_values, is_online, parse_online, pattern_values
 
-__all__ = ["MAX_PATTERNS", "Gains", "Population", "linearised", "session_moments", "unit_moments"]
+__all__ = ["MAX_PATTERNS", "Gains", "Population", "linearised", "list_weight", "session_moments", "unit_moments"]
 
 #: The most click patterns of one list enumerated for an exact expectation.
 MAX_PATTERNS = 1 << 16
@@ -91,7 +91,30 @@ def _core_pattern_values(keys: Sequence[str], states: np.ndarray, gains: Gains, 
                           gain.ravel(), list(keys), convention=convention, per_query=True)
     out = np.full((n, len(keys)), np.nan)
     out[np.asarray(res.queries, dtype=np.int64)] = res.values
+    return _transformed(keys, out)
+
+
+def _transformed(keys: Sequence[str], values: np.ndarray) -> np.ndarray:
+    """Values on the scale of their aggregate's mean (logarithms for a geometric mean), NaN kept."""
+    from ..monitor._aggregates import StoreAggregate
+
+    out = values.copy()
+    for j, k in enumerate(keys):
+        agg = StoreAggregate.of(k)
+        if agg.kind == "geometric":
+            ok = ~np.isnan(out[:, j])
+            out[ok, j] = agg.transform(out[ok, j])
     return out
+
+
+def list_weight(key: str, length: int) -> float:
+    """A list's weight in the aggregate of ``key`` (its items up to the cutoff for ``gauc``, else 1)."""
+    from ..monitor._aggregates import StoreAggregate
+
+    if is_online(key):
+        return 1.0
+    w = StoreAggregate.of(key).weights(np.array([float(length)]))
+    return 1.0 if w is None else float(w[0])
 
 
 def _judged_values(keys: Sequence[str], grades: np.ndarray, convention: Any) -> np.ndarray:
@@ -106,7 +129,7 @@ def _judged_values(keys: Sequence[str], grades: np.ndarray, convention: Any) -> 
                           per_query=True)
     out = np.full((n, len(keys)), np.nan)
     out[np.asarray(res.queries, dtype=np.int64)] = res.values
-    return out
+    return _transformed(keys, out)
 
 
 def _enumerated(model: Any, grades: np.ndarray, mult: float, values: np.ndarray, states: np.ndarray
@@ -160,6 +183,10 @@ def session_moments(pop: Population, model: Any, grades: np.ndarray, keys: Seque
                 rows = np.flatnonzero(lengths == length)
                 out[s, t, rows[:, None], np.asarray(enum)[None, :]] = _enumerated(
                     m, grades[rows, :length], mult, values, states)
+    for i, k in enumerate(keys):  # a weighted mean (gauc): each list weighs its items up to the cutoff
+        w = np.array([list_weight(k, int(n)) for n in lengths])
+        if (w != 1).any():
+            out[:, :, :, i, :2] *= w[None, None, :, None]
     return out
 
 

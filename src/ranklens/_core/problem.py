@@ -1,0 +1,504 @@
+"""From judgments + rankings + a convention to the flat arrays the kernels take.
+
+No Python loop over queries or rows: query ids are dictionary-encoded once
+(:func:`ranklens._input.ids.factorize_parts`: only the first id of each run of equal
+ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
+at all when they already come grouped), and items are matched inside each
+query by hash in compiled code (:mod:`ranklens._kernels.group`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from .._defs.conventions import Convention
+from .._input.dispatch import Judgments, Rankings
+from .._input.ids import (
+    IdArray,
+    as_ids,
+    factorize_parts,
+    hash_ids,
+    id_length,
+    ids_to_numpy,
+    is_str_ids,
+    kernel_ids,
+    narrow_strings,
+    take_ids,
+    unify_ids,
+)
+from .._kernels.api import find_duplicates, hash_items, lookup_labels, segments
+from .._kernels.codes import (
+    ORDER_BEST,
+    ORDER_INPUT,
+    ORDER_ITEM_ASC,
+    ORDER_ITEM_DESC,
+    ORDER_QUICKSORT,
+    ORDER_QUICKSORT_REVERSED,
+    ORDER_WORST,
+    TIES_AVERAGE,
+    TIES_NONE,
+    TIES_SHARED_RANK,
+)
+from ..errors import InputError
+
+__all__ = [
+    "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule", "matrix_problem",
+]
+
+
+class ExclusionReason(str, Enum):
+    """Why queries are left out of an evaluation, or scored by a rule (the value is the reason's text;
+    ``NO_RELEVANT_SCORED``'s has the value the queries got, see :attr:`Exclusion.text`)."""
+
+    RANKED_NOT_JUDGED_LEFT_OUT = "ranked but not judged: left out"
+    JUDGED_NOT_RANKED_LEFT_OUT = "judged but not ranked: left out"
+    JUDGED_NOT_RANKED_EMPTY = "judged but not ranked: scored as an empty ranking"
+    RANKED_NOT_JUDGED_KEPT = "ranked but not judged"
+    NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
+    NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
+    UNDEFINED_SKIPPED = "undefined for the query under the convention (0 / 0): skipped (not in the mean)"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Queries left out of (or scored specially in) an evaluation, and why.
+
+    Attributes
+    ----------
+    reason : ExclusionReason
+        Why.
+    count : int
+        How many queries.
+    examples : tuple of str
+        The first (up to 20) of them, in query order.
+    measures : tuple of str
+        The measures concerned (empty: all of them).
+    value : float or None
+        The value the convention gave them (``NO_RELEVANT_SCORED``).
+    keys : tuple
+        The examples as query ids (not strings), to merge the exclusions of batches in query order.
+
+    Examples
+    --------
+    >>> str(Exclusion(ExclusionReason.NO_RELEVANT_SCORED, 2, ("q1", "q7"), ("ndcg@10",), value=0.0))
+    '2 queries: no relevant item: scored 0 by the convention [ndcg@10] (q1, q7)'
+    """
+
+    reason: ExclusionReason
+    count: int
+    examples: tuple[str, ...] = ()
+    measures: tuple[str, ...] = ()
+    value: float | None = None
+    keys: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The reason in words (with the value, for queries scored by the convention)."""
+        if self.value is None:
+            return str(self.reason.value)
+        return str(self.reason.value).format(value=float(self.value))
+
+    def __str__(self) -> str:
+        ex = ", ".join(self.examples[:5]) + (", ..." if self.count > 5 else "")
+        scope = f" [{', '.join(self.measures)}]" if self.measures else ""
+        return f"{self.count} quer{'y' if self.count == 1 else 'ies'}: {self.text}{scope} ({ex})"
+
+
+@dataclass
+class Problem:
+    """A joined evaluation problem, grouped by query (rows are not reordered).
+
+    Query ``q``'s ranked rows are ``r_idx[r_start[q]:r_end[q]]`` (or the rows
+    ``r_start[q]:r_end[q]`` themselves when ``r_idx`` is empty); likewise
+    its judgments through ``j_*``.
+    """
+
+    qids: np.ndarray  # ids of the evaluated queries, sorted
+    r_start: np.ndarray
+    r_end: np.ndarray
+    r_idx: np.ndarray
+    score: np.ndarray  # per ranked row (after precision rounding)
+    label: np.ndarray  # per ranked row, NaN = unjudged (after label rules)
+    r_item: IdArray
+    j_start: np.ndarray
+    j_end: np.ndarray
+    j_idx: np.ndarray
+    j_label: np.ndarray
+    j_item: IdArray
+    order_mode: int
+    ties: int
+    item_offs: np.ndarray  # item bytes for id tie-breaks (else dummies)
+    item_data: np.ndarray
+    max_label: float
+    notes: list[Exclusion] = field(default_factory=list)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.r_end - self.r_start
+
+
+def _bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
+    idx = np.flatnonzero(mask)[:3]
+    q = ids_to_numpy(take_ids(as_ids(qid), idx))
+    it = ids_to_numpy(take_ids(as_ids(item), idx)) if item is not None else None
+    parts = [f"query {q[t]!s}" + (f" item {it[t]!s}" if it is not None else "") for t in range(len(idx))]
+    return "; ".join(parts)
+
+
+#: Rows per block when a check or a rounding of a whole column runs block by block (no full-size temporaries).
+_BLOCK = 1 << 20
+
+
+def _fractional(label: np.ndarray) -> int:
+    """How many values are not whole numbers (block by block: no temporary as large as the column)."""
+    count = 0
+    for a in range(0, label.shape[0], _BLOCK):
+        part = label[a:a + _BLOCK]
+        count += int(np.count_nonzero(part != np.trunc(part)))
+    return count
+
+
+def _via_float32(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 and back to float64, block by block."""
+    out = np.empty(x.shape[0], np.float64)
+    for a in range(0, x.shape[0], _BLOCK):
+        out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
+    return out
+
+
+def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
+    """Labels under the convention's precision (``fractional``: the count, when known already)."""
+    if conv.label_precision == "int":
+        return label if (fractional if fractional is not None else _fractional(label)) == 0 else np.trunc(label)
+    if conv.label_precision == "float32":
+        return _via_float32(label)
+    return label
+
+
+def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
+    return _labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
+
+
+def _labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
+    bad = ~np.isfinite(label)
+    if bad.any():
+        raise InputError(
+            f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({_bad_rows(bad, qid, item)})."
+        )
+    if conv.negative_labels == "error" and (label < 0).any():
+        neg = label < 0
+        raise InputError(
+            f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
+            f"({_bad_rows(neg, qid, item)})."
+        )
+    fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
+    if conv.fractional_labels == "error" and fractional:
+        frac = label != np.trunc(label)
+        raise InputError(
+            f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
+            f"({_bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
+        )
+    if conv.max_label is not None and (label > conv.max_label).any():
+        big = label > conv.max_label
+        raise InputError(
+            f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
+            f"({_bad_rows(big, qid, item)})."
+        )
+    return label_rule(label, conv, fractional)
+
+
+def _order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Scores (or ranks as an order key) checked and under the convention's precision."""
+    bad = ~np.isfinite(key)
+    if bad.any():
+        raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({_bad_rows(bad, qid, item)}).")
+    if conv.score_precision == "float32":
+        key = _via_float32(key)
+    return key
+
+
+def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:
+    """The convention's limits on list lengths (``ranked``: which queries have a ranked list; None: all)."""
+    if conv.max_items is not None and lengths.size and lengths.max() > conv.max_items:
+        big = np.flatnonzero(lengths > conv.max_items)
+        raise InputError(
+            f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
+            f"query {qids[big[0]]} has {lengths[big[0]]}."
+        )
+    if conv.min_items > 1:
+        small = lengths < conv.min_items
+        if ranked is not None:
+            small &= ranked
+        if small.any():
+            raise InputError(
+                f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
+                f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
+                f"query {qids[np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
+            )
+
+
+def _ordering(conv: Convention, items: IdArray | None,
+              in_ranx_order: bool = False) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention.
+
+    ``in_ranx_order``: the rows come from a ``ranx.Run``, which sorted them when it was built and
+    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``)."""
+    ties = conv.ties
+    kernel_ties = TIES_NONE
+    order_mode = ORDER_INPUT
+    item_offs, item_data = np.zeros(2, np.int64), np.zeros(1, np.uint8)
+    if ties == "average":
+        kernel_ties = TIES_AVERAGE
+    elif ties == "shared_rank":
+        kernel_ties = TIES_SHARED_RANK
+    elif ties in ("item_desc", "item_asc"):
+        if items is None:
+            raise InputError(f"convention {conv.name!r} breaks ties by item id (ties={ties!r}): give the item ids.")
+        # trec_eval compares ids as strings ("10" < "9"), also when they are integers
+        sid = as_ids(items) if is_str_ids(items) else unify_ids(items, as_ids(np.array(["x"], dtype=object)))[0]
+        _, _, item_offs, item_data = kernel_ids(sid)
+        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
+    elif ties == "worst":
+        order_mode = ORDER_WORST
+    elif ties == "best":
+        order_mode = ORDER_BEST
+    elif ties == "ranx" and not in_ranx_order:  # what ranx.Run does to a dict's order when it is built
+        order_mode = ORDER_QUICKSORT
+    elif ties == "ranx_dict":  # what ranx.evaluate does to plain dicts
+        order_mode = ORDER_QUICKSORT_REVERSED
+    return order_mode, kernel_ties, item_offs, item_data
+
+
+def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by query code (no copy when they come grouped); the groups of ``sel``, in its order."""
+    start, end, idx = segments(codes, n_all)
+    return start[sel], end[sel], idx
+
+
+def _pick(ids: Any, rows: np.ndarray) -> np.ndarray:
+    """Some ids of a raw id input (numpy, Arrow or a sequence), for messages."""
+    if isinstance(ids, np.ndarray):
+        return ids[rows]
+    if hasattr(ids, "take"):
+        return ids_to_numpy(ids.take(rows))
+    return np.asarray([ids[int(i)] for i in rows], dtype=object)
+
+
+def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: str) -> None:
+    rows = dup[dup >= 0]
+    if rows.size:
+        q = _pick(qid, rows[:3])
+        it = ids_to_numpy(take_ids(item, rows[:3]))
+        ex = "; ".join(f"query {a!s} item {b!s}" for a, b in zip(q, it))
+        raise InputError(
+            f"{rows.size} duplicate (query, item) {what} in {where} ({ex}); each item may appear once per query."
+        )
+
+
+def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
+    """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
+    none = np.zeros(2, np.int64)
+    dup = find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8))
+    return bool((dup >= 0).any())
+
+
+def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False) -> Problem:
+    """Join judgments and rankings under a convention.
+
+    ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
+    queries): either side may have no rows and no query may be left to evaluate (then the problem
+    has none; its notes say why).
+    """
+    if len(j) == 0 and not batch:
+        raise InputError("the judgments are empty.")
+    if len(r) == 0 and not batch and r.empty_qids is None:
+        raise InputError("the rankings are empty.")
+    if r.qid is None or r.item is None:
+        if len(r) != len(j):
+            raise InputError(
+                f"the scores ({r.source or 'vector'}) have {len(r)} values but the judgments "
+                f"({j.source or 'rows'}) have {len(j)} rows; a bare score vector must align row by row."
+            )
+        r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
+    assert r.qid is not None and r.item is not None
+    label_j = _check_labels(j, conv)
+    key = _order_key(np.asarray(r.order_key(), dtype=np.float64), conv, "scores" if r.score is not None else "ranks",
+                     r.source or "the rankings", r.qid, r.item)
+
+    # one table holding both sides (same id arrays): factorise and check once
+    same_rows = j.qid is r.qid and j.item is r.item
+    # query codes in order of appearance; `order` lists them by sorted id (the output order)
+    if same_rows:  # one conversion (object arrays of str cost a Python object each)
+        (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
+        jqc = rqc
+        ji = ri = as_ids(r.item, "item ids", widen=False)  # Arrow strings hashed as they come, not copied
+    else:
+        parts = [j.qid, r.qid] if r.empty_qids is None else [j.qid, r.qid, r.empty_qids]
+        (jqc, rqc, *eqc), q_all, order = factorize_parts(parts, "query ids")
+        ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
+    nj = jqc.shape[0]
+    if id_length(ji) != nj or label_j.shape[0] != nj:
+        raise InputError("judgments: query ids, item ids and labels must have the same length.")
+    if rqc.shape[0] != key.shape[0] or id_length(ri) != key.shape[0]:
+        raise InputError("rankings: query ids, item ids and scores must have the same length.")
+    n_all = q_all.shape[0]
+    q_uniques = q_all[order]
+
+    judged = (np.bincount(jqc, minlength=n_all) > 0)[order]  # in sorted order from here on
+    ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
+    if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
+        ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
+    notes: list[Exclusion] = []
+
+    def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:
+        keys = tuple(q_uniques[mask][:20])
+        return Exclusion(reason, int(mask.sum()), tuple(str(x) for x in keys), keys=keys)
+
+    def ids(mask: np.ndarray) -> tuple[str, ...]:
+        return tuple(str(x) for x in q_uniques[mask][:20])
+
+    only_j = judged & ~ranked
+    only_r = ranked & ~judged
+    if conv.queries == "same" and (only_j.any() or only_r.any()):
+        raise InputError(
+            f"convention {conv.name!r} needs the same queries in judgments and rankings: "
+            f"{int(only_j.sum())} judged but not ranked ({', '.join(ids(only_j)[:5])}), "
+            f"{int(only_r.sum())} ranked but not judged ({', '.join(ids(only_r)[:5])})."
+        )
+    if conv.queries == "judged":
+        universe = judged
+    elif conv.queries == "ranked":
+        universe = ranked
+    elif conv.queries == "intersection":
+        universe = judged & ranked
+    else:
+        universe = judged | ranked
+    if (only_r & ~universe).any():
+        notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_LEFT_OUT, only_r & ~universe))
+    if (only_j & ~universe).any():
+        notes.append(note(ExclusionReason.JUDGED_NOT_RANKED_LEFT_OUT, only_j & ~universe))
+    if conv.missing_ranking == "error" and conv.queries != "judged" and only_j.any():
+        raise InputError(
+            f"convention {conv.name!r}: {int(only_j.sum())} judged queries have no ranking "
+            f"({', '.join(ids(only_j)[:5])}); trec_eval 10 stops here too (use -c, i.e. queries='judged', "
+            "to score them 0)."
+        )
+    missing = only_j & universe
+    if missing.any():
+        notes.append(note(ExclusionReason.JUDGED_NOT_RANKED_EMPTY, missing))
+    if (only_r & universe).any():
+        notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_KEPT, only_r & universe))
+    if not universe.any() and not batch:
+        raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
+
+    sel = order[universe]  # codes of the evaluated queries, in output order
+    r_start, r_end, r_idx = _group(rqc, n_all, sel)
+    if jqc is rqc:
+        j_start, j_end, j_idx = r_start, r_end, r_idx
+    else:
+        j_start, j_end, j_idx = _group(jqc, n_all, sel)
+
+    _check_sizes(conv, r_end - r_start, q_uniques[universe], ranked[universe])
+
+    # duplicates inside a query, and the label of every ranked row
+    r_hash = hash_ids(ri)
+    if narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
+        dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
+    else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
+        dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
+    _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
+    if same_rows:
+        r_label = label_j
+    elif r.label is not None and r.label.shape[0] == key.shape[0]:
+        r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
+    else:
+        r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
+        j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
+        j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
+        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), j.qid, ji,
+                   j.source or "the judgments", "judgments")
+        r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
+                                j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
+
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri, r.in_ranx_order)
+    return Problem(
+        qids=q_uniques[universe],
+        r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
+        j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes,
+    )
+
+
+def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item: Any = None,
+                  where: str = "the arrays") -> Problem:
+    """Flat arrays, one row per ranked item with its label, rows in any order -> a :class:`Problem`.
+
+    ``query`` holds integer query codes; ``item`` (optional) item ids, needed only when the
+    convention breaks ties by item id (and then checked for duplicates within a query). Every
+    query is both judged and ranked; the ideal list is made of its rows' labels.
+    """
+    q = np.asarray(query)
+    s = np.asarray(score, dtype=np.float64)
+    lab = np.asarray(label, dtype=np.float64)
+    for name, a in (("query", q), ("score", s), ("label", lab)):
+        if a.ndim != 1:
+            raise InputError(f"`{name}` must be a 1-D array; got shape {a.shape}.")
+    if q.dtype.kind not in "iu":
+        raise InputError(f"`query` must hold integer query codes; got dtype {q.dtype}.")
+    if not (q.shape[0] == s.shape[0] == lab.shape[0]):
+        raise InputError(f"`query`, `score` and `label` must have the same length; got {q.shape[0]}, {s.shape[0]}, "
+                         f"{lab.shape[0]}.")
+    if q.shape[0] == 0:
+        raise InputError(f"{where} are empty.")
+    it = None
+    if item is not None:
+        it = np.asarray(item) if not hasattr(item, "__arrow_c_array__") else item
+        if len(it) != q.shape[0]:
+            raise InputError(f"`item` must have one id per row ({q.shape[0]}); got {len(it)}.")
+    lab = _labels(lab, conv, where, q, it)
+    key = _order_key(s, conv, "scores", where, q, it)
+    (codes,), q_all, order = factorize_parts([q], "query ids")
+    start, end, idx = _group(codes, q_all.shape[0], order)
+    qids = q_all[order]
+    _check_sizes(conv, end - start, qids, None)
+    ri = as_ids(it, "item ids") if it is not None else np.zeros(0, np.int64)
+    if it is not None:
+        dup = find_duplicates(start, end, idx, hash_ids(ri), *kernel_ids(ri))
+        _dup_error(dup, q, ri, where, "rows")
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri if it is not None else None)
+    return Problem(
+        qids=qids, r_start=start, r_end=end, r_idx=idx, score=key, label=lab, r_item=ri,
+        j_start=start, j_end=end, j_idx=idx, j_label=lab, j_item=ri,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(lab.max()),
+    )
+
+
+def matrix_problem(label: np.ndarray, score: np.ndarray, conv: Convention) -> Problem:
+    """Equal-length lists, one per row of two 2-D arrays (labels and scores), taken as they are (no check).
+
+    Row ``q`` is query ``q``; its labels make its ideal list. For the scikit-learn drop-ins, which
+    validate their inputs with scikit-learn's own messages first.
+    """
+    n_q, n = label.shape
+    start = np.arange(n_q, dtype=np.int64) * n
+    end = start + n
+    no_idx = np.empty(0, np.int64)
+    lab = label.reshape(-1)
+    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, None)
+    return Problem(
+        qids=np.arange(n_q, dtype=np.int64), r_start=start, r_end=end, r_idx=no_idx, score=score.reshape(-1),
+        label=lab, r_item=no_idx, j_start=start, j_end=end, j_idx=no_idx, j_label=lab, j_item=no_idx,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(lab.max()) if lab.size else 0.0,
+    )
+

@@ -1,0 +1,445 @@
+"""The measure registry: one :class:`MeasureSpec` per family, with its rules per convention.
+
+:data:`REGISTRY` holds, per family, its spellings (ours, trec_eval's, ir_measures', ranx's), its kernel code,
+whether it takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention
+(:class:`ConventionRule`: a refusal, or another definition). Parsing is in :mod:`ranklens._defs.parse`; the
+public names are importable from :mod:`ranklens.measures`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .._kernels import codes as K
+from .conventions import Convention
+
+if TYPE_CHECKING:
+    from .parse import Measure
+
+__all__ = ["FAMILIES", "REGISTRY", "ConventionRule", "MeasureSpec"]
+
+@dataclass(frozen=True)
+class ConventionRule:
+    """What a measure family is under the conventions whose field ``field`` equals ``value``.
+
+    Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
+    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
+    may be ``"name"``, for a preset reproducing its peer's own definition of a measure. ``cutoff``
+    narrows the rule to measures written with a cutoff (True) or without one (False); ``also`` to conventions
+    whose other fields have the values given (pairs of field and value).
+    """
+
+    field: str
+    value: Any
+    refuse: str | None = None
+    use: MeasureSpec | None = None
+    cutoff: bool | None = None
+    also: tuple[tuple[str, Any], ...] = ()
+
+    def applies(self, convention: Convention, measure: Measure | None = None) -> bool:
+        """Whether the rule concerns ``convention`` (and ``measure``, when the rule looks at its cutoff)."""
+        if self.cutoff is not None and measure is not None and (measure.k is not None) != self.cutoff:
+            return False
+        fields = ((self.field, self.value), *self.also)
+        return all(getattr(convention, f) == v for f, v in fields)
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure family: its kernel, its parameters, its names, and its rules per convention.
+
+    Attributes
+    ----------
+    family : str
+        Our name of the family (a key of :data:`REGISTRY`).
+    description : str
+        One line for listings.
+    code : int
+        The kernel's measure code (:mod:`ranklens._kernels.codes`).
+    spellings : tuple of str
+        Names (before ``@k`` / ``.k``) that mean this family: ours, trec_eval's, ir_measures' and ranx's.
+    cutoff : bool
+        Whether a cutoff may be written (``r_precision`` and ``num_rel`` take none).
+    graded : bool
+        Whether the value depends on the labels' grades (gain) rather than on a relevance level.
+    summed : bool
+        Summed over queries instead of averaged (trec_eval's counts).
+    gain_suffix : bool
+        Whether ``_burges`` / ``_exp`` / ``_lin`` after the name set the gain.
+    trec_name : str
+        The name trec_eval prints without a cutoff.
+    trec_cut : str or None
+        The prefix trec_eval prints before ``_k`` with a cutoff (None: the name never carries one).
+    empty_when : {"no_gain", "no_relevant", "never"}
+        When the kernel calls a query empty for this family (under the convention's ``empty_test``
+        ``"no_gain"`` and the ``ideal_*`` tests): no positive gain in the ideal list, no item at the
+        relevance level, or never (``empty_test="label_sum_zero"`` applies to every family).
+    scored_note : bool
+        Report queries whose value an empty rule set (False for DCG and IDCG, which are 0 there anyway).
+    rules : tuple of ConventionRule
+        Refusals and other definitions, per convention field value.
+    empty : float, str or None
+        The value of a query without a relevant item under this definition (None: the convention's).
+    default_cutoff : bool
+        A measure written without a cutoff takes the convention's ``default_cutoff`` (XGBoost's 32).
+    binary_labels : bool
+        Labels must be 0 or 1 (XGBoost's ``map`` and ``pre``: "can only be used with binary labels").
+    weighting : str or None
+        ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
+        a plain weighted mean even under the convention's ``"gbdt"`` weighting; ``"impressions"``: each
+        query weighs the number of items its value is computed over (GroupAUC); None: the convention's.
+    unranked_zero : bool
+        A query with no ranked item scores 0 (ir_measures reports every measure of a judged query its run
+        leaves out as 0, ``NumRel`` included; trec_eval ``-c`` counts that query's relevant items).
+    aggregate : {"mean", "geometric"}
+        How per-query values become the aggregate: their (weighted) mean, or trec_eval's geometric mean
+        (``exp`` of the mean of ``log(max(value, 0.00001))``, gm_map).
+    param_name : str or None
+        The option that sets the family's parameter (``"p"``: RBP's persistence; ``"beta"``: the F
+        measure's; ``"recall"``: interpolated precision's level), None for none.
+    default_param : float or None
+        The parameter when none is written (None: it must be written).
+    judged_only : bool
+        The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
+        has a label cannot give it a meaning.
+    """
+
+    family: str
+    description: str
+    code: int
+    spellings: tuple[str, ...]
+    cutoff: bool = True
+    graded: bool = False
+    summed: bool = False
+    gain_suffix: bool = False
+    trec_name: str = ""
+    trec_cut: str | None = None
+    empty_when: str = "no_relevant"
+    scored_note: bool = True
+    rules: tuple[ConventionRule, ...] = ()
+    empty: float | str | None = None
+    default_cutoff: bool = False
+    binary_labels: bool = False
+    weighting: str | None = None
+    unranked_zero: bool = False
+    aggregate: str = "mean"
+    param_name: str | None = None
+    default_param: float | None = None
+    judged_only: bool = False
+
+
+#: Evidently's shared ranks are reproduced for the DCG family only.
+_NDCG_ONLY = ConventionRule("ties", "shared_rank",
+                            refuse="reproduces NDCG only; convention='ranklens' gives ranklens' own")
+
+#: what each preset's peer calls its ranking measures (named in refusals)
+_PEER = {
+    "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
+    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
+                  "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, Rprec_mult, utility, "
+                  "binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, num_*"),
+    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
+                    "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, rbp_resid, "
+                    "Rprec_mult, utility, binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, unj, num_*"),
+    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
+                    "SetAP, Judged, NumRet, NumRel, NumRelRet"),
+    "gdeval": ("gdeval", "ndcg@k and err@k"),
+    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, f1, hits, hit_rate, r-precision, bpref, rbp"),
+    "lightgbm": ("LightGBM", "ndcg@k and map@k"),
+    "xgboost": ("XGBoost", "ndcg, map, pre"),
+    "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
+    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG"),
+    "evidently": ("Evidently", "NDCGKMetric"),
+}
+_OWN = "convention='ranklens' gives ranklens' own"
+
+
+def _none(*conventions: str, cutoff: bool | None = None) -> tuple[ConventionRule, ...]:
+    """Refusals: the peer of each preset has no such measure."""
+    return tuple(
+        ConventionRule("name", c, cutoff=cutoff,
+                       refuse=f"reproduces {_PEER[c][0]}, which has no such measure (it has {_PEER[c][1]}); {_OWN}")
+        for c in conventions)
+
+
+def _differs(convention: str, how: str, cutoff: bool | None = None) -> ConventionRule:
+    """A refusal: the peer defines the measure differently and ranklens does not reproduce it."""
+    return ConventionRule("name", convention, cutoff=cutoff, refuse=f"does not reproduce {how}; {_OWN}")
+
+
+
+
+def _needs_cut(conventions: tuple[str, ...], name: str, spelled: str) -> tuple[ConventionRule, ...]:
+    """Refusals without a cutoff: the peer's measure always has one."""
+    return tuple(ConventionRule("name", c, cutoff=False, refuse=f"reproduces {_PEER[c][0]}, whose {name} needs a "
+                                f"cutoff: write {spelled}, or {_OWN}") for c in conventions)
+_EVERY_PEER = tuple(_PEER)
+
+
+def _base() -> dict[str, MeasureSpec]:
+    return {s.family: s for s in [
+        MeasureSpec("ndcg", "normalised discounted cumulative gain", K.NDCG,
+                    ("ndcg", "ndcg_cut"), graded=True, gain_suffix=True, trec_name="ndcg", trec_cut="ndcg_cut",
+                    empty_when="no_gain", default_cutoff=True),
+        MeasureSpec("dcg", "discounted cumulative gain", K.DCG, ("dcg",), graded=True, gain_suffix=True,
+                    trec_name="dcg", trec_cut="dcg", empty_when="never", scored_note=False),
+        MeasureSpec("idcg", "ideal discounted cumulative gain", K.IDCG, ("idcg",), graded=True, gain_suffix=True,
+                    trec_name="idcg", trec_cut="idcg", empty_when="never", scored_note=False),
+        MeasureSpec("map", "average precision (mean over queries: MAP)", K.AP, ("map", "ap", "map_cut"),
+                    trec_name="map", trec_cut="map_cut"),
+        MeasureSpec("mrr", "reciprocal rank of the first relevant item (mean: MRR)", K.RR,
+                    ("mrr", "rr", "recip_rank"), trec_name="recip_rank", trec_cut="recip_rank"),
+        MeasureSpec("precision", "precision: relevant items in the top k / k (without k: set_P)", K.P,
+                    ("precision", "p", "prec"), trec_name="set_P", trec_cut="P"),
+        MeasureSpec("recall", "recall: relevant items in the top k / relevant items (without k: set_recall)",
+                    K.RECALL, ("recall", "r"), trec_name="set_recall", trec_cut="recall"),
+        MeasureSpec("hit_rate", "hit rate: 1 if a relevant item is in the top k", K.HIT,
+                    ("hit_rate", "hit", "success", "hitrate"), trec_name="hit_rate", trec_cut="success"),
+        MeasureSpec("hits", "hits: number of relevant items in the top k (ranx; averaged over queries)",
+                    K.NUM_REL_RET, ("hits",), trec_name="hits", trec_cut="hits"),
+        MeasureSpec("err", "expected reciprocal rank (Chapelle et al. 2009, cascade model)", K.ERR, ("err",),
+                    graded=True, trec_name="err", trec_cut="err", empty_when="no_gain"),
+        MeasureSpec("r_precision", "precision at R, R = number of relevant items", K.RPREC,
+                    ("r_precision", "rprec", "r-precision"), cutoff=False, trec_name="Rprec"),
+        MeasureSpec("f1", "F measure of the top k (of the whole list without k: set_F): (1 + beta) P R / (beta P "
+                    "+ R), beta 1 unless written", K.F_SET, ("f1", "f"), trec_name="set_F", trec_cut="f1",
+                    param_name="beta", default_param=1.0),
+        MeasureSpec("rbp", "rank-biased precision: (1 - p) sum of rel_i p^(i-1), persistence p (0.8 unless written)",
+                    K.RBP, ("rbp",), trec_name="rbp", trec_cut="rbp", param_name="p", default_param=0.8),
+        MeasureSpec("bpref", "binary preference: relevant items above the first R judged non-relevant ones",
+                    K.BPREF, ("bpref",), cutoff=False, trec_name="bpref", judged_only=True),
+        MeasureSpec("infap", "inferred AP (Yilmaz & Aslam), labels -1 = in the pool but not sampled", K.INFAP,
+                    ("infap",), cutoff=False, trec_name="infAP", judged_only=True),
+        MeasureSpec("judged", "share of judged items in the top k (unjudged: not in the judgments)", K.JUDGED,
+                    ("judged",), trec_name="judged", trec_cut="judged", empty_when="never", scored_note=False,
+                    judged_only=True),
+        MeasureSpec("iprec", "interpolated precision at a recall level (iprec_at_recall_0.50)", K.IPREC,
+                    ("iprec_at_recall", "iprec"), cutoff=False, trec_name="iprec_at_recall", param_name="recall"),
+        MeasureSpec("11pt_avg", "interpolated precision averaged over the recall levels 0.0, 0.1, ... 1.0",
+                    K.PT11, ("11pt_avg", "11-pt_avg", "11pt"), cutoff=False, trec_name="11pt_avg"),
+        MeasureSpec("gm_map", "average precision, geometric mean over queries (of max(AP, 0.00001))", K.AP,
+                    ("gm_map", "gm_ap"), cutoff=False, trec_name="gm_map", aggregate="geometric"),
+        MeasureSpec("auc", "ROC AUC of the (top k) items of each list (ties 1/2), mean over lists with both "
+                    "classes", K.AUC, ("auc",), trec_name="auc", trec_cut="auc", empty="skip"),
+        MeasureSpec("gauc", "GroupAUC: ROC AUC per list, weighted by the list's impressions (items scored), "
+                    "lists with one class left out", K.AUC, ("gauc", "groupauc", "group_auc"), trec_name="gauc",
+                    trec_cut="gauc", empty="skip", weighting="impressions"),
+        MeasureSpec("gm_bpref", "bpref, geometric mean over queries (of max(bpref, 0.00001))", K.BPREF,
+                    ("gm_bpref",), cutoff=False, trec_name="gm_bpref", aggregate="geometric", judged_only=True),
+        MeasureSpec("rprec_mult", "precision at (long)(x R + 0.9) items, x a multiple of R (1 unless written)",
+                    K.RPREC_MULT, ("rprec_mult",), cutoff=False, trec_name="Rprec_mult", param_name="mult",
+                    default_param=1.0),
+        MeasureSpec("relative_p", "relative precision: relevant items in the top k / min(k, R) (without k: "
+                    "set_relative_P, / min(items ranked, R))", K.REL_P, ("relative_p",),
+                    trec_name="set_relative_P", trec_cut="relative_P"),
+        MeasureSpec("set_map", "set MAP: relevant ranked items squared / (items ranked x R)", K.SET_MAP,
+                    ("set_map",), cutoff=False, trec_name="set_map"),
+        MeasureSpec("utility", "utility: relevant ranked items minus non-relevant ranked items (trec_eval's "
+                    "default coefficients 1, -1, 0, 0)", K.UTILITY, ("utility",), cutoff=False, trec_name="utility",
+                    empty_when="never"),
+        MeasureSpec("bing", "binary G: 1 / log2(2 + non-relevant items above) summed over the relevant items, / R",
+                    K.BING, ("bing",), cutoff=False, trec_name="binG"),
+        MeasureSpec("g", "trec_eval's normalised gain G: gain / log2(2 + ideal cost - gain so far), summed, / the "
+                    "ideal gain", K.G_GAIN, ("g",), cutoff=False, graded=True, trec_name="G", empty_when="no_gain"),
+        MeasureSpec("ndcg_rel", "nDCG averaged at the ranks of the items of positive gain (at the list's end for "
+                    "those not ranked)", K.NDCG_REL, ("ndcg_rel",), cutoff=False, graded=True, trec_name="ndcg_rel",
+                    empty_when="no_gain"),
+        MeasureSpec("rndcg", "nDCG averaged at the R levels (ranks where the ideal gain changes) and the list's end",
+                    K.RNDCG, ("rndcg",), cutoff=False, graded=True, trec_name="Rndcg"),
+        MeasureSpec("unj", "share of unjudged items (no label, or a negative one) in the top k, / k", K.UNJ, ("unj",),
+                    trec_name="unj", trec_cut="unj", empty_when="never", scored_note=False, judged_only=True),
+        MeasureSpec("rbp_resid", "RBP's residual: its largest rise were every unjudged item relevant (p 0.9 unless "
+                    "written)", K.RBP_RESID, ("rbp_resid",), cutoff=False, trec_name="rbp_resid", empty_when="never",
+                    scored_note=False, param_name="p", default_param=0.9, judged_only=True),
+        MeasureSpec("num_nonrel_judged_ret", "number of ranked items judged non-relevant (summed over queries)",
+                    K.NONREL_JUDGED, ("num_nonrel_judged_ret",), cutoff=False, summed=True,
+                    trec_name="num_nonrel_judged_ret", empty_when="never", judged_only=True),
+        MeasureSpec("num_ret", "number of ranked items (summed over queries)", K.NUM_RET, ("num_ret",), summed=True,
+                    trec_name="num_ret", empty_when="never"),
+        MeasureSpec("num_rel", "number of relevant items (summed over queries)", K.NUM_REL, ("num_rel",),
+                    cutoff=False, summed=True, trec_name="num_rel", empty_when="never"),
+        MeasureSpec("num_rel_ret", "number of relevant ranked items (summed over queries)", K.NUM_REL_RET,
+                    ("num_rel_ret",), summed=True, trec_name="num_rel_ret", empty_when="never"),
+    ]}
+
+
+def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
+    """Per family: for every preset, the peer's own definition (when it differs from ranklens') or a refusal.
+
+    A preset without a rule for a family computes ranklens' definition, which is then the peer's own (the
+    conformance tests check each such pair against the real peer).
+    """
+    # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it); P and
+    # recall without a cutoff are set_P and set_recall (tests/peer_suites/test_ir_measures_suite.py: SetP, SetR)
+    trec = ("trec_eval", "trec_eval10")
+    # XGBoost: map@k = sum of precision at the relevant ranks in the first min(k, n) / min(R, k), a group
+    # without relevant item scores 1 (0 with "map-"), plain "map" is cut at 32; pre@k = hits / min(k, n); both
+    # a plain weighted mean (unlike its ndcg).
+    xgb_map = replace(b["map"], code=K.AP_MIN, default_cutoff=True, binary_labels=True, weighting="weighted")
+    xgb_pre = replace(b["precision"], code=K.P_DEPTH, default_cutoff=True, binary_labels=True, empty=0.0,
+                      weighting="weighted")
+    # LightGBM map@k: / min(R, min(k, n)), a query without relevant item scores 1, weighted as it should be
+    lgb_map = replace(b["map"], code=K.AP_MIN, weighting="weighted")
+    # CatBoost (border 0.5: relevant = label > 0.5): PrecisionAt / min(k, n), RecallAt (1 without relevant
+    # item), MAP / min(R, k') (0 without relevant item), all three ignoring group weights; MRR group-weighted
+    cb_p = replace(b["precision"], code=K.P_DEPTH, empty=0.0, weighting="unweighted")
+    cb_r = replace(b["recall"], empty=1.0, weighting="unweighted")
+    cb_map = replace(b["map"], code=K.AP_MIN, empty=0.0, weighting="unweighted")
+    cb_mrr = replace(b["mrr"], empty=0.0)
+    use = ConventionRule
+    tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
+          "torch.topk / argsort, and scores <= 0 count as not retrieved)")
+    out: dict[str, tuple[ConventionRule, ...]] = {
+        "ndcg": (),
+        # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
+        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics"),
+        "idcg": _none(*_EVERY_PEER),
+        "map": (
+            *_none("sklearn", "gdeval"),
+            _differs("lightgbm", "LightGBM's MAP without a cutoff (LightGBM reports map@k for each k of eval_at): "
+                     "write map@k", cutoff=False),
+            use("name", "lightgbm", use=lgb_map),
+            use("name", "xgboost", use=xgb_map),
+            use("name", "catboost", use=cb_map),
+            _differs(*tm),
+        ),
+        "mrr": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            # ir_measures' RR@k (its msmarco provider: ties by id ascending, double scores): _irmeasures.provider
+            use("name", "catboost", use=cb_mrr),
+            _differs(*tm),
+        ),
+        "precision": (
+            *_none("sklearn", "gdeval", "lightgbm"),
+            use("name", "xgboost", use=xgb_pre),
+            use("name", "catboost", use=cb_p),
+            _differs(*tm),
+        ),
+        "recall": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
+            use("name", "catboost", use=cb_r),
+            _differs(*tm),
+        ),
+        "hit_rate": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
+            _differs(*tm),
+        ),
+        "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
+                      "catboost", "torchmetrics", "evidently"),
+        "err": (
+            *_none("sklearn", "trec_eval", "trec_eval10", "ranx", "lightgbm", "xgboost", "torchmetrics", "evidently"),
+            # ir_measures' ERR@k is gdeval's (_irmeasures.provider); without a cutoff: _irmeasures.refusal
+            _differs("catboost", "CatBoost's ERR (the raw label taken as the stopping probability)"),
+            _differs("gdeval", "gdeval's ERR without a cutoff (gdeval.pl reports err@k): write err@k",
+                     cutoff=False),
+        ),
+        "r_precision": (
+            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
+            _differs(*tm),
+        ),
+        **_new_rules(b),
+        **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
+               *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose {f} takes no "
+                                f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
+           for f in ("num_ret", "num_rel", "num_rel_ret")},
+    }
+    # ir_measures' NumRel: 0 for a judged query missing from the run (its Evaluator's default value)
+    out["num_rel"] += (use("name", "ir_measures", use=replace(b["num_rel"], unranked_zero=True)),)
+    return out
+
+
+def _ordered_only(name: str, preset: str = "trec_eval") -> ConventionRule:
+    """A refusal under averaged ties: the measure's expectation over the orders of tied items is not computed."""
+    return ConventionRule("ties", "average", refuse=f"averages tied items, and {name}'s expectation over the orders "
+                          "of tied items is not computed: set a tie order (ties='item_desc' as trec_eval, 'item_asc' "
+                          f"or 'input'), or use convention='{preset}'")
+
+
+def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
+    """Rules of the families added for IR researchers (#22): bpref ... GroupAUC."""
+    use = ConventionRule
+    trec = ("trec_eval", "trec_eval10")
+    gbdt = ("lightgbm", "xgboost", "catboost")
+    no_cut = tuple(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose set_F takes no "
+                                  f"cutoff; {_OWN}") for c in (*trec, "ir_measures"))
+    return {
+        # ranx counts negative labels as judged non-relevant (trec_eval: in the pool, not judged)
+        "bpref": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"),
+                  use("name", "ranx", use=replace(b["bpref"], code=K.BPREF_NEG))),
+        "infap": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"), _ordered_only("infAP")),
+        # ir_measures' judged provider orders by double scores, ties by item id ascending, and divides by
+        # min(k, list length)
+        "judged": (*_none("sklearn", *trec, "gdeval", "ranx", *gbdt, "torchmetrics"),
+                   *(ConventionRule("name", "ir_measures", also=((field, value),),
+                                    refuse=f"{why} as trec_eval, but ir_measures computes Judged with its judged "
+                                    "provider, which orders by double scores, ties by item id ascending: add "
+                                    f"ties='item_asc', score_precision='float64'; {_OWN}")
+                     for field, value, why in (("ties", "item_desc", "orders ties by item id descending"),
+                                               ("score_precision", "float32", "rounds scores to float32")))),
+        # trec_eval 10's rbp (m_rbp.c): persistence 0.9 unless given, graded: the label, rescaled to [0, 1] by the
+        # query's largest label when above 1 (the level -l plays no part); ranx's: the label as gain (labels
+        # below its level 0)
+        "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
+                _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
+                *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
+                                 f"(the whole list); {_OWN}") for c in ("trec_eval10", "ranx")),
+                use("name", "trec_eval10", use=replace(b["rbp"], code=K.RBP_TREC, graded=True, default_param=0.9)),
+                use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
+        "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),
+        # trec_eval 9 (and pytrec_eval, under ir_measures) round the level's number of relevant items up from .1
+        "iprec": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"),
+                  use("name", "trec_eval", use=replace(b["iprec"], code=K.IPREC_V9)),
+                  use("name", "ir_measures", use=replace(b["iprec"], code=K.IPREC_V9)),
+                  _ordered_only("interpolated precision")),
+        "11pt_avg": (*_none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
+                     use("name", "trec_eval", use=replace(b["11pt_avg"], code=K.PT11_V9)),
+                     _ordered_only("11pt_avg")),
+        "gm_map": _none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
+        "auc": _none(*_EVERY_PEER),
+        "gauc": _none(*_EVERY_PEER),
+        **_trec_only_rules(),
+    }
+
+
+def _trec_only_rules() -> dict[str, tuple[ConventionRule, ...]]:
+    """Rules of trec_eval's other measures (#22: -m all_trec): the trec_eval presets only (unj and rbp_resid
+    are new in trec_eval 10); the ones read in ranked order refuse averaged ties."""
+    others = ("sklearn", "ir_measures", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics",
+              "evidently")
+    names = {"bing": "binG", "g": "G", "ndcg_rel": "ndcg_rel", "rndcg": "Rndcg", "rbp_resid": "rbp_resid"}
+    out: dict[str, tuple[ConventionRule, ...]] = {}
+    for f in ("gm_bpref", "rprec_mult", "relative_p", "set_map", "utility", "bing", "g", "ndcg_rel", "rndcg", "unj",
+              "rbp_resid", "num_nonrel_judged_ret"):
+        rules = _none(*others, *(("trec_eval",) if f in ("unj", "rbp_resid") else ()))
+        if f in names:
+            rules += (_ordered_only(names[f], "trec_eval10" if f == "rbp_resid" else "trec_eval"),)
+        if f in ("set_map", "relative_p"):  # ir_measures' SetAP and SetP(relative=True): its pytrec_eval provider's
+            rules = tuple(r for r in rules if r.value != "ir_measures")
+        if f == "relative_p":
+            rules += (ConventionRule("name", "ir_measures", cutoff=True, refuse="reproduces ir_measures, whose "
+                                     f"SetP(relative=True) takes no cutoff (the whole list); {_OWN}"),)
+        if f == "unj":
+            rules += _needs_cut(("trec_eval10",), "unj", "unj.k")
+        out[f] = rules
+    return out
+
+
+def _registry() -> dict[str, MeasureSpec]:
+    b = _base()
+    rules = _peer_rules(b)
+    gd_ndcg = _differs("gdeval", "gdeval's nDCG without a cutoff (gdeval.pl reports ndcg@k): write ndcg@k",
+                       cutoff=False)
+    out = {}
+    for family, spec in b.items():
+        extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
+        tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
+        out[family] = replace(spec, rules=extra + tail)
+    return out
+
+
+REGISTRY: dict[str, MeasureSpec] = _registry()
+
+#: family -> description
+FAMILIES: dict[str, str] = {f: s.description for f, s in REGISTRY.items()}

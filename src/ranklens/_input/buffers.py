@@ -1,0 +1,307 @@
+"""Ids and numbers as buffers: string ids without pyarrow, numpy <-> Arrow without pandas.
+
+:class:`StrIds` holds string ids in Arrow's ``large_string`` layout without
+pyarrow; :func:`as_ids` normalises any id input to one of the layouts of
+:class:`ranklens._input.ids.IdColumn`; the other functions move numeric columns
+between numpy and Arrow (zero-copy where possible) and widen Arrow's 32-bit
+string offsets to 64 bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = [
+    "StrIds",
+    "arrow_to_numpy",
+    "as_ids",
+    "chunked_to_numpy",
+    "np_to_arrow",
+    "pyarrow",
+    "string_chunk_buffers",
+    "to_str_ids",
+    "widen_chunks",
+    "widen_strings",
+]
+
+
+def pyarrow() -> Any:
+    """The pyarrow module, imported on first use (a twentieth of a second at start-up)."""
+    import pyarrow as pa
+
+    return pa
+
+
+_NP_OF_ARROW: dict[str, np.dtype[Any]] = {
+    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8), "uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64), "halffloat": np.dtype(np.float16), "float": np.dtype(np.float32),
+    "double": np.dtype(np.float64),
+}
+
+
+class StrIds:
+    """String ids in Arrow's ``large_string`` layout, without pyarrow: ``offsets`` (int64, n + 1) and
+    UTF-8 ``data`` (uint8); id ``i`` is ``data[offsets[i]:offsets[i + 1]]``.
+
+    The TREC readers return their ids in this form, so that reading and evaluating TREC files does
+    not import pyarrow (a twentieth of a second at start-up). It converts to Arrow on demand
+    (``pa.array(ids)``, :meth:`to_arrow`) and to Python strings (:meth:`to_numpy`,
+    :meth:`to_pylist`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens.data import StrIds
+    >>> ids = StrIds(np.array([0, 2, 5]), np.frombuffer(b"q1q10", np.uint8))
+    >>> len(ids), ids.to_pylist()
+    (2, ['q1', 'q10'])
+    """
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, offsets: np.ndarray, data: np.ndarray):
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.data = np.ascontiguousarray(data, dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0]) - 1
+
+    def __repr__(self) -> str:
+        head = self.take(np.arange(min(len(self), 3))).to_pylist()
+        return f"StrIds({len(self)} ids: {', '.join(head)}{', ...' if len(self) > 3 else ''})"
+
+    def take(self, idx: Any) -> StrIds:
+        """The ids at positions ``idx``."""
+        from .._kernels.api import gather
+
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
+            raise IndexError(f"index out of range for {len(self)} ids")
+        data = self.data if self.data.size else np.zeros(1, np.uint8)
+        out, offs = gather(data, self.offsets[idx], self.offsets[idx + 1])
+        return StrIds(offs, out)
+
+    def to_arrow(self) -> Any:
+        """A ``pyarrow.LargeStringArray`` over the same memory."""
+        pa = pyarrow()
+        return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(self.offsets), pa.py_buffer(self.data))
+
+    def __arrow_array__(self, type: Any = None) -> Any:
+        arr = self.to_arrow()
+        return arr if type is None or type == arr.type else arr.cast(type)
+
+    def to_numpy(self) -> np.ndarray:
+        """The ids as an object array of ``str``."""
+        n = len(self)
+        offs = self.offsets
+        body = self.data[offs[0]:offs[-1]] if n else self.data[:0]
+        lens = np.diff(offs)
+        width = int(lens.max()) if n else 0
+        # ASCII without NUL bytes: one fixed-width byte matrix decoded by numpy, no Python loop
+        if n and width and n * width <= 4 * body.size + (1 << 20) and not ((body >= 128) | (body == 0)).any():
+            mat = np.zeros((n, width), np.uint8)
+            rows = np.repeat(np.arange(n), lens)
+            cols = np.arange(body.size) - np.repeat(offs[:-1] - offs[0], lens)
+            mat[rows, cols] = body
+            return mat.view(f"S{width}").ravel().astype(f"U{width}").astype(object)
+        if n and width == 0:
+            return np.full(n, "", dtype=object)
+        return np.asarray(self.to_arrow().to_pylist(), dtype=object)
+
+    def to_pylist(self) -> list[str]:
+        return self.to_numpy().tolist()
+
+
+def arrow_to_numpy(arr: Any) -> np.ndarray:
+    """A numeric/boolean Arrow array as numpy, zero-copy when it has no nulls (and without importing
+    pandas, which pyarrow's generic conversion does)."""
+    pa = pyarrow()
+    t = arr.type
+    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        # straight from the value buffer: Array.to_numpy() imports pandas (~0.1 s) when it is installed
+        dtype = _NP_OF_ARROW.get(str(t))
+        if dtype is None:
+            return arr.to_numpy(zero_copy_only=False)
+        buf = arr.buffers()[1]
+        return np.frombuffer(buf, dtype=dtype)[arr.offset: arr.offset + len(arr)]
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def np_to_arrow(a: np.ndarray) -> Any:
+    """A numeric numpy array as an Arrow array without copying (``pa.array`` would import pandas, which
+    costs a tenth of a second at start-up when it is installed)."""
+    pa = pyarrow()
+    a = np.ascontiguousarray(a)
+    if a.dtype == np.bool_:
+        return pa.array(a)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), a.shape[0], [None, pa.py_buffer(a)])
+
+
+def widen_strings(arr: Any) -> Any:
+    """A string array without nulls as large_string: its 32-bit offsets widened (no pyarrow.compute,
+    whose import costs a few hundredths of a second)."""
+    pa = pyarrow()
+    bufs = arr.buffers()
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
+    data = bufs[2] if bufs[2] is not None else pa.py_buffer(b"")
+    return pa.LargeStringArray.from_buffers(len(arr), pa.py_buffer(offs), data)
+
+
+def chunked_to_numpy(x: Any, dtype: Any) -> np.ndarray:
+    """A numeric Arrow ChunkedArray as one numpy array of ``dtype``, filled chunk by chunk (a chunk with
+    nulls gives NaN there): no combined copy beside the result."""
+    pa = pyarrow()
+    out = np.empty(len(x), dtype=dtype)
+    pos = 0
+    for c in x.chunks:
+        m = len(c)
+        out[pos:pos + m] = arrow_to_numpy(c.cast(pa.float64()) if c.null_count else c)
+        pos += m
+    return out
+
+
+def string_chunk_buffers(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int32 or int64, data uint8) views of a string or large_string array."""
+    pa = pyarrow()
+    bufs = c.buffers()
+    dt = np.int64 if pa.types.is_large_string(c.type) else np.int32
+    offs = np.frombuffer(bufs[1], dtype=dt)[c.offset: c.offset + len(c) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    return offs, data
+
+
+def widen_chunks(x: Any) -> Any:
+    """A chunked string array (any width, no nulls) as one large_string array: offsets and bytes
+    written once into the result (combining the chunks first would copy everything twice;
+    string_view chunks are cast one at a time)."""
+    pa = pyarrow()
+    n = len(x)
+    offs = np.empty(n + 1, np.int64)
+    offs[0] = 0
+    spans = [string_chunk_buffers(c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c)
+             for c in x.chunks if len(c)]
+    data = np.empty(max(sum(int(o[-1]) - int(o[0]) for o, _ in spans), 1), np.uint8)
+    pos = base = 0
+    for o, d in spans:
+        m = o.shape[0] - 1
+        lo, hi = int(o[0]), int(o[-1])
+        np.add(o[1:], base - lo, out=offs[pos + 1:pos + m + 1], dtype=np.int64)
+        data[base:base + hi - lo] = d[lo:hi]
+        pos += m
+        base += hi - lo
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(data[:base]))
+
+
+def _all_str(a: np.ndarray) -> bool:
+    pa = pyarrow()
+    try:
+        pa.array(a, type=pa.large_string(), from_pandas=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return False
+    return True
+
+
+def to_str_ids(a: np.ndarray) -> np.ndarray:
+    """Ids as an object array of str (integral floats printed without '.0')."""
+    if a.dtype.kind == "O":
+        if _all_str(a):
+            return a
+        return np.array([x if isinstance(x, str) else _str_id(x) for x in a], dtype=object)
+    if a.dtype.kind in "US":
+        return a.astype(str).astype(object)
+    if a.dtype.kind == "f":
+        return np.array([_str_id(x) for x in a], dtype=object)
+    return a.astype(str).astype(object)
+
+
+def _str_id(x: Any) -> str:
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def as_ids(x: Any, what: str = "ids", widen: bool = True) -> Any:
+    """Normalise ids: int64 ndarray for integers, :class:`StrIds` kept as they are, Arrow large_string
+    array for other strings (``widen=False``: Arrow ``string`` arrays and chunked ``string``/``large_string``
+    arrays kept as they are; ``string_view`` is always cast to ``large_string``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens._input.buffers import as_ids
+    >>> as_ids(np.array([3.0, 4.0])).tolist(), as_ids(np.array(["a", "b"], dtype=object)).type
+    ([3, 4], DataType(large_string))
+    """
+    if isinstance(x, StrIds):
+        return x
+    pa = pyarrow()
+    if isinstance(x, pa.ChunkedArray):
+        if x.num_chunks > 1 and not x.null_count:
+            t = x.type
+            if pa.types.is_integer(t):
+                return chunked_to_numpy(x, np.int64)
+            if (pa.types.is_string(t) or pa.types.is_large_string(t)) and not widen:
+                return x  # cut into runs chunk by chunk (factorize_parts)
+            if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+                return widen_chunks(x)
+        x = x.combine_chunks() if x.num_chunks != 1 else x.chunk(0)
+    if isinstance(x, pa.Array):
+        t = x.type
+        if x.null_count:
+            raise InputError(f"{what} contain {x.null_count} missing values.")
+        if pa.types.is_dictionary(t):
+            x = x.cast(t.value_type)
+            t = x.type
+        if pa.types.is_integer(t):
+            return arrow_to_numpy(x).astype(np.int64, copy=False)
+        if pa.types.is_large_string(t) or (not widen and pa.types.is_string(t)):  # string_view: cast below
+            return x
+        if pa.types.is_string(t):
+            return widen_strings(x)
+        if pa.types.is_string_view(t):
+            return x.cast(pa.large_string())
+        if pa.types.is_floating(t):
+            return as_ids(arrow_to_numpy(x), what)
+        return x.cast(pa.large_string())
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)
+    if x.dtype.kind in "iub":
+        return x.astype(np.int64, copy=False)
+    if x.dtype.kind == "f":
+        if np.isnan(x).any():
+            raise InputError(f"{what} contain {int(np.isnan(x).sum())} missing values.")
+        if (x == np.trunc(x)).all():
+            return x.astype(np.int64)
+        return pa.array(to_str_ids(x), type=pa.large_string())
+    if x.dtype.kind in "OUT":
+        # Arrow converts an object array of str about twice as fast to 32-bit offsets as to 64-bit ones
+        try:
+            arr = pa.array(x, type=pa.string(), from_pandas=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = None
+        if arr is not None:
+            if arr.null_count:
+                raise InputError(f"{what} contain {arr.null_count} missing values.")
+            return _large_string(arr)
+        if x.dtype.kind == "O" and _has_none(x):
+            raise InputError(f"{what} contain missing values.")
+        return pa.array(to_str_ids(x), type=pa.large_string())
+    return pa.array(x.astype(str).astype(object), type=pa.large_string())
+
+
+
+
+def _large_string(arr: Any) -> Any:
+    pa = pyarrow()
+    if isinstance(arr, pa.ChunkedArray):  # over 2 GiB of text
+        return pa.concat_arrays([widen_strings(c) for c in arr.chunks])
+    return widen_strings(arr)
+
+
+def _has_none(x: np.ndarray) -> bool:
+    return bool((x == None).any())  # noqa: E711 (elementwise comparison)

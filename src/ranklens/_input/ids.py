@@ -1,0 +1,520 @@
+"""Id columns without Python objects: one :class:`IdColumn` type over the layouts ids come in.
+
+An id column is held in one of five layouts:
+
+* integers: a numpy ``int64`` array (:class:`IntIds`);
+* strings as Python objects: a numpy ``object``/``str`` array, as users give them
+  (:class:`PyStrIds`; :func:`as_ids` converts them to Arrow);
+* :class:`StrIds`: Arrow's ``large_string`` buffers without pyarrow, as the TREC readers give
+  them (:class:`BufferIds`);
+* an Arrow ``large_string`` array (:class:`ArrowIds`), which :func:`as_ids` makes of other strings;
+* Arrow strings kept as they came (``as_ids(..., widen=False)``): 32-bit offsets, or chunked
+  (:class:`NarrowArrowIds`): hashed chunk by chunk, widened only where a kernel compares them.
+
+``IdColumn.of(ids)`` finds the layout once; its methods (length, take, filter, hash, the kernels'
+arguments, ...) do the rest. The functions below (:func:`take_ids`, :func:`kernel_ids`, ...)
+take the raw arrays and are what the other modules call. Strings reach the kernels as Arrow's
+buffers (``int64`` offsets and ``uint8`` data), so 10 million ids cost no Python object at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+from ..errors import InputError
+from .buffers import (
+    StrIds,
+    arrow_to_numpy,
+    as_ids,
+    chunked_to_numpy,
+    np_to_arrow,
+    string_chunk_buffers,
+    to_str_ids,
+)
+from .buffers import pyarrow as _pa
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "ArrowIds",
+    "BufferIds",
+    "IdArray",
+    "IdColumn",
+    "IntIds",
+    "NarrowArrowIds",
+    "PyStrIds",
+    "StrIds",
+    "arrow_ids",
+    "arrow_to_numpy",
+    "as_ids",
+    "chunked_to_numpy",
+    "concat_ids",
+    "factorize_parts",
+    "factorize_unsorted",
+    "filter_ids",
+    "hash_ids",
+    "id_length",
+    "ids_to_numpy",
+    "is_str_ids",
+    "kernel_ids",
+    "narrow_strings",
+    "np_to_arrow",
+    "str_buffers",
+    "take_ids",
+    "to_str_ids",
+    "unify_ids",
+]
+
+#: The raw arrays of the five layouts (see the module's docstring).
+IdArray = Union[np.ndarray, StrIds, "pa.LargeStringArray", "pa.StringArray", "pa.ChunkedArray"]
+
+KernelIds = tuple[bool, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _no_ints() -> np.ndarray:
+    return np.zeros(1, np.int64)
+
+
+class IdColumn:
+    """One id column: its raw array (:attr:`values`) and, by its class, its layout.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens._input.ids import IdColumn
+    >>> col = IdColumn.of(np.array([3, 3, 5]))
+    >>> type(col).__name__, len(col), col.is_str, col.take(np.array([2, 0])).tolist()
+    ('IntIds', 3, False, [5, 3])
+    """
+
+    __slots__ = ("values",)
+    #: whether the ids are strings
+    is_str = True
+
+    def __init__(self, values: Any):
+        self.values = values
+
+    @staticmethod
+    def of(ids: Any) -> IdColumn:
+        """The column of ``ids`` in its layout (an :class:`IdColumn` is returned as it is)."""
+        if isinstance(ids, IdColumn):
+            return ids
+        if isinstance(ids, np.ndarray):
+            return PyStrIds(ids) if ids.dtype.kind in "OUST" else IntIds(ids)
+        if isinstance(ids, StrIds):
+            return BufferIds(ids)
+        if arrow_string_chunks(ids) is not None:
+            return NarrowArrowIds(ids)
+        return ArrowIds(ids)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def widened(self) -> IdColumn:
+        """The column in a layout the kernels take (ints, or 64-bit string buffers)."""
+        return self
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(offsets int64, data uint8)`` views of string ids (no copy)."""
+        return self.widened().buffers()
+
+    def kernel(self) -> KernelIds:
+        """``(is_str, ints, offsets, data)`` as the kernels take them."""
+        offs, data = self.buffers()
+        return True, _no_ints(), offs, data
+
+    def hash(self) -> np.ndarray:
+        """64-bit hash of every id (``group.hash_items``)."""
+        from .._kernels.api import hash_items
+
+        return hash_items(*self.kernel())
+
+    def take(self, idx: Any) -> Any:
+        """The ids at positions ``idx``, in the same form."""
+        return self.widened().take(idx)
+
+    def filter(self, mask: np.ndarray) -> Any:
+        """The ids where ``mask`` holds."""
+        return self.values.filter(_pa().array(mask))
+
+    def to_numpy(self) -> np.ndarray:
+        """The ids as numpy (object array of str, or int64): for small outputs only."""
+        return np.asarray(self.values.to_pylist(), dtype=object)
+
+    def to_arrow(self) -> Any:
+        """The ids as an Arrow array."""
+        return self.values
+
+    def as_strings(self) -> Any:
+        """String ids (integers printed in decimal, as Arrow large_string)."""
+        return self.values
+
+    def run_starts(self) -> np.ndarray:
+        """Positions where a run of equal consecutive ids starts."""
+        from .._kernels.api import run_heads
+
+        offs, data = self.buffers()
+        return np.flatnonzero(run_heads(np.ascontiguousarray(offs), data))
+
+    def n_unique(self) -> int:
+        """The number of distinct ids."""
+        import pyarrow.compute as pc
+
+        return len(pc.unique(self.to_arrow()))
+
+    @classmethod
+    def concat(cls, parts: Sequence[Any]) -> Any:
+        """The concatenation of ``parts`` (raw arrays, the first of this layout)."""
+        return _pa().concat_arrays([arrow_ids(p) for p in parts])
+
+
+class _NumpyIds(IdColumn):
+    """Ids in a numpy array (the two numpy layouts share these methods)."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def take(self, idx: Any) -> Any:
+        return self.values[idx]
+
+    def filter(self, mask: np.ndarray) -> Any:
+        return self.values[mask]
+
+    def to_numpy(self) -> np.ndarray:
+        return self.values
+
+    def run_starts(self) -> np.ndarray:
+        n = len(self)
+        mask = np.empty(n, np.bool_)
+        mask[:1] = True
+        np.not_equal(self.values[1:], self.values[:-1], out=mask[1:])
+        return np.flatnonzero(mask)
+
+    def n_unique(self) -> int:
+        return len(np.unique(self.values))
+
+    @classmethod
+    def concat(cls, parts: Sequence[Any]) -> Any:
+        return np.concatenate(parts)
+
+
+class IntIds(_NumpyIds):
+    """Integer ids: a numpy int64 array."""
+
+    __slots__ = ()
+    is_str = False
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        raise TypeError("integer ids have no string buffers")
+
+    def kernel(self) -> KernelIds:
+        return False, self.values, np.zeros(2, np.int64), np.zeros(1, np.uint8)
+
+    def to_arrow(self) -> Any:
+        return np_to_arrow(self.values)
+
+    def as_strings(self) -> Any:
+        return np_to_arrow(self.values.astype(np.int64, copy=False)).cast(_pa().large_string())
+
+
+class PyStrIds(_NumpyIds):
+    """String ids as Python objects in a numpy array (raw input; :func:`as_ids` converts them)."""
+
+    __slots__ = ()
+
+    def widened(self) -> IdColumn:
+        return IdColumn.of(as_ids(self.values))
+
+    def kernel(self) -> KernelIds:
+        return self.widened().kernel()
+
+    def to_arrow(self) -> Any:
+        return self.widened().to_arrow()
+
+
+class BufferIds(IdColumn):
+    """String ids as :class:`StrIds` buffers."""
+
+    __slots__ = ()
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        ids = self.values
+        return ids.offsets, (ids.data if ids.data.size else np.zeros(1, np.uint8))
+
+    def take(self, idx: Any) -> Any:
+        return self.values.take(idx)
+
+    def filter(self, mask: np.ndarray) -> Any:
+        return self.values.take(np.flatnonzero(mask))
+
+    def to_numpy(self) -> np.ndarray:
+        return self.values.to_numpy()
+
+    def to_arrow(self) -> Any:
+        return self.values.to_arrow()
+
+    @classmethod
+    def concat(cls, parts: Sequence[Any]) -> Any:
+        if not all(isinstance(p, StrIds) for p in parts):
+            return super().concat(parts)
+        offs, datas, base = [np.zeros(1, np.int64)], [], 0
+        for p in parts:
+            lo, hi = int(p.offsets[0]), int(p.offsets[-1])
+            offs.append(p.offsets[1:] - lo + base)
+            datas.append(p.data[lo:hi])
+            base += hi - lo
+        return StrIds(np.concatenate(offs), np.concatenate(datas) if datas else np.zeros(0, np.uint8))
+
+
+class ArrowIds(IdColumn):
+    """String ids as an Arrow large_string array."""
+
+    __slots__ = ()
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        arr = self.values
+        bufs = arr.buffers()
+        offs = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
+        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(1, np.uint8)
+        if data.size == 0:
+            data = np.zeros(1, np.uint8)
+        return offs, data
+
+    def take(self, idx: Any) -> Any:
+        pa = _pa()
+        picked = StrIds(*self.buffers()).take(idx)
+        return pa.LargeStringArray.from_buffers(len(picked), pa.py_buffer(picked.offsets), pa.py_buffer(picked.data))
+
+
+class NarrowArrowIds(IdColumn):
+    """Arrow strings kept as they came: 32-bit offsets, or chunked (string or large_string), no nulls.
+    Hashed chunk by chunk, in place; widened where a kernel compares them."""
+
+    __slots__ = ()
+
+    def widened(self) -> IdColumn:
+        return IdColumn.of(as_ids(self.values))
+
+    def hash(self) -> np.ndarray:
+        # a string's hash depends on its bytes only: chunk by chunk, never widened
+        from .._kernels.api import hash_items
+
+        out = np.empty(len(self), np.uint64)
+        pos, none = 0, _no_ints()
+        for c in arrow_string_chunks(self.values) or []:
+            m = len(c)
+            if m:
+                offs, data = string_chunk_buffers(c)
+                out[pos:pos + m] = hash_items(True, none, offs.astype(np.int64, copy=False), data)
+                pos += m
+        return out
+
+    def take(self, idx: Any) -> Any:
+        return as_ids(self.values.take(np_to_arrow(np.asarray(idx, dtype=np.int64))))
+
+
+def arrow_string_chunks(x: Any) -> list[Any] | None:
+    """The chunks of ``x`` when it is an Arrow string array (32-bit offsets) or a chunked array of
+    string or large_string, without nulls (else None), without importing pyarrow for other inputs.
+    (string_view arrays are widened.)"""
+    if isinstance(x, (np.ndarray, StrIds)) or "pyarrow" not in sys.modules:
+        return None
+    pa = _pa()
+    if not isinstance(x, (pa.Array, pa.ChunkedArray)) or x.null_count:
+        return None
+    if pa.types.is_string(x.type) or (isinstance(x, pa.ChunkedArray) and pa.types.is_large_string(x.type)):
+        return x.chunks if isinstance(x, pa.ChunkedArray) else [x]
+    return None
+
+
+def is_str_ids(ids: IdArray) -> bool:
+    return IdColumn.of(ids).is_str
+
+
+def id_length(ids: IdArray) -> int:
+    return len(IdColumn.of(ids))
+
+
+def unify_ids(a: IdArray, b: IdArray) -> tuple[IdArray, IdArray]:
+    """Both integer, or both strings (integers printed in decimal)."""
+    ca, cb = IdColumn.of(a), IdColumn.of(b)
+    if ca.is_str == cb.is_str:
+        return a, b
+    return ca.as_strings(), cb.as_strings()
+
+
+def str_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64, data uint8) views of a large_string array or :class:`StrIds` (no copy)."""
+    return IdColumn.of(arr).buffers()
+
+
+def kernel_ids(ids: IdArray) -> KernelIds:
+    """``(is_str, ints, offsets, data)`` as the kernels take them (Arrow strings kept narrow or
+    chunked are widened here)."""
+    return IdColumn.of(ids).kernel()
+
+
+def concat_ids(*parts: IdArray) -> IdArray:
+    """The ids of ``parts`` one after the other (all of one kind: integers, or strings)."""
+    return type(IdColumn.of(parts[0])).concat(parts)
+
+
+def arrow_ids(ids: IdArray) -> Any:
+    """Ids as an Arrow array (:class:`StrIds` converted; Arrow arrays unchanged)."""
+    return IdColumn.of(ids).to_arrow()
+
+
+def _heads(ids: IdArray) -> tuple[IdArray, np.ndarray | None]:
+    """The first id of every run of equal ids and the run lengths; ``(ids, None)`` when runs are short."""
+    col = IdColumn.of(ids)
+    n = len(col)
+    starts = col.run_starts() if n else np.zeros(0, np.int64)
+    if starts.size > n // 2:
+        return ids, None
+    return col.take(starts), np.diff(np.append(starts, n))
+
+
+def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
+    """:func:`_heads` of ``as_ids(x)``; numpy arrays of Python str (or numpy strings) are cut into runs
+    first, so that only the heads are converted (a Python object costs more than a comparison)."""
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "OUT" and x.shape[0] > 1:
+        n = x.shape[0]
+        starts = PyStrIds(x).run_starts()
+        if starts.size <= n // 2:
+            try:
+                return as_ids(x[starts], what), np.diff(np.append(starts, n))
+            except InputError:
+                pass  # missing values: counted over every row below
+    chunks = arrow_string_chunks(x)
+    if chunks is not None and len(x) > 1:  # neighbours compared on the 32-bit offsets: no wide copy
+        found = _string_chunk_heads(chunks)
+        if found is not None:
+            return found
+    return _heads(as_ids(x, what))
+
+
+def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
+    """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a
+    chunk compared with the last of the one before); None when runs are short."""
+    from .._kernels.api import gather, run_heads
+
+    starts, parts, pos, n, prev, count = [], [], 0, sum(len(c) for c in chunks), None, 0
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        offs, data = string_chunk_buffers(c)
+        mask = run_heads(offs, data)
+        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
+            mask[0] = False
+        prev = data[offs[m - 1]:offs[m]].tobytes()
+        st = np.flatnonzero(mask)
+        starts.append(st + pos)
+        pos += m
+        count += st.size
+        if count > n // 2:
+            return None
+        head_data, head_offs = gather(data, offs[st].astype(np.int64), offs[st + 1].astype(np.int64))
+        parts.append(StrIds(head_offs, head_data))
+    first = np.concatenate(starts)
+    return concat_ids(*parts), np.diff(np.append(first, n))
+
+
+def narrow_strings(x: Any) -> bool:
+    """Whether ``x`` is Arrow strings kept as they came (``as_ids(..., widen=False)``): 32-bit offsets, or
+    chunked; the kernels take them only through :func:`hash_ids` and :func:`kernel_ids` (which widens)."""
+    return arrow_string_chunks(x) is not None
+
+
+def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`factorize_unsorted` of the concatenation of ``parts``, codes returned per part.
+
+    Rows of one query usually come together: only the first id of every run of equal ids is
+    hashed (the runs found by comparing neighbours), and the codes are repeated along the runs.
+    With ``what`` the parts are raw id inputs, converted by :func:`as_ids` (``what`` names them in
+    errors) and made one type as :func:`unify_ids` does.
+    """
+    cut = [_raw_heads(x, what) for x in parts] if what is not None else [_heads(x) for x in parts]
+    heads = [h for h, _ in cut]
+    if what is not None and any(map(is_str_ids, heads)):
+        heads = [IdColumn.of(h).as_strings() for h in heads]
+    codes, uniques, order = factorize_unsorted(heads[0] if len(heads) == 1 else concat_ids(*heads))
+    out, pos = [], 0
+    for h, (_, r) in zip(heads, cut, strict=True):
+        m = id_length(h)
+        c = codes[pos:pos + m]
+        pos += m
+        out.append(c if r is None else np.repeat(c, r))
+    return out, uniques, order
+
+
+#: Above this many ids, Arrow numbers them (its hash table is quicker on large inputs); below it,
+#: the kernel does, as importing pyarrow.compute would cost more than the work.
+ARROW_FACTORIZE_MIN = 500_000
+#: Above this many distinct string ids, Arrow sorts them (numpy sorts Python strings slowly).
+ARROW_SORT_MIN = 20_000
+
+
+def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes in order of first appearance: ``(codes, uniques, order)``.
+
+    ``order`` lists the codes in sorted order of their ids (integers
+    numerically, strings by byte order as ``strcmp``). Hash based (Arrow's
+    ``dictionary_encode``, or :func:`_kernels.api.factorize` for small inputs
+    when pyarrow.compute is not loaded yet): only the uniques are sorted, the
+    codes are not rewritten.
+    """
+    col = IdColumn.of(ids)
+    if "pyarrow.compute" in sys.modules or len(col) > ARROW_FACTORIZE_MIN:
+        import pyarrow.compute as pc
+
+        enc = pc.dictionary_encode(col.to_arrow())
+        codes = arrow_to_numpy(enc.indices).astype(np.int32, copy=False)
+        picked = enc.dictionary
+        firsts = None
+    else:
+        from .._kernels.api import factorize
+
+        is_str, ints, offs, data = col.kernel()
+        codes, firsts = factorize(is_str, ints, offs, data)
+        picked = ints[firsts] if not is_str else col.take(firsts)
+    if not col.is_str:
+        uniques = arrow_to_numpy(picked).astype(np.int64) if firsts is None else picked
+        return codes, uniques, np.argsort(uniques, kind="stable")
+    uniques = ids_to_numpy(picked)
+    if uniques.shape[0] > ARROW_SORT_MIN or "pyarrow.compute" in sys.modules:
+        import pyarrow.compute as pc
+
+        order = arrow_to_numpy(pc.array_sort_indices(arrow_ids(picked)))
+    else:  # Python compares str by code point, which is the byte order of UTF-8
+        order = np.argsort(uniques, kind="stable")
+    return codes, uniques, order.astype(np.int64, copy=False)
+
+
+def hash_ids(ids: IdArray) -> np.ndarray:
+    """64-bit hash of every id (``group.hash_items``); Arrow strings kept narrow or chunked are hashed
+    chunk by chunk, in place (a string's hash depends on its bytes only), never widened."""
+    return IdColumn.of(ids).hash()
+
+
+def ids_to_numpy(ids: IdArray) -> np.ndarray:
+    """Materialise ids (object array of str, or int64) - for small outputs only."""
+    return IdColumn.of(ids).to_numpy()
+
+
+def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
+    """The ids at positions ``idx``, in the same form (strings copied by the gather kernel; Arrow
+    strings kept narrow or chunked give a large_string array)."""
+    return IdColumn.of(ids).take(idx)
+
+
+def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
+    """The ids where ``mask`` holds, in the same form."""
+    return IdColumn.of(ids).filter(mask)

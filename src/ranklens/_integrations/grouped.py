@@ -1,0 +1,201 @@
+"""Flat label / score arrays with group sizes or query ids -> :func:`ranklens.evaluate`.
+
+The common core of the training-loop metrics (:mod:`ranklens.lightgbm`, :mod:`ranklens.xgboost`,
+:mod:`ranklens.catboost`, :func:`ranklens.sklearn.make_ranking_scorer`): the data a booster holds
+(labels, predictions, group sizes or pointers, weights) are evaluated in one
+:func:`ranklens.evaluate.evaluate_arrays` call (items numbered by row). Group sizes become query codes
+with ``np.repeat``; nothing loops over queries in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .._core.result import Result
+from .._defs.conventions import Convention, get_convention
+from .._defs.measures import Measure, parse_measures
+from .._input.ids import factorize_parts
+from ..errors import InvalidParameterError
+
+__all__ = ["GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
+
+
+def measure_list(metrics: str | Measure | Iterable[str | Measure], *, where: str) -> list[Measure]:
+    """Parse the measures of a training-loop metric; refuse counts summed over queries."""
+    if metrics is None:
+        raise InvalidParameterError(f"`metrics` of {where} is missing; give e.g. 'ndcg@10'.")
+    measures = parse_measures(metrics)
+    if not measures:
+        raise InvalidParameterError(f"`metrics` of {where} is empty; give e.g. 'ndcg@10'.")
+    for m in measures:
+        if m.summed:
+            raise InvalidParameterError(
+                f"`metrics` of {where}: {m.key!r} is a count summed over queries, not a mean to monitor."
+            )
+    return measures
+
+
+class GroupedMetric:
+    """What a booster's metric object holds: the measures, the convention and the names it logs."""
+
+    def __init__(self, measures: list[Measure], convention: Convention, prefix: str) -> None:
+        self.measures = measures
+        self.convention = convention
+        self.names = [metric_name(prefix, m) for m in measures]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {', '.join(self.names)} convention={self.convention.name!r}>"
+
+
+def metric_name(prefix: str, measure: Measure) -> str:
+    """The name a booster shows for a measure: ``prefix + key``, with no space or colon (XGBoost splits
+    its evaluation log on both)."""
+    name = f"{prefix}{measure.key}"
+    if any(c.isspace() or c == ":" for c in name):
+        name = "".join("_" if (c.isspace() or c == ":") else c for c in name)
+    return name
+
+
+def query_ids(n: int, *, group: Any = None, qid: Any = None, where: str = "the data") -> np.ndarray:
+    """One query id per row, from group sizes (consecutive rows) or from per-row ids.
+
+    Examples
+    --------
+    >>> query_ids(5, group=[2, 3]).tolist()
+    [0, 0, 1, 1, 1]
+    """
+    if (group is None) == (qid is None):
+        raise InvalidParameterError(
+            f"{where}: give either `group` (sizes of consecutive queries) or `qid` (one id per row)."
+        )
+    if group is not None:
+        sizes = np.asarray(group)
+        whole = sizes.dtype.kind in "iuf" and np.all(sizes == np.round(sizes))
+        if sizes.ndim != 1 or sizes.dtype.kind not in "iuf" or (sizes < 0).any() or not whole:
+            raise InvalidParameterError(f"{where}: `group` must be a 1-D array of non-negative whole query sizes.")
+        sizes = sizes.astype(np.int64)
+        if int(sizes.sum()) != n:
+            raise InvalidParameterError(
+                f"{where}: `group` sizes add up to {int(sizes.sum())} rows but there are {n} labels and predictions."
+            )
+        return np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    ids = np.asarray(qid)
+    if ids.ndim != 1 or ids.shape[0] != n:
+        raise InvalidParameterError(f"{where}: `qid` must have one id per row ({n}); got shape {ids.shape}.")
+    return ids
+
+
+def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "lightgbm") -> np.ndarray | None:
+    """Per-query weights from per-row weights over consecutive queries of ``sizes`` rows (empty -> None).
+
+    ``how="lightgbm"``: the mean row weight of a query as LightGBM computes it (``Metadata``: a float32
+    sum in row order divided in float32 by the size; a loop over positions, never over queries);
+    ``"first"``: its first row's (a group weight repeated on every row, as CatBoost stores it).
+    Weights already one per query (XGBoost's group weights) are kept as they are.
+
+    Examples
+    --------
+    >>> query_weights([0.1, 0.1, 0.1, 2.0], np.array([3, 1]), how="lightgbm").tolist()  # float32, as LightGBM
+    [0.10000000149011612, 2.0]
+    """
+    w = np.asarray(row_weights if row_weights is not None else [], dtype=np.float64).reshape(-1)
+    if w.size == 0:
+        return None
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if w.shape[0] == sizes.shape[0]:  # already one per query (XGBoost's group weights)
+        return w[sizes > 0]
+    if w.shape[0] != int(sizes.sum()):
+        raise InvalidParameterError(
+            f"weights: {w.shape[0]} values for {sizes.shape[0]} queries of {int(sizes.sum())} rows."
+        )
+    nz = sizes > 0
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[nz]
+    sizes = sizes[nz]
+    if how == "first":
+        return w[starts]
+    if how != "lightgbm":
+        raise InvalidParameterError(f"`how` must be 'lightgbm' or 'first'; got {how!r}.")
+    w32 = w.astype(np.float32)
+    # queries longest first, so that the queries still going at position p are a prefix: each row is
+    # added once (O(rows)), position by position, in row order within each query
+    order = np.argsort(-sizes, kind="stable")
+    st, sz = starts[order], sizes[order]
+    acc = np.zeros(sz.shape[0], dtype=np.float32)
+    neg = -sz
+    for p in range(int(sz[0]) if sz.size else 0):
+        k = int(np.searchsorted(neg, -p, side="left"))  # queries longer than p
+        acc[:k] += w32[st[:k] + p]
+    out = np.empty(sz.shape[0], dtype=np.float64)
+    out[order] = acc / sz.astype(np.float32)
+    return out
+
+
+def evaluate_grouped(
+    y_true: Any,
+    y_score: Any,
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    group: Any = None,
+    qid: Any = None,
+    weights: np.ndarray | None = None,
+    convention: str | Convention | None = None,
+    per_query: bool = False,
+    where: str = "the data",
+    **overrides: Any,
+) -> Result:
+    """Evaluate flat labels and scores whose rows are grouped by query (sizes or ids).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like of shape (n,)
+        Labels and predicted scores, row by row.
+    metrics : str or list of str
+        Measures, as for :func:`ranklens.evaluate`.
+    group : array-like of int, optional
+        Sizes of consecutive queries (LightGBM's ``group``, XGBoost's ``group``).
+    qid : array-like, optional
+        One query id per row (rows of a query need not be consecutive).
+    weights : ndarray, optional
+        One weight per query, in the order of the queries' ids (for ``group``: the group order).
+    convention : str or Convention, optional
+        As for :func:`ranklens.evaluate`.
+    per_query : bool, default=False
+        Keep per-query values in the result.
+    where : str
+        How to name the data in error messages.
+    **overrides
+        Convention field overrides.
+
+    Examples
+    --------
+    >>> res = evaluate_grouped([1, 0, 0, 2], [0.2, 0.9, 0.1, 0.5], "ndcg@2", group=[2, 2], convention="lightgbm")
+    >>> round(res["ndcg@2"], 6)  # query 0: (1/log2(3)) / 1; query 1: 1
+    0.815465
+    """
+    from .._core.evaluate import evaluate_arrays
+
+    label = np.asarray(y_true, dtype=np.float64).reshape(-1)
+    score = np.asarray(y_score, dtype=np.float64)
+    if score.ndim != 1:
+        if score.ndim == 2 and score.shape[1] == 1:
+            score = score[:, 0]
+        else:
+            raise InvalidParameterError(f"{where}: predictions must be one score per row; got shape {score.shape}.")
+    if score.shape[0] != label.shape[0]:
+        raise InvalidParameterError(f"{where}: {label.shape[0]} labels but {score.shape[0]} predictions.")
+    q = query_ids(label.shape[0], group=group, qid=qid, where=where)
+    names = None
+    if q.dtype.kind not in "iu":  # ids of any kind -> codes in the ids' sorted order
+        (codes,), uniques, order = factorize_parts([q], "query ids")
+        rank = np.empty(order.shape[0], dtype=np.int64)
+        rank[order] = np.arange(order.shape[0])
+        q, names = rank[codes], uniques[order]
+    conv = get_convention(convention, **overrides)
+    res = evaluate_arrays(q, score, label, metrics, convention=conv, item=np.arange(label.shape[0], dtype=np.int64),
+                          per_query=per_query, weights=weights)
+    if names is not None:
+        res.queries = names[res.queries]
+    return res
