@@ -198,9 +198,9 @@ def _gate_failed(lines: list[str]) -> None:
 # so `ranklens --help` and `ranklens eval` never import duckdb, the web stack or pyspark.
 _LAZY: dict[str, tuple[str, str, str]] = {
     # name: (module, attribute, one-line help)
-    "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
-    "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),
-    "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
+    "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
+    "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),
+    "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
 }
 
 
