@@ -220,7 +220,7 @@ def simulate_cmd(out: str, rankers: tuple[str, ...], split: tuple[str, ...], act
                  rho: float, judged: bool, seed: int | None, measures: tuple[str, ...], fmt: str) -> None:
     """Simulate an A/B log with known truth into OUT (.parquet, .csv or .jsonl) and print the true effects."""
     from ..errors import InvalidParameterError
-    from ..monitor._sim_columns import write_table
+    from ..monitor.simulate.columns import write_table
     from ..online import simulate
     from ..render import render_rows
 
