@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .page import document, esc, num
+from .page import document, esc, num, table
 
 __all__ = ["build_counterfactual_report", "examination_svg", "write_counterfactual_report"]
 
@@ -50,11 +50,6 @@ def examination_svg(curves: Sequence[tuple[str, Sequence[float]]], width: int = 
     return "".join(parts) + "</svg>"
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    return ("<table class='data'><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
-            + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows) + "</tbody></table>")
-
-
 def _pair(low: Any, high: Any, digits: int) -> str:
     return f"[{num(low, digits)},&nbsp;{num(high, digits)}]"
 
@@ -78,7 +73,8 @@ def build_counterfactual_report(*, model: Any = None, rows: Sequence[dict[str, A
         trs = [[str(r + 1), num(v, digits)] + ([num(float(perp.array[r]), digits)] if perp is not None else [])
                for r, v in enumerate(exam)]
         sections.append(f"<section><h2>Examination per rank ({esc(label)})</h2>"
-                        f"{examination_svg([(str(label), exam)])}{_table(head, trs)}</section>")
+                        f"{examination_svg([(str(label), exam)])}{table(head, trs, numeric=range(len(head)))}"
+                        "</section>")
     if rows:
         head = ["run", "measure", "estimator", "value", "interval"]
         has_diff = any("estimate" in r for r in rows)
@@ -95,7 +91,7 @@ def build_counterfactual_report(*, model: Any = None, rows: Sequence[dict[str, A
             cells += [num(r.get("effective_sample_size"), 1), num(r.get("max_weight"), 3),
                       num(r.get("unlogged_share"), 3)]
             trs.append(cells)
-        sections.append(f"<section><h2>Estimates</h2>{_table(head, trs)}</section>")
+        sections.append(f"<section><h2>Estimates</h2>{table(head, trs, numeric=range(3, len(head)))}</section>")
     if notes:
         sections.append("<section>" + "".join(f"<p class='note'>{esc(n)}</p>" for n in notes) + "</section>")
     return document(title or "Counterfactual evaluation", "off-policy estimates from a click log", sections, data,
