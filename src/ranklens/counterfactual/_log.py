@@ -342,8 +342,17 @@ def build_log(session: np.ndarray, query: np.ndarray, item: np.ndarray, rank: np
         keys = np.flatnonzero(present)
         lookup = np.cumsum(present) - 1
         pair = lookup[key]
-    else:
-        keys, pair = np.unique(key, return_inverse=True)
+    else:  # hashed (pyarrow), then only the distinct keys sorted
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        enc = pc.dictionary_encode(pa.array(key))
+        distinct = enc.dictionary.to_numpy(zero_copy_only=False)
+        order = np.argsort(distinct, kind="stable")
+        rank_of = np.empty(len(order), dtype=np.int64)
+        rank_of[order] = np.arange(len(order))
+        keys = distinct[order]
+        pair = rank_of[enc.indices.to_numpy(zero_copy_only=False)]
     return ClickLog(session, query, item, pair.astype(np.int64), rank, click, query_ids, item_ids,
                     (keys // n_items).astype(np.int64), (keys % n_items).astype(np.int64), n_sessions, has_query,
                     where, dict(extra or {}))
