@@ -351,3 +351,22 @@ def test_unordered_log_and_multileave_pair_errors():
     with pytest.raises(InvalidParameterError, match="no team 5"):
         r.pair(0, 5)
     assert r.to_pandas().shape[0] == 2
+
+
+def test_team_labels_in_every_encoding():
+    """Categoricals (Arrow dictionaries, chunk by chunk), small integers and strings give the same teams; an
+    unknown label is named in each."""
+    log = {"impression": np.repeat(np.arange(6), 2), "team": np.tile(["a", "b"], 6),
+           "click": np.array([1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0])}
+    want = interleaving_outcome(log).to_dict()
+    cat = pd.DataFrame(dict(log, team=pd.Categorical(log["team"], categories=["b", "z", "a"])))
+    chunked = pa.Table.from_batches([pa.RecordBatch.from_pandas(cat.iloc[:5]), pa.RecordBatch.from_pandas(cat.iloc[5:])])
+    assert chunked.column("team").num_chunks == 2
+    assert interleaving_outcome(cat).to_dict() == want
+    assert interleaving_outcome(chunked).to_dict() == want
+    ints = dict(log, team=np.where(log["team"] == "a", 10, 20))
+    assert interleaving_outcome(ints, teams=(10, 20)).to_dict() == dict(want, team_a=10, team_b=20)
+    for bad, teams, shown in ((cat.assign(team=cat["team"].where(np.arange(12) != 7, "z")), ("a", "b"), "'z'"),
+                              (dict(ints, team=np.where(np.arange(12) == 7, 30, ints["team"])), (10, 20), "30")):
+        with pytest.raises(InputError, match=f"column 'team', row 7: unknown team label {shown}"):
+            interleaving_outcome(bad, teams=teams)

@@ -1,7 +1,7 @@
 """Interleaving and multileaving: one result list shown in place of two (or more) rankers' lists.
 
 Three ways of building it, each with the credit rule that reads its clicks
-(:mod:`ranklens.online.interleaving_outcome`):
+(:mod:`ranklens.online.interleaving_results`):
 
 * **team draft** (Radlinski, Kurup & Joachims 2008; with more than two rankers, team-draft
   multileaving, Schuth et al. 2014): the ranker whose team is smallest (ties broken at random) adds its

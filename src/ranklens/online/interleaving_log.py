@@ -109,10 +109,10 @@ class _Table:
         if self.kind == "pandas":
             s = obj[self.keys[col]]
             self._length(col, len(s))
-            null = s.isna().to_numpy()
-            has_null = bool(null.any())
             if s.dtype.kind in "iub":
                 return s.to_numpy(), None
+            null = s.isna().to_numpy()
+            has_null = bool(null.any())
             if s.dtype.kind == "f":
                 return s.to_numpy(), (null if has_null else None)
             import pyarrow as pa
@@ -142,6 +142,9 @@ class _Table:
         if null is not None:
             row = int(np.flatnonzero(null)[0])
             raise self.fail(col, row, f"the {role} is missing ({int(null.sum())} such rows).")
+        return self._codes(raw, col, role)
+
+    def _codes(self, raw: Any, col: str, role: str) -> tuple[np.ndarray, np.ndarray]:
         if _is_nested(raw):
             raise InputError(f"{self.where}: column {col!r} holds {raw.type} values; the {role} is one id per row.")
         try:
@@ -152,14 +155,37 @@ class _Table:
             raise InputError(f"{self.where}: column {col!r} cannot be read as ids ({e}).") from None
         return np.asarray(codes), ids_to_numpy(uniques)
 
+    def labels(self, col: str, teams: tuple[Any, ...]) -> np.ndarray:
+        """Per row, the index in ``teams`` of a team-label column; an unknown or missing label refused."""
+        self.need(col, "team")
+        raw, null = self.raw(col)
+        if null is not None:
+            row = int(np.flatnonzero(null)[0])
+            raise self.fail(col, row, f"the team is missing ({int(null.sum())} such rows).")
+        index = {tm: j for j, tm in enumerate(teams)}
+        values, codes = _small_codes(raw)
+        if values is None:  # any other column: numbered by the id machinery, the distinct labels looked up
+            codes, distinct = self._codes(raw, col, "team")
+            values = distinct.tolist()
+        lookup = np.array([index.get(v, -1) for v in values] + [-1], dtype=np.int64)  # the distinct labels only
+        out = lookup[codes]
+        if out.shape[0] and out.min() < 0:
+            row = int(np.flatnonzero(out < 0)[0])
+            raise self.fail(col, row, f"unknown team label {_py(values[codes[row]])!r}; the teams are "
+                                      f"{', '.join(map(repr, teams))} (pass `teams=`).")
+        return out
+
     def numbers(self, col: str, role: str, missing_ok: bool = False) -> np.ndarray:
-        """A numeric column as float64; missing values (NaN) refused unless ``missing_ok``, infinities always."""
+        """A numeric column: integers and booleans as they come (nothing missing), anything else as
+        float64 with missing values (NaN) refused unless ``missing_ok``, and infinities always."""
         self.need(col, role)
         raw, null = self.raw(col)
         if not isinstance(raw, np.ndarray):  # Arrow
             if _is_nested(raw):
                 raise InputError(f"{self.where}: column {col!r} holds {raw.type} values; expected numbers.")
-            raw = raw.to_numpy(zero_copy_only=False)
+            raw = raw.to_numpy() if null is None else raw.to_numpy(zero_copy_only=False)
+        if raw.dtype.kind in "iub" and null is None:
+            return raw
         if raw.dtype.kind == "O" and null is not None:
             raw = np.where(null, np.nan, raw)
         try:
@@ -174,6 +200,29 @@ class _Table:
             raise self.fail(col, row, f"the {role} is {shown} ({int(bad_rows.sum())} such rows): missing, NaN "
                                       f"or infinite values are refused.")
         return vals
+
+
+def _small_codes(raw: Any) -> tuple[list[Any] | None, np.ndarray]:
+    """``(values, codes)`` without hashing every row, for the columns that allow it: Arrow dictionaries
+    (pandas categoricals) and integers over a small range; ``(None, ...)`` for any other column."""
+    if isinstance(raw, np.ndarray):
+        if raw.dtype.kind not in "iu" or raw.shape[0] == 0:
+            return None, raw
+        lo, hi = int(raw.min()), int(raw.max())
+        if hi - lo > 1 << 16:
+            return None, raw
+        return list(range(lo, hi + 1)), (raw - lo).astype(np.int64)
+    import pyarrow as pa
+
+    chunks = raw.chunks if isinstance(raw, pa.ChunkedArray) else [raw]
+    if not chunks or not all(pa.types.is_dictionary(c.type) for c in chunks):
+        return None, raw
+    values: list[Any] = []
+    parts = []
+    for c in chunks:  # chunk by chunk: each has its own dictionary
+        parts.append(np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) + len(values))
+        values.extend(c.dictionary.to_pylist())
+    return values, np.concatenate(parts)
 
 
 def _is_nested(raw: Any) -> bool:
@@ -214,7 +263,7 @@ def read_log(log: Any, *, method: str, teams: tuple[Any, ...], impression_col: s
     if imp.shape[0] == 0:
         raise InputError(f"{t.where} has no rows.")
     click = _clicks(t, click_col)
-    team = _teams(t, team_col, teams) if method == "team_draft" else None
+    team = t.labels(team_col, teams) if method == "team_draft" else None
     pos_col = position_col if position_col is not None else ("position" if t.has("position") else None)
     position = None
     if pos_col is not None:
@@ -264,33 +313,21 @@ def _per_team(given: Mapping[Any, str] | None, teams: tuple[Any, ...], prefix: s
 
 def _clicks(t: _Table, col: str) -> np.ndarray:
     vals = t.numbers(col, "click")
+    if vals.dtype == np.bool_:
+        return vals
     bad = (vals != 0) & (vals != 1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise t.fail(col, row, f"a click is 0 or 1 (or a boolean); found {vals[row]:g}.")
+        raise t.fail(col, row, f"a click is 0 or 1 (or a boolean); found {float(vals[row]):g}.")
     return vals == 1
-
-
-def _teams(t: _Table, col: str, teams: tuple[Any, ...]) -> np.ndarray:
-    codes, uniques = t.ids(col, "team")
-    index = {tm: j for j, tm in enumerate(teams)}
-    lookup = np.empty(len(uniques), np.int64)
-    for u, value in enumerate(uniques.tolist()):  # the distinct labels only
-        j = index.get(value)
-        if j is None:
-            row = int(np.flatnonzero(codes == u)[0])
-            raise t.fail(col, row, f"unknown team label {value!r}; the teams are {', '.join(map(repr, teams))} "
-                                   f"(pass `teams=`).")
-        lookup[u] = j
-    return lookup[codes]
 
 
 def _positions(t: _Table, col: str) -> np.ndarray:
     vals = t.numbers(col, "position")
-    bad = (vals < 1) | (vals != np.floor(vals))
+    bad = vals < 1 if vals.dtype.kind in "iub" else (vals < 1) | (vals != np.floor(vals))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise t.fail(col, row, f"a position is an integer from 1 (the top); found {vals[row]:g}.")
+        raise t.fail(col, row, f"a position is an integer from 1 (the top); found {float(vals[row]):g}.")
     return vals.astype(np.int64)
 
 
@@ -300,7 +337,7 @@ def _ranks(t: _Table, col: str) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise t.fail(col, row, f"a rank is an integer from 1 (missing: not in that list); found {vals[row]:g}.")
-    return vals
+    return vals.astype(np.float64, copy=False)
 
 
 def _probabilities(t: _Table, col: str) -> np.ndarray:
@@ -309,4 +346,4 @@ def _probabilities(t: _Table, col: str) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise t.fail(col, row, f"a probability is a number from 0 to 1; found {vals[row]:g}.")
-    return vals
+    return vals.astype(np.float64, copy=False)
