@@ -36,8 +36,16 @@ $(EVENV)/.installed:
 	$(EVENV)/bin/python -m pip --disable-pip-version-check -q install "evidently==0.7.23" "pandas<3"
 	touch $@
 
+# spotify-confidence 4.1 (the A/B tests' peer: its z test and sample-ratio test) needs pandas < 3 and chartify:
+# its own environment too, driven by tests/peers/confidence_runner.py (tests/online, make bench)
+CVENV := .venv-confidence
+$(CVENV)/.installed:
+	$(PYTHON) -m venv $(CVENV)
+	$(CVENV)/bin/python -m pip --disable-pip-version-check -q install "spotify-confidence==4.1.0" "pandas<3"
+	touch $@
+
 install: $(VENV)/.runtime
-install-test: $(VENV)/.test $(EVENV)/.installed
+install-test: $(VENV)/.test $(EVENV)/.installed $(CVENV)/.installed
 
 demo: $(VENV)/.runtime
 	@echo "== TREC DL 2019 passage: BM25 vs SPLADE++ (bundled in examples/data) =="
@@ -116,7 +124,7 @@ endif
 
 # the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds; `make lint`
 # first (after the installs), so a lint or type error fails the run before the suite starts
-test: $(VENV)/.test $(EVENV)/.installed browser lint
+test: $(VENV)/.test $(EVENV)/.installed $(CVENV)/.installed browser lint
 	$(BIN)/python -m pytest -q
 
 # ruff over the checkout and mypy over src/ (rules in pyproject.toml, [tool.ruff] and [tool.mypy]), with the versions
@@ -127,7 +135,7 @@ lint: $(VENV)/.test
 
 # the inner loop: every test but those marked slow (Spark, browser, Evidently, wheel and install builds, subprocess
 # soaks); no Chromium or Evidently environment needed. See the markers in pyproject.toml.
-test-fast: $(VENV)/.test
+test-fast: $(VENV)/.test $(CVENV)/.installed
 	$(BIN)/python -m pytest -q -m "not slow"
 
 # Release artifacts into $(DIST) (docs/architecture.md, "Packaging"): the sdist, and the wheel of this machine's
@@ -191,7 +199,7 @@ bench-monitor: $(BVENV)/.installed
 	$(BVENV)/bin/python benchmarks/monitor_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(EVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
+	rm -rf $(VENV) $(EVENV) $(CVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
 
 # Spark: rows/s of ranklens.spark on local[1] and local[2] against the local engine (docs/spark.md)
 bench-spark: $(VENV)/.test
