@@ -360,7 +360,8 @@ def test_team_labels_in_every_encoding():
            "click": np.array([1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0])}
     want = interleaving_outcome(log).to_dict()
     cat = pd.DataFrame(dict(log, team=pd.Categorical(log["team"], categories=["b", "z", "a"])))
-    chunked = pa.Table.from_batches([pa.RecordBatch.from_pandas(cat.iloc[:5]), pa.RecordBatch.from_pandas(cat.iloc[5:])])
+    chunked = pa.Table.from_batches([pa.RecordBatch.from_pandas(cat.iloc[:5]),
+                                     pa.RecordBatch.from_pandas(cat.iloc[5:])])
     assert chunked.column("team").num_chunks == 2
     assert interleaving_outcome(cat).to_dict() == want
     assert interleaving_outcome(chunked).to_dict() == want

@@ -19,6 +19,7 @@ from .ab import ABResult, ab_test, srm_test
 from .click_models import ClickModel, click_model
 from .interleaving import Interleaving, interleave, multileave
 from .interleaving_results import InterleavingOutcome, MultileavingOutcome, interleaving_outcome, multileaving_outcome
+from .interleaving_sim import simulate_interleaving
 from .measures import OnlineMeasure, is_online, parse_online
 from .simulate import Simulation, Truth, simulate
 
@@ -40,5 +41,6 @@ __all__ = [
     "multileaving_outcome",
     "parse_online",
     "simulate",
+    "simulate_interleaving",
     "srm_test",
 ]

@@ -27,7 +27,7 @@ equally in expectation.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 
-__all__ = ["METHODS", "Interleaving", "check_k", "check_method", "interleave", "make_rng", "multileave"]
+__all__ = ["METHODS", "Interleaving", "build", "check_k", "check_method", "check_tau", "every_interleaving",
+           "interleave", "make_rng", "multileave"]
 
 #: The interleaving methods, and which of them multileave (more than two rankers).
 METHODS = ("team_draft", "balanced", "probabilistic")
@@ -164,7 +165,8 @@ def make_rng(seed: Any) -> np.random.Generator:
     raise InvalidParameterError(f"`seed` must be None, a non-negative integer or a numpy Generator; got {seed!r}.")
 
 
-def _tau(tau: Any, method: str) -> float | None:
+def check_tau(tau: Any, method: str) -> float | None:
+    """Probabilistic interleaving's ``tau`` (default 3); refused for the other methods."""
     if tau is None:
         return DEFAULT_TAU if method == "probabilistic" else None
     if method != "probabilistic":
@@ -244,7 +246,8 @@ def interleave(a: Any, b: Any, *, method: str = "team_draft", k: int = 10, seed:
     (2, 2)
     """
     method = check_method(method)
-    return _build({"a": _ranking(a, "a"), "b": _ranking(b, "b")}, method, check_k(k), make_rng(seed), _tau(tau, method))
+    lists = {"a": _ranking(a, "a"), "b": _ranking(b, "b")}
+    return build(lists, method, check_k(k), make_rng(seed), check_tau(tau, method))
 
 
 def multileave(rankings: Any, *, method: str = "team_draft", k: int = 10, seed: Any = None,
@@ -284,20 +287,29 @@ def multileave(rankings: Any, *, method: str = "team_draft", k: int = 10, seed: 
             f"`rankings` must be a dict {{name: list}} or a list of lists; got {type(rankings).__name__}.")
     if len(lists) < 2:
         raise InvalidParameterError(f"`rankings` must hold at least two rankers; got {len(lists)}.")
-    return _build(lists, method, check_k(k), make_rng(seed), _tau(tau, method))
+    return build(lists, method, check_k(k), make_rng(seed), check_tau(tau, method))
 
 
-def _build(lists: dict[Any, list[Any]], method: str, k: int, rng: np.random.Generator,
-           tau: float | None) -> Interleaving:
+#: ``choose(n)``: one of ``n`` equally likely choices (a ranker among the smallest teams, the leading list).
+Choose = Callable[[int], int]
+
+
+def build(lists: dict[Any, list[Any]], method: str, k: int, rng: np.random.Generator,
+          tau: float | None, choose: Choose | None = None) -> Interleaving:
+    """The interleaving of ``lists`` (name -> items, already checked) by ``method``; team draft's and balanced
+    interleaving's random choices are ``choose(n)`` (default: uniform draws from ``rng``)."""
+    if choose is None:
+        def choose(n: int) -> int:
+            return int(rng.integers(n))
     names = tuple(lists)
     seqs = list(lists.values())
     if not any(seqs):
         raise InvalidParameterError("every ranking is empty; there is nothing to interleave.")
     if method == "team_draft":
-        items, picks = _team_draft(seqs, k, rng)
+        items, picks = _team_draft(seqs, k, choose)
         return Interleaving(items, [names[j] for j in picks], names, method)
     if method == "balanced":
-        items, picks = _balanced(seqs[0], seqs[1], k, rng)
+        items, picks = _balanced(seqs[0], seqs[1], k, choose)
         ranks = np.full((2, len(items)), np.nan)
         for j, seq in enumerate(seqs):
             where = {d: r + 1 for r, d in enumerate(seq)}
@@ -308,7 +320,38 @@ def _build(lists: dict[Any, list[Any]], method: str, k: int, rng: np.random.Gene
     return Interleaving(items, [names[j] for j in picks], names, method, probabilities=probs, tau=tau)
 
 
-def _team_draft(lists: list[list[Any]], k: int, rng: np.random.Generator) -> tuple[list[Any], list[int]]:
+def every_interleaving(lists: dict[Any, list[Any]], method: str, k: int) -> list[tuple[Interleaving, float]]:
+    """Every list team draft or balanced interleaving can show for ``lists``, with its probability: the tree of
+    the method's choices walked depth first (each run follows a prefix of choices, then the first option).
+
+    Examples
+    --------
+    >>> from ranklens.online.interleaving import every_interleaving
+    >>> [(il.items, p) for il, p in every_interleaving({"a": [1, 2], "b": [3, 4]}, "team_draft", 3)]
+    [([1, 3, 2], 0.25), ([1, 3, 4], 0.25), ([3, 1, 2], 0.25), ([3, 1, 4], 0.25)]
+    """
+    if method not in ("team_draft", "balanced"):
+        raise InvalidParameterError(
+            f"only team draft and balanced interleaving have few possible lists; got {method!r}.")
+    out = []
+    unused = np.random.default_rng(0)  # the choices are scripted: no draw
+    todo: list[tuple[int, ...]] = [()]
+    while todo:
+        prefix = todo.pop()
+        made: list[int] = []
+
+        def choose(n: int, prefix: tuple[int, ...] = prefix, made: list[int] = made) -> int:
+            made.append(n)
+            return prefix[len(made) - 1] if len(made) <= len(prefix) else 0
+
+        il = build(lists, method, k, unused, None, choose)
+        for j in range(len(prefix), len(made)):
+            todo.extend(prefix + (0,) * (j - len(prefix)) + (c,) for c in range(1, made[j]))
+        out.append((il, 1.0 / math.prod(made)))
+    return out
+
+
+def _team_draft(lists: list[list[Any]], k: int, choose: Choose) -> tuple[list[Any], list[int]]:
     """Team draft: the smallest team (ties at random) adds its best item not yet shown."""
     pointer = [0] * len(lists)
     size = [0] * len(lists)
@@ -319,7 +362,7 @@ def _team_draft(lists: list[list[Any]], k: int, rng: np.random.Generator) -> tup
     while len(items) < k and alive:
         smallest = min(size[j] for j in alive)
         ready = [j for j in alive if size[j] == smallest]
-        j = ready[int(rng.integers(len(ready)))] if len(ready) > 1 else ready[0]
+        j = ready[choose(len(ready))] if len(ready) > 1 else ready[0]
         seq, p = lists[j], pointer[j]
         while p < len(seq) and seq[p] in shown:
             p += 1
@@ -334,9 +377,9 @@ def _team_draft(lists: list[list[Any]], k: int, rng: np.random.Generator) -> tup
     return items, picks
 
 
-def _balanced(a: list[Any], b: list[Any], k: int, rng: np.random.Generator) -> tuple[list[Any], list[int]]:
+def _balanced(a: list[Any], b: list[Any], k: int, choose: Choose) -> tuple[list[Any], list[int]]:
     """Balanced interleaving (Joachims 2003), two lists."""
-    a_first = bool(rng.integers(2) == 0)
+    a_first = choose(2) == 0
     ka = kb = 0
     shown: set[Any] = set()
     items: list[Any] = []
