@@ -172,7 +172,7 @@ class _Table:
         if out.shape[0] and out.min() < 0:
             row = int(np.flatnonzero(out < 0)[0])
             raise self.fail(col, row, f"unknown team label {_py(values[codes[row]])!r}; the teams are "
-                                      f"{', '.join(map(repr, teams))} (pass `teams=`).")
+                                      f"{', '.join(map(repr, teams))} (pass `teams=`, or --teams).")
         return out
 
     def numbers(self, col: str, role: str, missing_ok: bool = False) -> np.ndarray:
