@@ -87,3 +87,19 @@ def test_errors_are_one_line_with_status_2(tmp_path, capsys):
 def test_help_lists_the_subcommand():
     res = CliRunner().invoke(__import__("ranklens.cli", fromlist=["cli"]).cli, ["experiment", "--help"])
     assert res.exit_code == 0 and "interleaving" in res.output
+
+
+def test_simulate_options_parse():
+    """The options experiment simulate takes from this module: --interleaving METHOD and --interleave A,B."""
+    import click
+
+    from ranklens._cli.experiment_interleaving import interleaving_log_options
+
+    @click.command()
+    @interleaving_log_options
+    def cmd(interleaving_method, interleave_arms):
+        click.echo(f"{interleaving_method} {interleave_arms}")
+
+    res = CliRunner().invoke(cmd, ["--interleaving", "balanced", "--interleave", "treatment,control"])
+    assert res.output.strip() == "balanced treatment,control"
+    assert CliRunner().invoke(cmd, ["--interleaving", "optimized"]).exit_code == 2
