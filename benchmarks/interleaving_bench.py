@@ -18,12 +18,13 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import time
 
 import numpy as np
+
+import report_section
 
 N_IMPRESSIONS, K = 1_000_000, 10
 PAIRS = ({"control": 1.0, "treatment": 0.8}, {"control": 1.0, "treatment": 0.9})
@@ -171,16 +172,7 @@ def section(speed_rows: list[dict], powers: list[dict]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--append", default=None)
-    a = ap.parse_args()
-    rows = speed()
-    powers = [power(p) for p in PAIRS]
-    lines = section(rows, powers)
-    print("\n".join(lines))
-    if a.append:
-        with open(a.append, "a") as f:
-            f.write("\n".join(lines) + "\n")
+    report_section.run(lambda: section(speed(), [power(p) for p in PAIRS]))
 
 
 if __name__ == "__main__":
