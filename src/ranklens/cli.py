@@ -201,7 +201,8 @@ _LAZY: dict[str, tuple[str, str, str]] = {
     "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),
     "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
-    "experiment": ("ranklens._cli.experiment", "experiment", "Online experiments: interleaving, A/B tests."),
+    "experiment": ("ranklens._cli.experiment", "experiment",
+                   "Online experiments: A/B tests, interleaving, calibration, simulator."),
 }
 
 

@@ -35,7 +35,8 @@ def test_outcome_matches_the_library(sim, tmp_path, capsys, kind):
     rows = write_interleaving_log(sim, str(path), kind, "balanced", "treatment,control", seed=3)
     table = read_log_file(str(path))
     assert table.num_rows == rows
-    want = online.interleaving_outcome(online.simulate_interleaving(sim, method="balanced", seed=3),
+    rng = np.random.default_rng([3, 1])  # write_interleaving_log's own stream for seed 3
+    want = online.interleaving_outcome(online.simulate_interleaving(sim, method="balanced", seed=rng),
                                        method="balanced", teams=("treatment", "control")).to_dict()
     code, out, err = _run(["experiment", "interleaving", str(path), "-m", "balanced", "--teams",
                            "treatment,control", "-f", "json"], capsys)
@@ -103,3 +104,22 @@ def test_simulate_options_parse():
     res = CliRunner().invoke(cmd, ["--interleaving", "balanced", "--interleave", "treatment,control"])
     assert res.output.strip() == "balanced treatment,control"
     assert CliRunner().invoke(cmd, ["--interleaving", "optimized"]).exit_code == 2
+
+
+def test_experiment_simulate_writes_an_interleaving_log(tmp_path, capsys):
+    path = tmp_path / "il.parquet"
+    code, out, err = _run(["experiment", "simulate", str(path), "--users", "600", "--queries", "20", "--seed", "4",
+                           "--ranker", "control=1.5", "--ranker", "treatment=0.5", "--interleaving", "team_draft",
+                           "-m", "ndcg@10"], capsys)
+    assert code in (0, None), err
+    assert "an interleaving log (team_draft)" in out and "ndcg@10" in out
+    table = pq.read_table(path)
+    sim = online.simulate({"control": 1.5, "treatment": 0.5}, n_users=600, n_queries=20, seed=4)
+    want = online.simulate_interleaving(sim, seed=np.random.default_rng([4, 1]))
+    assert table.equals(want)
+    code, out, _ = _run(["experiment", "interleaving", str(path), "--teams", "treatment,control", "-f", "json"],
+                        capsys)
+    assert json.loads(out)["delta"] > 0
+    code, _, err = _run(["experiment", "simulate", str(path), "--users", "50", "--interleaving", "balanced",
+                         "--interleave", "treatment"], capsys)
+    assert code == 2 and "expected two arms" in err

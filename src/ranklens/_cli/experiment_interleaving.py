@@ -148,7 +148,11 @@ def write_interleaving_log(sim: Any, path: str, fmt: str, method: str, arms: str
             raise click.BadParameter(f"expected two arms, such as treatment,control; got {arms!r}",
                                      param_hint="--interleave")
         a, b = parts
-    table = simulate_interleaving(sim, a=a, b=b, method=method, seed=seed)
+    import numpy as np
+
+    # a stream of its own: the simulation drew its users from the same seed
+    rng = np.random.default_rng(None if seed is None else [int(seed), 1])
+    table = simulate_interleaving(sim, a=a, b=b, method=method, seed=rng)
     out = Path(path)
     if fmt == "parquet":
         import pyarrow.parquet as pq

@@ -16,16 +16,21 @@ scipy and pandas are imported only where a function needs them.
 from __future__ import annotations
 
 from .ab import ABResult, ab_test, srm_test
+from .calibration import Calibration, calibrate
 from .click_models import ClickModel, click_model
 from .interleaving import Interleaving, interleave, multileave
 from .interleaving_results import InterleavingOutcome, MultileavingOutcome, interleaving_outcome, multileaving_outcome
 from .interleaving_sim import simulate_interleaving
 from .measures import OnlineMeasure, is_online, parse_online
-from .simulate import Simulation, Truth, simulate
+from .sequential import AlwaysValid, GroupSequential
+from .simulator import Simulation, Truth, simulate
 
 __all__ = [
     "ABResult",
+    "AlwaysValid",
+    "Calibration",
     "ClickModel",
+    "GroupSequential",
     "Interleaving",
     "InterleavingOutcome",
     "MultileavingOutcome",
@@ -33,6 +38,7 @@ __all__ = [
     "Simulation",
     "Truth",
     "ab_test",
+    "calibrate",
     "click_model",
     "interleave",
     "interleaving_outcome",

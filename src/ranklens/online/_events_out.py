@@ -12,7 +12,7 @@ from ._truth import Gains
 from .measures import is_online, list_values, parse_online
 
 if TYPE_CHECKING:
-    from .simulate import Simulation
+    from .simulator import Simulation
 
 __all__ = ["EXTRA_COLUMNS", "events_table", "session_values"]
 

@@ -192,6 +192,7 @@ def ab_test(
     unit_col: str = "user_id",
     covariates: str | Sequence[str] | None = None,
     alpha: float = 0.05,
+    sequential: Any = None,
     expected_split: Mapping[str, float] | None = None,
     correction: str = "none",
     attribution: Any = None,
@@ -217,6 +218,9 @@ def ab_test(
         Unit-level columns (one value per unit: a pre-period value, or a model's prediction) for CUPED.
     alpha : float
         Two-sided level of the tests and 1 - the intervals' coverage.
+    sequential : None, "always_valid", "group_sequential", AlwaysValid or GroupSequential
+        None: the fixed-horizon z test. Otherwise one look per day of the log (``timestamp``), and p-values and
+        intervals valid under those looks (:mod:`ranklens.online.sequential`); ``looks`` holds each day's.
     expected_split : mapping arm -> share, optional
         The planned split for the sample-ratio test (default: equal shares).
     correction : {"none", "bonferroni", "holm"}
@@ -247,6 +251,9 @@ def ab_test(
     if correction not in CORRECTIONS:
         raise InvalidParameterError(f"`correction` must be one of {', '.join(CORRECTIONS)}; got {correction!r}.")
     ms = _check_measures(measures)
+    from .sequential import design_of
+
+    seq = design_of(sequential)
     covs = tuple([covariates] if isinstance(covariates, str) else list(covariates or ()))
     table = read_events(events)
     lists = served_lists(table, arm_col=arm_col, unit_col=unit_col, group_col=group_col, covariates=covs,
@@ -254,7 +261,7 @@ def ab_test(
     order, expected = _design(lists, control, expected_split, arm_col)
     y, x = list_measures(lists, ms, convention)
     return analyse(lists, ms, y, x, order, expected, alpha=alpha, correction=correction, covariates=covs,
-                   sequential=None, unit=unit_col)
+                   sequential=seq, unit=unit_col)
 
 
 def analyse(lists: Lists, ms: Sequence[str], y: np.ndarray, x: np.ndarray, order: Sequence[int],
@@ -301,13 +308,35 @@ def analyse(lists: Lists, ms: Sequence[str], y: np.ndarray, x: np.ndarray, order
             row.update({"method": method, "variance_reduction": vr, "sequential": "none"})
             rows.append(row)
         if sequential is not None:
-            looks.extend(sequential.looks(lists, m, j, y, x, arm, n_arms, covariates, back, kinds[j] == "geometric",
-                                          level, rows[-(n_arms - 1):]))
+            looks.extend(_sequential(sequential, lists, y[:, j], x[:, j], arm, n_arms, bool(covariates),
+                                     kinds[j] == "geometric", level, rows[-(n_arms - 1):]))
     p_adj = _adjust(np.array([r["p_value"] for r in rows]), correction)
     for r, pa_ in zip(rows, p_adj):
         r["p_adjusted"] = float(pa_)
-        r["significant"] = bool(r["p_adjusted"] < alpha) if correction != "none" else bool(r["p_value"] < alpha)
+        if sequential is None:
+            r["significant"] = bool(r["p_adjusted"] < alpha) if correction != "none" else bool(r["p_value"] < alpha)
+        else:
+            r["significant"] = r.pop("significant_at_level")
         r["srm_p_value"] = srm["p_value"]
     srm["arms"] = [lists.arms[i] for i in order]
     return ABResult(tuple(rows), srm, tuple(lists.arms[i] for i in order), lists.arms[order[0]], unit, alpha,
                     correction, covariates, None if sequential is None else sequential.name, tuple(looks))
+
+
+def _sequential(design: Any, lists: Lists, y: np.ndarray, x: np.ndarray, arm: np.ndarray, n_arms: int,
+                covariates: bool, geometric: bool, level: float, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Looks by day for one measure: the rows' p-values and intervals replaced by the sequential ones, and each
+    treatment arm's looks."""
+    from ._looks import daily_sums, sequential_rows
+
+    if lists.start is None:
+        raise InputError("events: sequential inference looks at the data day by day: the events need a "
+                         "'timestamp' column.")
+    n_days = int(lists.day.max()) + 1
+    s = daily_sums(arm, lists.unit, lists.day, y, x, n_days, n_arms, lists.covariates if covariates else None)
+    finals, series = sequential_rows(design, s, covariates, geometric, level, lists.start)
+    out: list[dict[str, Any]] = []
+    for row, final, looks in zip(rows, finals, series):
+        row.update(final)
+        out.extend({"measure": row["measure"], "arm": row["arm"], **look} for look in looks)
+    return out

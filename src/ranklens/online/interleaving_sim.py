@@ -20,7 +20,7 @@ from ..errors import InvalidParameterError
 from .interleaving import Interleaving, build, check_k, check_method, check_tau, every_interleaving, make_rng
 
 if TYPE_CHECKING:
-    from .simulate import Simulation
+    from .simulator import Simulation
 
 __all__ = ["simulate_interleaving"]
 

@@ -215,6 +215,32 @@ class Simulation:
         tot = unit_moments(self.population, mom[:, :, :, None, :])[0]
         return linearised(self.population, mom, tot[1] / tot[0])
 
+    def unit_sums(self, measure: str, *, replications: int = 1, by_day: bool = False, covariate: bool = False,
+                  attribution: Any = None, convention: Any = "ranklens") -> Any:
+        """The sufficient statistics :func:`ranklens.online.ab_test` computes its tests from (arms in the order of
+        ``arms``), for the users split into ``replications`` independent experiments (user ``i`` in replication
+        ``i % replications``): shape ``(replications, arms)``, or ``(replications, days, arms)`` cumulated day by
+        day. ``covariate``: with ``pre_period`` for CUPED. For simulation studies: thousands of experiments from
+        one draw, without building their logs."""
+        from ._delta import unit_sums
+        from ._looks import daily_sums
+
+        if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+            raise InvalidParameterError(f"`replications` must be an integer >= 1; got {replications!r}.")
+        v = self.session_values(measure, attribution=attribution, convention=convention)
+        ok = ~np.isnan(v)
+        user = self.sessions["user"]
+        n_users = len(self.users["arm"])
+        rep = np.arange(n_users) % replications
+        z = self.users["pre_period"][:, None] if covariate else None
+        if by_day:
+            day = self.sessions["time"] // 86_400_000
+            return daily_sums(self.users["arm"], user, day, np.where(ok, v, 0.0), ok.astype(np.float64), self.days,
+                              len(self.arms), z, rep, replications)
+        y = np.bincount(user, np.where(ok, v, 0.0), minlength=n_users)
+        x = np.bincount(user, ok.astype(np.float64), minlength=n_users)
+        return unit_sums(self.users["arm"], y, x, len(self.arms), z, rep, replications)
+
     @cached_property
     def events(self) -> Any:
         """The log (a pyarrow Table): one row per served item (see :func:`simulate`)."""
