@@ -123,3 +123,18 @@ def test_experiment_simulate_writes_an_interleaving_log(tmp_path, capsys):
     code, _, err = _run(["experiment", "simulate", str(path), "--users", "50", "--interleaving", "balanced",
                          "--interleave", "treatment"], capsys)
     assert code == 2 and "expected two arms" in err
+
+
+def test_sequential_options(sim, tmp_path, capsys):
+    path = tmp_path / "log.parquet"
+    write_interleaving_log(sim, str(path), "parquet", "team_draft", None, seed=5)
+    table = read_log_file(str(path))
+    want = online.interleaving_outcome(table, teams=("treatment", "control"), look_col="day",
+                                       sequential=online.GroupSequential(planned_units=5000)).to_dict()
+    code, out, _ = _run(["experiment", "interleaving", str(path), "--teams", "treatment,control", "--sequential",
+                         "group_sequential", "--look-col", "day", "--planned-impressions", "5000", "-f", "json"],
+                        capsys)
+    assert json.loads(out) == pytest.approx(want)
+    code, _, err = _run(["experiment", "interleaving", str(path), "--teams", "treatment,control", "--sequential",
+                         "always_valid"], capsys)
+    assert code == 2 and "`sequential` and `look_col` go together" in err

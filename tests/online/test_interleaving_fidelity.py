@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats as sst
 
+from ranklens.errors import InputError, InvalidParameterError
 from ranklens.online import interleave, interleaving_outcome
 from ranklens.online.interleaving_stats import tango_interval
 
@@ -165,3 +166,62 @@ def test_interval_covers_the_true_delta_end_to_end():
     cover = np.mean([r.ci_low <= truth <= r.ci_high for r in res])
     assert 0.94 <= cover <= 0.96, cover
     assert abs(np.mean([r.delta for r in res]) - truth) < 4 * np.std([r.delta for r in res]) / np.sqrt(len(res))
+
+
+# -- sequential designs (Kharitonov et al. 2015): A/A under daily looks, and the confidence sequence's coverage ---
+def _daily_log(rng, p_win, p_loss, days=20, per_day=60):
+    """A team-draft log of days x per_day impressions, one row each: a click on a's item (win), on b's (loss)
+    or no click (tie); the day is the look."""
+    n = days * per_day
+    u = rng.random(n)
+    team = np.where(u < p_win, "a", "b")
+    click = (u < p_win + p_loss).astype(np.int8)
+    return {"impression": np.arange(n), "team": team, "click": click, "day": np.repeat(np.arange(days), per_day)}
+
+
+@pytest.mark.slow
+def test_always_valid_aa_false_alarms_under_daily_looks():
+    from ranklens.online.interleaving_stats import sign_test
+
+    rng = np.random.default_rng(21)
+    reps, alpha = 1000, 0.05
+    rejected, peeked = 0, 0
+    for _ in range(reps):
+        log = _daily_log(rng, 0.2, 0.2)
+        r = interleaving_outcome(log, sequential="always_valid", look_col="day")
+        rejected += r.p_value <= alpha
+        w = np.array([lk["wins"] for lk in r.looks])
+        ls = np.array([lk["losses"] for lk in r.looks])
+        peeked += bool((sign_test(w, ls) <= alpha).any())  # the fixed-horizon test looked at every day
+    assert rejected / reps <= alpha + 0.01, rejected / reps
+    assert peeked / reps > alpha + 0.05, peeked / reps  # visibly above alpha
+
+
+@pytest.mark.slow
+def test_confidence_sequence_covers_the_truth():
+    rng = np.random.default_rng(22)
+    reps, p_win, p_loss = 800, 0.25, 0.18
+    truth = (p_win - p_loss) / 2
+    covered = 0
+    for _ in range(reps):
+        r = interleaving_outcome(_daily_log(rng, p_win, p_loss), sequential="always_valid", look_col="day")
+        covered += all(lk["ci_low"] <= truth <= lk["ci_high"] for lk in r.looks)
+    assert covered / reps >= 0.95 - 0.015, covered / reps
+
+
+def test_sequential_fields_and_refusals():
+    rng = np.random.default_rng(23)
+    log = _daily_log(rng, 0.3, 0.1, days=5)
+    fixed = interleaving_outcome(log)
+    for design in ("always_valid", "group_sequential"):
+        r = interleaving_outcome(log, sequential=design, look_col="day")
+        assert (r.wins, r.losses, r.ties, r.delta) == (fixed.wins, fixed.losses, fixed.ties, fixed.delta)
+        assert r.sequential.startswith(design) and len(r.looks) == 5 and r.looks[-1]["impressions"] == 300
+        assert r.ci_low < r.delta < r.ci_high and r.p_value < 0.01
+        assert r.to_dict()["sequential"] == r.sequential
+    with pytest.raises(InvalidParameterError, match="`sequential` and `look_col` go together"):
+        interleaving_outcome(log, sequential="always_valid")
+    bad = dict(log, impression=log["impression"] // 2)  # impressions of two rows, one on each side of a day
+    bad["day"] = np.where(np.arange(len(bad["day"])) == 59, 1, bad["day"])
+    with pytest.raises(InputError, match="column 'day', row 5[89]: impression 29 has rows in two looks"):
+        interleaving_outcome(bad, sequential="always_valid", look_col="day")

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..cli import format_option, number
+from ..cli import format_option, integer, number
 
 __all__ = [
     "INTERLEAVING_METHODS",
@@ -90,19 +90,24 @@ def _teams(value: str | None, method: str) -> tuple[str, ...] | None:
               help="Position column, 1 = top (default: position when the log has it; balanced needs it).")
 @click.option("--item-col", default=None, help="Item column: an impression showing an item twice is refused.")
 @click.option("--confidence", type=number(min=0, max=1), default=0.95, show_default=True, help="Level of the interval.")
+@click.option("--sequential", type=click.Choice(["none", "always_valid", "group_sequential"]), default="none",
+              show_default=True, help="Inference valid when the experiment is looked at at every value of --look-col.")
+@click.option("--look-col", default=None, help="The looks of --sequential: a day, hour or batch column.")
+@click.option("--planned-impressions", type=integer(min=1), default=None,
+              help="--sequential: the impressions planned (group-sequential fractions; the mixture's tuning).")
 @click.option("--log-format", type=click.Choice(_LOG_FORMATS), default=None,
               help="Format of LOG (default: from its name).")
 @format_option(("table", "json", "csv"))
 def interleaving(log: str, method: str, teams: str | None, impression_col: str, team_col: str, click_col: str,
-                 position_col: str | None, item_col: str | None, confidence: float, log_format: str | None,
-                 fmt: str) -> None:
+                 position_col: str | None, item_col: str | None, confidence: float, sequential: str,
+                 look_col: str | None, planned_impressions: int | None, log_format: str | None, fmt: str) -> None:
     """Which ranker users preferred, from an interleaving click log LOG (one row per shown item).
 
     Prints wins, losses, ties, delta = (wins + ties/2) / impressions - 1/2, the two-sided sign test's p-value
     and Tango's interval for delta. With more than two --teams, one row per ordered pair of rankers.
     The unit is the impression.
     """
-    from ..online import interleaving_outcome, multileaving_outcome
+    from ..online import AlwaysValid, GroupSequential, interleaving_outcome, multileaving_outcome
     from ..render import format_p, render_rows
 
     table = read_log_file(log, log_format)
@@ -110,8 +115,16 @@ def interleaving(log: str, method: str, teams: str | None, impression_col: str, 
     cols: dict[str, Any] = {"impression_col": impression_col, "team_col": team_col, "click_col": click_col,
                             "position_col": position_col, "item_col": item_col}
     if len(labels) == 2:
-        rows = [interleaving_outcome(table, method=method, teams=labels, confidence=confidence, **cols).to_dict()]
+        design: Any = None
+        if sequential == "always_valid":
+            design = AlwaysValid(planned_units=planned_impressions)
+        elif sequential == "group_sequential":
+            design = GroupSequential(planned_units=planned_impressions)
+        rows = [interleaving_outcome(table, method=method, teams=labels, confidence=confidence, sequential=design,
+                                     look_col=look_col, **cols).to_dict()]
     else:
+        if sequential != "none":
+            raise click.UsageError("--sequential compares two rankers; --teams gives more.")
         if method == "balanced":
             raise click.UsageError("balanced interleaving compares two rankers; --teams gives "
                                    f"{len(labels)}.")

@@ -43,6 +43,7 @@ class Log:
     position: np.ndarray | None  # per row: int64, 1-based
     ranks: np.ndarray | None  # (teams, rows) float: 1-based rank in each ranker's list, NaN when absent
     probabilities: np.ndarray | None  # (teams, rows) float
+    look: np.ndarray | None = None  # per impression: its look, 0, 1, ... in the sorted order of the look column
 
     @property
     def impressions(self) -> int:
@@ -256,7 +257,8 @@ def _duplicate_keys(key: np.ndarray) -> int | None:
 
 def read_log(log: Any, *, method: str, teams: tuple[Any, ...], impression_col: str, team_col: str,
              click_col: str, position_col: str | None, item_col: str | None,
-             rank_cols: Mapping[Any, str] | None, prob_cols: Mapping[Any, str] | None) -> Log:
+             rank_cols: Mapping[Any, str] | None, prob_cols: Mapping[Any, str] | None,
+             look_col: str | None = None) -> Log:
     """The columns of ``log`` that ``method``'s credit rule reads, validated (see the module's rules)."""
     t = _Table(log)
     imp, imp_ids = t.ids(impression_col, "impression")
@@ -299,7 +301,28 @@ def read_log(log: Any, *, method: str, teams: tuple[Any, ...], impression_col: s
             row = int(np.flatnonzero(none)[0])
             raise t.fail(cols[teams[0]], row, f"no ranker could have drawn this item (every probability column is 0: "
                                               f"{', '.join(map(repr, cols.values()))}).")
-    return Log(imp, imp_ids, click, team, position, ranks, probs)
+    look = _looks(t, look_col, imp, imp_ids) if look_col is not None else None
+    return Log(imp, imp_ids, click, team, position, ranks, probs, look)
+
+
+def _looks(t: _Table, col: str, imp: np.ndarray, imp_ids: np.ndarray) -> np.ndarray:
+    """Each impression's look: the rank of its value in the sorted distinct values of the look column (one
+    value per impression)."""
+    codes, uniques = t.ids(col, "look")
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(uniques), np.int64)
+    rank[order] = np.arange(len(uniques))
+    per_row = rank[codes]
+    n = imp_ids.shape[0]
+    lo = np.full(n, np.iinfo(np.int64).max)
+    hi = np.full(n, -1)
+    np.minimum.at(lo, imp, per_row)
+    np.maximum.at(hi, imp, per_row)
+    if (lo != hi).any():
+        row = int(np.flatnonzero(lo[imp] != hi[imp])[0])
+        raise t.fail(col, row, f"impression {_py(imp_ids[imp[row]])!r} has rows in two looks; a look holds "
+                               f"whole impressions.")
+    return lo
 
 
 def _per_team(given: Mapping[Any, str] | None, teams: tuple[Any, ...], prefix: str) -> dict[Any, str]:

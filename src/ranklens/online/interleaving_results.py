@@ -28,7 +28,9 @@ from ..stats import check_confidence
 from .interleaving import check_method
 from .interleaving_credit import Credits, credits
 from .interleaving_log import read_log
+from .interleaving_sequential import sequential_fields
 from .interleaving_stats import sign_test, tango_interval
+from .sequential import design_of
 
 __all__ = ["INTERVAL", "InterleavingOutcome", "MultileavingOutcome", "interleaving_outcome", "multileaving_outcome"]
 
@@ -59,6 +61,13 @@ class InterleavingOutcome:
         ``"tango"``.
     unit : str
         ``"impression"``.
+    sequential : str
+        ``"none"``, ``"always_valid"`` or ``"group_sequential (<spending>)"``: then ``p_value``, ``ci_low`` and
+        ``ci_high`` are the sequential design's at the last look (:mod:`ranklens.online.interleaving_sequential`)
+        and ``interval`` says which (``"always_valid"``: the confidence sequence; ``"repeated"``).
+    looks : tuple of dict
+        With a sequential design, per look: ``look``, ``impressions``, ``wins``, ``losses``, ``delta``,
+        ``p_value``, ``ci_low``, ``ci_high`` so far.
     per_impression : dict of numpy.ndarray
         ``impression`` (ids as given), ``clicks``, ``credit_<team>`` (clicks credited to each team;
         probabilistic: expected over the assignments) and ``outcome`` (1 a won, -1 b won, 0 tie);
@@ -80,13 +89,15 @@ class InterleavingOutcome:
     interval: str = INTERVAL
     unit: str = "impression"
     per_impression: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    sequential: str = "none"
+    looks: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The scalar fields as a dict (JSON-ready)."""
         return {"method": self.method, "team_a": self.teams[0], "team_b": self.teams[1], "unit": self.unit,
                 "impressions": self.impressions, "wins": self.wins, "losses": self.losses, "ties": self.ties,
                 "delta": self.delta, "p_value": self.p_value, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "confidence": self.confidence, "interval": self.interval}
+                "confidence": self.confidence, "interval": self.interval, "sequential": self.sequential}
 
 
 @dataclass(frozen=True)
@@ -204,7 +215,8 @@ def interleaving_outcome(log: Any, *, method: str = "team_draft", impression_col
                          team_col: str = "team", click_col: str = "click", position_col: str | None = None,
                          item_col: str | None = None, teams: Sequence[Any] = ("a", "b"),
                          rank_cols: Mapping[Any, str] | None = None, prob_cols: Mapping[Any, str] | None = None,
-                         confidence: float = 0.95) -> InterleavingOutcome:
+                         confidence: float = 0.95, sequential: Any = None,
+                         look_col: str | None = None) -> InterleavingOutcome:
     """Which of two rankers users preferred, from an interleaving click log.
 
     Parameters
@@ -231,6 +243,13 @@ def interleaving_outcome(log: Any, *, method: str = "team_draft", impression_col
         default ``prob_<team>``.
     confidence : float, default=0.95
         Of the interval.
+    sequential : None, "always_valid", "group_sequential", or a design
+        Inference valid when the experiment is looked at several times (``online.AlwaysValid(tau=...,
+        planned_units=...)``, ``online.GroupSequential(planned_units=..., spending=...)``; units are
+        impressions): then ``p_value`` and the interval are the design's, see
+        :mod:`ranklens.online.interleaving_sequential`. Needs ``look_col``.
+    look_col : str, optional
+        The look of each impression (a day, an hour, a batch number): its distinct values, sorted, are the looks.
 
     Returns
     -------
@@ -249,13 +268,24 @@ def interleaving_outcome(log: Any, *, method: str = "team_draft", impression_col
     """
     method = check_method(method)
     tms = _check_teams(teams, two=True)
+    design = design_of(sequential)
+    if (design is None) != (look_col is None):
+        raise InvalidParameterError("`sequential` and `look_col` go together: the looks of a sequential design are "
+                                    "the values of a column (a day, a batch).")
     columns = {"impression_col": impression_col, "team_col": team_col, "click_col": click_col,
-               "position_col": position_col, "item_col": item_col, "rank_cols": rank_cols, "prob_cols": prob_cols}
+               "position_col": position_col, "item_col": item_col, "rank_cols": rank_cols, "prob_cols": prob_cols,
+               "look_col": look_col}
     lg, cr, conf, (wins, ties, delta, p, lo, hi) = _compute(log, method, tms, columns, confidence)
+    seq: dict[str, Any] = {"p_value": float(p[0, 1]), "ci_low": float(lo[0, 1]), "ci_high": float(hi[0, 1])}
+    looks: tuple[dict[str, Any], ...] = ()
+    if design is not None:
+        assert lg.look is not None
+        seq, looks = sequential_fields(cr.outcome(0, 1), lg.look, design, 1.0 - conf)
     return InterleavingOutcome(
         method, (tms[0], tms[1]), lg.impressions, int(wins[0, 1]), int(wins[1, 0]), int(ties[0, 1]),
-        float(delta[0, 1]), float(p[0, 1]), float(lo[0, 1]), float(hi[0, 1]), conf,
-        per_impression=_per_impression(lg.impression_ids, cr, tms))
+        float(delta[0, 1]), seq["p_value"], seq["ci_low"], seq["ci_high"], conf,
+        interval=seq.get("interval", INTERVAL), per_impression=_per_impression(lg.impression_ids, cr, tms),
+        sequential=seq.get("sequential", "none"), looks=looks)
 
 
 def multileaving_outcome(log: Any, *, teams: Sequence[Any], method: str = "team_draft",

@@ -61,7 +61,8 @@ def simulate_interleaving(sim: Simulation, *, a: str | None = None, b: str | Non
     -------
     pyarrow.Table
         One row per shown item, read by :func:`~ranklens.online.interleaving_outcome` with
-        ``method=method, teams=(a, b)``: ``impression`` (the session), ``user_id``, ``query_id``,
+        ``method=method, teams=(a, b)``: ``impression`` (the session), ``day`` (of the session, 0 the first
+        day: the looks of a sequential design), ``user_id``, ``query_id``,
         ``position``, ``item_id``, ``team`` (the arm that placed it), ``click``, ``grade``, and
         ``rank_<arm>`` (balanced) or ``prob_<arm>`` (probabilistic).
 
@@ -142,6 +143,7 @@ def _table(sim: Simulation, method: str, teams: tuple[str, str], items: np.ndarr
     sess, pos = np.nonzero(valid)
     cols: dict[str, Any] = {
         "impression": arrow_numbers(sess.astype(np.int64)),
+        "day": arrow_numbers((sim.sessions["time"][sess] // 86_400_000).astype(np.int64)),
         "user_id": arrow_ids("u", sim.sessions["user"][sess].astype(np.int64)),
         "query_id": pa.array(sim.served.query_ids, pa.string()).take(arrow_numbers(sim.sessions["query"][sess])),
         "position": arrow_numbers((pos + 1).astype(np.int64)),
