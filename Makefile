@@ -191,8 +191,10 @@ $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
 	touch $@
 
-bench: $(BVENV)/.installed
+bench: $(BVENV)/.installed $(CVENV)/.installed
 	$(BVENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[stats,monitor]"
+	$(BVENV)/bin/python benchmarks/experiment_bench.py
 
 # monitoring: ~10M simulated events, store ingest and daily report beside a pandas group-by (docs/benchmarks-monitor.md)
 bench-monitor: $(BVENV)/.installed

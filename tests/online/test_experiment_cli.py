@@ -108,3 +108,17 @@ def test_bad_input_one_line_exit_2(log, tmp_path, edit, args, text):
         pq.write_table(t, path)
     r = run(["experiment", "ab", str(path), "-m", "clicks@10", *args], code=2)
     assert text in r.output and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_csv_and_json_lines_logs_give_the_parquet_numbers(tmp_path):
+    rows = {}
+    for ext in ("parquet", "csv", "jsonl"):
+        path = tmp_path / f"ev.{ext}"
+        run(["experiment", "simulate", str(path), "--users", "600", "--queries", "20", "--seed", "5"])
+        out = run(["experiment", "ab", str(path), "-m", "clicks@10", "-m", "ndcg@10", "--sequential", "always_valid",
+                   "-f", "json"]).output
+        rows[ext] = json.loads(out)["rows"]
+    for ext in ("csv", "jsonl"):
+        for a, b in zip(rows["parquet"], rows[ext]):
+            assert (a["estimate"], a["ci_low"], a["p_value"]) == pytest.approx((b["estimate"], b["ci_low"],
+                                                                                 b["p_value"]))

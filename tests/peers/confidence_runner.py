@@ -4,7 +4,8 @@ Runs only in the separate environment ``.venv-confidence`` (spotify-confidence 4
 and ``make bench`` call it with that interpreter (``make install-test`` creates it).
 
 Request: ``{"cases": [case, ...]}``, a case ``{"arm": [...], "value": [...], "control": "c", "treatment": "t",
-"interval": 0.95, "expected": {"c": 0.5, "t": 0.5}}`` with one entry per unit (its arm and its value). The
+"interval": 0.95, "expected": {"c": 0.5, "t": 0.5}}`` with one entry per unit (its arm and its value), or with
+``"npz": path`` instead of ``arm`` / ``value``: a numpy file holding them (large inputs, ``make bench``). The
 runner does what a user of spotify-confidence does with unit-level data: a pandas group-by into the sufficient
 statistics it reads (``numerator_column`` = sum of the values, ``numerator_sum_squares_column`` = sum of their
 squares, ``denominator_column`` = number of units; one row per arm), then ``ZTest(...).difference(control,
@@ -28,8 +29,12 @@ def answer(case: dict) -> dict:
     import spotify_confidence as sc
     from spotify_confidence.analysis.frequentist.sample_ratio_test import sample_ratio_test
 
-    units = pd.DataFrame({"arm": pd.Series(case["arm"], dtype=object),
-                          "value": pd.Series(case["value"], dtype=np.float64)})
+    if "npz" in case:
+        with np.load(case["npz"], allow_pickle=False) as f:
+            arm, value = f["arm"].astype(str).astype(object), f["value"]
+    else:
+        arm, value = case["arm"], case["value"]
+    units = pd.DataFrame({"arm": pd.Series(arm, dtype=object), "value": pd.Series(value, dtype=np.float64)})
     t0 = time.perf_counter()
     agg = units.assign(sq=units["value"] ** 2).groupby("arm", sort=False).agg(
         s=("value", "sum"), ss=("sq", "sum"), n=("value", "size")).reset_index()

@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from ..cli import format_option, integer, number
 from .experiment_interleaving import interleaving, interleaving_log_options, write_interleaving_log
+from .main import format_option, integer, number
 
 __all__ = ["experiment"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..cli import format_option, integer, number
+from .main import format_option, integer, number
 
 __all__ = [
     "INTERLEAVING_METHODS",
@@ -107,8 +107,8 @@ def interleaving(log: str, method: str, teams: str | None, impression_col: str, 
     and Tango's interval for delta. With more than two --teams, one row per ordered pair of rankers.
     The unit is the impression.
     """
+    from .._output.render import format_p, render_rows
     from ..online import AlwaysValid, GroupSequential, interleaving_outcome, multileaving_outcome
-    from ..render import format_p, render_rows
 
     table = read_log_file(log, log_format)
     labels = _teams(teams, method) or ("a", "b")

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ._values import events, gains
 from .config import MonitorConfig
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError
 from ._db import fetch_arrow, quote, slice_columns, transaction
 from ._read import Unsplit, batch_hash, read_batch

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import FormatError, InputError, InvalidParameterError
 from ..measures import parse_measure
 from ._db import Database, metric_columns, quote, slice_columns, transaction

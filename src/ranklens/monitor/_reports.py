@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, InvalidParameterError
 from ._aggregates import StoreAggregate, counted
 from ._baseline import BaselineSelection, select_baseline

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, InvalidParameterError
 from ._baseline import baseline_candidates
 from ._db import column_sql, fetch_arrow, filters_sql, quote, slice_columns

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, InvalidParameterError
 from ..stats import scipy_special
 from ._aggregates import StoreAggregate

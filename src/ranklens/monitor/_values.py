@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ._db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
 from .config import Attribution, MonitorConfig
 

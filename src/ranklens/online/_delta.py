@@ -113,7 +113,7 @@ def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def compare(mt: Any, vt: Any, mc: Any, vc: Any, z_crit: Any) -> dict[str, Any]:
     """Treatment against control: difference, its z test, interval (``z_crit`` the two-sided quantile) and the
     relative lift ``mt / mc - 1`` with its own delta-method variance ``vt / mc^2 + mt^2 vc / mc^4``."""
-    from .._deps import require
+    from .._base.deps import require
 
     norm = require("scipy.stats").norm
     mt, vt, mc, vc = (np.asarray(a, dtype=np.float64) for a in (mt, vt, mc, vc))
@@ -131,6 +131,6 @@ def compare(mt: Any, vt: Any, mc: Any, vc: Any, z_crit: Any) -> dict[str, Any]:
 
 def z_quantile(alpha: float) -> float:
     """The two-sided normal quantile ``z_{1 - alpha / 2}``."""
-    from .._deps import require
+    from .._base.deps import require
 
     return float(require("scipy.stats").norm.isf(alpha / 2)) if 0 < alpha < 1 else math.nan

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError
 
 __all__ = ["Lists", "read_events", "served_lists"]
@@ -119,7 +119,8 @@ def _is_number(v: Any) -> bool:
 def _labels(col: Any, owner: np.ndarray, n: int, values: Mapping[str, float], flags: Sequence[str]
             ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Per item (``owner`` maps each row to its item's ranked row): the attribution (the sum of the values of
-    its distinct labels, over all its rows) and whether it has each flag."""
+    its distinct labels, over all its rows) and whether it has each flag. Only the labels that add a value or are
+    a flag are looked at."""
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
@@ -127,23 +128,68 @@ def _labels(col: Any, owner: np.ndarray, n: int, values: Mapping[str, float], fl
     if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
         raise InputError(f"events: column 'labels' must be a list of strings or text like 'click|buy'; it is "
                          f"{col.type}.")
-    flat = pc.utf8_trim_whitespace(pc.list_flatten(col).cast(pa.string()))
-    parent = owner[pc.list_parent_indices(col).to_numpy(zero_copy_only=False).astype(np.int64)]
-    enc = pc.fill_null(flat, "").dictionary_encode()
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    names = enc.dictionary.to_pylist()
-    # each distinct label of an item counts once: distinct (item, label) pairs
-    key = np.unique(parent * (len(names) + 1) + codes)
-    row, code = key // (len(names) + 1), key % (len(names) + 1)
-    weight = np.array([float(values.get(str(x), 0.0)) for x in names] + [0.0])
-    attr = np.bincount(row, weights=weight[code], minlength=n)
-    out = []
-    for f in flags:
-        hit = np.zeros(n, dtype=bool)
-        if f in names:
-            hit[row[code == names.index(f)]] = True
-        out.append(hit)
-    return attr, out
+    wanted = list(dict.fromkeys([k for k, v in values.items() if v != 0] + list(flags)))
+    flat = pc.list_flatten(col).cast(pa.string())
+    code = pc.index_in(pc.utf8_trim_whitespace(flat), value_set=pa.array(wanted, pa.string()))
+    hit = code.is_valid().to_numpy(zero_copy_only=False)
+    parent = pc.list_parent_indices(col).to_numpy(zero_copy_only=False).astype(np.int64)[hit]
+    has = np.zeros((n, len(wanted)), dtype=bool)  # each distinct label of an item counts once
+    has[owner[parent], code.filter(code.is_valid()).to_numpy(zero_copy_only=False).astype(np.int64)] = True
+    weight = np.array([float(values.get(w, 0.0)) for w in wanted])
+    return has.astype(np.float64) @ weight, [has[:, wanted.index(f)] for f in flags]
+
+
+def _heads(col: Any) -> np.ndarray:
+    """Where a run of equal neighbouring values starts (a boolean per row), by the compiled id kernels for text."""
+    pa = require("pyarrow")
+    n = len(col)
+    if pa.types.is_integer(col.type):
+        v = col.to_numpy(zero_copy_only=False)
+        return np.r_[True, v[1:] != v[:-1]] if n else np.zeros(0, dtype=bool)
+    from .._input.ids import IdColumn
+
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        col = col.cast(pa.string())
+    out = np.zeros(n, dtype=bool)
+    out[IdColumn.of(col).run_starts()] = True
+    return out
+
+
+def _list_codes(col: Any, name: str) -> tuple[np.ndarray, bool]:
+    """Codes of a served-list column and whether each list's rows are contiguous (then the codes are 0, 1, ...
+    in row order, found by comparing neighbours: no hash of every row)."""
+    pa = require("pyarrow")
+    _no_nulls(col, name)
+    heads = _heads(col)
+    if pa.types.is_integer(col.type):
+        v = col.to_numpy(zero_copy_only=False)
+        if len(np.unique(v[heads])) == int(heads.sum()):
+            return np.cumsum(heads) - 1, True
+        return np.unique(v, return_inverse=True)[1].reshape(-1), False
+    at = np.flatnonzero(heads)
+    if len(col.take(pa.array(at)).dictionary_encode().dictionary) == len(at):
+        return np.cumsum(heads) - 1, True
+    return _codes(col, name)[0], False
+
+
+def _per_list(col: Any, name: str, what: str, first: np.ndarray, rows: np.ndarray | None, row_list: np.ndarray,
+              contiguous: bool, group_ids: Any) -> tuple[np.ndarray, list[Any]]:
+    """Codes (per list) and names of a column that must be constant within each list."""
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+    _no_nulls(col, name)
+    per_list = col.take(pa.array(first if rows is None else rows[first]))
+    if contiguous and rows is None:  # a new value may start only where a new list starts
+        bad = _heads(col) & ~np.r_[True, row_list[1:] != row_list[:-1]]
+    else:
+        mine = col if rows is None else col.take(pa.array(rows))
+        bad = ~pc.equal(mine, per_list.take(pa.array(row_list))).to_numpy(zero_copy_only=False)
+    if bad.any():
+        i = int(np.argmax(bad))
+        gid = group_ids[i if rows is None else int(rows[i])].as_py()
+        raise InputError(f"events: served list {gid!r} has rows of two {what} (column {name!r}).")
+    enc = per_list.dictionary_encode()
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist()
 
 
 def _dense(codes: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -206,7 +252,8 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
     n = table.num_rows
     if n == 0:
         raise InputError("events: the table has no rows.")
-    group, _ = _codes(_column(table, group_col, "the served list"), group_col)
+    group_ids = _column(table, group_col, "the served list")
+    group, contiguous = _list_codes(group_ids, group_col)
     rank_c, score_c = _column(table, "rank", "", False), _column(table, "score", "", False)
     if rank_c is None and score_c is None:
         raise InputError("events: no column 'rank' or 'score' (the order of each served list).")
@@ -225,7 +272,7 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
         attr, flags = _labels(lab_c, owner, n, attribution.label_values(), [click_label, purchase_label])
     rows = np.flatnonzero(ranked) if not ranked.all() else None
     sel = (lambda a: a) if rows is None else (lambda a: a[rows])
-    row_list, runs = _dense(sel(group))
+    row_list, runs = (group, True) if contiguous and rows is None else _dense(sel(group))
     n_lists = int(row_list[-1]) + 1 if runs else int(row_list.max()) + 1
     rk, sc = sel(rank), sel(score)
     has_rank = ~np.isnan(rk)
@@ -239,18 +286,11 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
     counts = np.bincount(row_list, minlength=n_lists)
     starts = np.cumsum(counts) - counts
     first = order[starts]
-    arm_codes, arm_names = _codes(_column(table, arm_col, "the arm of each list"), arm_col)
-    unit_codes, unit_names = _codes(_column(table, unit_col, "the randomisation unit"), unit_col)
-    arm_codes, unit_codes = sel(arm_codes), sel(unit_codes)
-    for codes, name, what in ((arm_codes, arm_col, "arms"), (unit_codes, unit_col, "units")):
-        bad = codes != codes[first][row_list]
-        if bad.any():
-            i = int(np.argmax(bad))
-            i = i if rows is None else int(rows[i])
-            gid = table.column(_name(table, group_col))[i].as_py()
-            raise InputError(f"events: served list {gid!r} has rows of two {what} (column {name!r}).")
-    arm = arm_codes[first]
-    units, unit = np.unique(unit_codes[first], return_inverse=True)
+    arm, arm_names = _per_list(_column(table, arm_col, "the arm of each list"), arm_col, "arms", first, rows,
+                               row_list, runs, group_ids)
+    unit_codes, unit_names = _per_list(_column(table, unit_col, "the randomisation unit"), unit_col, "units", first,
+                                       rows, row_list, runs, group_ids)
+    units, unit = np.unique(unit_codes, return_inverse=True)
     unit_arm = np.full(len(units), -1, dtype=np.int64)
     unit_arm[unit] = arm
     two = unit_arm[unit] != arm
@@ -293,10 +333,7 @@ def _days(table: Any, sel: Any, order: np.ndarray, starts: np.ndarray, n_lists: 
     if col is None:
         return np.zeros(n_lists, dtype=np.int64), None
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-        try:
-            col = pc.cast(col, pa.timestamp("ms"))
-        except pa.ArrowInvalid as exc:
-            raise InputError(f"events: column 'timestamp': {str(exc).splitlines()[0]}") from None
+        col = _parse_times(col)
     if pa.types.is_timestamp(col.type) and col.type.tz is not None:
         col = pc.cast(col, pa.timestamp("ms", tz="UTC")).cast(pa.timestamp("ms"))
     if pa.types.is_timestamp(col.type) or pa.types.is_date(col.type):
@@ -311,6 +348,21 @@ def _days(table: Any, sel: Any, order: np.ndarray, starts: np.ndarray, n_lists: 
     first = np.minimum.reduceat(t[order], starts)
     start = int(first.min() // _DAY_MS * _DAY_MS)
     return (first - start) // _DAY_MS, start
+
+
+def _parse_times(col: Any) -> Any:
+    """ISO-8601 text (with a zone offset or ``Z``, converted to UTC; or naive, taken as UTC) or epoch seconds."""
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+    text = pc.utf8_trim_whitespace(col)
+    errors = []
+    for typ in (pa.timestamp("ms", tz="UTC"), pa.timestamp("ms"), pa.float64()):
+        try:
+            return pc.cast(text, typ)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            errors.append(str(exc).splitlines()[0])
+    raise InputError(f"events: column 'timestamp' must be ISO-8601 times or epoch seconds, all of one form: "
+                     f"{errors[1]}")
 
 
 def _covariates(table: Any, names: Sequence[str], sel: Any, first: np.ndarray, row_list: np.ndarray,

@@ -69,7 +69,7 @@ class Served:
 
 
 def _ids(values: Any) -> np.ndarray:
-    from .._ids import IdColumn
+    from .._input.ids import IdColumn
 
     col = IdColumn.of(values)
     arrow = col.to_arrow() if col.is_str else col.as_strings()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, InvalidParameterError
 from ._delta import compare, cuped, ratio, unit_sums, z_quantile
 from ._events import Lists, read_events, served_lists

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["Calibration", "calibrate", "deming", "kendall_tau"]

@@ -142,7 +142,7 @@ class MultileavingOutcome:
 
     def to_pandas(self) -> Any:
         """One row per ordered pair of teams (a, b): the fields of :meth:`InterleavingOutcome.to_dict`."""
-        from .._deps import require
+        from .._base.deps import require
 
         pd = require("pandas")
         rows = [self.pair(a, b).to_dict() for a in self.teams for b in self.teams if a != b]

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InvalidParameterError
 
 __all__ = ["SPENDING", "AlwaysValid", "GroupSequential", "always_valid", "boundaries", "design_of",

@@ -91,7 +91,7 @@ class Truth:
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame."""
-        from .._deps import require
+        from .._base.deps import require
 
         return require("pandas").DataFrame(list(self.rows))
 

@@ -64,7 +64,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
         )
     if not os.path.exists(store_path):
         raise InputError(f"{store_path}: no such store (create one with 'ranklens monitor ingest').")
-    from .._deps import require
+    from .._base.deps import require
     from .app import create_app
 
     uvicorn = require("uvicorn")
