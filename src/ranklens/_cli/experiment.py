@@ -233,7 +233,7 @@ def simulate_cmd(out: str, rankers: tuple[str, ...], split: tuple[str, ...], act
     With --interleaving METHOD, OUT is instead an interleaving log of the same users and sessions: each session
     shown two arms' lists interleaved (team labels: the arms), for `ranklens experiment interleaving`."""
     from ..errors import InvalidParameterError
-    from ..monitor._sim_columns import write_table
+    from ..monitor.simulate.columns import write_table
     from ..online import simulate
 
     kinds = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl"}

@@ -5,7 +5,7 @@ The log is the monitoring store's event layout (``docs/monitoring.md``): one row
 arm and the randomisation unit of the list, and its ``timestamp`` (for looks by day). Column names are matched
 case-insensitively. Label rows (neither rank nor score) add their labels and relevance to the item of that
 list, as in the store. The gain of an item is decided by the store's own rules
-(:func:`ranklens.monitor._values.gains`: the largest explicit relevance, else the attribution of its distinct
+(:func:`ranklens.monitor.storage.values.gains`: the largest explicit relevance, else the attribution of its distinct
 labels by :class:`ranklens.monitor.Attribution`); clicks and purchases are the labels ``click_label`` and
 ``purchase_label``.
 
@@ -33,7 +33,7 @@ _DAY_MS = 86_400_000
 def read_events(source: Any) -> Any:
     """An Arrow table of the events: a table (pyarrow, pandas, polars) or Parquet / CSV / TSV / JSON Lines
     file(s); a file line that cannot be read is an error naming the file, the line and its text."""
-    from ..monitor._read import read_batch, sources
+    from ..monitor.storage.read import read_batch, sources
 
     pa = require("pyarrow")
     parts = sources(source, "events")
@@ -245,8 +245,8 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
                  purchase_label: str = "buy", segment_cols: Sequence[str] = ()) -> Lists:
     """The :class:`Lists` of an events table (see the module for the rules)."""
     pa = require("pyarrow")
-    from ..monitor._values import gains
     from ..monitor.config import Attribution
+    from ..monitor.storage.values import gains
 
     attribution = attribution if attribution is not None else Attribution()
     n = table.num_rows

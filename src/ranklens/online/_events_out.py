@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..monitor._sim_checks import epoch_ms
-from ..monitor._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers
+from ..monitor.simulate.checks import epoch_ms
+from ..monitor.simulate.columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers
 from ._truth import Gains
 from .measures import is_online, list_values, parse_online
 

@@ -96,7 +96,7 @@ def _core_pattern_values(keys: Sequence[str], states: np.ndarray, gains: Gains, 
 
 def _transformed(keys: Sequence[str], values: np.ndarray) -> np.ndarray:
     """Values on the scale of their aggregate's mean (logarithms for a geometric mean), NaN kept."""
-    from ..monitor._aggregates import StoreAggregate
+    from ..monitor.reports.aggregates import StoreAggregate
 
     out = values.copy()
     for j, k in enumerate(keys):
@@ -109,7 +109,7 @@ def _transformed(keys: Sequence[str], values: np.ndarray) -> np.ndarray:
 
 def list_weight(key: str, length: int) -> float:
     """A list's weight in the aggregate of ``key`` (its items up to the cutoff for ``gauc``, else 1)."""
-    from ..monitor._aggregates import StoreAggregate
+    from ..monitor.reports.aggregates import StoreAggregate
 
     if is_online(key):
         return 1.0

@@ -5,7 +5,7 @@ randomisation unit), computes each list's value of every measure (the ranking me
 :func:`ranklens.evaluate_arrays`, the same numbers as :func:`ranklens.evaluate` on the list's gains; the online
 measures of :mod:`ranklens.online.measures` from its clicks and purchases), and compares every treatment arm
 with the control arm unit by unit (:mod:`ranklens.online._delta`). A measure's aggregate follows the store's
-rule for it (:class:`ranklens.monitor._aggregates.StoreAggregate`): a mean over lists; the geometric mean of
+rule for it (:class:`ranklens.monitor.reports.aggregates.StoreAggregate`): a mean over lists; the geometric mean of
 ``gm_map`` (on the logarithms, mapped back); ``gauc`` weighted by each list's items; a count such as
 ``num_rel_ret`` as its mean per list.
 """
@@ -94,7 +94,7 @@ def list_measures(lists: Lists, measures: Sequence[str], convention: Any) -> tup
     """Per list (rows) and measure (columns): the value ``y`` and weight ``x`` whose unit sums make the ratio
     (``x`` 0: the list has no value), on the scale the measure's aggregate is a mean of."""
     from ..evaluate import evaluate_arrays
-    from ..monitor._aggregates import StoreAggregate
+    from ..monitor.reports.aggregates import StoreAggregate
 
     n = len(lists.arm)
     y, x = np.zeros((n, len(measures))), np.zeros((n, len(measures)))
@@ -122,7 +122,7 @@ def list_measures(lists: Lists, measures: Sequence[str], convention: Any) -> tup
 
 
 def _kinds(measures: Sequence[str]) -> list[str]:
-    from ..monitor._aggregates import StoreAggregate
+    from ..monitor.reports.aggregates import StoreAggregate
 
     return ["mean" if is_online(m) else StoreAggregate.of(m).kind for m in measures]
 

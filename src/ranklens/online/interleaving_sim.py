@@ -137,7 +137,7 @@ def _table(sim: Simulation, method: str, teams: tuple[str, str], items: np.ndarr
            extra: np.ndarray, grades: np.ndarray, clicks: np.ndarray) -> Any:
     import pyarrow as pa
 
-    from ..monitor._sim_columns import arrow_codes, arrow_ids, arrow_numbers
+    from ..monitor.simulate.columns import arrow_codes, arrow_ids, arrow_numbers
 
     valid = items >= 0
     sess, pos = np.nonzero(valid)

@@ -181,7 +181,7 @@ class Simulation:
 
             for name, run in rankings.items():
                 lists[str(name)] = run_grades(run, str(name), self.served, self.served.k)
-        from ..monitor._aggregates import StoreAggregate
+        from ..monitor.reports.aggregates import StoreAggregate
 
         gains = self._gains(attribution)
         values = {}
