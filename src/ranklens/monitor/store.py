@@ -1,16 +1,17 @@
 """The monitoring store: ranking events in a DuckDB file, per-group values, reports, alerts, root cause.
 
-:class:`Store` is the facade the command line and the dashboard use; the work is done by one module per
-responsibility, each taking the store's file (``_db.Database``) and configuration:
+:class:`Store` is the facade the command line and the dashboard use; the work is done by one folder per
+responsibility, each module taking the store's file (``storage.db.Database``) and configuration:
 
-* ``_db`` and ``_schema``: opening the file (file lock with a wait, migrations), transactions, the
-  catalogue of slice and measure columns, the SQL of a selection;
-* ``_read`` and ``_ingest``: reading batches (Parquet, CSV, TSV, JSON Lines, tables), validation in SQL
-  with a quarantine, loading events; per-group results computed elsewhere;
-* ``_values``: per-group values computed by the core from the store's own arrays, and their cache;
-* ``_reports`` and ``_stats``: aggregation per window and series, baselines, comparisons, slices, one
-  list's table; means, intervals and Welch's test;
-* ``alerts``: monitors over reports, the record of fired alerts, the webhook.
+* ``storage/``: opening the file (file lock with a wait, migrations), transactions, the catalogue of slice
+  and measure columns, the SQL of a selection (``db``, ``schema``); reading batches (Parquet, CSV, TSV,
+  JSON Lines, tables), validation in SQL with a quarantine, loading events (``read``, ``events``,
+  ``ingest``); per-group results computed elsewhere (``ingest_results``); per-group values computed by the
+  core from the store's own arrays, and their cache (``values``); label maturity (``maturity``);
+* ``reports/``: aggregation per window and series, baselines, comparisons, slices, one list's table;
+  means, intervals and Welch's test;
+* ``signals/``: label-free signals and their monitors;
+* ``alerts/``: monitors over reports, the record of fired alerts, the webhook.
 
 Every method opens the DuckDB file for its own duration, so another process can ingest between two calls.
 A writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it,
