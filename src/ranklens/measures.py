@@ -51,109 +51,34 @@ A relevance level can be given to binary measures with ``(rel=2)``, e.g.
 takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention (a
 refusal, or another definition). :func:`definition` gives the spec that applies under a convention.
 
-The registry itself is in :mod:`ranklens._registry`, parsing in :mod:`ranklens._parse`; this module gives
+The registry itself is in :mod:`ranklens._defs.registry`, parsing in :mod:`ranklens._defs.parse`; this module gives
 both under their public names, and the two functions that apply the registry's rules.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable
-
-from . import _irmeasures
-from ._parse import MAX_CUTOFF, Measure, flat_name, parse_measure, parse_measures
-from ._registry import FAMILIES, REGISTRY, ConventionRule, MeasureSpec
-from .conventions import Convention
-from .errors import InvalidParameterError
+from ._defs.measures import (
+    FAMILIES,
+    MAX_CUTOFF,
+    REGISTRY,
+    ConventionRule,
+    Measure,
+    MeasureSpec,
+    check_measures,
+    definition,
+    flat_name,
+    parse_measure,
+    parse_measures,
+)
 
 __all__ = [
-    "FAMILIES", "MAX_CUTOFF", "REGISTRY", "ConventionRule", "Measure", "MeasureSpec", "check_measures", "definition",
-    "flat_name", "parse_measure", "parse_measures",
+    "ConventionRule",
+    "FAMILIES",
+    "MAX_CUTOFF",
+    "Measure",
+    "MeasureSpec",
+    "REGISTRY",
+    "check_measures",
+    "definition",
+    "flat_name",
+    "parse_measure",
+    "parse_measures",
 ]
-
-
-def definition(measure: Measure, convention: Convention) -> MeasureSpec:
-    """The definition of ``measure`` under ``convention``, or an error saying why there is none.
-
-    Parameters
-    ----------
-    measure : Measure
-        A parsed measure.
-    convention : Convention
-        The convention it is computed under.
-
-    Returns
-    -------
-    MeasureSpec
-        The family's spec, or the one a rule of the registry puts in its place for this convention.
-
-    Raises
-    ------
-    InvalidParameterError
-        A one-line refusal naming the convention and the measure.
-
-    Examples
-    --------
-    >>> from ranklens import get_convention
-    >>> definition(parse_measure("P.10")[0], get_convention("trec_eval")).family
-    'precision'
-    >>> try:
-    ...     definition(parse_measure("mrr")[0], get_convention("sklearn"))
-    ... except InvalidParameterError as err:
-    ...     print(str(err).replace("; ", ";\\n"))
-    convention 'sklearn' reproduces scikit-learn, which has no such measure (it has ndcg_score and dcg_score);
-    convention='ranklens' gives ranklens' own;
-    not mrr.
-    """
-    spec = measure.spec
-    for rule in spec.rules:
-        if rule.applies(convention, measure):
-            if rule.refuse is not None:
-                raise InvalidParameterError(f"convention {convention.name!r} {rule.refuse}; not {measure.key}.")
-            if rule.use is not None:
-                return rule.use
-    return spec
-
-
-def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
-    """Check that every measure has a definition under ``convention`` (see :func:`definition`).
-
-    Measures refused for the same reason are named together in one message.
-
-    Examples
-    --------
-    >>> from ranklens import get_convention
-    >>> try:
-    ...     check_measures(parse_measures(["ndcg@5", "map", "P.10"]), get_convention("evidently"))
-    ... except InvalidParameterError as err:
-    ...     print(str(err).replace("; ", ";\\n"))
-    convention 'evidently' reproduces NDCG only;
-    convention='ranklens' gives ranklens' own;
-    not map, P.10.
-    """
-    refused: dict[str, list[str]] = {}
-    for m in measures:
-        why = _irmeasures.refusal(m, convention)
-        if why is None:
-            why = _other_convention(m, convention)
-        if why is not None:
-            refused.setdefault(why, []).append(m.key)
-            continue
-        for rule in m.spec.rules:
-            if rule.applies(convention, m):
-                if rule.refuse is not None:
-                    refused.setdefault(rule.refuse, []).append(m.key)
-                break
-    for why, keys in refused.items():
-        raise InvalidParameterError(f"convention {convention.name!r} {why}; not {', '.join(keys)}.")
-
-
-def _other_convention(m: Measure, convention: Convention) -> str | None:
-    """Why ``m`` cannot be computed under ``convention`` itself: it is computed under other fields (the
-    provider ir_measures picks for it, or its own settings), or None."""
-    other = _irmeasures.measure_convention(convention, m)
-    diff = other.differences(convention)
-    if not diff:
-        return None
-    fields = ", ".join(f"{f}={a!r}" for f, (a, _) in diff.items())
-    return (f"computes these measures under other fields ({fields}): ranklens.evaluate, compare and the command "
-            "line evaluate them apart and join the columns; one plan takes one convention")

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..cli import integer, number
+from .main import integer, number
 from .monitor_simulate import simulate_command
 
 __all__ = ["monitor"]
@@ -55,7 +55,7 @@ def _where(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
-    from ..render import render_rows
+    from .._output.render import render_rows
 
     click.echo(render_rows(table, fmt, digits=digits))
 

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import click
 
-from ..cli import integer, number
 from ..errors import InvalidParameterError
 from ..monitor.simulate import FORMATS, simulate_counted
+from .main import integer, number
 
 __all__ = ["simulate_command"]
 

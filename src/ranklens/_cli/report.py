@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from ..cli import column_options, comparison_options, input_options, integer
-from ..options import parse_sets
+from .._input.options import parse_sets
+from .main import column_options, comparison_options, input_options, integer
 
 __all__ = ["report"]
 

@@ -9,8 +9,8 @@ import os
 
 import click
 
-from ..cli import integer
 from ..errors import InputError, InvalidParameterError
+from .main import integer
 
 __all__ = ["is_loopback", "serve"]
 
@@ -62,7 +62,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
         )
     if not os.path.exists(store_path):
         raise InputError(f"{store_path}: no such store (create one with 'ranklens monitor ingest').")
-    from .._deps import require
+    from .._base.deps import require
     from ..web.app import create_app
 
     uvicorn = require("uvicorn")

@@ -168,7 +168,7 @@ class Store:
         -------
         IngestSummary
         """
-        from .._progress import Progress
+        from .._base.progress import Progress
 
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))

@@ -18,8 +18,8 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qsl
 
+from .._output.render import plain
 from ..errors import InputError, InvalidParameterError, RanklensError
-from ..render import plain
 from .endpoint import BadParameter, Endpoint
 
 __all__ = ["JsonApi", "ResponseCache", "error", "store_version"]

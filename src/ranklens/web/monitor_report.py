@@ -18,8 +18,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._output.render import plain
 from ..errors import InputError
-from ..render import plain
 from .page import document, esc, num
 
 __all__ = ["build_monitor_report", "write_monitor_report"]

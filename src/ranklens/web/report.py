@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import run_names
-from ..errors import InvalidParameterError
-from ..render import (
+from .._integrations.compare import run_names
+from .._output.render import (
     comparison_cells,
     comparison_dict,
     comparison_header,
@@ -24,6 +23,7 @@ from ..render import (
     result_cells,
     result_dict,
 )
+from ..errors import InvalidParameterError
 from .page import document
 from .page import esc as _e
 from .page import num as _num
@@ -102,8 +102,8 @@ def build_report(
     >>> page.startswith("<!DOCTYPE html>"), "dense" in page, "<link" in page  # nothing to fetch
     (True, True, False)
     """
-    from ..compare import compare
-    from ..evaluate import evaluate
+    from .._core.evaluate import evaluate
+    from .._integrations.compare import compare
 
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 12:
         raise InvalidParameterError(f"`digits` must be an integer in [0, 12]; got {digits!r}.")
@@ -122,7 +122,7 @@ def build_report(
                              confidence=confidence, ci=ci, n_resamples=n_resamples, seed=seed, **options)
     curve_data: list[dict[str, Any]] = []
     if curves:
-        from ..plot import cutoff_curves
+        from .._integrations.plot import cutoff_curves
 
         fams = cutoff_curves(judgments, dict(zip(names, items)), keys, convention=convention, **options)
         for fam, per_run in fams.items():

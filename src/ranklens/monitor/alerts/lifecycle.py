@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..._deps import require
+from ..._base.deps import require
 from ..storage.db import fetch_arrow, transaction
 from ..storage.params import parse_time
 from .judge import Alert, Judgement

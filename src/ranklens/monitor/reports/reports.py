@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline, MonitorConfig
 from ..storage.db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline
 from ..reports.baseline import baseline_candidates

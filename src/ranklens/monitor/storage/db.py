@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError, RanklensError, StoreBusyError
 from .params import parse_time
 from .schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version

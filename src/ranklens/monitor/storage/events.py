@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import InputError
 from .db import quote
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import InputError
 from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, find_lists, make_lists, validate

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..._deps import require
+from ..._base.deps import require
 from ...errors import FormatError, InputError, InvalidParameterError
 from .db import fetch_arrow, quote
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...render import plain
+from ..._output.render import plain
 from ..endpoint import END, START, Endpoint, Param
 
 __all__ = ["ENDPOINTS", "PAGE", "call_alert_list"]

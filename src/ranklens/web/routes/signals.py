@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...render import plain
+from ..._output.render import plain
 from ..endpoint import BASELINE, BY, END, START, WINDOW, Endpoint, Param
 
 __all__ = ["DEFINITIONS", "ENDPOINTS", "PAGE", "call_signals"]

@@ -1,0 +1,176 @@
+"""Rows as every reader gives them: :class:`Records`, and the two roles they play.
+
+The public face of this module is :mod:`ranklens.records`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .ids import IdColumn, filter_ids
+
+__all__ = ["Judgments", "Rankings", "Records"]
+
+
+@dataclass(frozen=True, eq=False)
+class Judgments:
+    """Relevance judgments: one row per (query, item) with a graded label.
+
+    Attributes
+    ----------
+    qid, item : array-like
+        Ids of shape ``(n,)``: integers, strings (numpy, lists), Arrow
+        string arrays or :class:`~ranklens.data.StrIds` (what the TREC
+        readers give), the last two kept as they are, without Python objects.
+    label : ndarray of float64, shape (n,)
+        Graded relevance. Negative labels mean "judged, not relevant" unless
+        the convention says otherwise.
+    source : str or None
+        Where the rows came from, for messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens.records import Judgments
+    >>> Judgments(np.array([1, 1, 2]), np.array([7, 8, 7]), np.array([2.0, 0.0, 1.0]), source="hand")
+    Judgments(3 rows, 2 queries, from hand)
+    """
+
+    qid: Any
+    item: Any
+    label: np.ndarray
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return int(self.label.shape[0])
+
+    def __repr__(self) -> str:
+        nq = IdColumn.of(self.qid).n_unique() if len(self) else 0
+        return f"Judgments({len(self)} rows, {nq} queries{', from ' + self.source if self.source else ''})"
+
+
+@dataclass(frozen=True, eq=False)
+class Rankings:
+    """Ranked lists: one row per (query, item) with a score and/or a rank.
+
+    ``qid`` and ``item`` are ``None`` when the rankings are a bare vector of
+    scores aligned row by row with the judgments (LETOR predictions).
+    A higher score is better; a lower rank is better (rank 1 first). When
+    both are given the score decides, as trec_eval does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens.records import Rankings
+    >>> r = Rankings(np.array([1, 1]), np.array([7, 8]), rank=np.array([2.0, 1.0]))
+    >>> r.order_key().tolist()
+    [-2.0, -1.0]
+    """
+
+    qid: Any
+    item: Any
+    score: np.ndarray | None = None
+    rank: np.ndarray | None = None
+    source: str | None = None
+    #: labels of these very rows (NaN: not judged) when one table holds both;
+    #: spares the join with the judgments
+    label: np.ndarray | None = None
+    #: ids of queries the input declares with no ranked item (a dict's ``{query: {}}``, as ranx,
+    #: pytrec_eval and ir_measures take it): ranked queries whose list is empty
+    empty_qids: Any = None
+    #: the rows are in the order a ``ranx.Run`` keeps them (sorted when the Run was built), the order
+    #: ranx evaluates: the ``ranx`` tie rule then keeps it instead of sorting again
+    in_ranx_order: bool = False
+
+    def __len__(self) -> int:
+        arr = self.score if self.score is not None else self.rank
+        return 0 if arr is None else int(arr.shape[0])
+
+    def __repr__(self) -> str:
+        return f"Rankings({len(self)} rows{', from ' + self.source if self.source else ''})"
+
+    def order_key(self) -> np.ndarray:
+        """Higher-is-better key: the score, or minus the rank."""
+        if self.score is not None:
+            return self.score
+        assert self.rank is not None
+        return -self.rank.astype(np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class Records:
+    """The rows one input gives: ids and the value columns it has.
+
+    Attributes
+    ----------
+    qid, item : array-like or None
+        Ids of shape ``(n,)`` (see :class:`Judgments`); both ``None`` for a
+        bare vector of scores aligned with the judgments' rows.
+    label, score, rank : ndarray of float64 or None
+        The value columns the input has (a rank is kept only when there is no
+        score: the score decides).
+    source : str or None
+        Where the rows came from, for messages.
+    judged, ranked : ndarray of bool or None
+        Which rows have a label / a score or rank, when one table holds both
+        and some rows lack one (``None``: every row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranklens.records import Records
+    >>> rec = Records(np.array([1, 1, 2]), np.array([7, 8, 7]), label=np.array([1.0, np.nan, 0.0]),
+    ...               score=np.array([0.5, 0.4, 0.3]), judged=np.array([True, False, True]))
+    >>> rec.judgments().label.tolist(), len(rec.rankings())
+    ([1.0, 0.0], 3)
+    """
+
+    qid: Any
+    item: Any
+    label: np.ndarray | None = None
+    score: np.ndarray | None = None
+    rank: np.ndarray | None = None
+    source: str | None = None
+    judged: np.ndarray | None = None
+    ranked: np.ndarray | None = None
+    #: ids of queries declared with no row (see :attr:`Rankings.empty_qids`)
+    empty_qids: Any = None
+    #: see :attr:`Rankings.in_ranx_order`
+    in_ranx_order: bool = False
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether the rows carry relevance labels."""
+        return self.label is not None
+
+    @property
+    def has_order(self) -> bool:
+        """Whether the rows carry a score or a rank."""
+        return self.score is not None or self.rank is not None
+
+    def judgments(self) -> Judgments:
+        """The judged rows (requires labels)."""
+        if self.label is None:
+            raise InputError(f"{self.source or 'the input'} has no relevance labels: it cannot be the judgments.")
+        if self.judged is None:
+            return Judgments(self.qid, self.item, self.label, source=self.source)
+        m = self.judged
+        return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), self.label[m], source=self.source)
+
+    def rankings(self) -> Rankings:
+        """The ranked rows (requires a score or a rank), with their labels when the records hold both."""
+        if not self.has_order:
+            raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
+        if self.ranked is None:
+            return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
+                            label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order)
+        m = self.ranked
+        return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
+                        score=self.score[m] if self.score is not None else None,
+                        rank=self.rank[m] if self.rank is not None else None, source=self.source,
+                        label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids,
+                        in_ranx_order=self.in_ranx_order)
