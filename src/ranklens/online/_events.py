@@ -5,8 +5,8 @@ The log is the monitoring store's event layout (``docs/monitoring.md``): one row
 arm and the randomisation unit of the list, and its ``timestamp`` (for looks by day). Column names are matched
 case-insensitively. Label rows (neither rank nor score) add their labels and relevance to the item of that
 list, as in the store. The gain of an item is decided by the store's own rules
-(:func:`ranklens.monitor.storage.values.gains`: the largest explicit relevance, else the attribution of its distinct
-labels by :class:`ranklens.monitor.Attribution`); clicks and purchases are the labels ``click_label`` and
+(:func:`ranklens.monitor.storage.values.gains`: the largest explicit relevance, else the attribution of its
+distinct labels by :class:`ranklens.monitor.Attribution`); clicks and purchases are the labels ``click_label`` and
 ``purchase_label``.
 
 Every rule refuses bad input with one line naming the column and an example: a list split between two arms or

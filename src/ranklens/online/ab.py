@@ -5,8 +5,8 @@ randomisation unit), computes each list's value of every measure (the ranking me
 :func:`ranklens.evaluate_arrays`, the same numbers as :func:`ranklens.evaluate` on the list's gains; the online
 measures of :mod:`ranklens.online.measures` from its clicks and purchases), and compares every treatment arm
 with the control arm unit by unit (:mod:`ranklens.online._delta`). A measure's aggregate follows the store's
-rule for it (:class:`ranklens.monitor.reports.aggregates.StoreAggregate`): a mean over lists; the geometric mean of
-``gm_map`` (on the logarithms, mapped back); ``gauc`` weighted by each list's items; a count such as
+rule for it (:class:`ranklens.monitor.reports.aggregates.StoreAggregate`): a mean over lists; the geometric mean
+of ``gm_map`` (on the logarithms, mapped back); ``gauc`` weighted by each list's items; a count such as
 ``num_rel_ret`` as its mean per list.
 """
 
