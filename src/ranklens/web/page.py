@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-from ..render import plain
+from .._output.render import plain
 
 __all__ = ["CSP", "asset", "document", "esc", "num", "script_json", "table"]
 
