@@ -22,7 +22,8 @@ _LOG_OPTS = [
 ]
 _ESTIMATE_OPTS = [
     click.option("-m", "--measure", default="clicks@10", show_default=True,
-                 help="clicks@k, ctr@k or click_<measure> (click_dcg@10, click_ndcg@10...)."),
+                 help="clicks@k, ctr@k, or a measure of ranklens on debiased click gains: click_dcg@10, "
+                      "click_ndcg@10..."),
     click.option("--click-model", default=None,
                  help="Click model fitted on the log for the position bias and dm / dr: pbm, cascade, dcm, dbn, sdbn "
                       "(default: pbm when needed)."),
@@ -32,7 +33,7 @@ _ESTIMATE_OPTS = [
     click.option("--confidence", type=number(min=0, max=1), default=0.95, show_default=True,
                  help="Level of the intervals."),
     click.option("-c", "--convention", default="ranklens", show_default=True,
-                 help="Convention of the core measures (click_...)."),
+                 help="Convention of the core measures on click gains (click_ndcg@10...)."),
     click.option("--html", "html", default=None, type=click.Path(dir_okay=False),
                  help="Also write a self-contained HTML report (examination curve and estimates) to this file."),
 ]
