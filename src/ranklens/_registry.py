@@ -8,6 +8,7 @@ public names are importable from :mod:`ranklens.measures`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,38 @@ from .conventions import Convention
 if TYPE_CHECKING:
     from ._parse import Measure
 
-__all__ = ["FAMILIES", "REGISTRY", "ConventionRule", "MeasureSpec"]
+__all__ = ["FAMILIES", "MAX_CUTOFF", "PARAM_RANGES", "REGISTRY", "ConventionRule", "MeasureSpec", "param_refusal"]
+
+#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
+MAX_CUTOFF = 2**63 - 1
+
+#: The range of each family parameter, by its option name (:attr:`MeasureSpec.param_name`): the test and the
+#: words that say it. The one rule every spelling of a parameter goes through (ours ``rbp(p=0.9)``, trec_eval's
+#: ``iprec_at_recall_0.50``, ir_measures' ``RBP(p=0.9)``, ``SetF(beta=2.0)``, ``IPrec@0.5``).
+PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
+    # (low, high, whether the bounds themselves are allowed)
+    "p": ((0.0, 1.0, False), "a persistence between 0 and 1 (exclusive)"),
+    "beta": ((0.0, math.inf, True), "a finite number >= 0"),
+    "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
+    "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
+}
+
+
+def param_refusal(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be the parameter ``key`` (``"p must be a persistence between 0 and 1 (exclusive)"``),
+    or None when it can: a finite number within :data:`PARAM_RANGES`.
+
+    Examples
+    --------
+    >>> param_refusal("p", 0.9) is None, param_refusal("p", 1.5)
+    (True, 'p must be a persistence between 0 and 1 (exclusive)')
+    >>> param_refusal("beta", float("inf"))
+    'beta must be a finite number >= 0'
+    """
+    (low, high, closed), words = PARAM_RANGES[key]
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
+        low <= value <= high if closed else low < value < high)
+    return None if ok else f"{key} must be {words}"
 
 @dataclass(frozen=True)
 class ConventionRule:
@@ -350,6 +382,10 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     return out
 
 
+#: ranx writes RBP's persistence where ranklens writes a cutoff: its ``rbp.95`` is ``float("0." + "95")``
+_RANX_RBP = "; ranx reads rbp.95 as persistence 0.95, written rbp(p=0.95) here"
+
+
 def _ordered_only(name: str, preset: str = "trec_eval") -> ConventionRule:
     """A refusal under averaged ties: the measure's expectation over the orders of tied items is not computed."""
     return ConventionRule("ties", "average", refuse=f"averages tied items, and {name}'s expectation over the orders "
@@ -384,7 +420,8 @@ def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...
         "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
                 _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
                 *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
-                                 f"(the whole list); {_OWN}") for c in ("trec_eval10", "ranx")),
+                                 f"(the whole list{_RANX_RBP if c == 'ranx' else ''}); {_OWN}")
+                  for c in ("trec_eval10", "ranx")),
                 use("name", "trec_eval10", use=replace(b["rbp"], code=K.RBP_TREC, graded=True, default_param=0.9)),
                 use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
         "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),

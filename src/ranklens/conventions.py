@@ -290,6 +290,17 @@ def _check_numbers(c: Convention) -> None:
         raise InvalidParameterError(f"`clamp_mean` must be True or False; got {c.clamp_mean!r}.")
     if isinstance(c.gain, dict) and not all(math.isfinite(k) and math.isfinite(v) for k, v in c.gain.items()):
         raise InvalidParameterError(f"`gain`: a mapping from label to gain takes finite numbers; got {c.gain!r}.")
+    if isinstance(c.gain, dict) and c.name not in _NEGATIVE_GAINS and any(v < 0 for v in c.gain.values()):
+        label, gain = next((k, v) for k, v in c.gain.items() if v < 0)
+        raise InvalidParameterError(
+            f"`gain` maps label {label:g} to {gain:g}: convention {c.name!r} takes gains >= 0 (with a negative gain "
+            f"an ideal list is no longer the best one, and NDCG leaves [0, 1]); trec_eval's ndcg gain parameters take "
+            f"any number: convention='trec_eval' computes them as it does.")
+
+
+#: The presets whose peer takes negative gains in a gain mapping (trec_eval's ``ndcg`` parameters ``level=gain``,
+#: and ir_measures' ``nDCG(gains=...)`` through pytrec_eval).
+_NEGATIVE_GAINS = ("trec_eval", "trec_eval10", "ir_measures")
 
 #: CatBoost's default border: a label above 0.5 is relevant (the smallest double above 0.5 as a level)
 _ABOVE_HALF = math.nextafter(0.5, 1.0)
