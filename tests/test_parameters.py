@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 import ranklens
 from ranklens import InvalidParameterError, RanklensError
 from ranklens._irmeasures import IR_MEASURES_NAMES
-from ranklens.cli import main
 from ranklens.measures import REGISTRY, parse_measure
 from ranklens.monitor.config import load_config
 
@@ -32,16 +31,6 @@ QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
 RUN = {"q1": {"a": 0.3, "b": 0.9, "c": 0.1}, "q2": {"d": 0.5, "e": 0.2}}
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _cli(args, capsys):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 # --- each parameter in range, in each spelling -------------------------------------------------------------
@@ -122,10 +111,10 @@ def test_ranx_persistence_spelling_is_named_under_the_ranx_preset():
 @pytest.mark.parametrize(("gains", "why"), [("0:0,1:-1", "takes gains >= 0"), ("0:0,1:nan", "finite numbers"),
                                             ("0:0,1:inf", "finite numbers"), ("0:0,1:-inf", "finite numbers"),
                                             ("0:0,nan:1", "finite numbers")])
-def test_ranklens_eval_refuses_a_gain_map_with_a_negative_nan_or_infinite_gain(gains, why, tmp_path, capsys):
+def test_ranklens_eval_refuses_a_gain_map_with_a_negative_nan_or_infinite_gain(gains, why, tmp_path, run_cli):
     (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 0\n")
     (tmp_path / "r").write_text("q1 Q0 a 1 0.5 x\nq1 Q0 b 2 0.9 x\n")
-    code, out, err = _cli(["eval", str(tmp_path / "q"), str(tmp_path / "r"), "--set", f"gain={gains}"], capsys)
+    code, out, err = run_cli(["eval", str(tmp_path / "q"), str(tmp_path / "r"), "--set", f"gain={gains}"])
     assert code == 2 and out == "" and err.count("\n") == 1 and why in err and "`gain`" in err, err
 
 
@@ -269,10 +258,10 @@ def test_fuzz_a_configuration_is_read_or_refused_in_one_line(doc):
     ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
     ("a = 1\n\xff\n", "not UTF-8"),
 ])
-def test_monitor_check_refuses_a_bad_config_value_in_one_line(toml, why, tmp_path, capsys):
+def test_monitor_check_refuses_a_bad_config_value_in_one_line(toml, why, tmp_path, run_cli):
     cfg = tmp_path / "ranklens.toml"
     cfg.write_bytes(toml.encode("utf-8", "surrogateescape") if "\xff" not in toml else toml.encode("latin-1"))
-    code, out, err = _cli(["monitor", "check", "--store", str(tmp_path / "s.duckdb"), "--config", str(cfg)], capsys)
+    code, out, err = run_cli(["monitor", "check", "--store", str(tmp_path / "s.duckdb"), "--config", str(cfg)])
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("ranklens: error: ") and why in err, err
 

@@ -242,7 +242,7 @@ class _Group(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise  # usage errors: main() (or click itself) prints them
         except (Exception, KeyboardInterrupt) as exc:
-            report(exc)  # one line; exit 2 for a user's error, 1 for a bug
+            report(exc)  # one line; exit 2 for a user's error, 70 for a bug (errors.EXIT_STATUSES)
 
 
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -563,8 +563,9 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake,
-    status 1 and one line for anything else (``--debug`` or ``RANKLENS_DEBUG=1``: the traceback too)."""
+    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake, 70 for a bug,
+    71 for a resource the machine ran out of (:data:`ranklens.errors.EXIT_STATUSES`; 1 only for a failed gate or
+    a fired alert; ``--debug`` or ``RANKLENS_DEBUG=1``: the traceback too)."""
     args = sys.argv[1:] if argv is None else argv
     if not args:
         click.echo(cli.get_help(click.Context(cli, info_name="ranklens")))
@@ -580,7 +581,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         fail(exc.format_message(), exc.exit_code if exc.exit_code else 2)
     except click.exceptions.Abort:
-        fail("aborted", 1)
+        fail("interrupted", 130)
     except (Exception, KeyboardInterrupt) as exc:  # raised outside a command (an option's callback...)
         report(exc)
     sys.exit(rv if isinstance(rv, int) else 0)

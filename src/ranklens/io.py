@@ -13,7 +13,9 @@ Formats (``format=`` or detected from the extension and the first lines):
 ``jsonl``       JSON Lines records of a long table
 ``json``        ``{query: {item: value}}`` or a list of records
 
-Gzip-compressed files are read transparently. Every parse error names the
+Gzip-compressed files are read transparently, within a bound (:func:`inflate`: 100 times the compressed size,
+or 256 MiB); binary data (an SQLite file, a zip, a NUL byte in the first 64 KiB) is refused at once
+(:func:`refuse_binary`). Every parse error names the
 file, the line number and the offending text. Every reader (and every
 in-memory form) applies the same rules (:mod:`ranklens._validate`):
 
@@ -32,7 +34,6 @@ in-memory form) applies the same rules (:mod:`ranklens._validate`):
 
 from __future__ import annotations
 
-import gzip
 import json
 import mmap
 import os
@@ -46,7 +47,8 @@ from ._validate import strip_bom, text_buffer, utf8_text
 from .errors import FormatError, InputError, InvalidParameterError
 from .records import Judgments, Rankings, Records
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
+__all__ = ["BINARY_PROBE", "FORMATS", "INFLATE_FLOOR", "INFLATE_RATIO", "detect_format", "inflate", "read_judgments",
+           "read_rankings", "read_records", "read_table", "refuse_binary"]
 
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
 
@@ -82,6 +84,11 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
     if mapped:
         m = _map_file(path)
         if m is not None:
+            try:
+                refuse_binary(m[:BINARY_PROBE], str(path))
+            except FormatError:
+                m.close()
+                raise
             return m
     try:
         data = path.read_bytes()
@@ -96,11 +103,101 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
     except ValueError:  # a NUL byte in the name
         raise InputError(f"{str(path)!r}: not a file name (it holds a NUL byte).") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
+        return inflate(data, str(path))
+    refuse_binary(data[:BINARY_PROBE], str(path))
     return data
+
+
+#: Decompression is bounded: a gzip file may inflate to at most this many times its own size, or to
+#: :data:`INFLATE_FLOOR` bytes when that is more. Text such as TREC runs and qrels compresses 4 to 20 times;
+#: deflate's largest ratio is about 1,030 (a "gzip bomb"). Past the bound the file is refused at once, before
+#: the rest is inflated.
+INFLATE_RATIO = 100
+#: The bound of small files: any gzip file may inflate to 256 MiB.
+INFLATE_FLOOR = 256 << 20
+
+
+def inflate(data: bytes, path: str, limit: int | None = None) -> bytes:
+    """The bytes of gzip ``data`` (every member), decompressed piece by piece within ``limit`` bytes (by default
+    :data:`INFLATE_RATIO` times the compressed size, or :data:`INFLATE_FLOOR`); binary content
+    (:func:`refuse_binary`) refused after the first piece.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> inflate(gzip.compress(b"q1 0 d1 1\\n"), "qrels.gz")
+    b'q1 0 d1 1\\n'
+    >>> inflate(gzip.compress(b"0" * 5000), "bomb.gz", limit=4096)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.FormatError: bomb.gz: the gzip data inflates to more than 4,096 bytes (...
+    """
+    if limit is None:
+        limit = max(INFLATE_FLOOR, INFLATE_RATIO * len(data))
+    out: list[bytes] = []
+    total, pos, n, view, step = 0, 0, len(data), memoryview(data), 1 << 22
+    d = zlib.decompressobj(wbits=31)  # one gzip member; members follow one another
+    try:
+        while pos < n:
+            piece: bytes | memoryview = view[pos:pos + (1 << 20)]  # the input in slices: the tails zlib copies stay small
+            pos += len(piece)
+            while True:
+                chunk = d.decompress(piece, step)
+                if not out and chunk:
+                    refuse_binary(chunk[:BINARY_PROBE], path)
+                total += len(chunk)
+                if total > limit:
+                    raise FormatError(
+                        f"the gzip data inflates to more than {limit:,} bytes ({n:,} compressed bytes may inflate "
+                        f"{INFLATE_RATIO} times, or to {INFLATE_FLOOR >> 20} MiB); not read (a gzip bomb? "
+                        "decompress it yourself if it is real data)", path=path)
+                out.append(chunk)
+                if d.eof:  # the member ends: another follows, or trailing bytes gzip ignores too
+                    pos -= len(d.unused_data)
+                    if data[pos:pos + 2] != b"\x1f\x8b":
+                        pos = n
+                    else:
+                        d = zlib.decompressobj(wbits=31)
+                    break
+                piece = d.unconsumed_tail
+                if not piece:
+                    break
+        if not d.eof:
+            raise EOFError("the compressed data ends before the end-of-stream marker")
+    except (zlib.error, EOFError) as exc:
+        raise FormatError(f"corrupt gzip data ({exc})", path=path) from None
+    return b"".join(out)
+
+
+#: Bytes of a file looked at to tell binary data from text.
+BINARY_PROBE = 1 << 16
+
+#: The first bytes of binary formats given where text is expected, and what they are.
+_MAGIC = ((b"SQLite format 3\x00", "an SQLite database"), (b"PK\x03\x04", "a zip archive (or an Excel file)"),
+          (b"BZh", "a bzip2 file"), (b"\xfd7zXZ\x00", "an xz file"), (b"\x28\xb5\x2f\xfd", "a zstd file"),
+          (b"\x7fELF", "a program"), (b"\x89PNG", "an image"), (b"%PDF", "a PDF document"))
+
+
+def refuse_binary(head: Any, path: str) -> None:
+    """Refuse bytes that are not text, from the first :data:`BINARY_PROBE` bytes: a known binary format by its
+    first bytes, anything else by a NUL byte (Parquet, whose first bytes are ``PAR1``, passes).
+
+    Examples
+    --------
+    >>> refuse_binary(b"SQLite format 3\\x00...", "run.txt")
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.FormatError: run.txt: an SQLite database, not a text file (TREC, LETOR, CSV, TSV, JSON) nor Parquet
+    """
+    head = bytes(head)
+    if head[:4] == b"PAR1":
+        return
+    what = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+    nul = head.find(b"\x00")
+    if what is None and nul >= 0:
+        what = f"binary data (a NUL byte at byte {nul})"
+    if what is not None:
+        raise FormatError(f"{what}, not a text file (TREC, LETOR, CSV, TSV, JSON) nor Parquet", path=path)
 
 
 def _strip_gz(name: str) -> str:

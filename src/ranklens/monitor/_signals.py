@@ -47,7 +47,7 @@ import numpy as np
 from .._deps import require
 from ..errors import InputError, InvalidParameterError
 from ._baseline import baseline_candidates
-from ._db import column_sql, fetch_arrow, filters_sql, quote, slice_columns
+from ._db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
 from ._params import check_window, window_delta
 from ._signal_names import SignalName, parse_signal, signal_keys
 from .config import Baseline
@@ -169,7 +169,7 @@ def read_items(source: Any, attribute: str) -> Any:
             raise InvalidParameterError(f"item attributes file {path!r} does not exist"
                                         + (" (the pattern matches no file)." if pattern else "."))
         duckdb = require("duckdb")
-        con = duckdb.connect()
+        con = duckdb_connect()
         try:
             low = path.lower()
             reader = ("read_parquet" if low.endswith(".parquet") else
