@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._forms import array_like
 from ._ids import (
     IdArray,
     as_ids,
@@ -41,6 +42,7 @@ from ._kernels.codes import (
     TIES_NONE,
     TIES_SHARED_RANK,
 )
+from ._validate import numeric
 from .conventions import Convention
 from .data import Judgments, Rankings
 from .errors import InputError
@@ -61,9 +63,17 @@ class ExclusionReason(str, Enum):
     NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
     NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
     UNDEFINED_SKIPPED = "undefined for the query under the convention (0 / 0): skipped (not in the mean)"
+    MISSING_LABEL_LEFT_OUT = "a missing label: left out of the judgments (missing='exclude')"
+    MISSING_SCORE_LEFT_OUT = "a missing score or rank: left out of the rankings (missing='exclude')"
 
     def __str__(self) -> str:
         return str(self.value)
+
+    @property
+    def unit(self) -> str:
+        """What an exclusion of this reason counts: ``"row"`` (rows an input left out) or ``"query"``."""
+        return "row" if self in (ExclusionReason.MISSING_LABEL_LEFT_OUT, ExclusionReason.MISSING_SCORE_LEFT_OUT) \
+            else "query"
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,9 @@ class Exclusion:
     def __str__(self) -> str:
         ex = ", ".join(self.examples[:5]) + (", ..." if self.count > 5 else "")
         scope = f" [{', '.join(self.measures)}]" if self.measures else ""
-        return f"{self.count} quer{'y' if self.count == 1 else 'ies'}: {self.text}{scope} ({ex})"
+        unit = "row" if self.reason.unit == "row" else "quer"
+        plural = {"row": ("", "s"), "quer": ("y", "ies")}[unit][self.count != 1]
+        return f"{self.count} {unit}{plural}: {self.text}{scope} ({ex})"
 
 
 @dataclass
@@ -356,7 +368,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
     if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
         ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
-    notes: list[Exclusion] = []
+    notes: list[Exclusion] = [
+        Exclusion(reason, x.count, x.examples, keys=x.examples)
+        for side, reason in ((j, ExclusionReason.MISSING_LABEL_LEFT_OUT), (r, ExclusionReason.MISSING_SCORE_LEFT_OUT))
+        for x in side.left_out]
 
     def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:
         keys = tuple(q_uniques[mask][:20])
@@ -446,9 +461,9 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
     convention breaks ties by item id (and then checked for duplicates within a query). Every
     query is both judged and ranked; the ideal list is made of its rows' labels.
     """
-    q = np.asarray(query)
-    s = np.asarray(score, dtype=np.float64)
-    lab = np.asarray(label, dtype=np.float64)
+    q = np.asarray(array_like(query, "`query`"))
+    s = numeric(np.asarray(array_like(score, "`score`")), "`score`", where)
+    lab = numeric(np.asarray(array_like(label, "`label`")), "`label`", where)
     for name, a in (("query", q), ("score", s), ("label", lab)):
         if a.ndim != 1:
             raise InputError(f"`{name}` must be a 1-D array; got shape {a.shape}.")

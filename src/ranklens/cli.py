@@ -83,6 +83,10 @@ _COLUMN_OPTS = [
                  help="Format of RUN: trec, predictions, csv, tsv, parquet, jsonl, json (default: detected)."),
     click.option("--groups", default=None, type=click.Path(dir_okay=False),
                  help="Group sizes for a LETOR file without qid: (default: FILE.query beside it)."),
+    click.option("--missing", type=click.Choice(["error", "exclude"]), default=None,
+                 help="A missing (or NaN) label or score in a table or JSON: refused (error, the default), or its "
+                      "row left out of that side (exclude: no label, no judgment; no score, not ranked), counted "
+                      "in the notes."),
 ]
 
 #: The input options of :data:`_COLUMN_OPTS`, as keyword names (those of :mod:`ranklens.options`).

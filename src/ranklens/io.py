@@ -22,9 +22,9 @@ in-memory form) applies the same rules (:mod:`ranklens._validate`):
 * a UTF-8 byte-order mark is dropped; ``\n``, ``\r\n`` and a bare ``\r``
   all end a line; bytes that are not UTF-8 are refused (file, line);
 * relevance labels, scores and ranks must be finite numbers: NaN,
-  infinities and missing values are refused (file and line, or row). In a
-  table holding both labels and scores, an empty cell (JSON ``null``, a
-  missing value of pandas) says the row is not judged, or not ranked;
+  infinities and missing values (an empty CSV cell, a JSON ``null``) are
+  refused (file and line, or row), unless ``missing="exclude"`` asks to leave
+  a row with a missing label or score out of that side, counted;
 * TREC qrels lines have 4 fields and run lines at least 6 (the rest of a
   run line is skipped), as trec_eval reads them;
 * CSV/TSV label, score and rank columns are decimal numbers; a header naming
@@ -139,7 +139,8 @@ def inflate(data: bytes, path: str, limit: int | None = None) -> bytes:
     d = zlib.decompressobj(wbits=31)  # one gzip member; members follow one another
     try:
         while pos < n:
-            piece: bytes | memoryview = view[pos:pos + (1 << 20)]  # the input in slices: the tails zlib copies stay small
+            # the input in slices: the tails zlib copies stay small
+            piece: bytes | memoryview = view[pos:pos + (1 << 20)]
             pos += len(piece)
             while True:
                 chunk = d.decompress(piece, step)
@@ -438,6 +439,7 @@ def read_records(
     format: str | None = None,
     groups: str | os.PathLike[str] | None = None,
     need: str = "both",
+    missing: str = "error",
     **columns: Any,
 ) -> Records:
     """Read a file into :class:`~ranklens.records.Records`: every reader goes through here.
@@ -455,6 +457,10 @@ def read_records(
         The role of the file: a TREC file is read as qrels or as a run by
         it, and a table must have the columns of that role ("both": a long
         table holding the relevance and the score or rank columns).
+    missing : {"error", "exclude"}
+        A missing label, score or rank in a table (an empty CSV cell, a JSON ``null``, a null of Parquet) or a
+        ``{query: {item: value}}`` JSON: refused (default), or its row left out of that side and counted
+        (:data:`ranklens._validate.MISSING`).
     **columns
         ``query_col=``, ``item_col=``, ``score_col=``, ``rank_col=``,
         ``label_col=`` for tables.
@@ -465,9 +471,9 @@ def read_records(
     >>> from ranklens.io import read_records
     >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
     >>> _ = open(p, "w").write("query,item,relevance,score\\nq1,d1,2,0.5\\nq1,d2,,0.7\\n")
-    >>> rec = read_records(p)
-    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist()
-    ([2.0], [0.5, 0.7])
+    >>> rec = read_records(p, missing="exclude")
+    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist(), rec.left_out[0].examples
+    ([2.0], [0.5, 0.7], ('query q1 item d2',))
     """
     p = Path(path)
     data = _open_bytes(p, mapped=True)
@@ -491,8 +497,8 @@ def read_records(
         if need == "both":
             raise InputError(
                 f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
-        return nested_records(obj, need, source=src)
-    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), **columns)
+        return nested_records(obj, need, source=src, missing=missing)
+    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), missing=missing, **columns)
 
 
 def read_judgments(
