@@ -37,6 +37,7 @@ from ._kernels.codes import (
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
     ORDER_QUICKSORT_REVERSED,
+    ORDER_QUICKSORT_TWICE,
     ORDER_WORST,
     TIES_AVERAGE,
     TIES_NONE,
@@ -150,6 +151,7 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
+    by_rank: bool = False  # the rankings give ranks, not scores: ``score`` is minus the rank
 
     @property
     def lengths(self) -> np.ndarray:
@@ -286,6 +288,8 @@ def _ordering(conv: Convention, items: IdArray | None,
         order_mode = ORDER_QUICKSORT
     elif ties == "ranx_dict":  # what ranx.evaluate does to plain dicts
         order_mode = ORDER_QUICKSORT_REVERSED
+    elif ties == "ranx_comparable":  # ranx.evaluate(..., make_comparable=True): the Run's sort, then once more
+        order_mode = ORDER_QUICKSORT if in_ranx_order else ORDER_QUICKSORT_TWICE
     return order_mode, kernel_ties, item_offs, item_data
 
 
@@ -449,7 +453,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
-        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes,
+        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes, by_rank=r.score is None,
     )
 
 

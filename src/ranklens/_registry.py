@@ -135,6 +135,12 @@ class MeasureSpec:
     judged_only : bool
         The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
         has a label cannot give it a meaning.
+    untied_only : bool
+        The peer orders tied scores in an order it does not define (torchmetrics' ``torch.topk`` and
+        ``argsort``): a list whose tied scores mix relevant and non-relevant items is refused, naming it.
+    positive_scores : bool
+        A relevant item scored 0 or less is no hit (torchmetrics' ``preds > 0``): the rankings must carry
+        scores (a rank column is refused).
     """
 
     family: str
@@ -159,6 +165,8 @@ class MeasureSpec:
     param_name: str | None = None
     default_param: float | None = None
     judged_only: bool = False
+    untied_only: bool = False
+    positive_scores: bool = False
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
@@ -181,7 +189,8 @@ _PEER = {
     "lightgbm": ("LightGBM", "ndcg@k and map@k"),
     "xgboost": ("XGBoost", "ndcg, map, pre"),
     "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
-    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG"),
+    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, "
+                     "RetrievalRecall, RetrievalRPrecision, RetrievalHitRate"),
     "evidently": ("Evidently", "NDCGKMetric"),
 }
 _OWN = "convention='ranklens' gives ranklens' own"
@@ -320,8 +329,12 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     cb_map = replace(b["map"], code=K.AP_MIN, empty=0.0, weighting="unweighted")
     cb_mrr = replace(b["mrr"], empty=0.0)
     use = ConventionRule
-    tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
-          "torch.topk / argsort, and scores <= 0 count as not retrieved)")
+    # torchmetrics 1.9's RetrievalMAP, MRR, Precision, Recall (a relevant item scored 0 or less is no hit; MAP over
+    # the hits in the top k), RPrecision and HitRate: binary targets, tied scores in torch's undefined order
+    def tm(spec: MeasureSpec, code: int | None = None) -> MeasureSpec:
+        return replace(spec, code=spec.code if code is None else code, binary_labels=True, untied_only=True,
+                       positive_scores=code is not None)
+
     out: dict[str, tuple[ConventionRule, ...]] = {
         "ndcg": (),
         # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
@@ -334,29 +347,29 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
             use("name", "lightgbm", use=lgb_map),
             use("name", "xgboost", use=xgb_map),
             use("name", "catboost", use=cb_map),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["map"], K.TM_AP)),
         ),
         "mrr": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             # ir_measures' RR@k (its msmarco provider: ties by id ascending, double scores): _irmeasures.provider
             use("name", "catboost", use=cb_mrr),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["mrr"], K.TM_RR)),
         ),
         "precision": (
             *_none("sklearn", "gdeval", "lightgbm"),
             use("name", "xgboost", use=xgb_pre),
             use("name", "catboost", use=cb_p),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["precision"], K.TM_P)),
         ),
         "recall": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             use("name", "catboost", use=cb_r),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["recall"], K.TM_RECALL)),
         ),
         "hit_rate": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
             *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["hit_rate"])),
         ),
         "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
                       "catboost", "torchmetrics", "evidently"),
@@ -369,7 +382,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
         ),
         "r_precision": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["r_precision"])),
         ),
         **_new_rules(b),
         **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),

@@ -22,7 +22,8 @@ __all__ = ["AGGREGATE_FIELDS", "CONVENTIONS", "VALUE_FIELDS", "Convention", "get
 GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
-    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "ranx_dict", "shared_rank"),
+    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "ranx_dict", "ranx_comparable",
+             "shared_rank"),
     "score_precision": ("float64", "float32"),
     "label_precision": ("float64", "float32", "int"),
     "ideal": ("judgments", "ranking"),
@@ -60,7 +61,11 @@ class Convention:
         ``"ranx"``: numba's quicksort order, as ranx's ``Run`` sorts (a
         ``ranx.Run`` given itself keeps its order). ``"ranx_dict"``: the
         order ``ranx.evaluate`` gives plain dicts (an ascending quicksort,
-        reversed).
+        reversed). ``"ranx_comparable"``: the order of
+        ``ranx.evaluate(qrels, run, make_comparable=True)`` with a ``Run``,
+        which sorts the Run's rows once more (numba's quicksort again, which
+        moves tied rows); with ``queries="judged"`` it reproduces that call
+        (a ``ranx.Run`` given itself is sorted once more).
         ``"shared_rank"``: tied items share their truncated mean rank
         (Evidently).
     score_precision : {"float64", "float32"}, default="float64"
