@@ -8,7 +8,7 @@ EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test test-fast lint install install-test bench clean browser bench-monitor bench-spark sdist wheel \
-        test-numba-latest docs
+        test-numba-latest docs golden
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -192,6 +192,13 @@ bench-monitor: $(BVENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(EVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
+
+# A snapshot of ranklens' numbers (tools/golden.py): `make golden GOLDEN=before.json`, change the code, `make golden
+# GOLDEN=after.json`, then `python tools/golden.py compare before.json after.json` (a refactoring changes no number)
+GOLDEN ?= build/golden.json
+golden: $(VENV)/.test
+	mkdir -p $(dir $(GOLDEN))
+	$(BIN)/python tools/golden.py write $(GOLDEN)
 
 # Spark: rows/s of ranklens.spark on local[1] and local[2] against the local engine (docs/spark.md)
 bench-spark: $(VENV)/.test
