@@ -38,7 +38,7 @@ def _one_line(code, err, status=2):
 @pytest.fixture()
 def no_wait(monkeypatch):
     """Fail if the store's opening waits at all (the old code slept for 30 s on a damaged file)."""
-    from ranklens.monitor import _db
+    from ranklens.monitor.storage import db as _db
 
     def sleep(_seconds):
         raise AssertionError("waited for a lock that no process holds")
@@ -113,7 +113,7 @@ def test_random_bytes_as_the_store_are_named(tmp_path, no_wait, run_cli):
 
 
 def test_every_connection_has_extension_autoinstall_and_autoload_off(store, tmp_path):
-    from ranklens.monitor._db import Database, duckdb_connect
+    from ranklens.monitor.storage.db import Database, duckdb_connect
 
     settings = "SELECT current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')"
     for con in (duckdb_connect(), Database(store, read_only=True, wait=0).connect(write=False),
@@ -125,7 +125,7 @@ def test_every_connection_has_extension_autoinstall_and_autoload_off(store, tmp_
 def test_duckdb_itself_would_load_an_extension_for_an_sqlite_file(tmp_path):
     """Why the settings matter: given an SQLite file, DuckDB reaches for its sqlite extension (installing it over
     the network when allowed); with auto-install and auto-load off it only says the extension is missing."""
-    from ranklens.monitor._db import duckdb_connect
+    from ranklens.monitor.storage.db import duckdb_connect
 
     path = tmp_path / "s.db"
     sqlite3.connect(path).execute("CREATE TABLE t (a)").connection.commit()
@@ -225,7 +225,7 @@ def test_each_kind_of_failure_has_its_own_status_and_none_is_1(exc, status, star
         raise exc
 
     monkeypatch.chdir(files)
-    monkeypatch.setattr(sys.modules["ranklens.evaluate"], "evaluate", boom)
+    monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", boom)
     monkeypatch.delenv("RANKLENS_DEBUG", raising=False)
     code, _, err = run_cli(["eval", "qrels", "run"])
     assert code == status and code != 1, (code, err)
@@ -233,7 +233,7 @@ def test_each_kind_of_failure_has_its_own_status_and_none_is_1(exc, status, star
 
 
 def test_a_store_on_a_full_disk_is_a_resource_error():
-    from ranklens.monitor._db import store_failure
+    from ranklens.monitor.storage.db import store_failure
 
     exc = store_failure(Path("s.duckdb"), OSError("IO Error: Could not write file: No space left on device"))
     assert isinstance(exc, ResourceError) and describe(exc)[1] == 71
@@ -242,9 +242,9 @@ def test_a_store_on_a_full_disk_is_a_resource_error():
 
 
 def test_out_of_memory_in_a_real_process_exits_71(files):
-    script = ("import sys, ranklens.evaluate\n"
+    script = ("import sys, ranklens._core.evaluate\n"
               "def boom(*a, **k):\n    raise MemoryError\n"
-              "sys.modules['ranklens.evaluate'].evaluate = boom\n"
+              "sys.modules['ranklens._core.evaluate'].evaluate = boom\n"
               "from ranklens.cli import main\nmain()\n")
     proc = subprocess.run([sys.executable, "-c", script, "eval", "qrels", "run"], capture_output=True, text=True,
                           timeout=120, cwd=files, env={k: v for k, v in os.environ.items() if k != "RANKLENS_DEBUG"})

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import ranklens
 from ranklens import InvalidParameterError, RanklensError
-from ranklens._irmeasures import IR_MEASURES_NAMES
+from ranklens._defs.irmeasures import IR_MEASURES_NAMES
 from ranklens.measures import REGISTRY, parse_measure
 from ranklens.monitor.config import load_config
 

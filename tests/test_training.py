@@ -285,7 +285,7 @@ def test_metric_modules_do_not_import_the_libraries():
 def test_query_weights_are_lightgbms_float32_means_in_row_order():
     """Per-query weights by the definition LightGBM uses: a float32 sum of the rows in order, divided in
     float32 by the size; queries of any length in any order, empty ones dropped."""
-    from ranklens._grouped import query_weights
+    from ranklens._integrations.grouped import query_weights
 
     rng = np.random.default_rng(1)
     sizes = rng.integers(0, 40, 300)

@@ -286,7 +286,7 @@ def test_long_options_and_grouped_flags(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_script_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r'^ranklens-trec_eval = "ranklens\.trec_eval_cli:main"$', text, re.M)
+    assert re.search(r'^ranklens-trec_eval = "ranklens\._cli\.trec_eval:main"$', text, re.M)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from ..cli import integer, number
+from .main import integer, number
+from .monitor_simulate import simulate_command
 
 __all__ = ["monitor"]
 
@@ -38,7 +39,7 @@ def _opts(*decorators: Any) -> Any:
 
 
 def _store(store_path: str, config_path: str | None, wait: float = 30.0, read_only: bool = False) -> Any:
-    from .store import Store
+    from ..monitor.store import Store
 
     return Store(store_path, config=config_path, wait=wait, read_only=read_only)
 
@@ -146,8 +147,8 @@ def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: t
     """
     st = _store(store_path, config_path, wait, read_only=True)
     if html_path:
+        from ..monitor.storage.params import metric_keys
         from ..web.monitor_report import write_monitor_report
-        from ._params import metric_keys
 
         keys = metric_keys(list(metrics) or ["ndcg@10"], list(ks) or None)
         if len(keys) != 1:
@@ -309,7 +310,7 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
     The window is [--start, --end) (default: the last day in the store), for the slices and for --drill.
     Below the table, the command that lists each row's groups.
     """
-    from ._links import groups_command
+    from ..monitor.reports.links import groups_command
 
     st = _store(store_path, config_path, wait, read_only=True)
     w = _where(where)
@@ -403,12 +404,4 @@ def info_cmd(store_path: str, config_path: str | None, wait: float) -> None:
     click.echo(json.dumps(st.info(), indent=1, default=str))
 
 
-def _add_simulate() -> None:
-    try:
-        from .simulate import simulate_command
-    except ImportError:  # pragma: no cover - the simulator module is missing from this checkout
-        return
-    monitor.add_command(simulate_command, "simulate")
-
-
-_add_simulate()
+monitor.add_command(simulate_command, "simulate")

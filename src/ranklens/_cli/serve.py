@@ -1,20 +1,18 @@
-"""``ranklens serve`` (the dashboard) and ``ranklens report`` (a self-contained HTML file).
+"""``ranklens serve``: the dashboard over a monitoring store (:func:`ranklens.web.create_app` under uvicorn).
 
-Registered lazily by :mod:`ranklens.cli`, so the web stack is imported only when one of them runs.
+Registered lazily by :mod:`ranklens.cli`, so the web stack is imported only when it runs.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
-from ..cli import column_options, comparison_options, input_options, integer
 from ..errors import InputError, InvalidParameterError
-from ..options import parse_sets
+from .main import integer
 
-__all__ = ["report", "serve"]
+__all__ = ["is_loopback", "serve"]
 
 TOKEN_ENV = "RANKLENS_TOKEN"
 
@@ -55,7 +53,7 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     API behind them is described at /api/openapi.json and /api/docs. Everything is served from the
     package: the dashboard works with no internet.
     """
-    from .app import check_token
+    from ..web.app import check_token
 
     check_token(token, "--token")
     if not is_loopback(host) and not token:
@@ -64,8 +62,8 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
         )
     if not os.path.exists(store_path):
         raise InputError(f"{store_path}: no such store (create one with 'ranklens monitor ingest').")
-    from .._deps import require
-    from .app import create_app
+    from .._base.deps import require
+    from ..web.app import create_app
 
     uvicorn = require("uvicorn")
     require("duckdb")
@@ -81,36 +79,3 @@ def serve(store_path: str, host: str, port: int, token: str | None, config_path:
     click.echo(f"ranklens: serving {store_path} (read-only) at http://{shown}:{port}/"
                + ("  (token required)" if token else ""), err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
-
-
-@click.command("report")
-@click.argument("judgments", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--output", default="ranklens-report.html", show_default=True, type=click.Path(dir_okay=False),
-              help="The HTML file to write.")
-@click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
-@click.option("--title", default=None, help="Title of the report.")
-@comparison_options
-@click.option("--no-curves", is_flag=True, help="Leave out the metric@k curves (k = 1..100).")
-@click.option("--top", type=integer(min=0), default=10, show_default=True,
-              help="Queries listed with the largest gains and losses.")
-@click.option("--digits", type=integer(0, 12), default=4, show_default=True, help="Decimals in the tables.")
-@column_options
-def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[str, ...], title: str | None,
-           baseline: str | None, test: str, correction: str, alpha: float, confidence: float, ci: str,
-           resamples: int, seed: int, no_curves: bool, top: int, convention: str, sets: tuple[str, ...],
-           digits: int, **kw: Any) -> None:
-    """Write one self-contained HTML report of RUN (evaluation) or RUN1 RUN2 [RUN...] (comparison).
-
-    The page holds the tables of `ranklens eval` and `ranklens compare`, metric@k curves, per-query
-    differences and interval plots, with its charts embedded: it opens from disk, with no server.
-    """
-    from .report import write_report
-
-    columns = input_options(kw)
-    overrides = parse_sets(sets)
-    out = write_report(output, judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline,
-                       convention=convention, test=test, correction=correction, alpha=alpha, confidence=confidence,
-                       ci=ci, n_resamples=resamples, seed=seed, title=title, digits=digits, curves=not no_curves,
-                       top=top, **columns, **overrides)
-    click.echo(f"ranklens: wrote {out}", err=True)

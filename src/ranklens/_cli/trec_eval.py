@@ -1,19 +1,6 @@
 """``ranklens trec_eval`` and the ``ranklens-trec_eval`` script: trec_eval's command line, trec_eval's output.
 
-The arguments are trec_eval 10.0's (``-q``, ``-c``, ``-n``, ``-l N``, ``-M N``, ``-J``, ``-m measure[.params]``
-repeated, the nicknames ``official`` (the default), ``all_trec`` and ``set``, then ``qrels run``) and the
-output is trec_eval's, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, the counts as integers, the per-query
-lines (``-q``) query by query before the ``all`` lines, measures in trec_eval's own order.
-
-This module only translates: a trec_eval measure and its parameters become ranklens measures
-(:data:`ranklens.trec_eval_measures.TREC_MEASURES`), the flags become fields of the ``trec_eval10``
-convention (``-l``: its ``relevance_level``; ``-c``: ``queries="judged"`` with a missing run scored 0)
-or a selection of the run's rows (``-M``: each query's first N items in trec_eval's order, score
-descending and ties by document id descending; ``-J``: only the judged items), and every number comes
-from :func:`ranklens.evaluate`. A measure ranklens does not compute is refused by name, never left out:
-``-m all_trec`` names every missing one.
-
-Inside this command ``-c`` is trec_eval's "average over every judged query", not ranklens' ``-c/--convention``.
+The public face of this module is :mod:`ranklens.trec_eval_cli`.
 """
 
 from __future__ import annotations
@@ -27,12 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import click
 import numpy as np
 
-from .errors import InvalidParameterError, RanklensError, report
-from .trec_eval_measures import NICKNAMES, TREC_EVAL_VERSION, TREC_MEASURES, Line, mark_measure, measure_lines
+from .._defs.trec_eval import NICKNAMES, TREC_EVAL_VERSION, TREC_MEASURES, Line, mark_measure, measure_lines
+from ..errors import InvalidParameterError, RanklensError, report
 
-__all__ = ["main", "parse_args", "run"]
+__all__ = ["main", "parse_args", "run", "trec_eval_cmd"]
 
 _USAGE = ("usage: ranklens trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] {-m measure[.params]}* qrels run "
           "(see 'ranklens trec_eval -h')")
@@ -95,7 +83,7 @@ def parse_args(argv: Sequence[str]) -> _Args | str:
         if opt == "-h":
             return _help()
         if opt == "-v":
-            from ._version import __version__
+            from .._version import __version__
 
             return (f"ranklens trec_eval: trec_eval {TREC_EVAL_VERSION}'s command line and output, computed by "
                     f"ranklens {__version__}")
@@ -147,7 +135,7 @@ def _requested(args: _Args) -> list[tuple[str, list[Line], dict[float, float] | 
 
 
 def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
-    from .conventions import get_convention
+    from .._defs.conventions import get_convention
 
     fields: dict[str, Any] = {"relevance_level": float(args.level)}
     if args.complete:
@@ -171,7 +159,7 @@ def _refuse_missing(asked: list[tuple[str, list[Line], dict[float, float] | None
 
 
 def _computed(lines: list[Line], conv: Any) -> bool:
-    from .measures import check_measures, parse_measure
+    from .._defs.measures import check_measures, parse_measure
 
     for line in lines:
         if line.kind in ("runid", "count", "relstring"):
@@ -186,7 +174,7 @@ def _computed(lines: list[Line], conv: Any) -> bool:
 
 
 def _ids(ids: Any) -> np.ndarray:
-    from ._ids import IdColumn
+    from .._input.ids import IdColumn
 
     return np.asarray(IdColumn.of(ids).to_numpy()).astype(str)
 
@@ -209,8 +197,8 @@ def _select(judgments: Any, rankings: Any, args: _Args) -> Any:
     """The run's rows trec_eval evaluates: with ``-M N`` each query's first N in its order (score
     descending, ties by document id descending, as the ``trec_eval10`` convention ranks them), then with
     ``-J`` the judged ones (a qrels line with a label of 0 or more)."""
-    from ._ids import filter_ids
-    from .records import Rankings
+    from .._input.ids import filter_ids
+    from .._input.records import Rankings
 
     keep = np.ones(len(rankings), dtype=bool)
     qid = _ids(rankings.qid)
@@ -261,8 +249,8 @@ def _evaluate(args: _Args, asked: list[tuple[str, list[Line], dict[float, float]
               run_path: str) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """Per-query values and aggregates of every printed line, from :func:`ranklens.evaluate`: the queries
     (in trec_eval's order: byte order of the ids), per line name its values, per line name its aggregate."""
-    from .evaluate import evaluate
-    from .io import read_judgments, read_rankings
+    from .._core.evaluate import evaluate
+    from .._input.files import read_judgments, read_rankings
 
     judgments = read_judgments(args.qrels, format="trec")
     rankings = read_rankings(run_path, format="trec")
@@ -455,6 +443,15 @@ def run(argv: Sequence[str]) -> None:
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as exc:
         report(exc)
+
+
+@click.command("trec_eval", add_help_option=False,
+               context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trec_eval_cmd(args: tuple[str, ...]) -> None:
+    """trec_eval's own command line (-q, -c, -m P.5,10, -M, -l, -J ... qrels run): its output, byte for byte.
+    Here -c is trec_eval's (every judged query), not --convention. 'ranklens trec_eval -h' for more."""
+    run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

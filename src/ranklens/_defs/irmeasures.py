@@ -25,9 +25,9 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ._registry import MAX_CUTOFF, param_refusal
+from ..errors import InvalidParameterError
 from .conventions import CONVENTIONS, Convention
-from .errors import InvalidParameterError
+from .registry import MAX_CUTOFF, param_refusal
 
 __all__ = [
     "IR_MEASURES_NAMES", "PROVIDERS", "convention_groups", "is_ir_measures_object", "looks_like_ir_measures",
@@ -261,7 +261,7 @@ def _check(name: str, params: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _out_of_range(name: str, p: str, v: Any) -> str | None:
     """Why a parameter of the right type is outside its range (the family's parameter by the one rule of
-    :func:`ranklens._registry.param_refusal`; a cutoff from 1 to :data:`MAX_CUTOFF`; a level a finite number)."""
+    :func:`ranklens._defs.registry.param_refusal`; a cutoff from 1 to :data:`MAX_CUTOFF`; a level a finite number)."""
     if p == "cutoff" and v is not None and not 1 <= v <= MAX_CUTOFF:
         return f"the cutoff must be an integer from 1 to {MAX_CUTOFF}"
     if p == "rel" and v is not None and not -2**53 <= v <= 2**53:

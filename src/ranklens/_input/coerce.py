@@ -10,7 +10,7 @@ Accepted forms (for judgments and for rankings alike):
 * for rankings, a 1-D array or list of scores with one value per judgment
   row (LETOR predictions);
 * the forms of other libraries (records, ranx, Hugging Face, rows as dicts),
-  first brought to one of the above by :func:`ranklens._forms.unwrap`; a list
+  first brought to one of the above by :func:`ranklens._input.forms.unwrap`; a list
   holding records is never taken for a matrix.
 
 Files are read by :mod:`ranklens.io`, which hands its tables and JSON dicts to
@@ -27,8 +27,9 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
-from ._forms import (
+from ..errors import InputError, InvalidParameterError
+from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
+from .forms import (
     accepted,
     array_like,
     has_records,
@@ -38,10 +39,9 @@ from ._forms import (
     record_columns,
     unwrap,
 )
-from ._ids import id_length
-from ._validate import check_values, numeric
-from .errors import InputError, InvalidParameterError
+from .ids import id_length
 from .records import Records, left_out_rows
+from .validate import check_values, numeric
 
 __all__ = [
     "COLUMN_NAMES",
@@ -229,7 +229,7 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
                   missing: str) -> tuple[np.ndarray, np.ndarray | None]:
     """A table's label/score/rank column as float64, and the rows left out (None: none).
 
-    Missing values, NaN and infinities are refused (:func:`~ranklens._validate.check_values`); with
+    Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
     ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
     vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
     if np.isfinite(vals).all():
@@ -271,7 +271,7 @@ def _nested_columns(obj: Mapping[Any, Any], what: str, where: str | None = None,
 def _floats(raw: list[Any], what: str, where: str, qids: Any, items: Any,
             missing: str) -> tuple[np.ndarray, np.ndarray | None]:
     """Values of a dict or of records as float64, checked (numbers only: ``"1.5"`` is text, refused by
-    :func:`~ranklens._validate.numeric`; missing values by :func:`~ranklens._validate.check_values`), and
+    :func:`~ranklens._input.validate.numeric`; missing values by :func:`~ranklens._input.validate.check_values`), and
     the rows left out; read in one pass when every value is a float or an int."""
     def locate(i: int) -> tuple[str, int | None, str | None]:
         return f"query {qids[i]} item {items[i]}", None, None
@@ -495,7 +495,8 @@ def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None,
 
 def judgment_records(obj: Any, missing: str = "error", **columns: Any) -> Records:
     """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists, records
-    (:mod:`ranklens._forms`), an array of another library; ``missing``: see :data:`ranklens._validate.MISSING`."""
+    (:mod:`ranklens._input.forms`), an array of another library; ``missing``: see
+    :data:`ranklens._input.validate.MISSING`."""
     obj = unwrap(obj, "judgments")
     if isinstance(obj, Mapping):
         return nested_records(obj, "judgments", missing=missing)
@@ -523,8 +524,9 @@ def judgment_records(obj: Any, missing: str = "error", **columns: Any) -> Record
 
 def ranking_records(obj: Any, missing: str = "error", **columns: Any) -> Records:
     """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, records
-    (:mod:`ranklens._forms`), an array of another library; ``missing``: see :data:`ranklens._validate.MISSING`
-    (a score vector aligns with the judgments row by row: there a missing score is always refused)."""
+    (:mod:`ranklens._input.forms`), an array of another library; ``missing``: see
+    :data:`ranklens._input.validate.MISSING` (a score vector aligns with the judgments row by row: there a
+    missing score is always refused)."""
     in_ranx_order = is_ranx_run(obj)
     obj = unwrap(obj, "rankings")
     if isinstance(obj, Mapping):

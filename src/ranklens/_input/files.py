@@ -1,35 +1,7 @@
 """Readers: files into :class:`~ranklens.records.Records` (then :class:`~ranklens.data.Judgments` and
 :class:`~ranklens.data.Rankings`).
 
-Formats (``format=`` or detected from the extension and the first lines):
-
-``trec``        qrels ``qid iter item label`` or run ``qid Q0 item rank score [tag]``
-                (``#`` lines are comments; a ``#`` inside an id is part of it)
-``svmlight``    LETOR ``label qid:Q 1:v 2:v ... [# comment]`` for judgments; without
-                ``qid:`` the groups come from a ``.query``/``.group`` file beside it
-``predictions`` one score per line, aligned with the judgment rows (LETOR)
-``csv``/``tsv`` a long table with a header (see :data:`ranklens.data.COLUMN_NAMES`)
-``parquet``     a long table
-``jsonl``       JSON Lines records of a long table
-``json``        ``{query: {item: value}}`` or a list of records
-
-Gzip-compressed files are read transparently, within a bound (:func:`inflate`: 100 times the compressed size,
-or 256 MiB); binary data (an SQLite file, a zip, a NUL byte in the first 64 KiB) is refused at once
-(:func:`refuse_binary`). Every parse error names the
-file, the line number and the offending text. Every reader (and every
-in-memory form) applies the same rules (:mod:`ranklens._validate`):
-
-* a UTF-8 byte-order mark is dropped; ``\n``, ``\r\n`` and a bare ``\r``
-  all end a line; bytes that are not UTF-8 are refused (file, line);
-* relevance labels, scores and ranks must be finite numbers: NaN,
-  infinities and missing values (an empty CSV cell, a JSON ``null``) are
-  refused (file and line, or row), unless ``missing="exclude"`` asks to leave
-  a row with a missing label or score out of that side, counted;
-* TREC qrels lines have 4 fields and run lines at least 6 (the rest of a
-  run line is skipped), as trec_eval reads them;
-* CSV/TSV label, score and rank columns are decimal numbers; a header naming
-  a column twice, list or struct columns (JSON Lines, Parquet) and a JSON
-  that is not ``{query: {item: value}}`` or a list of records are refused.
+The public face of this module is :mod:`ranklens.io`.
 """
 
 from __future__ import annotations
@@ -41,11 +13,11 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ._coerce import nested_records, pick_column, table_records
-from ._text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
-from ._validate import strip_bom, text_buffer, utf8_text
-from .errors import FormatError, InputError, InvalidParameterError
+from ..errors import FormatError, InputError, InvalidParameterError
+from .coerce import nested_records, pick_column, table_records
 from .records import Judgments, Rankings, Records
+from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
+from .validate import strip_bom, text_buffer, utf8_text
 
 __all__ = ["BINARY_PROBE", "FORMATS", "INFLATE_FLOOR", "INFLATE_RATIO", "detect_format", "inflate", "read_judgments",
            "read_rankings", "read_records", "read_table", "refuse_binary"]
@@ -460,7 +432,7 @@ def read_records(
     missing : {"error", "exclude"}
         A missing label, score or rank in a table (an empty CSV cell, a JSON ``null``, a null of Parquet) or a
         ``{query: {item: value}}`` JSON: refused (default), or its row left out of that side and counted
-        (:data:`ranklens._validate.MISSING`).
+        (:data:`ranklens._input.validate.MISSING`).
     **columns
         ``query_col=``, ``item_col=``, ``score_col=``, ``rank_col=``,
         ``label_col=`` for tables.

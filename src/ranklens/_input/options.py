@@ -1,10 +1,6 @@
 """Keyword options split into typed groups: table columns, file formats, convention fields.
 
-``ranklens.evaluate(..., **options)`` (and ``explain``, the Spark engine, the
-CLI) take one bag of keywords. :func:`split_options` separates it, in this one
-place, into :class:`Columns` (which table column plays which role),
-:class:`Formats` (how to read the files) and the rest, the convention field
-overrides; :func:`load_inputs` reads judgments and rankings with the first two.
+The public face of this module is :mod:`ranklens.options`.
 """
 
 from __future__ import annotations
@@ -16,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ._coerce import MATRIX_SOURCES, table_kind
-from ._forms import unwrap
-from ._validate import check_missing
-from .conventions import Convention
-from .data import as_judgments, as_rankings, is_pathlike, split_table
-from .errors import InputError, InvalidParameterError
-from .io import detect_format, read_table
+from .._defs.conventions import Convention
+from ..errors import InputError, InvalidParameterError
+from .coerce import MATRIX_SOURCES, table_kind
+from .dispatch import as_judgments, as_rankings, is_pathlike, split_table
+from .files import detect_format, read_table
+from .forms import unwrap
 from .records import Judgments, Rankings
+from .validate import check_missing
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]
 
@@ -32,7 +28,7 @@ COLUMN_KEYS: dict[str, str] = {
     "query_col": "query", "item_col": "item", "score_col": "score", "rank_col": "rank", "label_col": "label",
 }
 #: The keywords about reading the inputs (``format`` is the judgments' format, as ``judgments_format``;
-#: ``missing`` what a missing label or score is, :data:`ranklens._validate.MISSING`).
+#: ``missing`` what a missing label or score is, :data:`ranklens._input.validate.MISSING`).
 FORMAT_KEYS: tuple[str, ...] = ("format", "judgments_format", "run_format", "groups", "missing")
 
 

@@ -16,7 +16,7 @@
   there); past the sixth, the rest of a run line is skipped, as trec_eval does (its own test run
   ``results.trunc`` has such lines).
 
-:mod:`ranklens._text`, :mod:`ranklens.io` and :mod:`ranklens._coerce` use these and nothing else, so the
+:mod:`ranklens._input.text`, :mod:`ranklens.io` and :mod:`ranklens._input.coerce` use these and nothing else, so the
 readers cannot drift apart.
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FormatError, InputError, InvalidParameterError
+from ..errors import FormatError, InputError, InvalidParameterError
 
 __all__ = ["BOM", "MISSING", "TREC_FIELDS", "check_missing", "check_utf8", "check_values", "numeric", "strip_bom",
            "text_buffer", "utf8_text"]

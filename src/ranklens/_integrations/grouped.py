@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import factorize_parts
-from .conventions import Convention, get_convention
-from .errors import InvalidParameterError
-from .measures import Measure, parse_measures
-from .result import Result
+from .._core.result import Result
+from .._defs.conventions import Convention, get_convention
+from .._defs.measures import Measure, parse_measures
+from .._input.ids import factorize_parts
+from ..errors import InvalidParameterError
 
 __all__ = ["GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
 
@@ -175,7 +175,7 @@ def evaluate_grouped(
     >>> round(res["ndcg@2"], 6)  # query 0: (1/log2(3)) / 1; query 1: 1
     0.815465
     """
-    from .evaluate import evaluate_arrays
+    from .._core.evaluate import evaluate_arrays
 
     label = np.asarray(y_true, dtype=np.float64).reshape(-1)
     score = np.asarray(y_score, dtype=np.float64)

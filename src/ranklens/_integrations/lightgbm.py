@@ -1,15 +1,6 @@
 """ranklens measures as LightGBM evaluation metrics: ``feval`` of ``lgb.train``, ``eval_metric`` of ``LGBMRanker``.
 
->>> import ranklens.lightgbm
->>> metric = ranklens.lightgbm.feval("ndcg@10")       # LightGBM's own ndcg@10, to the last bit
->>> metric = ranklens.lightgbm.feval(["ndcg@10", "map@10"], convention="trec_eval")  # any measure and convention
-
-``lgb.train(params, train_set, valid_sets=[valid], feval=metric, callbacks=[lgb.early_stopping(20)])``
-early-stops on it (set ``"metric": "None"`` in ``params`` to stop on ranklens' number alone);
-``LGBMRanker().fit(X, y, group=..., eval_set=[...], eval_group=[...], eval_metric=metric)`` takes the
-same object. Each call is one :func:`ranklens.evaluate` over the whole data set (no loop over queries).
-
-This module does not import lightgbm: a metric reads the labels, groups and weights LightGBM hands it.
+The public face of this module is :mod:`ranklens.lightgbm`.
 """
 
 from __future__ import annotations
@@ -19,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ._grouped import GroupedMetric, evaluate_grouped, measure_list, query_weights
-from .conventions import Convention, get_convention
-from .errors import InvalidParameterError
-from .measures import Measure
+from .._defs.conventions import Convention, get_convention
+from .._defs.measures import Measure
+from ..errors import InvalidParameterError
+from .grouped import GroupedMetric, evaluate_grouped, measure_list, query_weights
 
 __all__ = ["LightGBMMetric", "feval"]
 

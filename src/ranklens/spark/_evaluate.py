@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._plan import make_plan
+from .._core.plan import make_plan
 from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
 from ..measures import Measure

@@ -1,8 +1,9 @@
 """Monitors: compare each window of a series with its baseline and judge it (fires, or not, or not judged).
 
 The monitors read reports, not the database: :func:`judge` and :func:`run_monitors` take any object with the
-methods of :class:`ReportSource` (the store's :class:`~ranklens.monitor._reports.Reports` is one). The alerts'
-lifecycle (open, resolved) is :mod:`ranklens.monitor._lifecycle`; the webhook :mod:`ranklens.monitor._webhook`.
+methods of :class:`ReportSource` (the store's :class:`~ranklens.monitor.reports.reports.Reports` is one). The
+alerts' lifecycle (open, resolved) is :mod:`ranklens.monitor.alerts.lifecycle`; the webhook
+:mod:`ranklens.monitor.alerts.webhook`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import InputError
-from ._aggregates import StoreAggregate
-from ._params import metric_keys, parse_time, window_delta
-from ._stats import welch
-from .config import Baseline, MonitorConfig, MonitorSpec
+from ...errors import InputError
+from ..config import Baseline, MonitorConfig, MonitorSpec
+from ..reports.aggregates import StoreAggregate
+from ..reports.stats import welch
+from ..storage.params import metric_keys, parse_time, window_delta
 
 __all__ = ["Alert", "Judgement", "ReportSource", "floor_time", "judge", "run_monitors"]
 
@@ -194,7 +195,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
             where.update({k: v for k, v in series.items() if v is not None})
             ck = (bspec, tuple(sorted((k, str(v)) for k, v in where.items())),
                   (w0, w1) if bspec.kind == "previous" else None)
-            if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor._baseline
+            if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor.reports.baseline
                 base_cache[ck] = reports.series_baseline(key, where, w0, w1, bspec)[0]
             bvals, bw = base_cache[ck]
             if len(bvals) == 0:

@@ -25,10 +25,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .._deps import require
-from ._db import fetch_arrow, transaction
-from ._params import parse_time
-from .alerts import Alert, Judgement
+from ..._base.deps import require
+from ..storage.db import fetch_arrow, transaction
+from ..storage.params import parse_time
+from .judge import Alert, Judgement
 
 __all__ = ["STATES", "advance", "alert_list", "mark_notified", "pending_notifications", "recorded_alerts"]
 

@@ -23,7 +23,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["MAX_BLOCKS", "WebhookError", "deliver", "payload", "summary_text"]
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from ..measures import parse_measure
-from ..result import MIN_GEO_MEAN, list_weights
-from ..stats import bootstrap_means, t_interval
-from ._stats import summary, welch
+from ...measures import parse_measure
+from ...result import MIN_GEO_MEAN, list_weights
+from ...stats import bootstrap_means, t_interval
+from .stats import summary, welch
 
 __all__ = ["KINDS", "StoreAggregate", "counted"]
 

@@ -10,7 +10,7 @@ A series is a set of filter values (``{"model": "ranker", "model_version": "v2",
 * ``previous``: the same series over the window before the one judged.
 
 :func:`baseline_candidates` lists the selections to try, in order; the first with a counted value is the
-baseline (:meth:`ranklens.monitor._reports.Reports.series_baseline` runs them).
+baseline (:meth:`ranklens.monitor.reports.reports.Reports.series_baseline` runs them).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
-from ._values import select_values
-from .config import Baseline, MonitorConfig
+from ...errors import InvalidParameterError
+from ..config import Baseline, MonitorConfig
+from ..storage.values import select_values
 
 __all__ = ["BaselineSelection", "baseline_candidates", "select_baseline"]
 

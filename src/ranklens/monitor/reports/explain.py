@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ._values import events, gains
-from .config import MonitorConfig
+from ..._base.deps import require
+from ..config import MonitorConfig
+from ..storage.values import events, gains
 
 __all__ = ["GroupExplanation", "explain_group"]
 
@@ -106,7 +106,7 @@ def explain_group(con: Any, config: MonitorConfig, gid: int, meta: tuple[Any, ..
     """The explanation of the stored group ``gid`` (``meta``: group_id, model, model_version, environment,
     order_by) over its whole list, with the values at cutoff ``k``."""
     pa = require("pyarrow")
-    from ..explain import explain as _explain
+    from ...explain import explain as _explain
 
     group_id, model, version, env, order_by = meta
     ev = events(con, config.attribution, "SELECT ?", [gid])

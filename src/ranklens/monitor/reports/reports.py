@@ -2,7 +2,7 @@
 intervals), the baseline, the worst lists, one list's table, two selections compared, the slice values
 behind a change, and what the store holds.
 
-Values come from :mod:`ranklens.monitor._values` (stored per group, or computed from the events); the
+Values come from :mod:`ranklens.monitor.storage.values` (stored per group, or computed from the events); the
 aggregation works on a small per-group table (no Python loop over groups; loops over cells).
 """
 
@@ -16,18 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ..errors import InputError, InvalidParameterError
-from ._aggregates import StoreAggregate, counted
-from ._baseline import BaselineSelection, select_baseline
-from ._db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
-from ._explain import GroupExplanation, explain_group
-from ._maturity import Maturity, maturity_of
-from ._params import MAX_CUTOFF, check_window, metric_keys, parse_time, window_delta
-from ._schema import schema_version
-from ._slices import MIN_SUPPORT, slice_report
-from ._values import select_values
-from .config import Baseline, MonitorConfig
+from ..._base.deps import require
+from ...errors import InputError, InvalidParameterError
+from ..config import Baseline, MonitorConfig
+from ..storage.db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
+from ..storage.maturity import Maturity, maturity_of
+from ..storage.params import MAX_CUTOFF, check_window, metric_keys, parse_time, window_delta
+from ..storage.schema import schema_version
+from ..storage.values import select_values
+from .aggregates import StoreAggregate, counted
+from .baseline import BaselineSelection, select_baseline
+from .explain import GroupExplanation, explain_group
+from .slices import MIN_SUPPORT, slice_report
 
 __all__ = ["Reports", "aggregate", "mark_provisional"]
 
@@ -56,7 +56,7 @@ class Reports:
     def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
                end: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """(values, weights) of one measure over the counted groups of a selection (groups left out dropped;
-        weights: None unless the measure is a weighted mean, see :mod:`ranklens.monitor._aggregates`)."""
+        weights: None unless the measure is a weighted mean, see :mod:`ranklens.monitor.reports.aggregates`)."""
         key = metric_keys(metric)[0]
         with self.db.reading() as con:
             g, v = select_values(con, self.config, [key], where, start, end)
@@ -105,7 +105,7 @@ class Reports:
         if spec.kind == "previous":
             raise InvalidParameterError("a 'previous window' baseline depends on a window; use report() or check().")
         key = metric_keys(metric)[0]
-        with self.db.reading() as con:  # the series' baseline by the monitors' rule (ranklens.monitor._baseline)
+        with self.db.reading() as con:  # the series' baseline by the monitors' rule (ranklens.monitor.reports.baseline)
             g, values, sel = select_baseline(con, self.config, [key], spec, where)
         agg = StoreAggregate.of(key)
         out = agg.summary(*counted(agg, values[:, 0], g.column("w:n_items")), confidence, n_resamples, seed)
@@ -235,7 +235,7 @@ class Reports:
                         baseline: Any = None) -> tuple[tuple[np.ndarray, np.ndarray | None], BaselineSelection]:
         """((counted values, weights), selection) of the baseline of the series ``where`` judged over
         ``[w0, w1)``: the one rule of the monitors, the overview and the slices
-        (:mod:`ranklens.monitor._baseline`); weights as in :meth:`values`."""
+        (:mod:`ranklens.monitor.reports.baseline`); weights as in :meth:`values`."""
         key = metric_keys(metric)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         with self.db.reading() as con:
@@ -328,7 +328,7 @@ class Reports:
 
 def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
     """``table`` (a report) with a last column ``provisional``: the window ends after the store's clock minus
-    the label maturity, so its labels may not all have arrived (see :mod:`ranklens.monitor._maturity`)."""
+    the label maturity, so its labels may not all have arrived (see :mod:`ranklens.monitor.storage.maturity`)."""
     pa = require("pyarrow")
     until = maturity.mature_until
     if until is None or table.num_rows == 0:
@@ -342,7 +342,7 @@ def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
 def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],
               ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
     """The report's table: per cell (the distinct values of ``keycols``, named ``names``) and measure, the
-    aggregate of the counted groups (:class:`~ranklens.monitor._aggregates.StoreAggregate`: a mean, a
+    aggregate of the counted groups (:class:`~ranklens.monitor.reports.aggregates.StoreAggregate`: a mean, a
     geometric mean, a mean weighted by the lists' items or a total), their number, the number left out,
     and the cell's interval (``groups`` has the column ``w:n_items``)."""
     pa = require("pyarrow")

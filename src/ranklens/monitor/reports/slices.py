@@ -18,7 +18,7 @@ such cells are pooled into one ``(other)`` row per definition (``n_cells`` says 
 add up. Each listed cell gets Welch's two-sided p-value of ``m_w(c) - m_b(c)`` and its Holm-adjusted value
 over every cell listed (``correction="bh"``: Benjamini-Hochberg; ``"none"``).
 
-Measures with another aggregate (:mod:`ranklens.monitor._aggregates`) are split on their own scale
+Measures with another aggregate (:mod:`ranklens.monitor.reports.aggregates`) are split on their own scale
 (``contribution_scale`` in the summary, whose ``scale_change`` the contributions add up to): a geometric
 mean (``gm_map``) on the logarithms, ``log(max(v, 0.00001))`` (the contributions add up to
 ``log(G_w / G_b)``; the values shown are the cells' geometric means); a weighted mean (``gauc``) with
@@ -36,14 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ..errors import InputError, InvalidParameterError
-from ..stats import scipy_special
-from ._aggregates import StoreAggregate
-from ._baseline import select_baseline
-from ._db import column_sql, quote, slice_columns
-from ._values import select_values
-from .config import Baseline, MonitorConfig
+from ..._base.deps import require
+from ...errors import InputError, InvalidParameterError
+from ...stats import scipy_special
+from ..config import Baseline, MonitorConfig
+from ..storage.db import column_sql, quote, slice_columns
+from ..storage.values import select_values
+from .aggregates import StoreAggregate
+from .baseline import select_baseline
 
 __all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "decompose", "slice_report", "welch_cells"]
 
@@ -91,7 +91,7 @@ def welch_cells(nw: np.ndarray, mw: np.ndarray, vw: np.ndarray, nb: np.ndarray, 
                 vb: np.ndarray) -> np.ndarray:
     """Welch's two-sided p-value per cell from counts, means and variances (ddof=1); NaN under 2 on a side.
 
-    The same test as :func:`ranklens.monitor._stats.welch` (``scipy.stats.ttest_ind(equal_var=False)``),
+    The same test as :func:`ranklens.monitor.reports.stats.welch` (``scipy.stats.ttest_ind(equal_var=False)``),
     for many cells at once.
     """
     p = np.full(nw.shape, np.nan)

@@ -1,5 +1,5 @@
 """Statistics over groups: a mean with its bootstrap interval and Welch's unequal-variance t-test (the
-other aggregates, their intervals and differences: :mod:`ranklens.monitor._aggregates`).
+other aggregates, their intervals and differences: :mod:`ranklens.monitor.reports.aggregates`).
 
 The groups of two selections differ (other lists, other days), so tests are unpaired. Resampling runs in
 :mod:`ranklens.stats`'s kernels (a seed gives the same numbers on any thread count).
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import bootstrap_ci, scipy_special
+from ...stats import bootstrap_ci, scipy_special
 
 __all__ = ["summary", "welch"]
 

@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ..errors import InputError, InvalidParameterError
-from ._baseline import baseline_candidates
-from ._db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
-from ._params import check_window, window_delta
-from ._signal_names import SignalName, parse_signal, signal_keys
-from .config import Baseline
+from ..._base.deps import require
+from ...errors import InputError, InvalidParameterError
+from ..config import Baseline
+from ..reports.baseline import baseline_candidates
+from ..storage.db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
+from ..storage.params import check_window, window_delta
+from .names import SignalName, parse_signal, signal_keys
 
 __all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", "psi", "read_items", "signals"]
 

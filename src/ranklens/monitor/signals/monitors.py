@@ -19,10 +19,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._params import parse_time, window_delta
-from ._signal_names import is_signal, parse_signal
-from .alerts import Alert, Judgement, floor_time
-from .config import Baseline, MonitorSpec
+from ..alerts.judge import Alert, Judgement, floor_time
+from ..config import Baseline, MonitorSpec
+from ..storage.params import parse_time, window_delta
+from .names import is_signal, parse_signal
 
 __all__ = ["judge_signal_monitors", "run_signal_monitors", "signal_specs"]
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import InvalidParameterError
+from ...errors import InvalidParameterError
 
 __all__ = ["DISTANCES", "LEVELS", "SIGNALS", "SignalName", "check_signal_monitor", "is_signal", "parse_signal",
            "signal_keys"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ...errors import InvalidParameterError
 
 __all__ = ["check_date", "check_fraction", "check_int", "check_items", "check_slice", "epoch_ms", "fail"]
 

@@ -17,12 +17,10 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import click
 import numpy as np
 
-from ..cli import integer, number
-from ..errors import InvalidParameterError
-from ._sim_checks import (
+from .broken import broken_scores, popular_items
+from .checks import (
     MAX_DAYS,
     MAX_GROUPS,
     check_date,
@@ -33,13 +31,12 @@ from ._sim_checks import (
     epoch_ms,
     fail,
 )
-from ._sim_columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
-from ._sim_signals import broken_scores, popular_items
+from .columns import arrow_codes, arrow_ids, arrow_labels, arrow_numbers, iso_text, write_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["COLUMNS", "LABELS", "SLICES", "simulate", "simulate_command"]
+__all__ = ["COLUMNS", "FORMATS", "LABELS", "SLICES", "simulate", "simulate_counted"]
 
 #: Outcome labels, from the weakest to the strongest.
 LABELS: tuple[str, ...] = ("click", "favorite", "buy")
@@ -75,7 +72,8 @@ _CATALOGUE = 100_003  # a prime: (start + j * step) mod it gives distinct items 
 _DAY_MS = 86_400_000
 _BAD_TIMES = ("2026-13-45T25:61:00Z", "not a time", "yesterday")
 _DECAYS = ("swap_first_last", "broken_scores")
-_FORMATS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
+#: File formats :func:`simulate` writes, by name: the file extension.
+FORMATS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
 
 # ------------------------------------------------------------------------------------------------ drawing
@@ -190,8 +188,8 @@ def simulate(
         ``{}`` decays every production list.
     decay : {"swap_first_last", "broken_scores", None}, default="swap_first_last"
         ``"broken_scores"``: the lists are scored by a broken model whose scores ignore the grades (drawn
-        from a normal distribution of its own, see ``_sim_signals``) and served in that order; label-free
-        signals (``psi(score)``...) see it as soon as the lists are served. ``None`` plants no decay.
+        from a normal distribution of its own, see :mod:`ranklens.monitor.simulate.broken`) and served in that
+        order; label-free signals (``psi(score)``...) see it as soon as the lists are served. ``None`` plants no decay.
     late_fraction : float, default=0.5
         Share of the label rows stamped on a later day than their list.
     max_delay_hours : float, default=48
@@ -253,7 +251,7 @@ def simulate(
     ['training.parquet', 'events-2026-10-01.parquet', 'events-2026-10-02.parquet',
      'events-2026-10-03.parquet', 'events-2026-10-04.parquet']
     """
-    return _simulate(
+    return simulate_counted(
         out, start=start, days=days, groups_per_day=groups_per_day, items=items, seed=seed,
         decay_start=decay_start, decay_slice=decay_slice, decay=decay, late_fraction=late_fraction,
         max_delay_hours=max_delay_hours, training_groups=training_groups, validation_groups=validation_groups,
@@ -261,7 +259,7 @@ def simulate(
     )[0]
 
 
-def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: Any, seed: Any, decay_start: Any,
+def simulate_counted(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: Any, seed: Any, decay_start: Any,
               decay_slice: Any, decay: Any, late_fraction: Any, max_delay_hours: Any, training_groups: Any,
               validation_groups: Any, v2_start: Any, v2_share: Any, second_model: bool, malformed: Any,
               format: Any) -> tuple[Any, int, int]:
@@ -291,8 +289,8 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
               else start_day + _dt.timedelta(days=days // 3))
     v2_share = check_fraction("v2_share", v2_share, high_open=False)
     malformed = check_fraction("malformed", malformed, high_open=True)
-    if format not in _FORMATS:
-        raise fail("format", f"must be one of {', '.join(_FORMATS)}; got {format!r}.")
+    if format not in FORMATS:
+        raise fail("format", f"must be one of {', '.join(FORMATS)}; got {format!r}.")
     rng = np.random.default_rng(int(seed))
     start_ms = epoch_ms(start_day)
 
@@ -334,7 +332,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     hit = (g.env == _PROD) & (g.ts >= epoch_ms(decay_day))  # the lists the decay touches
     for col, val in spec.items():
         hit &= g.slices[col] == list(SLICES[col]).index(val)
-    if decay == "broken_scores":  # the label-free case (_sim_signals): popular items; scores without signal
+    if decay == "broken_scores":  # the label-free case (broken.py): popular items; scores without signal
         item = popular_items(rng, grade, row_g)
         score = broken_scores(rng, score, hit[row_g])
     click = rng.random(n_rows) < _P_CLICK[grade]
@@ -461,7 +459,7 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
     # ---------------------------------------------------------------- files
     outdir = pathlib.Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
-    ext = _FORMATS[format]
+    ext = FORMATS[format]
     keys, first_row = np.unique(file_of, return_index=True)
     bounds = [*first_row.tolist(), n_all]
     paths = []
@@ -476,84 +474,3 @@ def _simulate(out: Any, *, start: Any, days: Any, groups_per_day: Any, items: An
         write_table(table.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])), path, format)
         paths.append(path)
     return paths, n_groups, n_all
-
-
-# ------------------------------------------------------------------------------------------------ writers
-
-_OPTION_OF = {
-    "start": "--start", "days": "--days", "groups_per_day": "--groups-per-day", "items": "--items",
-    "seed": "--seed", "decay_start": "--decay-start", "decay_slice": "--decay-slice", "decay": "--decay",
-    "late_fraction": "--late-fraction", "max_delay_hours": "--max-delay-hours",
-    "training_groups": "--training-groups", "validation_groups": "--validation-groups", "malformed": "--malformed",
-    "format": "--format",
-}
-
-
-def _parse_items(text: str) -> tuple[int, int]:
-    a, sep, b = text.partition("-")
-    try:
-        return (int(a), int(b)) if sep else (int(a), int(a))
-    except ValueError:
-        raise InvalidParameterError(f"--items must be MIN-MAX, e.g. 5-20; got {text!r}.") from None
-
-
-def _parse_slice(values: Sequence[str]) -> dict[str, str] | None:
-    spec = {}
-    for v in values:
-        if v.strip().lower() in ("all", "none", "*"):
-            return None
-        col, sep, val = v.partition("=")
-        if not sep or not col.strip() or not val.strip():
-            raise InvalidParameterError(f"--decay-slice must be COL=VALUE, e.g. country=BR; got {v!r}.")
-        spec[col.strip()] = val.strip()
-    return spec
-
-
-@click.command("simulate")
-@click.argument("out_dir", type=click.Path(file_okay=False, path_type=pathlib.Path))
-@click.option("--start", default="2026-10-01", show_default=True, help="First production day (UTC), YYYY-MM-DD.")
-@click.option("--days", type=integer(), default=30, show_default=True, help="Production days.")
-@click.option("--groups-per-day", type=integer(), default=2000, show_default=True, help="Lists served per day.")
-@click.option("--items", "items_", default="5-20", show_default=True, metavar="MIN-MAX", help="List lengths.")
-@click.option("--seed", type=integer(), default=0, show_default=True, help="Random seed (same seed, same events).")
-@click.option("--decay-start", default=None, help="First day of the decay (default: two thirds into the period).")
-@click.option("--decay-slice", multiple=True, metavar="COL=VALUE", default=("country=BR",), show_default=True,
-              help="Slice where lists decay; repeat for several columns; 'all' for every list.")
-@click.option("--decay", type=click.Choice(["swap_first_last", "broken_scores", "none"]), default="swap_first_last",
-              show_default=True, help="The planted decay (broken_scores: seen by label-free signals), or none.")
-@click.option("--late-fraction", type=number(), default=0.5, show_default=True,
-              help="Share of label rows stamped on a later day than their list.")
-@click.option("--max-delay-hours", type=number(), default=48.0, show_default=True, help="Latest label after its list.")
-@click.option("--training-groups", type=integer(), default=None,
-              help="Training lists per model version (default: --groups-per-day).")
-@click.option("--validation-groups", type=integer(), default=0, show_default=True,
-              help="Lists per model version in the validation environment (explicit relevance).")
-@click.option("--second-model", is_flag=True, help="Also simulate a model 'related'.")
-@click.option("--malformed", type=number(), default=0.0, show_default=True,
-              help="Share of bad rows added, for the quarantine demo.")
-@click.option("--format", "format_", type=click.Choice(list(_FORMATS)), default="parquet", show_default=True,
-              help="File format.")
-def simulate_command(out_dir: pathlib.Path, start: str, days: int, groups_per_day: int, items_: str, seed: int,
-                     decay_start: str | None, decay_slice: tuple[str, ...], decay: str, late_fraction: float,
-                     max_delay_hours: float, training_groups: int | None, validation_groups: int, second_model: bool,
-                     malformed: float, format_: str) -> None:
-    """Write a realistic event stream to OUT_DIR: one file per day, late labels, a planted decay.
-
-    Model "ranker" v1, then v2 on half the traffic from day 10; from day 20 the lists of the
-    country=BR slice serve their last item first and their first item last.
-    """
-    try:
-        paths, n_groups, n_events = _simulate(
-            out_dir, start=start, days=days, groups_per_day=groups_per_day, items=_parse_items(items_), seed=seed,
-            decay_start=decay_start, decay_slice=_parse_slice(decay_slice), decay=None if decay == "none" else decay,
-            late_fraction=late_fraction, max_delay_hours=max_delay_hours, training_groups=training_groups,
-            validation_groups=validation_groups, v2_start=None, v2_share=0.5, second_model=second_model,
-            malformed=malformed, format=format_)
-    except InvalidParameterError as exc:
-        msg = str(exc)
-        for name, opt in _OPTION_OF.items():
-            msg = msg.replace(f"`{name}`", opt)
-        raise InvalidParameterError(msg) from None
-    click.echo(f"wrote {len(paths)} files to {out_dir}: {n_events:,} events, {n_groups:,} groups "
-               f"({days} days from {start}, seed {seed})")
-

@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._deps import require
-from ..errors import InputError, InvalidParameterError, RanklensError, ResourceError, StoreBusyError
-from ._params import parse_time
-from ._schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version
+from ..._base.deps import require
+from ...errors import InputError, InvalidParameterError, RanklensError, ResourceError, StoreBusyError
+from .params import parse_time
+from .schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version
 
 __all__ = [
     "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "fetch_arrow", "filters_sql", "metric_columns",

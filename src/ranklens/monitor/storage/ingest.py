@@ -3,7 +3,7 @@ lists, items and outcomes into the store, and per-group results computed elsewhe
 
 An ingest batch is one transaction (a crash leaves nothing of it) and is identified by a hash of its
 content (ingesting it again adds nothing). New groups are marked stale (``dirty``): their values are
-computed by :func:`ranklens.monitor._values.refresh` at the end of the ingest call.
+computed by :func:`ranklens.monitor.storage.values.refresh` at the end of the ingest call.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ..errors import InputError
-from ._db import fetch_arrow, quote, slice_columns, transaction
-from ._read import Unsplit, batch_hash, read_batch
+from ..._base.deps import require
+from ...errors import InputError
+from .db import fetch_arrow, quote, slice_columns, transaction
+from .read import Unsplit, batch_hash, read_batch
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
 

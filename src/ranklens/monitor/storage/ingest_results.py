@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._deps import require
-from ..errors import FormatError, InputError, InvalidParameterError
-from ..measures import parse_measure
-from ._db import Database, metric_columns, quote, slice_columns, transaction
-from ._read import batch_hash, read_batch
+from ..._base.deps import require
+from ...errors import FormatError, InputError, InvalidParameterError
+from ...measures import parse_measure
+from .db import Database, metric_columns, quote, slice_columns, transaction
+from .read import batch_hash, read_batch
 
 __all__ = ["ingest_results"]
 

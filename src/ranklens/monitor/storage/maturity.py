@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .config import MonitorConfig
+from ..config import MonitorConfig
 
 __all__ = ["LEARN_QUANTILE", "Maturity", "learn_maturity", "maturity_of", "remember_maturity", "store_clock"]
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
-from ..measures import parse_measure
+from ...errors import InvalidParameterError
+from ...measures import parse_measure
 
 __all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time",
            "window_delta"]
@@ -94,7 +94,7 @@ def metric_keys(metrics: Any, k: Any = None) -> list[str]:
 def monitor_refusal(key: str) -> str | None:
     """Why a monitor cannot watch measure ``key`` (None: it can).
 
-    The store's reports give every measure with its own aggregate (:mod:`ranklens.monitor._aggregates`);
+    The store's reports give every measure with its own aggregate (:mod:`ranklens.monitor.reports.aggregates`);
     a monitor compares a window's aggregate with a baseline's, which means nothing for a count summed over
     the lists (``num_rel_ret``): a window's total grows with its traffic, and the baseline (another
     environment, range or window) served another number of lists.

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .._deps import require
-from ..errors import FormatError, InputError, InvalidParameterError
-from ._db import fetch_arrow, quote
+from ..._base.deps import require
+from ...errors import FormatError, InputError, InvalidParameterError
+from .db import fetch_arrow, quote
 
 __all__ = ["FILE_TYPES", "Unsplit", "batch_hash", "read_batch", "sources"]
 

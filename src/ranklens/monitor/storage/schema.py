@@ -5,7 +5,7 @@ per-group values of the tracked measures), their items, late label events, inges
 quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups whose stored values
 are stale (``dirty``) so that values are computed once per ingest call rather than once per batch, and
 moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers).
-Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor._lifecycle`).
+Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor.alerts.lifecycle`).
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 
 A store is recognised as ranklens' by a marker in ``meta`` (``application = 'ranklens-monitor'``), written

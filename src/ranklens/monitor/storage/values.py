@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .._deps import require
-from ._db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
-from .config import Attribution, MonitorConfig
+from ..._base.deps import require
+from ..config import Attribution, MonitorConfig
+from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
 
 __all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
 
@@ -73,7 +73,7 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     groups come back sorted, as ``np.unique`` sorts them. Item ids are passed only to a convention that
     breaks ties by item id (``ties="item_desc"`` / ``"item_asc"``).
     """
-    from ..evaluate import evaluate_arrays
+    from ...evaluate import evaluate_arrays
 
     conv = config.convention_obj()
     ev = events(con, config.attribution, gid_sql, params, lo, hi, full=conv.ties in ("item_desc", "item_asc"))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..render import plain
+from ...render import plain
+from ..endpoint import END, START, Endpoint, Param
 
-__all__ = ["call_alert_list"]
+__all__ = ["ENDPOINTS", "call_alert_list"]
 
 
 def _row(r: dict[str, Any]) -> dict[str, Any]:
@@ -35,3 +36,14 @@ def call_alert_list(st: Any, p: dict[str, Any], where: dict[str, Any]) -> dict[s
     page = chosen.slice(p["offset"], p["limit"]).to_pylist()
     return {"rows": [_row(r) for r in page], "total": total, "offset": p["offset"], "limit": p["limit"],
             "state": p["state"], "counts": counts}
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("/api/alert-list", "Alerts, one row each, newest first: state (open, resolved), the windows that opened, "
+                                "last fired and resolved them, values and root cause (Store.alert_list); paged.",
+             (START, END, Param("state", "enum", "all", "Open, resolved or all alerts.",
+                                  choices=("all", "open", "resolved")),
+              Param("limit", "integer", 25, "Alerts per page.", minimum=1, maximum=200),
+              Param("offset", "integer", 0, "Alerts skipped (the page's start).", minimum=0, maximum=10**9)), False,
+             call_alert_list),
+)

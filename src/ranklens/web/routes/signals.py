@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render import plain
+from ...render import plain
+from ..endpoint import BASELINE, BY, END, START, WINDOW, Endpoint, Param
 
-__all__ = ["DEFINITIONS", "call_signals"]
+__all__ = ["DEFINITIONS", "ENDPOINTS", "call_signals"]
 
 #: One sentence per signal family, shown under the page's chart (docs/monitoring.md has the details).
 DEFINITIONS: dict[str, str] = {
@@ -41,3 +42,13 @@ def call_signals(st: Any, p: dict[str, Any], where: dict[str, Any]) -> dict[str,
     families = {n.split("(")[0].split("@")[0] for n in names}
     return {"window": p["window"], "by": list(by), "baseline": meta.get(b"baseline", b"").decode(),
             "signals": names, "rows": rows, "definitions": {f: d for f, d in DEFINITIONS.items() if f in families}}
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("/api/signals", "Label-free signals per window and series against the baseline (Store.signals): "
+                             "score drift, positions, coverage, Gini, novelty, ILD. The Signals page.",
+             (Param("metric", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "
+                                            "psi(popularity@K), coverage[@K], gini[@K], novelty[@K], ild[@K] "
+                                            "(default: all)."),
+              WINDOW, START, END, BASELINE, BY), True, call_signals),
+)
