@@ -31,7 +31,7 @@ class Layout:
     def __init__(self, rankings_df: Any, judgments_df: Any, plan: Plan, group_by: list[str], columns: Columns,
                  missing: str = "error") -> None:
         self.plan = plan
-        self.missing = missing  # a missing label or score: refused, or its row left out (ranklens._input.validate.MISSING)
+        self.missing = missing  # refused, or rows left out: ranklens._input.validate.MISSING
         self.group_by = group_by
         self.two_tables = judgments_df is not None
         rwhere = "the rankings DataFrame"
