@@ -268,8 +268,8 @@ def _check_untied(plan: Plan, problem: Problem) -> None:
         return
     name = plan.convention.name
     if problem.by_rank and any(s.positive_scores for _, s in specs):
-        keys = ", ".join(k for k, s in specs if s.positive_scores)
-        raise InputError(f"convention {name!r}: {keys} read the scores themselves (a relevant item scored 0 or less "
+        scored = ", ".join(k for k, s in specs if s.positive_scores)
+        raise InputError(f"convention {name!r}: {scored} read the scores themselves (a relevant item scored 0 or less "
                          "is no hit, as torchmetrics' preds > 0); the rankings give ranks: give scores.")
     lengths = problem.r_end - problem.r_start
     q = np.repeat(np.arange(lengths.shape[0]), lengths)
