@@ -46,7 +46,6 @@ from .validate import check_values, numeric
 __all__ = [
     "COLUMN_NAMES",
     "MATRIX_SOURCES",
-    "is_number",
     "judgment_records",
     "nested_records",
     "pick_column",
@@ -203,15 +202,6 @@ def pick_column(columns: list[str], role: str, given: str | None, required: bool
             f"{', '.join(COLUMN_NAMES[role][:6])}... or pass `{role}_col=`."
         )
     return None
-
-
-def is_number(x: Any) -> bool:
-    """Whether ``float(x)`` works (a number, or a text of one)."""
-    try:
-        float(x)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
 
 
 def _table_nulls(obj: Any, kind: str, col: str) -> np.ndarray:

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from ._fit import cascade_exam, check_kind, fit_cascade_family, fit_dbn, fit_pbm, forward_loglik
+from ..online.click_models import cascade_examination
+from ._fit import check_kind, fit_cascade_family, fit_dbn, fit_pbm, forward_loglik
 from ._log import ClickLog, read_log
 
 __all__ = ["MODELS", "ByRank", "FittedClickModel", "fit_click_model"]
@@ -282,7 +283,7 @@ def fit_on(lg: ClickLog, kind: str, *, features: Sequence[str] | None = None, it
             continuation = gamma if kind == "dbn" else None
             if kind == "cascade":
                 sigma = None
-        e = cascade_exam(a, s, gamma)
+        e = cascade_examination(a, s, gamma)
         exam = np.where(has, e, 0.0).sum(axis=0) / np.maximum(has.sum(axis=0), 1)
         theta1 = 1.0
         ll, impossible = forward_loglik(a, s, gamma, C, has)
