@@ -20,7 +20,7 @@ buffers (``int64`` offsets and ``uint8`` data), so 10 million ids cost no Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
@@ -319,6 +319,11 @@ class NarrowArrowIds(IdColumn):
     def take(self, idx: Any) -> Any:
         return as_ids(self.values.take(np_to_arrow(np.asarray(idx, dtype=np.int64))))
 
+    def run_starts(self) -> np.ndarray:
+        # chunk by chunk on the offsets as they are: never widened
+        starts = [np.flatnonzero(mask) + pos for pos, _, _, mask in _chunk_run_heads(arrow_string_chunks(self.values))]
+        return np.concatenate(starts) if starts else np.zeros(0, np.int64)
+
 
 def arrow_string_chunks(x: Any) -> list[Any] | None:
     """The chunks of ``x`` when it is an Arrow string array (32-bit offsets) or a chunked array of
@@ -400,13 +405,13 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
     return _heads(as_ids(x, what))
 
 
-def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
-    """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a
-    chunk compared with the last of the one before); None when runs are short."""
-    from .._kernels.api import gather, run_heads
+def _chunk_run_heads(chunks: list[Any] | None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
+    data, run-start mask)``, the first id of a chunk compared with the last of the one before."""
+    from .._kernels.api import run_heads
 
-    starts, parts, pos, n, prev, count = [], [], 0, sum(len(c) for c in chunks), None, 0
-    for c in chunks:
+    pos, prev = 0, None
+    for c in chunks or []:
         m = len(c)
         if m == 0:
             continue
@@ -415,9 +420,19 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
         if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
             mask[0] = False
         prev = data[offs[m - 1]:offs[m]].tobytes()
+        yield pos, offs, data, mask
+        pos += m
+
+
+def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
+    """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a
+    chunk compared with the last of the one before); None when runs are short."""
+    from .._kernels.api import gather
+
+    starts, parts, n, count = [], [], sum(len(c) for c in chunks), 0
+    for pos, offs, data, mask in _chunk_run_heads(chunks):
         st = np.flatnonzero(mask)
         starts.append(st + pos)
-        pos += m
         count += st.size
         if count > n // 2:
             return None

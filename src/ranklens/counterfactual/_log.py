@@ -52,10 +52,30 @@ def codes(t: LogTable, name: str, role: str) -> tuple[np.ndarray, np.ndarray]:
         arr = pa.array(values.astype(np.int64))
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
+    starts = _run_starts(arr)
+    if starts is not None and 2 * len(starts) <= len(arr):  # a session's rows together: only run heads hashed
+        enc = pc.dictionary_encode(arr.take(pa.array(starts)))
+        heads = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        ids = np.asarray(enc.dictionary.cast(pa.string()).to_pylist(), dtype=object)
+        return np.repeat(heads, np.diff(np.append(starts, len(arr)))), ids
     enc = pc.dictionary_encode(arr)
     idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     ids = np.asarray(enc.dictionary.cast(pa.string()).to_pylist(), dtype=object)
     return idx, ids
+
+
+def _run_starts(arr: Any) -> np.ndarray | None:
+    """Where each run of equal neighbouring ids starts (integer or string ids; None for others)."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(arr.type):
+        v = arr.to_numpy(zero_copy_only=False)
+        return np.flatnonzero(np.r_[True, v[1:] != v[:-1]]) if len(v) else None
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        from .._input.ids import IdColumn
+
+        return np.asarray(IdColumn.of(arr).run_starts(), dtype=np.int64) if len(arr) else None
+    return None
 
 
 def _ranks(t: LogTable, name: str) -> np.ndarray:
