@@ -46,8 +46,19 @@ from .data import Judgments, Rankings
 from .errors import InputError
 
 __all__ = [
-    "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule", "matrix_problem",
+    "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
+    "matrix_problem", "same_problem",
 ]
+
+#: The convention fields a problem depends on (what :func:`build_problem` and :func:`array_problem` read): two
+#: conventions equal in these give the same problem, so one built problem serves both.
+PROBLEM_FIELDS = ("label_precision", "negative_labels", "fractional_labels", "max_label", "score_precision",
+                  "queries", "missing_ranking", "min_items", "max_items", "ties")
+
+
+def same_problem(a: Convention, b: Convention) -> bool:
+    """Whether conventions ``a`` and ``b`` give the same problem (:data:`PROBLEM_FIELDS`)."""
+    return all(getattr(a, f) == getattr(b, f) for f in PROBLEM_FIELDS)
 
 
 class ExclusionReason(str, Enum):
@@ -138,6 +149,7 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
+    duplicated: np.ndarray | None = None  # per query, an item twice in its rows or judgments (duplicates="mark")
 
     @property
     def lengths(self) -> np.ndarray:
@@ -310,12 +322,15 @@ def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.
     return bool((dup >= 0).any())
 
 
-def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False) -> Problem:
+def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
+                  duplicates: str = "error") -> Problem:
     """Join judgments and rankings under a convention.
 
     ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
     queries): either side may have no rows and no query may be left to evaluate (then the problem
-    has none; its notes say why).
+    has none; its notes say why). ``duplicates="mark"``: an item twice in a query's rows or judgments is
+    not refused but marked (:attr:`Problem.duplicated`), for ``ranklens trec_eval``, which stops at that
+    query as trec_eval does.
     """
     if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
@@ -414,7 +429,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
     else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
         dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
-    _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
+    if duplicates == "error":
+        _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
+    duplicated = dup >= 0
     if same_rows:
         r_label = label_j
     elif r.label is not None and r.label.shape[0] == key.shape[0]:
@@ -423,8 +440,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
         j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
         j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
-        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), j.qid, ji,
-                   j.source or "the judgments", "judgments")
+        j_dup = find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data)
+        if duplicates == "error":
+            _dup_error(j_dup, j.qid, ji, j.source or "the judgments", "judgments")
+        duplicated |= j_dup >= 0
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
@@ -435,6 +454,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes,
+        duplicated=duplicated if duplicates == "mark" else None,
     )
 
 

@@ -79,10 +79,9 @@ from .measures import (
 from .trec_more import any_at, binary_more, graded_more
 
 __all__ = [
-    "NUM_REL",
-    "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
-    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "explain_query", "label_gain", "list_stats", "order_into",
-    "order_rows",
+    "NUM_REL", "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
+    "ORDER_QUICKSORT", "ORDER_WORST", "chunk_queries", "evaluate_queries", "explain_query", "label_gain",
+    "list_stats", "order_into", "order_rows",
 ]
 
 
@@ -222,6 +221,18 @@ def _push_top(top, d, v):  # pragma: no cover - compiled
 _CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
 
 
+@njit(cache=True, inline="always")
+def chunk_queries(ch, n_chunks, r_start, r_end):  # pragma: no cover - compiled
+    """Chunk ``ch`` of ``n_chunks``: its queries ``q0:q1`` and its longest list (>= 1), to size its buffers."""
+    n_q = r_start.shape[0]
+    q0 = ch * n_q // n_chunks
+    q1 = (ch + 1) * n_q // n_chunks
+    size = 1
+    for q in range(q0, q1):
+        size = max(size, r_end[q] - r_start[q])
+    return q0, q1, size
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
@@ -264,12 +275,9 @@ def evaluate_queries(
     # queries in chunks; each chunk allocates its work buffers once, for its longest list
     n_chunks = min(n_q, _CHUNKS)
     for ch in prange(n_chunks):
-        q0 = ch * n_q // n_chunks
-        q1 = (ch + 1) * n_q // n_chunks
-        size = 1
-        for q in range(q0, q1):
-            size = max(size, r_end[q] - r_start[q])
-            if ideal_judged:
+        q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)
+        if ideal_judged:
+            for q in range(q0, q1):
                 size = max(size, j_end[q] - j_start[q])
         size = max(size, depth_max if depth_max <= 64 else 1)
         src_b = np.empty(size, np.float64)
