@@ -179,7 +179,8 @@ $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \
-	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
+	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" "lightgbm==4.7.0" \
+	    "xgboost-cpu==3.2.0" "catboost==1.2.10" pandas polars matplotlib
 	touch $@
 
 bench: $(BVENV)/.installed

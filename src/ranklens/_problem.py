@@ -9,7 +9,7 @@ query by hash in compiled code (:mod:`ranklens._kernels.group`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -47,7 +47,7 @@ from .errors import InputError
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
-    "matrix_problem", "same_problem",
+    "matrix_problem", "same_problem", "with_scores",
 ]
 
 #: The convention fields a problem depends on (what :func:`build_problem` and :func:`array_problem` read): two
@@ -501,6 +501,16 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(lab.max()),
     )
+
+
+def with_scores(problem: Problem, score: Any, conv: Convention, where: str, query: Any) -> Problem:
+    """``problem`` with other scores for its rows (a training loop's new predictions, row for row as the problem
+    was built): checked and at the convention's precision as :func:`array_problem` checks them (``query``: the
+    rows' query codes, for messages). The kernel orders each query's rows by them."""
+    key = _order_key(np.asarray(score, dtype=np.float64), conv, "scores", where, query, None)
+    if key.shape[0] != problem.score.shape[0]:
+        raise InputError(f"{where}: {key.shape[0]} scores for {problem.score.shape[0]} rows.")
+    return replace(problem, score=key)
 
 
 def matrix_problem(label: np.ndarray, score: np.ndarray, conv: Convention) -> Problem:
