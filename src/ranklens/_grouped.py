@@ -107,7 +107,8 @@ class DataSets:
 
     def _find(self, label: np.ndarray, sizes: np.ndarray, w: np.ndarray | None) -> _Prepared | None:
         for i, p in enumerate(self._sets):
-            same_w = p.row_weights is None if w is None else p.row_weights is not None and np.array_equal(p.row_weights, w)
+            pw = p.row_weights
+            same_w = pw is None if w is None else pw is not None and np.array_equal(pw, w)
             if same_w and np.array_equal(p.label, label) and np.array_equal(p.sizes, sizes):
                 if i:
                     self._sets.insert(0, self._sets.pop(i))
