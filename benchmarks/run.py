@@ -374,10 +374,11 @@ def main() -> None:
             curve["ranklens"].append((100_000_000, res[0]["median_s"]))
     a.load = (load_start, os.getloadavg()[0])
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
-    # ranklens trec_eval beside the C program, the training-loop metrics beside the boosters' own, and
-    # ranklens.compare at scale, each in its own process (each appends its section to the report)
+    # ranklens trec_eval beside the C program, the training-loop metrics beside the boosters' own, the first
+    # call in a new process, and ranklens.compare at scale, each in its own process (each appends its section)
     subprocess.run([sys.executable, str(HERE / "trec_eval_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "training_bench.py"), "--append", a.out], check=True)
+    subprocess.run([sys.executable, str(HERE / "first_call_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
 
 

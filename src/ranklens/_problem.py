@@ -25,6 +25,7 @@ from ._ids import (
     is_str_ids,
     kernel_ids,
     narrow_strings,
+    same_ids,
     take_ids,
     unify_ids,
 )
@@ -257,12 +258,13 @@ def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked
             )
 
 
-def _ordering(conv: Convention, items: IdArray | None,
-              in_ranx_order: bool = False) -> tuple[int, int, np.ndarray, np.ndarray]:
+def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = False,
+              need_items: bool = True) -> tuple[int, int, np.ndarray, np.ndarray]:
     """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention.
 
     ``in_ranx_order``: the rows come from a ``ranx.Run``, which sorted them when it was built and
-    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``)."""
+    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``).
+    ``need_items=False``: ``items`` None means no query has tied scores, so no item bytes are needed."""
     ties = conv.ties
     kernel_ties = TIES_NONE
     order_mode = ORDER_INPUT
@@ -272,12 +274,14 @@ def _ordering(conv: Convention, items: IdArray | None,
     elif ties == "shared_rank":
         kernel_ties = TIES_SHARED_RANK
     elif ties in ("item_desc", "item_asc"):
+        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
+        if items is None and not need_items:
+            return order_mode, kernel_ties, item_offs, item_data
         if items is None:
             raise InputError(f"convention {conv.name!r} breaks ties by item id (ties={ties!r}): give the item ids.")
         # trec_eval compares ids as strings ("10" < "9"), also when they are integers
         sid = as_ids(items) if is_str_ids(items) else unify_ids(items, as_ids(np.array(["x"], dtype=object)))[0]
         _, _, item_offs, item_data = kernel_ids(sid)
-        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
     elif ties == "worst":
         order_mode = ORDER_WORST
     elif ties == "best":
@@ -315,6 +319,15 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
+def _score_tie(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray) -> bool:
+    """Whether two rows of one group have equal scores (the duplicate check run on the scores' bits, -0.0 made
+    0.0 first; NaN is refused before)."""
+    zero = key == 0.0
+    if zero.any() and np.signbit(key[zero]).any():
+        key = key + 0.0
+    return _hash_clash(start, end, idx, np.ascontiguousarray(key).view(np.uint64))
+
+
 def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
     none = np.zeros(2, np.int64)
@@ -348,8 +361,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     key = _order_key(np.asarray(r.order_key(), dtype=np.float64), conv, "scores" if r.score is not None else "ranks",
                      r.source or "the rankings", r.qid, r.item)
 
-    # one table holding both sides (same id arrays): factorise and check once
-    same_rows = j.qid is r.qid and j.item is r.item
+    # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
+    # and check once, and the ranked rows' labels are the judgments' own, row for row
+    same_rows = (j.qid is r.qid and j.item is r.item) or (
+        len(j) == len(r) and same_ids(j.qid, r.qid) and same_ids(j.item, r.item))
     # query codes in order of appearance; `order` lists them by sorted id (the output order)
     if same_rows:  # one conversion (object arrays of str cost a Python object each)
         (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
@@ -447,7 +462,11 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
-    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri, r.in_ranx_order)
+    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: without such
+    # ties, the ids (a copy of every item's bytes, from Arrow's chunks) are not needed
+    by_id = conv.ties in ("item_desc", "item_asc")
+    order_mode, kernel_ties, item_offs, item_data = _ordering(
+        conv, ri if not by_id or _score_tie(r_start, r_end, r_idx, key) else None, r.in_ranx_order, need_items=False)
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,

@@ -121,7 +121,7 @@ def _release(data: Any) -> None:
 class _Columns:
     """The data lines of a TREC file scanned into columns (:func:`_kernels.api.scan_columns`)."""
 
-    def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str]):
+    def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str], compact: bool = False):
         from ._kernels.api import scan_columns
 
         self.path = path
@@ -139,11 +139,12 @@ class _Columns:
         (self.lstart, self.nf, soffs, sdata, self.nvals,
          self.nok) = scan_columns(self.buf, kind, col, len(self.str_col), len(self.num_col))
         _release(data)
-        # each string column in arrays of its own and of its size: the scanner's shared buffer holds every
-        # column at the width of the file, partly written twice (chunk by chunk, then closed up), and a column
-        # held alone can be freed alone (the query ids, once they are codes)
-        self.soffs = [soffs[j].copy() for j in range(soffs.shape[0])]
-        self.sdata = [sdata[j, :int(self.soffs[j][-1])].copy() for j in range(soffs.shape[0])]
+        # ``compact``: each string column copied into arrays of its own and of its size (the scanner's shared
+        # buffer holds every column at the width of the file, partly written twice, chunk by chunk then closed
+        # up), so that a column can be freed alone (the query ids, once they are codes): less memory, more time
+        self.soffs = [soffs[j].copy() if compact else soffs[j] for j in range(soffs.shape[0])]
+        self.sdata = [sdata[j, :int(soffs[j, -1])].copy() if compact else sdata[j, :int(soffs[j, -1])]
+                      for j in range(soffs.shape[0])]
 
     def __len__(self) -> int:
         return int(self.lstart.shape[0])
@@ -176,9 +177,9 @@ class _Columns:
                                self.error, finite)
 
 
-def _qrels_columns(data: bytes | mmap.mmap, path: str, label: str) -> _Columns:
+def _qrels_columns(data: bytes | mmap.mmap, path: str, label: str, compact: bool = False) -> _Columns:
     """A qrels file's columns (the label read as ``label``: "num" or "atol"), its lines checked."""
-    c = _Columns(data, path, {0: "str", 2: "str", 3: label})
+    c = _Columns(data, path, {0: "str", 2: "str", 3: label}, compact)
     if len(c) == 0:
         raise InputError(f"{path}: no judgments in the file.")
     bad = c.nf != TREC_FIELDS["qrels"]
@@ -198,10 +199,11 @@ def read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Records:
 
 def read_trec_eval_qrels(data: bytes | mmap.mmap, path: str) -> tuple[Records, str | None]:
     """A qrels file as trec_eval 10 reads it (``get_qrels.c``): each label is C's ``atol`` of its text, the
-    integer it starts with (``1.5`` is 1, ``2x`` 2, ``x`` 0), for ``ranklens trec_eval``. Returns the records
-    and, when some label is read as another number than the one written, a line saying how many and the first.
+    integer it starts with (``1.5`` is 1, ``2x`` 2, ``x`` 0), for ``ranklens trec_eval`` (its columns compact).
+    Returns the records and, when some label is read as another number than the one written, a line saying how
+    many and the first.
     """
-    c = _qrels_columns(data, path, "atol")
+    c = _qrels_columns(data, path, "atol", compact=True)
     j = c.num_col[3]
     value, whole = c.nvals[j], c.nok[j]
     odd = np.flatnonzero(~whole)  # not a plain [+-]digits integer (the scanner read its leading digits)
@@ -225,9 +227,10 @@ def read_trec_eval_qrels(data: bytes | mmap.mmap, path: str) -> tuple[Records, s
     return Records(c.strings(0), c.strings(2), label=value, source=path), note
 
 
-def read_trec_run(data: bytes | mmap.mmap, path: str) -> Records:
+def read_trec_run(data: bytes | mmap.mmap, path: str, compact: bool = False) -> Records:
+    """A TREC run (``compact``: each column held alone, see :class:`_Columns`)."""
     # the rank column is not read: the score orders the list, and trec_eval ignores the rank too
-    c = _Columns(data, path, {0: "str", 2: "str", 4: "num"})
+    c = _Columns(data, path, {0: "str", 2: "str", 4: "num"}, compact)
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
     bad = c.nf < TREC_FIELDS["run"]

@@ -46,9 +46,9 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     from ._problem import build_problem, same_problem
     from ._select import keep_rows, ranked_order
     from .evaluate import evaluate_problem
-    from .io import read_rankings, read_trec_eval_judgments
+    from .io import read_trec_eval_judgments, read_trec_eval_run
 
-    rankings = read_rankings(run_path, format="trec")  # the larger file first: less held while it is read
+    rankings = read_trec_eval_run(run_path)  # the larger file first: less held while it is read
     judgments, note = read_trec_eval_judgments(args.qrels)
     if note:
         notes.append(note)
