@@ -1,0 +1,1 @@
+"""The command line: the ``ranklens`` group and one module per command (the top layer)."""

@@ -1,0 +1,1 @@
+"""Layer 5, the output: results, comparisons and report tables written in the output formats."""
