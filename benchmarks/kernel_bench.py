@@ -93,8 +93,8 @@ def main() -> None:
     a = ap.parse_args()
     import pyarrow.parquet as pq
 
-    from ranklens._plan import make_plan, run_plan
-    from ranklens._problem import build_problem
+    from ranklens._core.plan import make_plan, run_plan
+    from ranklens._core.problem import build_problem
     from ranklens.conventions import get_convention
     from ranklens.data import split_table
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens._plan import make_plan, run_plan
-from ranklens._problem import ExclusionReason, array_problem, build_problem
+from ranklens._core.plan import make_plan, run_plan
+from ranklens._core.problem import ExclusionReason, array_problem, build_problem
 from ranklens.conventions import get_convention
 from ranklens.data import as_judgments, as_rankings
 from ranklens.errors import InvalidParameterError

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 import ranklens
-import ranklens._threads
+import ranklens._base.threads
 from ranklens import stats
 from ranklens._kernels import api
 
@@ -173,7 +173,7 @@ def test_small_evaluation_loads_no_compiler(tmp_path):
 
 def test_chunks_really_run_on_several_threads(monkeypatch):
     monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
-    monkeypatch.setattr(ranklens._threads, "_requested", [3])
+    monkeypatch.setattr(ranklens._base.threads, "_requested", [3])
     seen = []
     real = api._map
 
@@ -268,7 +268,7 @@ def test_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
 def test_run_heads_and_factorize_parts(mode, cut):
     import pyarrow as pa
 
-    from ranklens._ids import factorize_parts
+    from ranklens._input.ids import factorize_parts
 
     rng = np.random.default_rng(3)
     for runs in (True, False):
@@ -318,7 +318,7 @@ def test_join_with_clustered_integer_ids(cut):
                                   "arrow_string_view"])
 def test_factorize_parts_raw_ids(kind):
     # raw id inputs are cut into runs before conversion; codes must be those of the plain definition
-    from ranklens._ids import factorize_parts
+    from ranklens._input.ids import factorize_parts
 
     rng = np.random.default_rng(11)
     for runs in (True, False):
@@ -348,7 +348,7 @@ def test_factorize_parts_raw_ids(kind):
 
 
 def test_raw_ids_with_missing_values_are_named():
-    from ranklens._ids import factorize_parts
+    from ranklens._input.ids import factorize_parts
     from ranklens.errors import InputError
 
     raw = np.array(["q1", "q1", None, None, "q2"], dtype=object)
@@ -394,7 +394,7 @@ def test_trec_files_load_no_compiler_and_no_arrow_compute():
 @pytest.mark.parametrize("arrow_sort", [True, False])
 def test_factorize_unsorted_orders_by_bytes(mode, arrow_sort, monkeypatch):
     # the sorted order is strcmp's (UTF-8 bytes) whether numpy or Arrow sorts the distinct ids
-    import ranklens._ids as ids_mod
+    import ranklens._input.ids as ids_mod
 
     # arrow_sort: Arrow numbers and sorts the ids; otherwise the factorize kernel and numpy do
     monkeypatch.setattr(ids_mod, "ARROW_SORT_MIN", -1 if arrow_sort else 10**9)
@@ -448,6 +448,6 @@ def test_without_module_nor_numba_one_line(tmp_path):
 def test_warmup_runs_its_evaluations_without_a_refusal_escaping():
     """`ranklens warmup --jit` (run by `make install-test`) evaluates every preset on small files; a measure a
     preset refuses must not stop it (err@10 under trec_eval did, once presets refused what their peer lacks)."""
-    from ranklens import _warmup
+    from ranklens._cli import warmup as _warmup
 
     assert _warmup._run().startswith("ranklens: kernels compiled and cached in ")

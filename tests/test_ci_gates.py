@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from ranklens import _progress
-from ranklens._progress import Progress
+from ranklens._base import progress as _progress
+from ranklens._base.progress import Progress
 
 
 def d(i: int) -> float:

@@ -96,7 +96,7 @@ def test_bad_arrays_are_named():
 
 def test_grouped_rows_with_ids_of_any_kind():
     # the training-loop metrics' core: string query ids become codes in the ids' order, and back
-    from ranklens._grouped import evaluate_grouped
+    from ranklens._integrations.grouped import evaluate_grouped
 
     res = evaluate_grouped([1, 0, 0, 2, 1], [0.2, 0.9, 0.1, 0.5, 0.3], ["ndcg@2", "mrr"], qid=["b", "b", "a", "a", "c"],
                            per_query=True)

@@ -1,4 +1,4 @@
-"""ir_measures' measure language (:mod:`ranklens._irmeasures`), checked against ir_measures itself.
+"""ir_measures' measure language (:mod:`ranklens._defs.irmeasures`), checked against ir_measures itself.
 
 Every measure string below, and the ir_measures object it parses to, is evaluated by ranklens under
 ``convention="ir_measures"`` and by ir_measures (its default pipeline: pytrec_eval, its MS MARCO provider for
@@ -18,7 +18,7 @@ import pytest
 
 import ranklens
 from ranklens import InvalidParameterError
-from ranklens._irmeasures import convention_groups, parse, provider
+from ranklens._defs.irmeasures import convention_groups, parse, provider
 from ranklens.measures import check_measures, parse_measure, parse_measures
 
 ir_measures = pytest.importorskip("ir_measures")

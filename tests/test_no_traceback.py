@@ -269,7 +269,7 @@ def _broken_evaluate(*args, **kwargs):
 
 
 def test_an_unexpected_exception_is_one_internal_error_line(here, capsys, monkeypatch):
-    monkeypatch.setattr(sys.modules["ranklens.evaluate"], "evaluate", _broken_evaluate)
+    monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", _broken_evaluate)
     code, out, err = cli(["eval", "qrels", "run"], capsys)
     assert code == 1 and out == ""
     lines = err.splitlines()
@@ -280,7 +280,7 @@ def test_an_unexpected_exception_is_one_internal_error_line(here, capsys, monkey
 
 @pytest.mark.parametrize("how", ["--debug", "RANKLENS_DEBUG=1"])
 def test_debug_prints_the_traceback(how, here, capsys, monkeypatch):
-    monkeypatch.setattr(sys.modules["ranklens.evaluate"], "evaluate", _broken_evaluate)
+    monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", _broken_evaluate)
     args = ["eval", "qrels", "run"]
     if how == "--debug":
         args = ["--debug", *args]
@@ -301,7 +301,7 @@ def test_debug_also_shows_the_traceback_of_a_user_error(here, capsys):
 
 def test_debug_is_off_again_in_the_next_command(here, capsys, monkeypatch):
     cli(["--debug", "conventions"], capsys)
-    monkeypatch.setattr(sys.modules["ranklens.evaluate"], "evaluate", _broken_evaluate)
+    monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", _broken_evaluate)
     code, _, err = cli(["eval", "qrels", "run"], capsys)
     assert code == 1 and "Traceback" not in err
 
@@ -317,7 +317,7 @@ def test_an_interrupt_is_one_line_and_status_130(here, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["ranklens.evaluate"], "evaluate", interrupted)
+    monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", interrupted)
     code, _, err = cli(["eval", "qrels", "run"], capsys)
     assert code == 130 and err == "ranklens: error: interrupted\n"
 
@@ -326,7 +326,7 @@ PLANTED = (
     "import sys, ranklens.evaluate\n"
     "def boom(*a, **k):\n"
     "    raise RuntimeError('planted')\n"
-    "sys.modules['ranklens.evaluate'].evaluate = boom\n"
+    "sys.modules['ranklens._core.evaluate'].evaluate = boom\n"
     "from ranklens.cli import main\n"
     "main()\n"
 )

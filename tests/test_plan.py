@@ -1,4 +1,4 @@
-"""One plan: a convention and measures become the kernel's arguments in ranklens._plan only, and the
+"""One plan: a convention and measures become the kernel's arguments in ranklens._core.plan only, and the
 kernel is called from there only."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ranklens
+from ranklens._core.plan import make_plan
 from ranklens._kernels import codes as K
-from ranklens._plan import make_plan
 from ranklens.conventions import Convention, get_convention
 from ranklens.errors import EmptyQueryError, InvalidParameterError
 from ranklens.evaluate import evaluate_arrays
@@ -37,7 +37,7 @@ def _callers(name: str) -> set[str]:
 
 
 def test_only_the_plan_calls_the_kernel():
-    assert _callers("evaluate_queries") == {"_plan.py"}
+    assert _callers("evaluate_queries") == {"_core/plan.py"}
 
 
 def test_kernel_arguments_follow_the_measure_then_the_convention():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens._problem import build_problem
+from ranklens._core.problem import build_problem
 from ranklens.conventions import get_convention
 from ranklens.options import load_inputs
 

@@ -37,7 +37,7 @@ NDCG_ONLY = ["ndcg@3", "ndcg@2", "dcg@3", "idcg@2"]
 def defined(ms: list[str], conv: str, **kw: object) -> list[str]:
     """The measures of ``ms`` that ``conv`` defines (a preset refuses those its peer has not, since #18), less
     those it defines on binary labels only (the generated labels are graded)."""
-    from ranklens._plan import make_plan
+    from ranklens._core.plan import make_plan
     from ranklens.measures import definition, parse_measure
 
     c = ranklens.get_convention(conv, **kw)
@@ -347,7 +347,7 @@ def test_group_by_with_group_columns_in_judgments(spark):
 
 
 def _arrow(j: ranklens.Judgments | None, r: ranklens.Rankings | None) -> pa.Table:
-    from ranklens._ids import ids_to_numpy
+    from ranklens._input.ids import ids_to_numpy
 
     if r is None:
         return pa.table({"query": ids_to_numpy(j.qid).tolist(), "item": ids_to_numpy(j.item).tolist(),
@@ -381,7 +381,7 @@ def test_lightgbm_lambdarank_sample(spark):
     lgb = DATA / "lightgbm-lambdarank"
     j = ranklens.read_judgments(lgb / "rank.test.gz")
     r = ranklens.read_rankings(lgb / "rank.test.pred")
-    from ranklens._ids import ids_to_numpy
+    from ranklens._input.ids import ids_to_numpy
 
     one = pa.table({"query": ids_to_numpy(j.qid), "item": ids_to_numpy(j.item), "relevance": j.label, "score": r.score})
     df = spark.createDataFrame(one)

@@ -268,7 +268,7 @@ def test_seed_reproducible_and_thread_independent():
     assert stats.randomization(a, b, n_resamples=3000, seed=5) == r1
     code = (
         "import json, sys, numpy as np\n"
-        "from ranklens._threads import set_threads\n"
+        "from ranklens._base.threads import set_threads\n"
         "from ranklens import stats\n"
         "set_threads(int(sys.argv[1]))\n"
         "rng = np.random.default_rng(8); a = rng.uniform(0, 1, 3000)\n"

@@ -187,7 +187,7 @@ def test_trec_reader_errors_name_the_line(tmp_path):
 
 def test_large_trec_files_are_mapped(tmp_path, monkeypatch):
     # files of at least MAP_MIN_BYTES are read through mmap: same values, same error lines
-    from ranklens import io as rio
+    from ranklens._input import files as rio
 
     n_q, n_i = 3000, 40
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
@@ -228,7 +228,7 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    from ranklens import io as rio
+    from ranklens._input import files as rio
 
     monkeypatch.setattr(rio, "MAP_MIN_BYTES", 1)
     mapped = []
@@ -256,7 +256,7 @@ def test_str_ids_without_arrow():
     # the TREC readers' id form: offsets + bytes, converted to str and Arrow by the definition
     import pyarrow as pa
 
-    from ranklens._ids import StrIds, concat_ids, filter_ids, ids_to_numpy, take_ids
+    from ranklens._input.ids import StrIds, concat_ids, filter_ids, ids_to_numpy, take_ids
 
     words = ["q1", "", "é-ü", "a\x00b", "x" * 5000, "q1", "\U0001F600"]
     raw = [w.encode() for w in words]

@@ -21,7 +21,7 @@ def test_same_values_for_any_thread_count(tmp_path):
     measures = ["ndcg@10", "map", "mrr", "err@5", "recall@20", "P@3"]
     code = (
         "import json, sys, numpy as np, ranklens\n"
-        "from ranklens._threads import set_threads\n"
+        "from ranklens._base.threads import set_threads\n"
         "set_threads(int(sys.argv[1]))\n"
         f"rng = np.random.default_rng(7); labels = rng.integers(0, 4, size=({n_q}, {n}));"
         f" scores = np.round(rng.standard_normal(({n_q}, {n})), 1)\n"

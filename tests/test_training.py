@@ -110,7 +110,7 @@ def test_lightgbm_feval_other_convention_equals_sklearn_and_works_in_lgbmranker(
 def test_a_data_set_is_prepared_once_and_rebuilt_when_it_changes(monkeypatch):
     # the metric as LGBMRanker calls it: (y_true, y_pred, weight, group). By hand (LightGBM's ndcg@2, gain
     # 2**label - 1): q0 = (a: label 1, b: 0), q1 = (c: 0, d: 2)
-    import ranklens._grouped as grouped
+    import ranklens._integrations.grouped as grouped
 
     built = []
     real = grouped.array_problem
@@ -320,7 +320,7 @@ def test_metric_modules_do_not_import_the_libraries():
 def test_query_weights_are_lightgbms_float32_means_in_row_order():
     """Per-query weights by the definition LightGBM uses: a float32 sum of the rows in order, divided in
     float32 by the size; queries of any length in any order, empty ones dropped."""
-    from ranklens._grouped import query_weights
+    from ranklens._integrations.grouped import query_weights
 
     rng = np.random.default_rng(1)
     sizes = rng.integers(0, 40, 300)

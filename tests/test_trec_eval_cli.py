@@ -342,7 +342,7 @@ C_TEXTS = ["0", "7", "+4", "-12", " 5", "\t-3x", "1.5", "1.5.2", ".5", "5.", "1e
                     reason="trec_eval's numbers are glibc's on x86-64")
 def test_c_numbers_are_the_c_librarys() -> None:
     # what trec_eval's atol, atof, lround and printf do, from the C library of this process itself
-    from ranklens.trec_eval_measures import c_atof, c_atol, c_fixed, c_lround
+    from ranklens._defs.trec_eval import c_atof, c_atol, c_fixed, c_lround
 
     libc = ctypes.CDLL(None)
     libc.atol.restype, libc.atol.argtypes = ctypes.c_long, [ctypes.c_char_p]
@@ -443,7 +443,7 @@ def test_long_options_and_grouped_flags(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_script_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r'^ranklens-trec_eval = "ranklens\.trec_eval_cli:main"$', text, re.M)
+    assert re.search(r'^ranklens-trec_eval = "ranklens\._cli\.trec_eval:main"$', text, re.M)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,17 +1,23 @@
 """Sphinx helpers of the ranklens docs: the ``ranklens`` click group with every subcommand resolved.
 
-``ranklens.cli`` registers ``monitor``, ``serve`` and ``report`` lazily (their modules, and duckdb or the
-web stack, load only when invoked). sphinx-click walks ``group.commands``, which holds only the eager
-ones, so the CLI reference documents ``cli`` below: a copy of the group whose ``commands`` holds every
-command ``ranklens --help`` lists, each resolved by the group itself.
+``ranklens.cli`` registers every command lazily (its module in ``ranklens._cli``, and duckdb or the web
+stack, load only when it is invoked). sphinx-click walks ``group.commands``, which holds none of them, so
+the CLI reference documents ``cli`` below: a copy of the group whose ``commands`` holds every command
+``ranklens --help`` lists, each resolved by the group itself.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
+import importlib
+import inspect
 import re
+import sys
+from functools import cache
 
 import click
+from sphinx.pycode import ModuleAnalyzer
 
 from ranklens import cli as _cli
 
@@ -57,7 +63,34 @@ def escape_help(app, ctx, lines):  # sphinx-click's signature
         lines[i] = _LONE_STAR.sub(r"\\*", line).replace("@", r"\@")
 
 
+# The public modules at the package's root are faces: they re-export names of the modules of a layer folder
+# (ranklens.render re-exports ranklens._output.render's). autodoc reads the `#:` comment that documents a constant
+# from the source of the module it documents, the face, which holds none: the API pages name such constants with
+# `autodata` and this hook reads the comment from the module that defines the constant.
+@cache
+def _defining_module(module: str, name: str) -> str:
+    """The module that assigns ``name``, following the ``from .x import name`` lines from ``module``."""
+    package = module if hasattr(sys.modules[module], "__path__") else module.rpartition(".")[0]
+    for node in ast.parse(inspect.getsource(sys.modules[module])).body:
+        if isinstance(node, ast.ImportFrom) and node.level and any(a.name == name for a in node.names):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+            importlib.import_module(source)
+            return _defining_module(source, name)
+    return module
+
+
+def constant_docstring(app, what, name, obj, options, lines):  # Sphinx's signature
+    """A constant of a face documented by the `#:` comment where it is assigned."""
+    module, _, attr = name.rpartition(".")
+    if what == "data" and module in sys.modules:
+        doc = ModuleAnalyzer.for_module(_defining_module(module, attr)).find_attr_docs().get(("", attr))
+        if doc:
+            lines[:] = doc
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", constant_docstring, priority=90)
     app.connect("autodoc-process-docstring", escape_default_underscores, priority=100)
     app.connect("sphinx-click-process-description", escape_help)
     app.connect("sphinx-click-process-options", escape_help)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .errors import MissingDependencyError
+from ..errors import MissingDependencyError
 
 __all__ = ["require"]
 

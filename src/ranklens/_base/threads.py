@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
 
 __all__ = ["apply_threads", "set_threads", "threads"]
 

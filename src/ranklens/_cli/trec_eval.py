@@ -1,24 +1,6 @@
 """``ranklens trec_eval`` and the ``ranklens-trec_eval`` script: trec_eval's command line, trec_eval's output.
 
-The arguments are trec_eval 10.0's (``-q``, ``-c``, ``-n``, ``-l N``, ``-M N``, ``-J``, ``-m measure[.params]``
-repeated, the nicknames ``official`` (the default), ``all_trec`` and ``set``, then ``qrels run``) and the
-output is trec_eval's, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, the counts as integers, the per-query
-lines (``-q``) query by query before the ``all`` lines, measures in trec_eval's own order.
-
-Numbers are read as trec_eval's C reads them (``atol`` / ``atof``): a qrels label ``1.5`` is 1, ``-M 1.5`` is 1,
-``-m P.1e99`` is ``P_1``, a full-width digit is no digit; each time a number is read as something else than
-written, a line on stderr says so. The exit statuses are trec_eval's: 1 for a usage error (an unknown flag or
-measure, a wrong number of arguments), 2 for a file or a measure parameter it cannot read, 4 where it stops at
-a query (a judged query missing from the run without ``-c``, a document twice in a query), after printing the
-``-q`` lines of the queries before it; ranklens' own refusals (a measure it does not compute) are 2.
-
-This module translates the command line (a trec_eval measure and its parameters become ranklens measures,
-:data:`ranklens.trec_eval_measures.TREC_MEASURES`; the flags become fields of the ``trec_eval10`` convention,
-``-l`` its ``relevance_level``, ``-c`` ``queries="judged"`` with a missing run scored 0) and prints; the
-numbers, and the rows ``-M`` and ``-J`` keep, come from :mod:`ranklens._trec_run`. A measure ranklens does not
-compute is refused by name, never left out: ``-m all_trec`` names every missing one.
-
-Inside this command ``-c`` is trec_eval's "average over every judged query", not ranklens' ``-c/--convention``.
+The public face of this module is :mod:`ranklens.trec_eval_cli`.
 """
 
 from __future__ import annotations
@@ -31,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import InvalidParameterError, fail, report
-from .trec_eval_measures import (
+import click
+
+from .._defs.trec_eval import (
     NICKNAMES,
     TREC_EVAL_VERSION,
     TREC_MEASURES,
@@ -43,8 +26,9 @@ from .trec_eval_measures import (
     mark_measure,
     measure_lines,
 )
+from ..errors import InvalidParameterError, fail, report
 
-__all__ = ["main", "parse_args", "run"]
+__all__ = ["main", "parse_args", "run", "trec_eval_cmd"]
 
 _USAGE = ("usage: ranklens trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] {-m measure[.params]}* qrels run "
           "(see 'ranklens trec_eval -h')")
@@ -120,7 +104,7 @@ def parse_args(argv: Sequence[str]) -> _Args | _Message:
         if opt == "-h":
             return _Message(_help(), "stdout")
         if opt == "-v":
-            from ._version import __version__
+            from .._version import __version__
 
             return _Message(f"ranklens trec_eval: trec_eval {TREC_EVAL_VERSION}'s command line and output, computed "
                             f"by ranklens {__version__}", "stderr")
@@ -179,7 +163,7 @@ def _requested(args: _Args) -> list[tuple[str, list[Line], dict[float, float] | 
 
 
 def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
-    from .conventions import get_convention
+    from .._defs.conventions import get_convention
 
     fields: dict[str, Any] = {"relevance_level": float(args.level)}
     if args.complete:
@@ -205,7 +189,7 @@ def _refuse_missing(asked: list[tuple[str, list[Line], dict[float, float] | None
 
 
 def _computed(lines: list[Line], conv: Any) -> bool:
-    from .measures import check_measures, parse_measure
+    from .._defs.measures import check_measures, parse_measure
 
     for line in lines:
         if line.kind in ("runid", "count", "relstring"):
@@ -295,7 +279,7 @@ def run(argv: Sequence[str]) -> None:
     P_1                     all     0.0000
     P_2                     all     0.5000
     """
-    from ._trec_run import evaluate_lines
+    from .._core.trec_run import evaluate_lines
 
     try:
         args = parse_args(argv)
@@ -362,3 +346,12 @@ without -c, a document twice in a query) after the -q lines of the queries befor
 
 trec_eval measures ranklens computes: {supported}.
 A measure it does not compute is refused by name (nothing is printed), never left out."""
+
+
+@click.command("trec_eval", add_help_option=False,
+               context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trec_eval_cmd(args: tuple[str, ...]) -> None:
+    """trec_eval's own command line (-q, -c, -m P.5,10, -M, -l, -J ... qrels run): its output, byte for byte.
+    Here -c is trec_eval's (every judged query), not --convention. 'ranklens trec_eval -h' for more."""
+    run(args)

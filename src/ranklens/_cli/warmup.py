@@ -1,4 +1,4 @@
-"""Compile (and cache) the JIT kernels beforehand: ``ranklens warmup`` (``python -m ranklens._warmup``).
+"""Compile (and cache) the JIT kernels beforehand: ``ranklens warmup`` (``python -m ranklens._cli.warmup``).
 
 Work of every size runs on the kernels compiled ahead of time when the package was built, when they
 are there: then nothing needs compiling and this says so. Where they could not be built (ranklens
@@ -17,7 +17,10 @@ import sys
 import tempfile
 import time
 
+import click
 import numpy as np
+
+__all__ = ["main", "warmup", "warmup_cmd"]
 
 
 def warmup(force: bool = False) -> str:
@@ -43,6 +46,14 @@ def warmup(force: bool = False) -> str:
           flush=True)
     with api.quiet(), api.forced("jit"):  # this says what it does itself
         return _run()
+
+
+@click.command("warmup")
+@click.option("--jit", "force", is_flag=True,
+              help="Compile the JIT kernels even when the ahead-of-time ones are installed (for RANKLENS_KERNELS=jit).")
+def warmup_cmd(force: bool) -> None:
+    """Compile the kernels now, if this installation needs it (it did not get the ahead-of-time ones)."""
+    click.echo(warmup(force=force))
 
 
 def main() -> None:

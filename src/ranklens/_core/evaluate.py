@@ -1,4 +1,7 @@
-"""``evaluate``: judgments + rankings + measures + convention -> :class:`Result`."""
+"""``evaluate``: judgments + rankings + measures + convention -> :class:`Result`.
+
+The public face of this module is :mod:`ranklens.evaluate`.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import arrow_to_numpy
-from ._irmeasures import convention_groups
-from ._plan import make_plan, run_plan
-from ._problem import Problem, array_problem, build_problem
-from .conventions import Convention, get_convention
-from .errors import InvalidParameterError
-from .measures import Measure, parse_measures
-from .options import load_inputs, split_options
+from .._defs.conventions import Convention, get_convention
+from .._defs.irmeasures import convention_groups
+from .._defs.measures import Measure, parse_measures
+from .._input.ids import arrow_to_numpy
+from .._input.options import load_inputs, split_options
+from ..errors import InvalidParameterError
+from .plan import make_plan, run_plan
+from .problem import Problem, array_problem, build_problem
 from .result import Result, join_results
 
 __all__ = ["evaluate", "evaluate_arrays"]
@@ -197,13 +200,13 @@ def evaluate_problem(
     weights: Any = None,
 ) -> Result:
     """Evaluate a problem the caller built (or keeps between calls): ``problem_of(c)`` gives the
-    :class:`~ranklens._problem.Problem` under convention ``c`` (one call per group of measures computed under one
+    :class:`~ranklens._core.problem.Problem` under convention ``c`` (one call per group of measures computed under one
     convention, see :func:`evaluate`). For ``ranklens trec_eval``, which selects rows of a built problem, and the
     training-loop metrics, which build a data set's problem once and change only its scores.
 
     Examples
     --------
-    >>> from ranklens._problem import array_problem
+    >>> from ranklens._core.problem import array_problem
     >>> res = evaluate_problem(lambda c: array_problem([0, 0], [0.2, 0.9], [1, 0], c), "mrr")
     >>> res["mrr"]
     0.5

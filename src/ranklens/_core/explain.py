@@ -1,4 +1,7 @@
-"""``explain``: the DCG table of one query, and why two conventions disagree on it."""
+"""``explain``: the DCG table of one query, and why two conventions disagree on it.
+
+The public face of this module is :mod:`ranklens.explain`.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
-from ._irmeasures import measure_convention
-from ._kernels.api import explain_query
-from ._plan import Plan, make_plan, run_plan
-from ._problem import Problem, build_problem
-from .conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
-from .data import Judgments, Rankings
-from .errors import InputError, InvalidParameterError
-from .measures import Measure, parse_measure
-from .options import load_inputs, split_options
+from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
+from .._defs.irmeasures import measure_convention
+from .._defs.measures import Measure, parse_measure
+from .._input.dispatch import Judgments, Rankings
+from .._input.ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
+from .._input.options import load_inputs, split_options
+from .._kernels.api import explain_query
+from ..errors import InputError, InvalidParameterError
+from .plan import Plan, make_plan, run_plan
+from .problem import Problem, build_problem
 
 __all__ = ["Difference", "Explanation", "explain"]
 
@@ -77,7 +80,7 @@ class Explanation:
         return d
 
     def to_pandas(self) -> Any:
-        from ._deps import require
+        from .._base.deps import require
 
         pd = require("pandas")
         return pd.DataFrame(self.rows)
@@ -144,7 +147,7 @@ class Explanation:
                 f"{self.convention.name!r}{vs}>")
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
+        from .._base.display import html_table
 
         title, head, body, below = self._parts()
         return html_table(head, body, title=title, notes=[line for line in below if line.strip()],

@@ -4,7 +4,7 @@
 :class:`~ranklens.measures.Measure` become what :func:`ranklens._kernels.api.evaluate_queries` takes
 (measure codes, cutoffs, gain kinds, relevance levels, gain map, log base, empty test...); the
 measures' definitions and refusals come from :data:`ranklens.measures.REGISTRY`. :func:`run_plan` is the
-one caller of the kernel: it runs a plan over a :class:`~ranklens._problem.Problem` (all queries in
+one caller of the kernel: it runs a plan over a :class:`~ranklens._core.problem.Problem` (all queries in
 one call) and applies the empty-query rules and the per-query rounding. ``evaluate``, the
 scikit-learn drop-ins, the training-loop metrics, ``explain`` and the Spark engine all go through it.
 """
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import api
-from ._kernels import codes as K
-from ._problem import Problem
-from .conventions import Convention
-from .errors import EmptyQueryError, InputError, InvalidParameterError
-from .measures import Measure, MeasureSpec, check_measures, definition, parse_measures
+from .._defs.conventions import Convention
+from .._defs.measures import Measure, MeasureSpec, check_measures, definition, parse_measures
+from .._kernels import api
+from .._kernels import codes as K
+from ..errors import EmptyQueryError, InputError, InvalidParameterError
+from .problem import Problem
 
 __all__ = ["Plan", "check_cutoffs", "deepest", "empty_rule", "make_plan", "run_plan"]
 

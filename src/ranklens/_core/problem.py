@@ -1,7 +1,7 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
 No Python loop over queries or rows: query ids are dictionary-encoded once
-(:func:`ranklens._ids.factorize_parts`: only the first id of each run of equal
+(:func:`ranklens._input.ids.factorize_parts`: only the first id of each run of equal
 ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
 at all when they already come grouped), and items are matched inside each
 query by hash in compiled code (:mod:`ranklens._kernels.group`).
@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import (
+from .._defs.conventions import Convention
+from .._input.dispatch import Judgments, Rankings
+from .._input.ids import (
     IdArray,
     as_ids,
     factorize_parts,
@@ -29,8 +31,8 @@ from ._ids import (
     take_ids,
     unify_ids,
 )
-from ._kernels.api import find_duplicates, hash_items, lookup_labels, segments
-from ._kernels.codes import (
+from .._kernels.api import find_duplicates, hash_items, lookup_labels, segments
+from .._kernels.codes import (
     ORDER_BEST,
     ORDER_INPUT,
     ORDER_ITEM_ASC,
@@ -42,9 +44,7 @@ from ._kernels.codes import (
     TIES_NONE,
     TIES_SHARED_RANK,
 )
-from .conventions import Convention
-from .data import Judgments, Rankings
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",

@@ -1,4 +1,7 @@
-"""The result of an evaluation: aggregates, per-query values, and what was left out."""
+"""The result of an evaluation: aggregates, per-query values, and what was left out.
+
+The public face of this module is :mod:`ranklens.result`.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from . import render
-from ._plan import Plan, check_cutoffs
-from ._problem import Exclusion, ExclusionReason, Problem
-from .conventions import Convention
-from .errors import InputError, InvalidParameterError
-from .measures import Measure
+from .._defs.conventions import Convention
+from .._defs.measures import Measure
+from ..errors import InputError, InvalidParameterError
+from .plan import Plan, check_cutoffs
+from .problem import Exclusion, ExclusionReason, Problem
+from .schema import check_digits, flat_dict, result_dict, result_html, result_table, to_json
 
 __all__ = ["MIN_GEO_MEAN", "Exclusion", "ExclusionReason", "Partial", "Result", "combine", "impressions",
            "join_results", "list_weights"]
@@ -84,7 +87,7 @@ class Partial:
         lengths: np.ndarray | None = None,
     ) -> Partial:
         """The contribution of queries ``qids`` (sorted) with per-query ``values`` and ``empties``
-        (:func:`ranklens._plan.run_plan`), per-query ``weights`` (None: 1), the exclusions of their
+        (:func:`ranklens._core.plan.run_plan`), per-query ``weights`` (None: 1), the exclusions of their
         problem (``Problem.notes``) and their ranked lists' lengths (``Problem.lengths``: the impressions
         GroupAUC weighs each list by; needed only for such a measure).
 
@@ -171,7 +174,7 @@ def combine(partials: Sequence[Partial]) -> Partial:
     --------
     >>> import numpy as np
     >>> from ranklens import get_convention
-    >>> from ranklens._plan import make_plan
+    >>> from ranklens._core.plan import make_plan
     >>> plan = make_plan(get_convention("ranklens"), ["ndcg"])
     >>> a = Partial.from_values(plan, np.array([1, 2]), np.array([[0.5], [np.nan]]), np.array([[False], [True]]))
     >>> b = Partial.from_values(plan, np.array([3]), np.array([[1.0]]), np.array([[False]]))
@@ -251,7 +254,7 @@ class Result:
         *,
         per_query: bool = True,
     ) -> Result:
-        """The result of one problem: its values (:func:`ranklens._plan.run_plan`) aggregated."""
+        """The result of one problem: its values (:func:`ranklens._core.plan.run_plan`) aggregated."""
         partial = Partial.from_values(plan, problem.qids, values, empties, weights, problem.notes,
                                       lengths=problem.lengths)
         return cls.from_partial(plan, partial, problem.qids, values, weights, per_query=per_query)
@@ -369,14 +372,14 @@ class Result:
         {'ndcg@1': 1, 'recall@2': 1}
         """
         if style == "flat":
-            return render.flat_dict(self, prefix)
+            return flat_dict(self, prefix)
         if style != "nested":
             raise InvalidParameterError(f"`style` must be 'nested' or 'flat'; got {style!r}.")
-        return render.result_dict(self, per_query)
+        return result_dict(self, per_query)
 
     def to_json(self, per_query: bool | None = None) -> str:
         """:meth:`to_dict` as strict JSON (NaN as null)."""
-        return render.to_json(self, per_query=per_query)
+        return to_json(self, per_query=per_query)
 
     def _frame_columns(self, kind: str) -> dict[str, Any]:
         if kind == "aggregate":
@@ -394,7 +397,7 @@ class Result:
     def to_pandas(self, kind: str = "per_query") -> Any:
         """A pandas DataFrame: per-query values (index ``query``, one column per measure, NaN where a query
         is skipped) or, with ``kind="aggregate"``, one row per measure (``value``, ``queries``)."""
-        from ._deps import require
+        from .._base.deps import require
 
         pd = require("pandas")
         data = self._frame_columns(kind)
@@ -405,7 +408,7 @@ class Result:
     def to_polars(self, kind: str = "per_query") -> Any:
         """A polars DataFrame: a ``query`` column then one per measure (null where a query is skipped), or
         with ``kind="aggregate"`` the columns ``measure``, ``value``, ``queries``."""
-        from ._deps import require
+        from .._base.deps import require
 
         pl = require("polars")
         data = self._frame_columns(kind)
@@ -415,11 +418,11 @@ class Result:
 
     # -- display --------------------------------------------------------
     def table(self, digits: int = 4) -> str:
-        """A plain-text table of the aggregates (and what was left out): :func:`ranklens.render.render`."""
-        return render.render(self, "table", digits=digits)
+        """A plain-text table of the aggregates (and what was left out): ``render(result, "table")``."""
+        return result_table(self, check_digits(digits))
 
     def _repr_html_(self) -> str:
-        return render.render(self, "html")
+        return result_html(self)
 
     def __repr__(self) -> str:
         agg = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())
@@ -433,7 +436,7 @@ def join_results(parts: Sequence[Result], keys: Sequence[str], convention: Conve
     """Results of the same queries for different measures, as one result with the measures in ``keys``' order.
 
     For measures computed under different conventions of the same queries (ir_measures' providers: see
-    :func:`ranklens._irmeasures.convention_groups`): the exclusions of the query rule are the first part's
+    :func:`ranklens._defs.irmeasures.convention_groups`): the exclusions of the query rule are the first part's
     (every part has the same), those of a measure its part's.
     """
     first = parts[0]

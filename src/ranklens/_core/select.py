@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._kernels.api import ordered_rows
-from ._problem import Problem
+from .._kernels.api import ordered_rows
+from .problem import Problem
 
 __all__ = ["keep_rows", "ranked_order"]
 
@@ -25,7 +25,7 @@ def ranked_order(problem: Problem, depth: int = -1) -> tuple[np.ndarray, np.ndar
 
     Examples
     --------
-    >>> from ranklens._problem import array_problem
+    >>> from ranklens._core.problem import array_problem
     >>> from ranklens.conventions import get_convention
     >>> p = array_problem([0, 0, 1, 0], [0.1, 0.9, 0.5, 0.3], [0, 1, 1, 0], get_convention("trec_eval"),
     ...                   item=[10, 11, 12, 13])

@@ -1,35 +1,6 @@
 """Statistics on aligned per-query scores: paired tests, confidence intervals, effect size, corrections.
 
-Every function takes plain arrays of per-query values (``a[i]`` and ``b[i]`` are the same query for two
-systems), checks them (finite float64, same length) and returns a small frozen dataclass.
-
-Resampling (sign-flip randomization, bootstrap) runs in compiled kernels with counter-based random
-numbers: resample ``r`` is a pure function of ``(seed, r)``, so a ``seed`` gives the same numbers for
-any thread count, and no ``n_resamples x n`` matrix is ever built.
-
-Which scipy call each function matches:
-
-* :func:`paired_t` — ``scipy.stats.ttest_rel(a, b)`` (statistic, two-sided p-value, and its interval).
-* :func:`wilcoxon` — ``scipy.stats.wilcoxon(a, b)`` with its defaults (``zero_method="wilcox"``,
-  ``correction=False``, ``method="auto"``): exact null distribution when ``n <= 50`` and there are no
-  ties or zero differences; with ties or zeros, exact enumeration of the ``2**n`` sign flips when
-  ``n <= 13`` (scipy's permutation test is exhaustive there); otherwise the normal approximation with
-  the tie correction. The statistic is ``min(R+, R-)``.
-* :func:`t_interval` — ``scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=sem)``.
-* :func:`bootstrap_ci` — the percentile and BCa formulas of ``scipy.stats.bootstrap`` (quantiles with
-  linear interpolation; BCa's bias from the fraction of resamples below the estimate, ties counted
-  half, and acceleration from the jackknife) applied to ranklens's own resamples.
-
-p-values of the resampling tests are ``(count + 1) / (n_resamples + 1)`` where ``count`` is the
-number of resamples whose statistic is at least as extreme as the observed one (Phipson & Smyth),
-never 0. ranx's Fisher test reports ``count / n_resamples`` instead.
-
->>> import numpy as np
->>> from ranklens import stats
->>> a = np.array([0.5, 0.7, 0.2, 0.9, 0.4, 0.6])
->>> b = np.array([0.4, 0.5, 0.3, 0.6, 0.1, 0.5])
->>> round(stats.paired_t(a, b).p_value, 4)  # scipy.stats.ttest_rel(a, b).pvalue
-0.0599
+The public face of this module is :mod:`ranklens.stats`.
 """
 
 from __future__ import annotations
@@ -40,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameterError, MissingDependencyError
+from ..errors import InvalidParameterError, MissingDependencyError
 
 __all__ = [
     "Correction",
@@ -342,7 +313,7 @@ def wilcoxon(a: Any, b: Any) -> PairedTest:
 
 def sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """p-values of the sign-flip test for each column of ``d`` (shape ``(n, m)``, zeros = not in the pair)."""
-    from ._kernels.api import sign_flip_exceed
+    from .._kernels.api import sign_flip_exceed
 
     d = np.ascontiguousarray(d, dtype=np.float64)
     observed = d.sum(axis=0)
@@ -390,7 +361,7 @@ def bootstrap_means(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
 
 
 def _boot(x: np.ndarray, n_resamples: int, seed: int, stream: int) -> np.ndarray:
-    from ._kernels.api import bootstrap_means
+    from .._kernels.api import bootstrap_means
 
     x2 = np.ascontiguousarray(x.reshape(x.shape[0], -1), dtype=np.float64)
     return bootstrap_means(x2, _key(seed, stream), n_resamples)

@@ -2,9 +2,9 @@
 
 The qrels are read as trec_eval 10 reads them (labels by C's ``atol``), the run as a TREC run; one problem is
 built under the ``trec_eval10`` convention (every judged query, a missing run empty, duplicates marked rather
-than refused) and its rows are put in trec_eval's order once (:mod:`ranklens._select`); ``-M`` and ``-J`` keep
+than refused) and its rows are put in trec_eval's order once (:mod:`ranklens._core.select`); ``-M`` and ``-J`` keep
 some of them, relstring reads them, and every group of measures is evaluated on that one problem
-(:func:`ranklens.evaluate.evaluate_problem`). Where trec_eval stops (a judged query missing from the run
+(:func:`ranklens._core.evaluate.evaluate_problem`). Where trec_eval stops (a judged query missing from the run
 without ``-c``, a document twice in a query) the values of the queries before it are kept, so that the
 command prints them as trec_eval does before it exits with status 4.
 """
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import RanklensError
-from .trec_eval_measures import Line, c_lround
+from .._defs.trec_eval import Line, c_lround
+from ..errors import RanklensError
 
 __all__ = ["Outcome", "evaluate_lines"]
 
@@ -43,10 +43,10 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     """Every printed line's values. ``args``: the command line (``complete``, ``judged_only``, ``max_docs``,
     ``docs_in_coll``); ``convention_of(gains)``: the ``trec_eval10`` convention of the flags (with an ndcg gain
     mapping or None); ``notes``: lines for stderr, appended to."""
-    from ._problem import build_problem, same_problem
-    from ._select import keep_rows, ranked_order
+    from .._input.files import read_trec_eval_judgments, read_trec_eval_run
     from .evaluate import evaluate_problem
-    from .io import read_trec_eval_judgments, read_trec_eval_run
+    from .problem import build_problem, same_problem
+    from .select import keep_rows, ranked_order
 
     rankings = read_trec_eval_run(run_path)  # the larger file first: less held while it is read
     judgments, note = read_trec_eval_judgments(args.qrels)

@@ -1,9 +1,6 @@
 """Conventions: every silent choice behind an "NDCG" number, made explicit.
 
-A :class:`Convention` is a frozen record of the choices that make libraries
-disagree (gain, ties, ideal list, empty queries, which queries are averaged,
-numeric precision...). ``CONVENTIONS`` holds the named presets that reproduce
-peer libraries; ``"ranklens"`` is the default. See ``docs/conventions.md``.
+The public face of this module is :mod:`ranklens.conventions`.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
 
 __all__ = ["AGGREGATE_FIELDS", "CONVENTIONS", "VALUE_FIELDS", "Convention", "get_convention"]
 

@@ -25,8 +25,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ..errors import InvalidParameterError
 from .conventions import CONVENTIONS, Convention
-from .errors import InvalidParameterError
 
 __all__ = [
     "IR_MEASURES_NAMES", "PROVIDERS", "convention_groups", "is_ir_measures_object", "looks_like_ir_measures",

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _irmeasures
-from ._registry import FAMILIES, REGISTRY, MeasureSpec
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
+from . import irmeasures
+from .registry import FAMILIES, REGISTRY, MeasureSpec
 
 __all__ = ["MAX_CUTOFF", "Measure", "flat_name", "parse_measure", "parse_measures"]
 
@@ -112,7 +112,7 @@ MAX_CUTOFF = 2**63 - 1
 def parse_measure(text: Any) -> list[Measure]:
     """Parse one measure string; trec_eval lists like ``P.5,10`` give several.
 
-    ir_measures' language is accepted too (:mod:`ranklens._irmeasures`): its strings (``P(rel=2)@10``,
+    ir_measures' language is accepted too (:mod:`ranklens._defs.irmeasures`): its strings (``P(rel=2)@10``,
     ``nDCG(dcg='exp-log2')@10``), its space-separated lists (``"nDCG@10 P@5"``) and its ``Measure`` objects
     (``ir_measures.nDCG@10``, keyed ``str(obj)``). A name means the same measure in both languages.
 
@@ -126,22 +126,22 @@ def parse_measure(text: Any) -> list[Measure]:
     >>> [(m.key, m.family, m.k, m.relevance_level) for m in parse_measure("nDCG@10 P(rel=2)@5")]
     [('nDCG@10', 'ndcg', 10, None), ('P(rel=2)@5', 'precision', 5, 2.0)]
     """
-    if _irmeasures.is_ir_measures_object(text):
-        return [Measure(**_irmeasures.parse(text))]
+    if irmeasures.is_ir_measures_object(text):
+        return [Measure(**irmeasures.parse(text))]
     if not isinstance(text, str) or not text.strip():
         raise InvalidParameterError(f"a measure must be a non-empty string; got {text!r}.")
-    parts = _irmeasures.split_list(text)
+    parts = irmeasures.split_list(text)
     if len(parts) > 1:
         return [m for part in parts for m in parse_measure(part)]
     try:
         return _parse_ours(text)
     except InvalidParameterError as ours:
-        if not _irmeasures.looks_like_ir_measures(text) or not text.isascii():  # its names are ASCII
+        if not irmeasures.looks_like_ir_measures(text) or not text.isascii():  # its names are ASCII
             raise
         try:
-            return [Measure(**_irmeasures.parse(text))]
+            return [Measure(**irmeasures.parse(text))]
         except InvalidParameterError:
-            if _ours(text) and not _irmeasures.well_formed(text):  # our names in our syntax: our error says more
+            if _ours(text) and not irmeasures.well_formed(text):  # our names in our syntax: our error says more
                 raise ours from None
             raise
 
@@ -284,7 +284,7 @@ def _finite(text: str) -> float | None:
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse a measure or a list of measures (strings, or ir_measures objects); duplicates are kept once."""
     items: Iterable[Any]
-    if isinstance(measures, (str, Measure)) or _irmeasures.is_ir_measures_object(measures):
+    if isinstance(measures, (str, Measure)) or irmeasures.is_ir_measures_object(measures):
         items = [measures]
     elif isinstance(measures, Iterable):
         items = measures

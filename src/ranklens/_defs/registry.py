@@ -2,7 +2,7 @@
 
 :data:`REGISTRY` holds, per family, its spellings (ours, trec_eval's, ir_measures', ranx's), its kernel code,
 whether it takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention
-(:class:`ConventionRule`: a refusal, or another definition). Parsing is in :mod:`ranklens._parse`; the
+(:class:`ConventionRule`: a refusal, or another definition). Parsing is in :mod:`ranklens._defs.parse`; the
 public names are importable from :mod:`ranklens.measures`.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ._kernels import codes as K
+from .._kernels import codes as K
 from .conventions import Convention
 
 if TYPE_CHECKING:
-    from ._parse import Measure
+    from .parse import Measure
 
 __all__ = ["FAMILIES", "REGISTRY", "ConventionRule", "MeasureSpec"]
 

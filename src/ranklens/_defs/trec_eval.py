@@ -1,11 +1,6 @@
 """trec_eval's measures: their names, parameters and nicknames, and the ranklens measure computing each.
 
-:data:`TREC_MEASURES` lists every measure of trec_eval 10.0's qrels format in the order trec_eval computes
-and prints them (its ``measures.c``), with the parameters ``-m name.params`` takes, their defaults, how a
-value is printed, and the ranklens spelling computing it (``None`` where ranklens has none).
-:func:`mark_measure` reads one ``-m`` argument as trec_eval does; :func:`measure_lines` gives the lines a
-measure prints (``P.5,10`` -> ``P_5``, ``P_10``) with the ranklens measure of each. Used by
-:mod:`ranklens.trec_eval_cli`; data and parsing only, no arithmetic.
+The public face of this module is :mod:`ranklens.trec_eval_measures`.
 """
 
 from __future__ import annotations
@@ -17,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
 
-__all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecMeasure", "mark_measure",
-           "measure_lines"]
+__all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecEvalError", "TrecMeasure",
+           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "mark_measure", "measure_lines"]
 
 #: The trec_eval release whose command line and output this module reproduces.
 TREC_EVAL_VERSION = "10.0"

@@ -2,7 +2,7 @@
 
 :class:`StrIds` holds string ids in Arrow's ``large_string`` layout without
 pyarrow; :func:`as_ids` normalises any id input to one of the layouts of
-:class:`ranklens._ids.IdColumn`; the other functions move numeric columns
+:class:`ranklens._input.ids.IdColumn`; the other functions move numeric columns
 between numpy and Arrow (zero-copy where possible) and widen Arrow's 32-bit
 string offsets to 64 bits.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = [
     "StrIds",
@@ -77,7 +77,7 @@ class StrIds:
 
     def take(self, idx: Any) -> StrIds:
         """The ids at positions ``idx``."""
-        from ._kernels.api import gather
+        from .._kernels.api import gather
 
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
@@ -233,7 +233,7 @@ def as_ids(x: Any, what: str = "ids", widen: bool = True) -> Any:
     Examples
     --------
     >>> import numpy as np
-    >>> from ranklens._buffers import as_ids
+    >>> from ranklens._input.buffers import as_ids
     >>> as_ids(np.array([3.0, 4.0])).tolist(), as_ids(np.array(["a", "b"], dtype=object)).type
     ([3, 4], DataType(large_string))
     """

@@ -10,7 +10,7 @@ Accepted forms (for judgments and for rankings alike):
 * for rankings, a 1-D array or list of scores with one value per judgment
   row (LETOR predictions);
 * the forms of other libraries (records, ranx, Hugging Face, rows as dicts),
-  first brought to one of the above by :func:`ranklens._forms.unwrap`; a list
+  first brought to one of the above by :func:`ranklens._input.forms.unwrap`; a list
   holding records is never taken for a matrix.
 
 Files are read by :mod:`ranklens.io`, which hands its tables and JSON dicts to
@@ -27,12 +27,12 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from ._buffers import arrow_to_numpy, as_ids, chunked_to_numpy
-from ._forms import accepted, has_records, is_ranx_run, plain_tuples, pyterrier_columns, record_columns, unwrap
-from ._ids import id_length
-from ._validate import check_values
-from .errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError
+from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
+from .forms import accepted, has_records, is_ranx_run, plain_tuples, pyterrier_columns, record_columns, unwrap
+from .ids import id_length
 from .records import Records
+from .validate import check_values
 
 __all__ = [
     "COLUMN_NAMES",
@@ -240,7 +240,7 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
                   missing_ok: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """A table's label/score/rank column as float64, and which rows are missing (None: none).
 
-    NaN and infinities are refused (:func:`~ranklens._validate.check_values`), and so are missing
+    NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`), and so are missing
     values unless ``missing_ok`` (one table holding both labels and scores: there a missing cell says
     the row is not judged, or not ranked)."""
     vals = numeric(_table_column(table, kind, col, where), f"{what} column {col!r}", where)
@@ -476,7 +476,7 @@ def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None)
 
 def judgment_records(obj: Any, **columns: Any) -> Records:
     """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists, records
-    (:mod:`ranklens._forms`)."""
+    (:mod:`ranklens._input.forms`)."""
     obj = unwrap(obj, "judgments")
     if isinstance(obj, Mapping):
         return nested_records(obj, "judgments")
@@ -500,7 +500,7 @@ def judgment_records(obj: Any, **columns: Any) -> Records:
 
 def ranking_records(obj: Any, **columns: Any) -> Records:
     """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, or
-    records (:mod:`ranklens._forms`)."""
+    records (:mod:`ranklens._input.forms`)."""
     in_ranx_order = is_ranx_run(obj)
     obj = unwrap(obj, "rankings")
     if isinstance(obj, Mapping):

@@ -1,39 +1,14 @@
-"""Judgments and rankings from every accepted input.
-
-Accepted inputs (for judgments and for rankings alike):
-
-* a :class:`Judgments` / :class:`Rankings` object;
-* a path to a file (TREC qrels or run, LETOR/svmlight, predictions, CSV/TSV,
-  Parquet, JSON Lines, JSON; gzip transparently), read by :mod:`ranklens.io`;
-* a dict ``{query: {item: value}}`` (pytrec_eval / ranx style);
-* a 2-D array or a list of lists (scikit-learn style: row = query,
-  column = item), ragged lists allowed;
-* a long table (pandas, polars, pyarrow) with named columns for the query,
-  the item, the score or rank, and the relevance (a PyTerrier frame read by
-  its own names: ``qid``, ``docno``, ``score``, ``rank``, ``label``);
-* the forms of other libraries, recognised by type and field names
-  (:mod:`ranklens._forms`): lists and iterators of ir_datasets / ir_measures
-  records (``query_id``, ``doc_id`` and ``relevance`` or ``score``), rows as
-  dicts, ranx ``Qrels`` / ``Run``, a Hugging Face ``datasets.Dataset``.
-
-A list is a matrix only when it holds no record: anything else is refused
-with the forms accepted.
-
-A 1-D array of scores is accepted as rankings when it has one value per
-judgment row (LETOR predictions). Files and in-memory forms alike become
-:class:`~ranklens.records.Records` first (in-memory forms by
-:mod:`ranklens._coerce`).
-"""
+"""Judgments and rankings from every accepted input (public face: :mod:`ranklens.data`)."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
-from ._buffers import StrIds
-from ._coerce import COLUMN_NAMES, judgment_records, ranking_records, table_records
-from .errors import InvalidParameterError
-from .io import read_judgments, read_rankings
+from ..errors import InvalidParameterError
+from .buffers import StrIds
+from .coerce import COLUMN_NAMES, judgment_records, ranking_records, table_records
+from .files import read_judgments, read_rankings
 from .records import Judgments, Rankings
 
 __all__ = [

@@ -1,33 +1,7 @@
 """Readers: files into :class:`~ranklens.records.Records` (then :class:`~ranklens.data.Judgments` and
 :class:`~ranklens.data.Rankings`).
 
-Formats (``format=`` or detected from the extension and the first lines):
-
-``trec``        qrels ``qid iter item label`` or run ``qid Q0 item rank score [tag]``
-                (``#`` lines are comments; a ``#`` inside an id is part of it)
-``svmlight``    LETOR ``label qid:Q 1:v 2:v ... [# comment]`` for judgments; without
-                ``qid:`` the groups come from a ``.query``/``.group`` file beside it
-``predictions`` one score per line, aligned with the judgment rows (LETOR)
-``csv``/``tsv`` a long table with a header (see :data:`ranklens.data.COLUMN_NAMES`)
-``parquet``     a long table
-``jsonl``       JSON Lines records of a long table
-``json``        ``{query: {item: value}}`` or a list of records
-
-Gzip-compressed files are read transparently. Every parse error names the
-file, the line number and the offending text. Every reader (and every
-in-memory form) applies the same rules (:mod:`ranklens._validate`):
-
-* a UTF-8 byte-order mark is dropped; ``\n``, ``\r\n`` and a bare ``\r``
-  all end a line; bytes that are not UTF-8 are refused (file, line);
-* relevance labels, scores and ranks must be finite numbers: NaN,
-  infinities and missing values are refused (file and line, or row). In a
-  table holding both labels and scores, an empty cell (JSON ``null``, a
-  missing value of pandas) says the row is not judged, or not ranked;
-* TREC qrels lines have 4 fields and run lines at least 6 (the rest of a
-  run line is skipped), as trec_eval reads them;
-* CSV/TSV label, score and rank columns are decimal numbers; a header naming
-  a column twice, list or struct columns (JSON Lines, Parquet) and a JSON
-  that is not ``{query: {item: value}}`` or a list of records are refused.
+The public face of this module is :mod:`ranklens.io`.
 """
 
 from __future__ import annotations
@@ -40,11 +14,11 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ._coerce import nested_records, pick_column, table_records
-from ._text import is_float, read_predictions, read_svmlight, read_trec_eval_qrels, read_trec_qrels, read_trec_run
-from ._validate import strip_bom, text_buffer, utf8_text
-from .errors import FormatError, InputError, InvalidParameterError
+from ..errors import FormatError, InputError, InvalidParameterError
+from .coerce import nested_records, pick_column, table_records
 from .records import Judgments, Rankings, Records
+from .text import is_float, read_predictions, read_svmlight, read_trec_eval_qrels, read_trec_qrels, read_trec_run
+from .validate import strip_bom, text_buffer, utf8_text
 
 __all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
 

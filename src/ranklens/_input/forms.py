@@ -12,7 +12,7 @@
   PyTerrier's documented column names (``qid``, ``docno``, ``score``, ``rank``,
   ``label``), never its ``query`` text nor its internal ``docid``.
 
-:mod:`ranklens._coerce` calls :func:`unwrap` first, then asks
+:mod:`ranklens._input.coerce` calls :func:`unwrap` first, then asks
 :func:`has_records` before it would take a list for a matrix.
 """
 
@@ -23,7 +23,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from .errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError
 
 __all__ = [
     "PYTERRIER_COLUMNS",
@@ -58,7 +58,7 @@ def accepted(what: str) -> str:
 
     Examples
     --------
-    >>> from ranklens._forms import accepted
+    >>> from ranklens._input.forms import accepted
     >>> "query_id, doc_id, relevance" in accepted("judgments")
     True
     """
@@ -94,7 +94,7 @@ def plain_tuples(seq: Sequence[Any], what: str) -> None:
 
     Examples
     --------
-    >>> from ranklens._forms import plain_tuples
+    >>> from ranklens._input.forms import plain_tuples
     >>> plain_tuples([[1, 0, 2]], "judgments")
     >>> plain_tuples([(1, 7, 1), (1, 8, 0)], "judgments")
     Traceback (most recent call last):
@@ -117,7 +117,7 @@ def record_columns(seq: Sequence[Any], what: str) -> tuple[list[Any], list[Any],
     Examples
     --------
     >>> from ir_measures import Qrel
-    >>> from ranklens._forms import record_columns
+    >>> from ranklens._input.forms import record_columns
     >>> record_columns([Qrel("q1", "d1", 2), Qrel("q1", "d2", 0)], "judgments")
     (['q1', 'q1'], ['d1', 'd2'], [2, 0])
     """
@@ -146,7 +146,7 @@ def pyterrier_columns(columns: Sequence[str]) -> dict[str, str]:
 
     Examples
     --------
-    >>> from ranklens._forms import pyterrier_columns
+    >>> from ranklens._input.forms import pyterrier_columns
     >>> pyterrier_columns(["qid", "query", "docid", "docno", "score", "rank"])
     {'query': 'qid', 'item': 'docno', 'score': 'score', 'rank': 'rank'}
     >>> pyterrier_columns(["query", "item", "score"])
@@ -186,14 +186,14 @@ def _rows_table(rows: list[Any], what: str) -> Any:
 
 
 def unwrap(obj: Any, what: str) -> Any:
-    """``obj`` as a form :mod:`ranklens._coerce` reads: a ranx ``Qrels``/``Run`` as its dict of dicts,
+    """``obj`` as a form :mod:`ranklens._input.coerce` reads: a ranx ``Qrels``/``Run`` as its dict of dicts,
     a Hugging Face ``Dataset`` as its Arrow table, rows given as dicts as a table, an iterator of
     records as a list; anything else as it is.
 
     Examples
     --------
     >>> from ir_measures import ScoredDoc
-    >>> from ranklens._forms import unwrap
+    >>> from ranklens._input.forms import unwrap
     >>> unwrap(iter([ScoredDoc("q1", "d1", 0.5)]), "rankings")
     [ScoredDoc(query_id='q1', doc_id='d1', score=0.5)]
     >>> unwrap([{"query_id": "q1", "doc_id": "d1", "score": 0.5}], "rankings").column_names

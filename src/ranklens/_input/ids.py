@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from ._buffers import (
+from ..errors import InputError
+from .buffers import (
     StrIds,
     arrow_to_numpy,
     as_ids,
@@ -34,8 +35,7 @@ from ._buffers import (
     string_chunk_buffers,
     to_str_ids,
 )
-from ._buffers import pyarrow as _pa
-from .errors import InputError
+from .buffers import pyarrow as _pa
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -87,7 +87,7 @@ class IdColumn:
     Examples
     --------
     >>> import numpy as np
-    >>> from ranklens._ids import IdColumn
+    >>> from ranklens._input.ids import IdColumn
     >>> col = IdColumn.of(np.array([3, 3, 5]))
     >>> type(col).__name__, len(col), col.is_str, col.take(np.array([2, 0])).tolist()
     ('IntIds', 3, False, [5, 3])
@@ -131,7 +131,7 @@ class IdColumn:
 
     def hash(self) -> np.ndarray:
         """64-bit hash of every id (``group.hash_items``)."""
-        from ._kernels.api import hash_items
+        from .._kernels.api import hash_items
 
         return hash_items(*self.kernel())
 
@@ -157,7 +157,7 @@ class IdColumn:
 
     def run_starts(self) -> np.ndarray:
         """Positions where a run of equal consecutive ids starts."""
-        from ._kernels.api import run_heads
+        from .._kernels.api import run_heads
 
         offs, data = self.buffers()
         return np.flatnonzero(run_heads(np.ascontiguousarray(offs), data))
@@ -305,7 +305,7 @@ class NarrowArrowIds(IdColumn):
 
     def hash(self) -> np.ndarray:
         # a string's hash depends on its bytes only: chunk by chunk, never widened
-        from ._kernels.api import hash_items
+        from .._kernels.api import hash_items
 
         out = np.empty(len(self), np.uint64)
         pos, none = 0, _no_ints()
@@ -404,7 +404,7 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
 def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
     """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a
     chunk compared with the last of the one before); None when runs are short."""
-    from ._kernels.api import gather, run_heads
+    from .._kernels.api import gather, run_heads
 
     starts, parts, pos, n, prev, count = [], [], 0, sum(len(c) for c in chunks), None, 0
     for c in chunks:
@@ -481,7 +481,7 @@ def factorize_unsorted(ids: IdArray) -> tuple[np.ndarray, np.ndarray, np.ndarray
         picked = enc.dictionary
         firsts = None
     else:
-        from ._kernels.api import factorize
+        from .._kernels.api import factorize
 
         is_str, ints, offs, data = col.kernel()
         codes, firsts = factorize(is_str, ints, offs, data)

@@ -1,10 +1,6 @@
 """Keyword options split into typed groups: table columns, file formats, convention fields.
 
-``ranklens.evaluate(..., **options)`` (and ``explain``, the Spark engine, the
-CLI) take one bag of keywords. :func:`split_options` separates it, in this one
-place, into :class:`Columns` (which table column plays which role),
-:class:`Formats` (how to read the files) and the rest, the convention field
-overrides; :func:`load_inputs` reads judgments and rankings with the first two.
+The public face of this module is :mod:`ranklens.options`.
 """
 
 from __future__ import annotations
@@ -13,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._coerce import table_kind
-from ._forms import unwrap
-from .data import as_judgments, as_rankings, is_pathlike, split_table
-from .errors import InvalidParameterError
-from .io import detect_format, read_table
+from ..errors import InvalidParameterError
+from .coerce import table_kind
+from .dispatch import as_judgments, as_rankings, is_pathlike, split_table
+from .files import detect_format, read_table
+from .forms import unwrap
 from .records import Judgments, Rankings
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]

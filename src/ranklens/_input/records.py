@@ -1,11 +1,6 @@
 """Rows as every reader gives them: :class:`Records`, and the two roles they play.
 
-Every input -- a TREC, LETOR, predictions, CSV/TSV, Parquet or JSON file, a
-dict, a matrix, a pandas/polars/Arrow table -- becomes one :class:`Records`:
-query and item ids and whichever value columns the input has (relevance
-labels, scores, ranks). :meth:`Records.judgments` and :meth:`Records.rankings`
-take the rows that play each role: :class:`Judgments` (rows with a label) and
-:class:`Rankings` (rows with a score or rank), which the evaluation uses.
+The public face of this module is :mod:`ranklens.records`.
 """
 
 from __future__ import annotations
@@ -15,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import IdColumn, filter_ids
-from .errors import InputError
+from ..errors import InputError
+from .ids import IdColumn, filter_ids
 
 __all__ = ["Judgments", "Rankings", "Records"]
 

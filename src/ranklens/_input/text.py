@@ -3,7 +3,7 @@
 Each reader takes a file's bytes and gives :class:`~ranklens.records.Records`;
 every parse error names the file, the line number and the offending text. The rules shared with
 every other reader (byte-order mark, line endings, UTF-8, finite values, TREC field counts) are
-:mod:`ranklens._validate`'s.
+:mod:`ranklens._input.validate`'s.
 Opening files, detecting formats and the tabular formats are in :mod:`ranklens.io`.
 """
 
@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ._buffers import StrIds, arrow_to_numpy
-from ._validate import TREC_FIELDS, check_values, text_buffer, utf8_text
-from .errors import FormatError, InputError
+from ..errors import FormatError, InputError
+from .buffers import StrIds, arrow_to_numpy
 from .records import Records
+from .validate import TREC_FIELDS, check_values, text_buffer, utf8_text
 
 __all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_eval_qrels", "read_trec_qrels", "read_trec_run",
            "text_lines"]
@@ -42,7 +42,7 @@ def text_lines(data: bytes, path: str) -> list[str]:
 
 def _split(data: bytes, path: str, max_fields: int) -> tuple[np.ndarray, ...]:
     """Fields of every data line (compiled; no Python object per line)."""
-    from ._kernels.api import split_fields
+    from .._kernels.api import split_fields
 
     buf = text_buffer(data, path)
     if buf.size == 0:
@@ -58,7 +58,7 @@ def _str_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int) -> Any:
     """Column ``c`` as an Arrow large_string array (the buffer's UTF-8 was checked by :func:`text_buffer`)."""
     import pyarrow as pa
 
-    from ._kernels.api import gather
+    from .._kernels.api import gather
 
     data, offs = gather(buf, st[:, c], en[:, c])
     return pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(offs.astype(np.int64)), pa.py_buffer(data))
@@ -70,7 +70,7 @@ def _finish_numbers(vals: np.ndarray, ok: np.ndarray, buf: np.ndarray,
     """Complete a column parsed by the compiled parser (``vals`` where ``ok``): the other rows (more
     than 19 significant digits, subnormal or overflowing values, inf/nan, bad text) through Arrow's
     parser; ``spans(rows)`` gives their byte spans, ``error(message, row)`` the error to raise."""
-    from ._kernels.api import gather
+    from .._kernels.api import gather
 
     rest = np.flatnonzero(~ok)
     if rest.size:
@@ -100,7 +100,7 @@ def _finish_numbers(vals: np.ndarray, ok: np.ndarray, buf: np.ndarray,
 def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: str, path: str,
                 ln: np.ndarray, ls: np.ndarray, le: np.ndarray, finite: bool = True) -> np.ndarray:
     """Column ``c`` of split lines parsed as float64, correctly rounded; errors name the line."""
-    from ._kernels.api import parse_floats
+    from .._kernels.api import parse_floats
 
     vals, ok = parse_floats(buf, st[:, c], en[:, c])
     return _finish_numbers(
@@ -122,7 +122,7 @@ class _Columns:
     """The data lines of a TREC file scanned into columns (:func:`_kernels.api.scan_columns`)."""
 
     def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str], compact: bool = False):
-        from ._kernels.api import scan_columns
+        from .._kernels.api import scan_columns
 
         self.path = path
         self.buf = text_buffer(data, path)
@@ -163,13 +163,13 @@ class _Columns:
 
     def strings(self, f: int) -> StrIds:
         """Field ``f`` as :class:`~ranklens.data.StrIds` over the scanned bytes (UTF-8 checked by
-        :func:`~ranklens._validate.text_buffer`)."""
+        :func:`~ranklens._input.validate.text_buffer`)."""
         j = self.str_col[f]
         return StrIds(self.soffs[j], self.sdata[j])
 
     def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
         """Field ``f`` as float64, correctly rounded (:func:`_finish_numbers`)."""
-        from ._kernels.api import field_spans
+        from .._kernels.api import field_spans
 
         j = self.num_col[f]
         return _finish_numbers(self.nvals[j], self.nok[j], self.buf,
@@ -209,8 +209,8 @@ def read_trec_eval_qrels(data: bytes | mmap.mmap, path: str) -> tuple[Records, s
     odd = np.flatnonzero(~whole)  # not a plain [+-]digits integer (the scanner read its leading digits)
     note = None
     if odd.size:
-        from ._kernels.api import field_spans, parse_floats
-        from .trec_eval_measures import c_atol
+        from .._defs.trec_eval import c_atol
+        from .._kernels.api import field_spans, parse_floats
 
         st, en = field_spans(c.buf, c.lstart[odd], 3)
         for t in np.flatnonzero(en - st > 19).tolist():  # more digits than the scanner reads: C saturates

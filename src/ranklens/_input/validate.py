@@ -14,7 +14,7 @@
   there); past the sixth, the rest of a run line is skipped, as trec_eval does (its own test run
   ``results.trunc`` has such lines).
 
-:mod:`ranklens._text`, :mod:`ranklens.io` and :mod:`ranklens._coerce` use these and nothing else, so the
+:mod:`ranklens._input.text`, :mod:`ranklens.io` and :mod:`ranklens._input.coerce` use these and nothing else, so the
 readers cannot drift apart.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FormatError, InputError
+from ..errors import FormatError, InputError
 
 __all__ = ["BOM", "TREC_FIELDS", "check_utf8", "check_values", "strip_bom", "text_buffer", "utf8_text"]
 

@@ -1,8 +1,6 @@
 """``compare``: several runs on the same judgments -> means, intervals, paired tests against a baseline.
 
-Every run is evaluated with :func:`ranklens.evaluate` under one convention. A run's mean and its
-intervals are over the queries that run counts (those ``evaluate`` does not skip); a comparison with
-the baseline is over the queries both count, and the queries left out of a pair are reported.
+The public face of this module is :mod:`ranklens.compare`.
 """
 
 from __future__ import annotations
@@ -15,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from . import render
-from . import stats as S
-from ._forms import is_record, unwrap
-from ._irmeasures import is_ir_measures_object
-from .errors import InvalidParameterError
+from .._core import stats as S
+from .._defs.irmeasures import is_ir_measures_object
+from .._input.forms import is_record, unwrap
+from .._output import render
+from ..errors import InvalidParameterError
 
 __all__ = ["Comparison", "compare", "run_names"]
 
@@ -118,14 +116,14 @@ class Comparison:
         """A pandas DataFrame: one row per run and metric with every field (``kind="summary"``: means,
         intervals, differences, p-values), or the per-query values in long form (``kind="per_query"``:
         ``query``, ``metric``, ``run``, ``value``; NaN where a run does not count a query)."""
-        from ._deps import require
+        from .._base.deps import require
 
         pd = require("pandas")
         return pd.DataFrame(self._frame_columns(kind))
 
     def to_polars(self, kind: str = "summary") -> Any:
         """As :meth:`to_pandas`, a polars DataFrame (null where a value is missing)."""
-        from ._deps import require
+        from .._base.deps import require
 
         pl = require("polars")
         data = self._frame_columns(kind)
@@ -296,7 +294,7 @@ def compare(
     >>> round(row["diff"], 4), (row["wins"], row["ties"], row["losses"])
     (0.3333, (2, 1, 0))
     """
-    from .evaluate import evaluate
+    from .._core.evaluate import evaluate
 
     if test not in S.TESTS:
         raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}.")
@@ -316,7 +314,7 @@ def compare(
     bi = _baseline_index(baseline, names, items)
     metric_list = [metrics] if isinstance(metrics, str) or is_ir_measures_object(metrics) else list(metrics)
 
-    from ._progress import Progress
+    from .._base.progress import Progress
 
     judgments = unwrap(judgments, "judgments")  # read once for every run: an iterator of records is consumed once
     results = []

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ._ids import factorize_parts
-from ._problem import Problem, array_problem
-from .conventions import Convention, get_convention
-from .errors import InvalidParameterError
-from .measures import Measure, parse_measures
-from .result import Result
+from .._core.problem import Problem, array_problem
+from .._core.result import Result
+from .._defs.conventions import Convention, get_convention
+from .._defs.measures import Measure, parse_measures
+from .._input.ids import factorize_parts
+from ..errors import InvalidParameterError
 
 __all__ = ["DataSets", "GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
 
@@ -79,8 +79,8 @@ class DataSets:
                  row_weights: Any = None, *, how: str = "lightgbm", where: str = "the data") -> Result:
         """``measures`` of ``score`` on the set of ``label`` with consecutive queries of ``sizes`` rows and
         ``row_weights`` (per row, or per query; see :func:`query_weights`, ``how``)."""
-        from ._problem import same_problem, with_scores
-        from .evaluate import evaluate_problem
+        from .._core.evaluate import evaluate_problem
+        from .._core.problem import same_problem, with_scores
 
         label = np.asarray(label, dtype=np.float64).reshape(-1)
         score = _one_score_per_row(score, label.shape[0], where)
@@ -268,7 +268,7 @@ def evaluate_grouped(
     >>> round(res["ndcg@2"], 6)  # query 0: (1/log2(3)) / 1; query 1: 1
     0.815465
     """
-    from .evaluate import evaluate_arrays
+    from .._core.evaluate import evaluate_arrays
 
     label = np.asarray(y_true, dtype=np.float64).reshape(-1)
     score = _one_score_per_row(y_score, label.shape[0], where)

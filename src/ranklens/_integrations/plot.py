@@ -1,12 +1,6 @@
 """Plots of a :class:`~ranklens.compare.Comparison` (matplotlib, an optional dependency: ``ranklens[plot]``).
 
-* ``diff_<metric>``: per-query difference of each run against the baseline, sorted;
-* ``forest_<metric>``: each run's mean difference with its interval (a forest plot), significant ones filled;
-* ``curve_<family>``: the mean of a measure at several cutoffs, per run (metric@k curves).
-
-:func:`plot_comparison` writes each as PNG and SVG. In a notebook, :func:`plot_differences`,
-:func:`plot_forest` and :func:`plot_curves` draw one plot on the matplotlib axes given (``ax=``), or on
-a new figure, and return the figure. matplotlib is imported here only, through ``ranklens._deps.require``.
+The public face of this module is :mod:`ranklens.plot`.
 """
 
 from __future__ import annotations
@@ -19,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._deps import require
-from .errors import InvalidParameterError
+from .._base.deps import require
+from ..errors import InvalidParameterError
 
 __all__ = ["CURVE_CUTOFFS", "cutoff_curves", "plot_comparison", "plot_curves", "plot_differences", "plot_forest"]
 
@@ -41,8 +35,8 @@ def cutoff_curves(
 
     Returns ``{family: {run: [(k, mean), ...]}}``; measures without a cutoff are left out.
     """
-    from .evaluate import evaluate
-    from .measures import parse_measures
+    from .._core.evaluate import evaluate
+    from .._defs.measures import parse_measures
 
     families = []
     for m in parse_measures(list(metrics)):

@@ -1,11 +1,6 @@
 """Drop-in replacements for scikit-learn's ``ndcg_score`` and ``dcg_score``; a scorer for grouped data.
 
-``ndcg_score`` / ``dcg_score``: same signature, validation, error messages, tie rule and return type
-(a Python float) as scikit-learn 1.9, computed by ranklens's kernels.
-
-:func:`make_ranking_scorer`: a scikit-learn scorer over flat rows grouped by query (``groups``
-routed to it by scikit-learn's metadata routing), for ``GridSearchCV`` / ``cross_validate`` with
-``GroupKFold``; it evaluates through :func:`ranklens.evaluate` (imported when called).
+The public face of this module is :mod:`ranklens.sklearn`.
 """
 
 from __future__ import annotations
@@ -18,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ._plan import Plan, make_plan, run_plan
-from ._problem import matrix_problem
-from .conventions import get_convention
-from .errors import InvalidParameterError
-from .measures import MAX_CUTOFF
+from .._core.plan import Plan, make_plan, run_plan
+from .._core.problem import matrix_problem
+from .._defs.conventions import get_convention
+from .._defs.measures import MAX_CUTOFF
+from ..errors import InvalidParameterError
 
 __all__ = ["dcg_score", "make_ranking_scorer", "ndcg_score"]
 
@@ -389,7 +384,7 @@ class _GroupedScore:
         self.__name__ = f"ranklens_{measure.key}"
 
     def __call__(self, y_true: Any, y_pred: Any, groups: Any = None) -> float:
-        from ._grouped import evaluate_grouped
+        from .grouped import evaluate_grouped
 
         if groups is None:
             raise InvalidParameterError(
@@ -440,10 +435,10 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
     >>> bool(0 < search.best_score_ <= 1)
     True
     """
-    from ._deps import require
-    from ._grouped import measure_list
-    from .conventions import get_convention
-    from .measures import Measure
+    from .._base.deps import require
+    from .._defs.conventions import get_convention
+    from .._defs.measures import Measure
+    from .grouped import measure_list
 
     require("sklearn")
     from sklearn import config_context

@@ -8,7 +8,7 @@ present; from :data:`SPLIT_MIN_WORK` up, one call is cut into chunks of whole qu
 resamples) run on all cores by a thread pool. Where the module could not be built (no C compiler when
 ranklens was built from its sources), every kernel runs on numba's JIT, parallel over queries,
 compiled on first use and cached on disk: the first call that must compile says so on stderr, once
-(:func:`ranklens._warmup.warmup`, ``ranklens warmup``, compiles them beforehand). Every query, row or
+(:func:`ranklens._cli.warmup.warmup`, ``ranklens warmup``, compiles them beforehand). Every query, row or
 resample is computed by the same source with the same floating point operations in the same order
 whichever way the work is cut, so the results are identical (tested).
 
@@ -182,7 +182,7 @@ def _jit(name: str) -> Callable[..., Any]:
         _state["jit:" + name] = fn
         if not _jit_stamp(name).exists():
             fn = _first_compile(name, fn)
-    from .._threads import apply_threads
+    from .._base.threads import apply_threads
 
     apply_threads()
     return fn
@@ -283,7 +283,7 @@ def _n_chunks(work: int, released: bool | None = None) -> int:
     GIL (``released``; default: whether the ahead-of-time module does)."""
     if work < SPLIT_MIN_WORK or not (_state.get("nogil") if released is None else released):
         return 1
-    from .._threads import threads
+    from .._base.threads import threads
 
     return max(1, min(threads(), work // (SPLIT_MIN_WORK // 2)))
 

@@ -32,19 +32,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, InvalidParameterError
-from ._db import Database, slice_columns
-from ._ingest import IngestSummary, ingest_batches
-from ._ingest_results import ingest_results
-from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
-from ._maturity import Maturity, remember_maturity
-from ._read import sources
-from ._reports import Reports
-from ._signals import signals as compute_signals
-from ._values import refresh, refresh_values
-from ._webhook import WebhookError, deliver, payload
-from .alerts import Alert, judge
+from .alerts.judge import Alert, judge
+from .alerts.lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
+from .alerts.webhook import WebhookError, deliver, payload
 from .config import Baseline, MonitorConfig, load_config
-from .signal_monitors import judge_signal_monitors, signal_specs
+from .reports.reports import Reports
+from .signals.compute import signals as compute_signals
+from .signals.monitors import judge_signal_monitors, signal_specs
+from .storage.db import Database, slice_columns
+from .storage.ingest import IngestSummary, ingest_batches
+from .storage.ingest_results import ingest_results
+from .storage.maturity import Maturity, remember_maturity
+from .storage.read import sources
+from .storage.values import refresh, refresh_values
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
 
@@ -184,7 +184,7 @@ class Store:
         -------
         IngestSummary
         """
-        from .._progress import Progress
+        from .._base.progress import Progress
 
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
@@ -247,7 +247,7 @@ class Store:
     ) -> Any:
         """Each measure per time window and per series: the mean of the per-list values, or the measure's own
         aggregate (``gm_map``: geometric mean; ``gauc``: weighted by each list's items; counts such as
-        ``num_rel_ret``: the window's total; see :mod:`ranklens.monitor._aggregates`).
+        ``num_rel_ret``: the window's total; see :mod:`ranklens.monitor.reports.aggregates`).
 
         Parameters
         ----------

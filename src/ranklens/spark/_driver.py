@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._plan import Plan, check_cutoffs
-from .._problem import label_rule
+from .._core.plan import Plan, check_cutoffs
+from .._core.problem import label_rule
 from ..errors import InputError
 from ..result import Partial, Result, combine
 from ._layout import LABEL, PARTIAL, SIDE, SIDE_JUDGED, SIDE_RANKED, Layout, Q

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._plan import make_plan
+from .._core.plan import make_plan
 from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
 from ..measures import Measure

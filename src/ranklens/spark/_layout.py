@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._coerce import pick_column
-from .._plan import Plan
+from .._core.plan import Plan
+from .._input.coerce import pick_column
 from ..errors import InvalidParameterError
 from ..options import Columns
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .._deps import require
+from .._base.deps import require
 from ..errors import InputError, RanklensError
 
 __all__ = ["collect", "is_dataframe", "require_pyspark", "reraise", "session"]

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .._coerce import table_records
-from .._ids import take_ids
-from .._plan import Plan, deepest, make_plan, run_plan
-from .._problem import Exclusion, Problem, build_problem
+from .._core.plan import Plan, deepest, make_plan, run_plan
+from .._core.problem import Exclusion, Problem, build_problem
+from .._input.coerce import table_records
+from .._input.ids import take_ids
 from ..records import Judgments, Rankings
 from ..result import Note, Partial
 from ._layout import ITEM, LABEL, PARTIAL, ROW, SCORE, SIDE, SIDE_RANKED, Layout, Q
@@ -100,7 +100,7 @@ class Worker:
         try:  # one kernel thread per Spark task core: tasks run side by side
             from pyspark import TaskContext
 
-            from .._threads import set_threads
+            from .._base.threads import set_threads
 
             ctx = TaskContext.get()
             set_threads(max(1, int(ctx.cpus()) if ctx is not None else 1))

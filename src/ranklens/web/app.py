@@ -160,7 +160,7 @@ def create_app(
     check_token(token)
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such store")
-    from .._deps import require
+    from .._base.deps import require
 
     require("starlette")
     from starlette.applications import Starlette

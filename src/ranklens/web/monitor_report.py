@@ -90,8 +90,8 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
                       min_support=min_support, correction=correction)
     meta = json.loads((sl.schema.metadata or {})[b"ranklens"])
     sl_rows = [{k: plain(v) for k, v in r.items()} for r in sl.to_pylist()][:slices]
-    from ..monitor._links import groups_command
-    from .api import heatmap
+    from ..monitor.reports.links import groups_command
+    from .routes.slices import heatmap
 
     hm = heatmap(store, {"metric": key, "start": s0.isoformat(), "end": e0.isoformat(), "baseline": baseline,
                          "columns": None, "by": by, "depth": depth, "min_support": min_support,
