@@ -55,7 +55,7 @@ def _where(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
-    from ..render import render_rows
+    from .._output.render import render_rows
 
     click.echo(render_rows(table, fmt, digits=digits))
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..options import parse_sets
+from .._input.options import parse_sets
 from .main import column_options, comparison_options, input_options, integer
 
 __all__ = ["report"]

@@ -47,9 +47,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conventions import CONVENTIONS, get_convention
+from .._defs.conventions import CONVENTIONS, get_convention
+from .._defs.measures import parse_measure
 from ..errors import InvalidParameterError
-from ..measures import parse_measure
 from .signals.names import check_signal_monitor, is_signal
 from .storage.params import monitor_refusal
 

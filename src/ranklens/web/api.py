@@ -14,11 +14,13 @@ from .endpoint import WINDOWS, BadParameter, Endpoint, Param
 from .routes import alerts, compare, groups, overview, signals, slices
 from .routes.slices import heatmap
 
-__all__ = ["ENDPOINTS", "WINDOWS", "BadParameter", "Endpoint", "Param", "heatmap", "openapi_spec"]
+__all__ = ["ENDPOINTS", "PAGES", "WINDOWS", "BadParameter", "Endpoint", "Param", "heatmap", "openapi_spec"]
 
+_ROUTES = (overview, alerts, slices, signals, groups, compare)
 #: Every endpoint of the JSON API, page by page (each page's are declared in its module of :mod:`ranklens.web.routes`).
-ENDPOINTS: tuple[Endpoint, ...] = (*overview.ENDPOINTS, *alerts.ENDPOINTS, *slices.ENDPOINTS, *signals.ENDPOINTS,
-                                   *groups.ENDPOINTS, *compare.ENDPOINTS)
+ENDPOINTS: tuple[Endpoint, ...] = tuple(ep for page in _ROUTES for ep in page.ENDPOINTS)
+#: The pages of the dashboard, one per module of :mod:`ranklens.web.routes`.
+PAGES: tuple[str, ...] = tuple(page.PAGE for page in _ROUTES)
 
 
 def openapi_spec(filter_columns: set[str] | None = None) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._output.render import plain
 from ..errors import InvalidParameterError
-from ..render import plain
 
 __all__ = ["BASELINE", "BY", "CONFIDENCE", "END", "METRIC", "RESAMPLES", "SEED", "SERIES", "SLICE_PARAMS", "START",
            "WINDOW", "WINDOWS", "BadParameter", "Endpoint", "Param", "table_rows"]
@@ -76,7 +76,7 @@ class Param:
         if self.kind == "date":
             return _iso(self.name, v)
         if self.kind == "measure":
-            from ..measures import parse_measure
+            from .._defs.measures import parse_measure
             from ..monitor.storage.params import MAX_CUTOFF
 
             try:

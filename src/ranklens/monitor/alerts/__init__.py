@@ -2,7 +2,8 @@
 
 ``judge`` (the monitors over any object with the report methods of :class:`ReportSource`: each window's
 verdict), ``lifecycle`` (alert states in the store: opened, firing, resolved; the lists of alerts),
-``webhook`` (the JSON and Slack payloads of alert changes, delivery with retries).
+``webhook`` (the JSON and Slack payloads of alert changes, delivery with retries), ``notify`` (the
+changes not delivered yet sent once, one process at a time).
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ...measures import parse_measure
-from ...result import MIN_GEO_MEAN, list_weights
-from ...stats import bootstrap_means, t_interval
+from ..._core.result import MIN_GEO_MEAN, list_weights
+from ..._core.stats import bootstrap_means, t_interval
+from ..._defs.measures import parse_measure
 from .stats import summary, welch
 
 __all__ = ["KINDS", "StoreAggregate", "counted"]

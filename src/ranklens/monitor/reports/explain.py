@@ -106,7 +106,7 @@ def explain_group(con: Any, config: MonitorConfig, gid: int, meta: tuple[Any, ..
     """The explanation of the stored group ``gid`` (``meta``: group_id, model, model_version, environment,
     order_by) over its whole list, with the values at cutoff ``k``."""
     pa = require("pyarrow")
-    from ...explain import explain as _explain
+    from ..._core.explain import explain as _explain
 
     group_id, model, version, env, order_by = meta
     ev = events(con, config.attribution, "SELECT ?", [gid])

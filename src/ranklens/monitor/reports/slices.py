@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..._base.deps import require
+from ..._core.stats import scipy_special
 from ...errors import InputError, InvalidParameterError
-from ...stats import scipy_special
 from ..config import Baseline, MonitorConfig
 from ..storage.db import column_sql, quote, slice_columns
 from ..storage.values import select_values

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...stats import bootstrap_ci, scipy_special
+from ..._core.stats import bootstrap_ci, scipy_special
 
 __all__ = ["summary", "welch"]
 

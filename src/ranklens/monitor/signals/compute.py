@@ -387,41 +387,10 @@ def signals(
     cond, params = filters_sql(con, where, start, end, alias="g")
     wt = _fetch(con, cond, params, cell_exprs, wants_ild)
     cell_cols = ["c:window"] + ["c:" + b for b in by]
-    # cells: consecutive runs of equal (window, series) in the ordered rows
-    n = wt.num_rows
-    if n:
-        change = np.zeros(n, bool)
-        change[0] = True
-        for c in cell_cols:
-            col = wt.column(c).combine_chunks()
-            prev, nxt = col.slice(0, n - 1), col.slice(1)
-            diff = pc.fill_null(pc.not_equal(prev, nxt), True)
-            both_null = pc.and_(pc.is_null(prev), pc.is_null(nxt))
-            change[1:] |= np.asarray(pc.and_not(diff, both_null))
-        bounds = np.flatnonzero(change)
-    else:
-        bounds = np.zeros(0, np.int64)
+    bounds = _cell_starts(wt, cell_cols)
     cell_keys = [{c: wt.column(c)[int(i)].as_py() for c in cell_cols} for i in bounds]
-    ends = np.append(bounds[1:], n).astype(np.int64)
-    # baseline selections: one per series (per cell for the previous window)
-    delta = window_delta(window)
-    bsel: dict[Any, tuple[str, list[Any]] | None] = {}
-    cell_base: list[Any] = []
-    for ck in cell_keys:
-        series = {b: ck["c:" + b] for b in by}
-        sel_where = dict(where or {})
-        sel_where.update({k: v for k, v in series.items() if v is not None})
-        # the monitors' rule (_baseline): the first candidate selection that served lists
-        for cand in baseline_candidates(bspec, sel_where, ck["c:window"], ck["c:window"] + delta):
-            key: Any = (tuple(sorted((k, repr(v)) for k, v in cand.where.items())), cand.start, cand.end)
-            if key not in bsel:
-                c2, p2 = filters_sql(con, cand.where, cand.start, cand.end, alias="g")
-                has = con.execute(f"SELECT count(*) FROM groups g WHERE {c2} AND g.source = 'events'",
-                                  p2).fetchall()[0][0]
-                bsel[key] = (c2, p2) if has else None
-            if bsel[key] is not None:
-                break
-        cell_base.append(key)
+    ends = np.append(bounds[1:], wt.num_rows).astype(np.int64)
+    bsel, cell_base = _baseline_selections(con, cell_keys, by, where, bspec, window)
     empty: tuple[str, list[Any]] = ("FALSE", [])
     btables = {key: _fetch(con, *(sel or empty), [], wants_ild) for key, sel in bsel.items()}
     # one dictionary of item ids (sorted), and of attribute values, shared by the window and every baseline
@@ -431,17 +400,8 @@ def signals(
     attr_dict = pc.unique(all_attr.drop_null()) if all_attr.length() else pa.array([], pa.string())
     n_items = len(dictionary)
 
-    def rows_of(t: Any, with_cells: bool) -> _Rows:
-        code = np.asarray(pc.index_in(t.column("item_id"), value_set=dictionary).to_numpy(zero_copy_only=False))
-        attr = pc.fill_null(pc.index_in(t.column("attr"), value_set=attr_dict), -1)
-        return _Rows(np.zeros(t.num_rows, np.int64), t.column("gid").to_numpy(zero_copy_only=False).astype(np.int64),
-                     code.astype(np.int64),
-                     t.column("score").to_numpy(zero_copy_only=False).astype(np.float64),
-                     t.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
-                     np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64))
-
-    wrows = rows_of(wt, True)
-    bases = {key: _Baseline(rows_of(t, False), n_items) for key, t in btables.items()}
+    wrows = _rows_of(wt, dictionary, attr_dict)
+    bases = {key: _Baseline(_rows_of(t, dictionary, attr_dict), n_items) for key, t in btables.items()}
     out: dict[str, list[Any]] = {c: [] for c in ["window", *by, "signal", "value", "baseline", "p_value",
                                                   "n_groups", "n", "n_baseline", "n_excluded"]}
     for ck, lo, hi, bkey in zip(cell_keys, bounds, ends, cell_base):
@@ -465,3 +425,57 @@ def signals(
              "n_excluded": pa.int64()}
     table = pa.table({c: pa.array(v, types.get(c, pa.string())) for c, v in out.items()})
     return table.replace_schema_metadata({"baseline": bspec.describe()})
+
+
+def _cell_starts(wt: Any, cell_cols: list[str]) -> np.ndarray:
+    """The first row of each cell: consecutive runs of equal (window, series) in the ordered rows."""
+    pc = require("pyarrow.compute")
+    n = wt.num_rows
+    if not n:
+        return np.zeros(0, np.int64)
+    change = np.zeros(n, bool)
+    change[0] = True
+    for c in cell_cols:
+        col = wt.column(c).combine_chunks()
+        prev, nxt = col.slice(0, n - 1), col.slice(1)
+        diff = pc.fill_null(pc.not_equal(prev, nxt), True)
+        both_null = pc.and_(pc.is_null(prev), pc.is_null(nxt))
+        change[1:] |= np.asarray(pc.and_not(diff, both_null))
+    return np.flatnonzero(change)
+
+
+def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str], where: Mapping[str, Any] | None,
+                         bspec: Baseline, window: str) -> tuple[dict[Any, tuple[str, list[Any]] | None], list[Any]]:
+    """The baseline selections (SQL condition and parameters, or None when it serves no list), one per series
+    (per cell for the previous window), and each cell's key into them."""
+    delta = window_delta(window)
+    bsel: dict[Any, tuple[str, list[Any]] | None] = {}
+    cell_base: list[Any] = []
+    for ck in cell_keys:
+        series = {b: ck["c:" + b] for b in by}
+        sel_where = dict(where or {})
+        sel_where.update({k: v for k, v in series.items() if v is not None})
+        # the monitors' rule (reports.baseline): the first candidate selection that served lists
+        for cand in baseline_candidates(bspec, sel_where, ck["c:window"], ck["c:window"] + delta):
+            key: Any = (tuple(sorted((k, repr(v)) for k, v in cand.where.items())), cand.start, cand.end)
+            if key not in bsel:
+                c2, p2 = filters_sql(con, cand.where, cand.start, cand.end, alias="g")
+                has = con.execute(f"SELECT count(*) FROM groups g WHERE {c2} AND g.source = 'events'",
+                                  p2).fetchall()[0][0]
+                bsel[key] = (c2, p2) if has else None
+            if bsel[key] is not None:
+                break
+        cell_base.append(key)
+    return bsel, cell_base
+
+
+def _rows_of(t: Any, dictionary: Any, attr_dict: Any) -> _Rows:
+    """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries."""
+    pc = require("pyarrow.compute")
+    code = np.asarray(pc.index_in(t.column("item_id"), value_set=dictionary).to_numpy(zero_copy_only=False))
+    attr = pc.fill_null(pc.index_in(t.column("attr"), value_set=attr_dict), -1)
+    return _Rows(np.zeros(t.num_rows, np.int64), t.column("gid").to_numpy(zero_copy_only=False).astype(np.int64),
+                 code.astype(np.int64),
+                 t.column("score").to_numpy(zero_copy_only=False).astype(np.float64),
+                 t.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
+                 np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64))

@@ -1,7 +1,8 @@
 """The simulator: a realistic stream of ranking events for ``ranklens monitor`` (``docs/simulator.md``).
 
-``simulator`` (the events, drawn in bulk with numpy), ``checks`` (its arguments), ``columns`` (Arrow
-columns and the files written), ``broken`` (the broken-scores decay that label-free signals see).
+``simulator`` (the events), ``model`` (the simulated world, drawn in bulk with numpy), ``checks`` (its
+arguments), ``columns`` (Arrow columns and the files written), ``broken`` (the broken-scores decay that
+label-free signals see).
 The command ``ranklens monitor simulate`` is :mod:`ranklens._cli.monitor_simulate`.
 """
 

@@ -9,7 +9,6 @@ computed by :func:`ranklens.monitor.storage.values.refresh` at the end of the in
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,14 +18,10 @@ import numpy as np
 from ..._base.deps import require
 from ...errors import InputError
 from .db import fetch_arrow, quote, slice_columns, transaction
+from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, find_lists, make_lists, validate
 from .read import Unsplit, batch_hash, read_batch
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
-
-EVENT_COLUMNS = ("timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
-                 "relevance", "labels")
-ENVIRONMENTS = ("training", "validation", "production")
-_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 @dataclass
@@ -115,7 +110,6 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-_B = "_rl_batch"  # the batch index column of a chunk's raw rows (0, 1, ... in the chunk's order)
 #: Rows of consecutive Parquet files of one schema loaded together: one transaction, read in parallel.
 CHUNK_ROWS = 4_000_000
 
@@ -201,7 +195,7 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
     if len(chunk) > 1:
         files = [str(b.obj) for b in chunk]
         con.execute(f"""CREATE OR REPLACE TEMP VIEW _raw AS
-            SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {_B}
+            SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {BATCH}
             FROM read_parquet({_sql_list(files)}, file_row_number = true)""")
         sample = chunk[0].schema.empty_table()
         sample = sample.append_column("_row", pa.array([], pa.int64()))
@@ -216,7 +210,7 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
     table, unsplit = read_batch(con, b.name, b.kind, b.obj)
     table = table.append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
     con.register("_raw_table", table)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {_B} FROM _raw_table")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {BATCH} FROM _raw_table")
     try:
         with transaction(con):
             return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine)
@@ -229,105 +223,6 @@ def _sql_list(values: list[str]) -> str:
     return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
 
 
-def _normalize(name: str, table: Any) -> tuple[str, list[str]]:
-    """SQL select list turning the raw batch (registered as _raw) into typed event columns."""
-    pa = require("pyarrow")
-    cols: dict[str, str] = {}
-    for c in table.column_names:
-        low = c.strip().lower()
-        if low in ("_row", _B):
-            continue
-        if low in cols:
-            raise InputError(f"{name}: column {c!r} appears twice (column names are case-insensitive).")
-        cols[low] = c
-    for req in ("timestamp", "group_id", "item_id"):
-        if req not in cols:
-            raise InputError(
-                f"{name}: missing column {req!r} (columns: {', '.join(table.column_names)}); see docs/monitoring.md."
-            )
-    slices = [c for c in cols if c not in EVENT_COLUMNS]
-    for s in slices:
-        if not _NAME.match(s) or len(s) > 64:
-            raise InputError(
-                f"{name}: slice column {cols[s]!r} must be a name of letters, digits and _ (not starting with a digit)."
-            )
-
-    def typ(c: str) -> Any:
-        return table.schema.field(cols[c]).type
-
-    def raw(c: str) -> str:
-        return f"_raw.{quote(cols[c])}" if c in cols else "NULL"
-
-    def text(c: str) -> str:
-        return f"NULLIF(TRIM(CAST({raw(c)} AS VARCHAR)), '')" if c in cols else "CAST(NULL AS VARCHAR)"
-
-    def num(c: str) -> str:
-        if c not in cols:
-            return "CAST(NULL AS DOUBLE)"
-        t = typ(c)
-        if pa.types.is_boolean(t):
-            return f"TRY_CAST(CAST({raw(c)} AS INTEGER) AS DOUBLE)"
-        if pa.types.is_string(t) or pa.types.is_large_string(t):
-            return f"TRY_CAST(NULLIF(TRIM(CAST({raw(c)} AS VARCHAR)), '') AS DOUBLE)"
-        return f"TRY_CAST({raw(c)} AS DOUBLE)"
-
-    def present(c: str) -> str:
-        if c not in cols:
-            return "FALSE"
-        t = typ(c)
-        if pa.types.is_string(t) or pa.types.is_large_string(t):
-            return f"(NULLIF(TRIM({raw(c)}), '') IS NOT NULL)"
-        return f"({raw(c)} IS NOT NULL)"
-
-    tt = typ("timestamp")
-    r = raw("timestamp")
-    if pa.types.is_timestamp(tt) or pa.types.is_date(tt):
-        ts = f"CAST({r} AS TIMESTAMP)"
-    elif pa.types.is_integer(tt) or pa.types.is_floating(tt):
-        ts = f"CAST(try(to_timestamp(CAST({r} AS DOUBLE))) AS TIMESTAMP)"
-    else:  # text, row by row: a number is epoch seconds, anything else ISO-8601
-        s = f"NULLIF(TRIM(CAST({r} AS VARCHAR)), '')"
-        ts = (f"CASE WHEN TRY_CAST({s} AS DOUBLE) IS NOT NULL "
-              f"THEN CAST(try(to_timestamp(TRY_CAST({s} AS DOUBLE))) AS TIMESTAMP) "
-              f"ELSE COALESCE(CAST(TRY_CAST({s} AS TIMESTAMPTZ) AS TIMESTAMP), TRY_CAST({s} AS TIMESTAMP)) END")
-    if "labels" in cols:
-        lt = typ("labels")
-        if pa.types.is_list(lt) or pa.types.is_large_list(lt):
-            labels = (f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), "
-                      "lambda l: l IS NOT NULL AND l <> ''))")
-            if pa.types.is_string(lt.value_type) or pa.types.is_large_string(lt.value_type):
-                # most lists hold none or one clean label (ASCII, no space at either end: TRIM strips only
-                # ' ' from ASCII text): taken as they are, without the lambdas
-                one = f"{raw('labels')}[1]"
-                labels = (f"CASE WHEN len({raw('labels')}) = 0 THEN {raw('labels')} "
-                          f"WHEN len({raw('labels')}) = 1 AND {one} <> '' AND NOT starts_with({one}, ' ') "
-                          f"AND NOT ends_with({one}, ' ') AND strlen({one}) = length({one}) THEN {raw('labels')} "
-                          f"ELSE {labels} END")
-        else:
-            labels = (f"list_distinct(list_filter(list_transform(string_split(CAST({raw('labels')} AS VARCHAR), '|'), "
-                      "lambda l: TRIM(l)), lambda l: l <> ''))")
-    else:
-        labels = "CAST(NULL AS VARCHAR[])"
-    select = [
-        "_raw._row AS _row",
-        f"{present('timestamp')} AS ts_given",
-        f"{ts} AS ts",
-        f"{text('model')} AS model",
-        f"{text('model_version')} AS model_version",
-        f"LOWER({text('environment')}) AS environment",
-        f"{text('group_id')} AS group_id",
-        f"{text('item_id')} AS item_id",
-        f"{present('rank')} AS rank_given",
-        f"{num('rank')} AS rank",
-        f"{present('score')} AS score_given",
-        f"{num('score')} AS score",
-        f"{present('relevance')} AS relevance_given",
-        f"{num('relevance')} AS relevance",
-        f"{labels} AS labels",
-    ]
-    select += [f"NULLIF(TRIM(CAST({raw(s)} AS VARCHAR)), '') AS {quote('s_' + s)}" for s in slices]
-    return ",\n".join(select), slices
-
 def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int, Any]:
     """{batch index: value} of a query returning (batch index, value) rows."""
     return {int(b): v for b, v in con.execute(sql, params or []).fetchall()}
@@ -336,52 +231,42 @@ def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int,
 def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit],
           max_quarantine: float | None) -> list[dict[str, Any]]:
     """Validate and store a chunk's batches (the view ``_raw``: raw columns, ``_row``, the batch index)."""
-    select, slices = _normalize(chunk[0].name, sample)
     con.execute("CREATE OR REPLACE TEMP TABLE _bt (b INTEGER, batch_id VARCHAR, source VARCHAR)")
     con.executemany("INSERT INTO _bt VALUES (?, ?, ?)", [[j, b.batch_id, b.name] for j, b in enumerate(chunk)])
-    envs = ", ".join(f"'{e}'" for e in ENVIRONMENTS)
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _v AS
-        SELECT *, (rank_given OR score_given) AS is_ranking,
-          CASE
-            WHEN group_id IS NULL THEN 'missing group_id'
-            WHEN item_id IS NULL THEN 'missing item_id'
-            WHEN NOT ts_given THEN 'missing timestamp'
-            WHEN ts IS NULL THEN 'timestamp is not a date or time'
-            WHEN rank_given AND (rank IS NULL OR rank <> floor(rank) OR rank < 1 OR rank > 1000000000)
-              THEN 'rank is not a positive integer'
-            WHEN score_given AND (score IS NULL OR isnan(score) OR isinf(score))
-              THEN 'score is not a finite number'
-            WHEN relevance_given AND (relevance IS NULL OR isnan(relevance) OR isinf(relevance) OR relevance < 0)
-              THEN 'relevance is not a number >= 0'
-            WHEN (rank_given OR score_given) AND model IS NULL THEN 'missing model'
-            WHEN (rank_given OR score_given) AND model_version IS NULL THEN 'missing model_version'
-            WHEN (rank_given OR score_given) AND environment IS NULL THEN 'missing environment'
-            WHEN (rank_given OR score_given) AND environment NOT IN ({envs})
-              THEN 'environment is not training, validation or production'
-            WHEN NOT (rank_given OR score_given) AND NOT relevance_given AND coalesce(len(labels), 0) = 0
-              THEN 'no rank, score, labels or relevance'
-          END AS reason
-        FROM (SELECT _raw.{_B} AS _b, {select} FROM _raw) _ev""")
+    slices = validate(con, chunk[0].name, sample)
     base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
-    _lists(con, base)
-    # an item twice in one served list, a list mixing rows with and without rank: rare, looked for in the
-    # lists just made (the items of new lists by their integer ids; all rows when some lists are skipped),
-    # and the lists made again when there is one (64-bit hashes: distinct hashes prove distinct rows, so no
-    # duplicate is missed; a collision only sends the chunk through the exact search)
-    n_mix, n_skip = con.execute("SELECT count(*) FILTER (WHERE mixed), count(*) FILTER (WHERE skip) FROM _g"
-                                ).fetchall()[0]
-    if n_skip:
-        n_dup = con.execute("""SELECT count(*) - count(DISTINCT hash(_b, model, model_version, environment,
-            group_id, item_id)) FROM _v WHERE reason IS NULL AND is_ranking""").fetchall()[0][0]
-    else:
-        n_dup = con.execute("SELECT count(*) - count(DISTINCT hash(gid, item_id)) FROM _items").fetchall()[0][0]
-    if n_dup:
-        _mark_duplicates(con)
-    if n_mix:
-        _mark_mixed(con)
-    if n_dup or n_mix:
-        _lists(con, base)
+    find_lists(con, base)
+    infos, why = _batch_infos(con, chunk, unsplit, max_quarantine)
+    refused = [j for j, info in enumerate(infos) if info["status"] == "refused"]
+    if refused:  # kept out whole: nothing of them is stored, not even their quarantine
+        if len(refused) == len(chunk):
+            return infos
+        con.execute(f"DELETE FROM _v WHERE _b IN ({', '.join(map(str, refused))})")
+        make_lists(con, base)
+    keep = [j for j in range(len(chunk)) if j not in refused]
+    _store_quarantine(con, chunk, keep, why, unsplit, sample.column_names)
+    skipped = _store_lists(con, slices)
+    label_rows, new_label_rows, updated = _store_labels(con, base)
+    made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
+        "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
+    for j in keep:
+        info = infos[j]
+        n_groups, ranking_rows = made.get(j, (0, 0))
+        n_skipped_groups, n_skipped = skipped.get(j, (0, 0))
+        info.update(ranking_rows=ranking_rows, label_rows=int(label_rows.get(j, 0)), groups=n_groups,
+                    skipped=n_skipped, skipped_groups=n_skipped_groups,
+                    known_label_rows=int(label_rows.get(j, 0) - new_label_rows.get(j, 0)),
+                    updated_groups=int(updated.get(j, 0)))
+        con.execute("INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+                    [info["batch_id"], info["source"], info["rows"], ranking_rows, info["label_rows"], n_groups,
+                     info["quarantined"], n_skipped])
+    return infos
+
+
+def _batch_infos(con: Any, chunk: list[_Batch], unsplit: dict[int, Unsplit], max_quarantine: float | None
+                 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]]]:
+    """Each batch's entry of :class:`IngestSummary` as far as validation tells (rows, quarantine by reason;
+    ``refused`` beyond ``max_quarantine``), and the quarantine reasons of its rows by batch index."""
     n_rows = _per_batch(con, "SELECT _b, count(*) FROM _v GROUP BY _b")
     why: dict[int, dict[str, int]] = {}
     for b, reason, n in con.execute(
@@ -389,7 +274,6 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
     ).fetchall():
         why.setdefault(int(b), {})[reason] = int(n)
     infos: list[dict[str, Any]] = []
-    refused: list[int] = []
     for j, batch in enumerate(chunk):
         reasons = dict(why.get(j, {}))
         for _line, _text, r in unsplit.get(j, []):  # lines the CSV reader could not split
@@ -407,27 +291,28 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
             examples: list[dict[str, Any]] = [{"row": int(r), "reason": w} for r, w in first]
             examples += [{"line": line, "reason": w, "text": text} for line, text, w in unsplit.get(j, [])[:3]]
             info.update(status="refused", max_quarantine=max_quarantine, examples=examples)
-            refused.append(j)
         infos.append(info)
-    if refused:  # kept out whole: nothing of them is stored, not even their quarantine
-        if len(refused) == len(chunk):
-            return infos
-        con.execute(f"DELETE FROM _v WHERE _b IN ({', '.join(map(str, refused))})")
-        _lists(con, base)
-    keep = [j for j in range(len(chunk)) if j not in refused]
-    # quarantine, with the row as it came (the raw columns and _row, as JSON)
-    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in sample.column_names)
+    return infos, why
+
+
+def _store_quarantine(con: Any, chunk: list[_Batch], keep: list[int], why: dict[int, dict[str, int]],
+                      unsplit: dict[int, Unsplit], raw_columns: list[str]) -> None:
+    """The quarantined rows of the batches kept, with the row as it came (the raw columns and _row, as JSON)."""
+    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns)
     for j in keep:
         if why.get(j):
             con.execute(f"""
                 INSERT INTO quarantine
                 SELECT ?, ?, v._row + 1, v.reason, to_json(struct_pack({rec}))
-                FROM _v v JOIN _raw r ON r._row = v._row AND r.{_B} = ?
+                FROM _v v JOIN _raw r ON r._row = v._row AND r.{BATCH} = ?
                 WHERE v._b = ? AND v.reason IS NOT NULL""", [chunk[j].batch_id, chunk[j].name, j, j])
         for line, text, w in unsplit.get(j, []):
             con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
                         [chunk[j].batch_id, chunk[j].name, line, w, json.dumps({"text": text})])
-    # new slice columns
+
+
+def _store_lists(con: Any, slices: list[str]) -> dict[int, tuple[int, int]]:
+    """The new served lists (with new slice columns) and their items; the lists and rows skipped by batch."""
     known = slice_columns(con)
     for s in slices:
         if s not in known:
@@ -447,6 +332,13 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
         FROM _gn g JOIN _v v ON v._b = g._b AND v._row = g.first_row JOIN _bt bt ON bt.b = g._b""")
     # a batch's gids are one range: later reads prune by zone maps
     con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
+    return skipped
+
+
+def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], dict[int, Any]]:
+    """The label rows (stored once) and every outcome resolved to a list (``item_labels``); lists stored
+    before that receive labels marked stale. By batch index: its label rows, those new to the store, the
+    lists it updated by late labels."""
     # label rows: stored once whatever the file they came in (a row equal to a stored one, or to an earlier
     # row of the chunk, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
     label_rows = _per_batch(con, "SELECT _b, count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking GROUP BY _b")
@@ -503,79 +395,4 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
         WHERE coalesce(n._b, -1) < f._b GROUP BY f._b""")
     con.execute("""UPDATE groups SET dirty = TRUE WHERE NOT dirty AND source = 'events' AND gid <= ?
                    AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [base])
-    made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
-        "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
-    for j in keep:
-        info = infos[j]
-        n_groups, ranking_rows = made.get(j, (0, 0))
-        n_skipped_groups, n_skipped = skipped.get(j, (0, 0))
-        info.update(ranking_rows=ranking_rows, label_rows=int(label_rows.get(j, 0)), groups=n_groups,
-                    skipped=n_skipped, skipped_groups=n_skipped_groups,
-                    known_label_rows=int(label_rows.get(j, 0) - new_label_rows.get(j, 0)),
-                    updated_groups=int(updated.get(j, 0)))
-        con.execute("INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
-                    [info["batch_id"], info["source"], info["rows"], ranking_rows, info["label_rows"], n_groups,
-                     info["quarantined"], n_skipped])
-    return infos
-
-
-def _lists(con: Any, base: int) -> None:
-    """The chunk's served lists (``_g``: one row per batch and list, ``skip`` when the list is stored
-    already or came in an earlier batch of the chunk, ``mixed`` when its rows are not all ordered the same
-    way), the new ones with their ids from ``base + 1`` (``_gn``) and their items (``_items``)."""
-    # served groups: new ones get ids; rows of groups already stored (or in an earlier batch of the chunk)
-    # are skipped
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _g AS
-        SELECT g.*,
-               EXISTS (SELECT 1 FROM groups s WHERE s.model = g.model AND s.model_version = g.model_version
-                       AND s.environment = g.environment AND s.group_id = g.group_id) AS skip
-        FROM (SELECT _b, model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
-                     CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
-                     min(_row) AS first_row, bool_and(rank_given) <> bool_or(rank_given) AS mixed
-              FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL) g""")
-    # a list in two batches of the chunk (rare: looked for when the hashes of the lists say there may be one)
-    if con.execute("SELECT count(*) - count(DISTINCT hash(model, model_version, environment, group_id)) FROM _g"
-                   ).fetchall()[0][0]:
-        con.execute("""
-            UPDATE _g SET skip = TRUE FROM (
-              SELECT model, model_version, environment, group_id, min(_b) AS first FROM _g GROUP BY ALL
-              HAVING count(*) > 1) d
-            WHERE _g.model = d.model AND _g.model_version = d.model_version AND _g.environment = d.environment
-              AND _g.group_id = d.group_id AND _g._b > d.first""")
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _gn AS
-        SELECT ? + row_number() OVER (ORDER BY _b, ts, model, model_version, environment, group_id) AS gid,
-               * EXCLUDE (skip, mixed)
-        FROM _g WHERE NOT skip""", [base])
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _items AS
-        SELECT s.gid, s._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
-        FROM _v v JOIN _gn s ON s._b = v._b AND s.model = v.model AND s.model_version = v.model_version
-         AND s.environment = v.environment AND s.group_id = v.group_id
-        WHERE v.reason IS NULL AND v.is_ranking""")
-
-
-def _mark_duplicates(con: Any) -> None:
-    """An item twice in one served list: the first row counts, the others are quarantined."""
-    con.execute("""
-        UPDATE _v SET reason = 'duplicate item in group'
-        FROM (SELECT _b, _row FROM (
-                SELECT _b, _row, row_number() OVER (PARTITION BY _b, model, model_version, environment, group_id,
-                                                    item_id ORDER BY _row) AS k
-                FROM _v WHERE reason IS NULL AND is_ranking
-                  AND (_b, model, model_version, environment, group_id, item_id) IN (
-                      SELECT (_b, model, model_version, environment, group_id, item_id) FROM _v
-                      WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
-        WHERE _v._b = d._b AND _v._row = d._row""")
-
-
-def _mark_mixed(con: Any) -> None:
-    """Every row of a list must be ordered the same way: all with a rank, or all by score."""
-    con.execute("""
-        UPDATE _v SET reason = 'group mixes rows with and without rank'
-        FROM (SELECT _b, model, model_version, environment, group_id FROM _v
-              WHERE reason IS NULL AND is_ranking
-              GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
-        WHERE _v.reason IS NULL AND _v.is_ranking AND _v._b = m._b AND _v.model = m.model
-          AND _v.model_version = m.model_version AND _v.environment = m.environment AND _v.group_id = m.group_id""")
+    return label_rows, new_label_rows, updated

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from ..._base.deps import require
+from ..._defs.measures import parse_measure
 from ...errors import FormatError, InputError, InvalidParameterError
-from ...measures import parse_measure
 from .db import Database, metric_columns, quote, slice_columns, transaction
 from .read import batch_hash, read_batch
 

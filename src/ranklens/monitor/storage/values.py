@@ -73,7 +73,7 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     groups come back sorted, as ``np.unique`` sorts them. Item ids are passed only to a convention that
     breaks ties by item id (``ties="item_desc"`` / ``"item_asc"``).
     """
-    from ...evaluate import evaluate_arrays
+    from ..._core.evaluate import evaluate_arrays
 
     conv = config.convention_obj()
     ev = events(con, config.attribution, gid_sql, params, lo, hi, full=conv.ties in ("item_desc", "item_asc"))

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...render import plain
+from ..._output.render import plain
 from ..endpoint import END, START, Endpoint, Param
 
-__all__ = ["ENDPOINTS", "call_alert_list"]
+__all__ = ["ENDPOINTS", "PAGE", "call_alert_list"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/alerts"
 
 
 def _row(r: dict[str, Any]) -> dict[str, Any]:

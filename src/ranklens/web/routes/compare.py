@@ -6,7 +6,10 @@ from typing import Any
 
 from ..endpoint import CONFIDENCE, METRIC, RESAMPLES, SEED, Endpoint, Param
 
-__all__ = ["ENDPOINTS"]
+__all__ = ["ENDPOINTS", "PAGE"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/compare"
 
 
 def _call_compare(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

@@ -6,7 +6,10 @@ from typing import Any
 
 from ..endpoint import END, METRIC, START, Endpoint, Param, table_rows
 
-__all__ = ["ENDPOINTS"]
+__all__ = ["ENDPOINTS", "PAGE"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/groups"
 
 
 def _call_groups(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

@@ -21,7 +21,10 @@ from ..endpoint import (
     table_rows,
 )
 
-__all__ = ["ENDPOINTS"]
+__all__ = ["ENDPOINTS", "PAGE"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/"
 
 
 def _call_info(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

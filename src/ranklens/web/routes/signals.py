@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...render import plain
+from ..._output.render import plain
 from ..endpoint import BASELINE, BY, END, START, WINDOW, Endpoint, Param
 
-__all__ = ["DEFINITIONS", "ENDPOINTS", "call_signals"]
+__all__ = ["DEFINITIONS", "ENDPOINTS", "PAGE", "call_signals"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/signals"
 
 #: One sentence per signal family, shown under the page's chart (docs/monitoring.md has the details).
 DEFINITIONS: dict[str, str] = {

@@ -7,7 +7,10 @@ from typing import Any
 
 from ..endpoint import SERIES, SLICE_PARAMS, WINDOW, Endpoint, Param, table_rows
 
-__all__ = ["ENDPOINTS", "heatmap"]
+__all__ = ["ENDPOINTS", "PAGE", "heatmap"]
+
+#: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
+PAGE = "/slices"
 
 
 def _slice_args(p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
