@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .fused import chunk_queries, order_into
+from .fused import order_into
+from .measures import chunk_queries
 
 __all__ = ["ordered_rows"]
 
