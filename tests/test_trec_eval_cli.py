@@ -5,16 +5,22 @@
    flags) either prints exactly that measure's lines of the file, or is refused with the measure's name;
    when every measure of a file is computed, the file's own command line prints the whole file. Nothing is
    skipped: a refused measure must also make the full command line fail, naming it.
-2. Random runs (ties, missing topics, -M, -l, -c, -J, -n, -q) against the trec_eval C program built from
-   source, when ``TREC_EVAL_BIN`` names it (``git clone https://github.com/usnistgov/trec_eval && make``).
+2. Random runs (ties, missing topics, -M, -l, -c, -J, -n, -q), odd parameters, edges and misuse against the
+   trec_eval C program (10.0, built from https://github.com/usnistgov/trec_eval with ``make``): run when
+   ``TREC_EVAL_BIN`` names it (and then checked against the record), else its answers as recorded from it in
+   tests/data/trec_eval/program-answers.json.gz (``trec_eval_program``; SOURCE.md says how). Never skipped: an
+   answer neither run nor recorded fails the test.
 3. Misuse: one line on stderr, exit status 2, nothing on stdout.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import gzip
+import hashlib
 import io
+import json
 import math
 import os
 import platform
@@ -60,6 +66,46 @@ CASES = {
                              "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
                              "qrels.test", "results.test"],
 }
+
+
+# the trec_eval C program's answers: (exit status, stdout) for a command line whose files are named by content
+PROGRAM_ANSWERS = TE / "program-answers.json.gz"
+
+
+@functools.cache
+def _recorded() -> dict[str, list]:
+    if not PROGRAM_ANSWERS.exists():
+        return {}
+    with gzip.open(PROGRAM_ANSWERS, "rt", encoding="utf-8") as f:
+        return dict(json.load(f))
+
+
+def trec_eval_program(args: list[str]) -> tuple[int, str]:
+    """The trec_eval C program's (exit status, stdout) for ``trec_eval ARGS``.
+
+    Run when ``TREC_EVAL_BIN`` names the program, and then checked against the record (a command line missing
+    from it fails: the record stays complete); with ``TREC_EVAL_RECORD=1`` too, written into the record
+    instead. Without the program, read from the record; a command line missing from it fails the test. Files
+    are named in the record by the SHA-256 of their bytes, so temporary paths do not matter and a test whose
+    inputs change no longer finds its answer.
+    """
+    key = json.dumps([f"sha256:{hashlib.sha256(Path(a).read_bytes()).hexdigest()}" if Path(a).is_file() else a
+                      for a in args], ensure_ascii=False)
+    answers = _recorded()
+    binary = os.environ.get("TREC_EVAL_BIN")
+    if not binary:
+        assert key in answers, (f"trec_eval's answer to {args} is not recorded in {PROGRAM_ANSWERS.name}: run this "
+                                "test with TREC_EVAL_BIN naming trec_eval 10.0 and TREC_EVAL_RECORD=1")
+        return answers[key][0], answers[key][1]
+    res = subprocess.run([binary, *args], capture_output=True, text=True, errors="surrogateescape")
+    got = [res.returncode, res.stdout]
+    if os.environ.get("TREC_EVAL_RECORD"):
+        answers[key] = got
+        with gzip.GzipFile(PROGRAM_ANSWERS, "wb", mtime=0) as f:
+            f.write(json.dumps(answers, sort_keys=True, ensure_ascii=False, indent=0).encode())
+    else:
+        assert answers.get(key) == got, f"{PROGRAM_ANSWERS.name} does not hold what {binary} prints for {args}"
+    return res.returncode, res.stdout
 
 
 def root_of(name: str) -> str:
@@ -206,9 +252,7 @@ def test_missing_query_under_c_is_trec_evals_stand_in(tmp_path: Path, capsys: py
     for which, args in (("plain", plain), ("named", named)):
         status, out, _ = ranklens_trec_eval(args, capsys)
         assert (status, out) == (0, wants[which]), which
-        if os.environ.get("TREC_EVAL_BIN"):
-            theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
-            assert theirs.stdout == wants[which], which
+        assert trec_eval_program(args) == (0, wants[which]), which
 
 
 def test_judged_only_keeps_emptied_queries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -248,9 +292,7 @@ def test_labels_read_as_trec_eval_reads_them(tmp_path: Path, capsys: pytest.Capt
         "num_rel               \tall\t3\nmap                   \tall\t0.6667\n")
     # one line on stderr says that 4 labels were read as other numbers (+3 is 3: not one of them)
     assert len(err.splitlines()) == 1 and "4 relevance labels" in err and "line 1: '1.5' as 1" in err, err
-    if os.environ.get("TREC_EVAL_BIN"):
-        theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
-        assert (theirs.returncode, theirs.stdout) == (0, out)
+    assert trec_eval_program(args) == (0, out)
 
 
 def test_no_document_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -271,9 +313,7 @@ def test_no_document_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
             "iprec_at_recall_0.00  \tall\t  -nan\niprec_at_recall_0.20  \tall\t  -nan\n"
             "iprec_at_recall_0.50  \tall\t0.0000\n"), out
         assert ("read as 0" in err) == (m == "x")
-        if os.environ.get("TREC_EVAL_BIN"):
-            theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
-            assert (theirs.returncode, theirs.stdout) == (0, out)
+        assert trec_eval_program(args) == (0, out)
 
 
 def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,18 +325,17 @@ def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixtu
     status, out, err = ranklens_trec_eval(["-q", "-m", "map", "-m", "P.1", *files], capsys)
     assert (status, out) == (4, "map                   \tq1\t1.0000\nP_1                   \tq1\t1.0000\n")
     assert "q2" in err and "twice" in err and len(err.splitlines()) == 1
+    assert trec_eval_program(["-q", "-m", "map", "-m", "P.1", *files]) == (status, out)
     # runid and num_q read no list: trec_eval does not see the duplicate
     status, out, err = ranklens_trec_eval(["-q", "-m", "runid", "-m", "num_q", *files], capsys)
     assert (status, out, err) == (0, "runid                 \tall\tr\nnum_q                 \tall\t3\n", "")
+    assert trec_eval_program(["-q", "-m", "runid", "-m", "num_q", *files]) == (status, out)
     # the same document twice in the qrels of q3: q1 and q2 (now ranked once) are printed
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d1 1\nq3 0 d1 1\nq3 0 d1 0\n")
     (tmp_path / "run").write_text("q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\nq3 Q0 d1 1 1 r\n")
     status, out, err = ranklens_trec_eval(["-q", "-m", "map", *files], capsys)
     assert (status, out) == (4, "map                   \tq1\t1.0000\nmap                   \tq2\t1.0000\n")
-    if os.environ.get("TREC_EVAL_BIN"):
-        theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], "-q", "-m", "map", *files], capture_output=True,
-                                text=True)
-        assert (theirs.returncode, theirs.stdout) == (status, out)
+    assert trec_eval_program(["-q", "-m", "map", *files]) == (status, out)
 
 
 # -m parameters read with C's atol / atof (P.1e99 is P_1, P.1.5 P_1, a full-width digit no digit, nan and hex
@@ -316,18 +355,17 @@ ODD_PARAMS = {  # parameter -> whether it is read as something else than written
 }
 
 
-@pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN names no trec_eval binary")
 @pytest.mark.parametrize("param", ODD_PARAMS)
 def test_odd_parameters_against_trec_eval(param: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = _random_case(31, tmp_path)
     for flags in (["-q", "-c"], ["-q", "-c", "-M", "2"], ["-J", "-c", "-q"]):
         args = [*flags, "-m", param, *files]
-        theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
+        theirs = trec_eval_program(args)
         status, out, err = ranklens_trec_eval(args, capsys)
-        if status == 2 and theirs.returncode == 0:  # refused by name, one line, nothing printed
+        if status == 2 and theirs[0] == 0:  # refused by name, one line, nothing printed
             assert out == "" and len(err.splitlines()) == 1 and param.partition(".")[0] in err, err
             continue
-        assert (status, out) == (theirs.returncode, theirs.stdout), (args, theirs.stderr, err)
+        assert (status, out) == theirs, (args, err)
     if status == 0:  # a number read as something else than written is said on stderr, once; nothing else is
         assert (param in err) == ODD_PARAMS[param] and len(err.splitlines()) == ODD_PARAMS[param], (param, err)
 
@@ -401,9 +439,8 @@ def test_misuse_is_one_line(args: list[str], words: list[str], code: int, theirs
     status, out, err = ranklens_trec_eval([*args, *files], capsys)
     assert status == code and out == "" and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert all(w in err for w in words), err
-    if theirs_too and os.environ.get("TREC_EVAL_BIN"):  # trec_eval refuses with the same status, printing nothing
-        theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args, *files], capture_output=True, text=True)
-        assert (theirs.returncode, theirs.stdout) == (code, ""), (args, theirs)
+    if theirs_too:  # trec_eval refuses with the same status, printing nothing
+        assert trec_eval_program([*args, *files]) == (code, ""), args
 
 
 def test_missing_file_and_argument_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -480,10 +517,8 @@ OTHERS = ("gm_map bpref iprec_at_recall relstring infAP gm_bpref Rprec_mult util
           "relative_P set_relative_P set_map set_F num_nonrel_judged_ret rbp rbp_resid unj").split()
 
 
-@pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN names no trec_eval binary")
 @pytest.mark.parametrize("seed", range(12))
 def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    binary = os.environ["TREC_EVAL_BIN"]
     files = _random_case(seed, tmp_path)
     others = []
     for m in OTHERS:
@@ -492,12 +527,12 @@ def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest
         others += ["-m", m] if status == 0 else []
     for flags in FLAGS:
         args = [*flags, *MEASURES, *others, *files]
-        theirs = subprocess.run([binary, *args], capture_output=True, text=True)
+        theirs = trec_eval_program(args)
         status, out, err = ranklens_trec_eval(args, capsys)
         # the same output byte for byte (trec_eval's 0 / 0, "-nan", for a list -J empties included) and the same
         # exit status: where trec_eval stops at a judged topic missing from the run (4), the -q lines before it
-        assert (status, out) == (theirs.returncode, theirs.stdout), (seed, flags, theirs.stderr, err)
-        assert len(err.splitlines()) == (theirs.returncode != 0), err
+        assert (status, out) == theirs, (seed, flags, err)
+        assert len(err.splitlines()) == (theirs[0] != 0), err
 
 
 # trec_eval's measure parameters: gains of G / ndcg_rel / Rndcg, other recall levels of 11pt_avg, utility's
@@ -507,24 +542,23 @@ PARAMS = ["-m", "G.1=3,2=9,3=5", "-m", "ndcg_rel.0=1,2=5", "-m", "Rndcg.1=2,3=1"
           "-m", "unj.1,2,70", "-m", "relative_P.1,3,50", "-m", "Rprec_mult.0.1,0.5,3", "-m", "set"]
 
 
-@pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN names no trec_eval binary")
 @pytest.mark.parametrize("seed", range(12, 18))
 def test_random_runs_with_parameters_against_trec_eval(seed: int, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     files = _random_case(seed, tmp_path)
     for flags in (["-q"], ["-c", "-q"], ["-J", "-c", "-q"], ["-M", "4", "-q", "-l2"], ["-c", "-q", "-l0"]):
         args = [*flags, *PARAMS, *files]
-        theirs = subprocess.run([os.environ["TREC_EVAL_BIN"], *args], capture_output=True, text=True)
+        their_status, their_out = trec_eval_program(args)
         status, out, err = ranklens_trec_eval(args, capsys)
-        if out != theirs.stdout:  # known: trec_eval's 0 / 0 for Rndcg of a query with items at the level -l0 but
+        if out != their_out:  # known: trec_eval's 0 / 0 for Rndcg of a query with items at the level -l0 but
             # no positive gain (-nan); ranklens scores it 0
-            assert status == theirs.returncode == 0 and len(out.splitlines()) == len(theirs.stdout.splitlines())
-            for want, got in zip(theirs.stdout.splitlines(), out.splitlines()):
+            assert status == their_status == 0 and len(out.splitlines()) == len(their_out.splitlines())
+            for want, got in zip(their_out.splitlines(), out.splitlines()):
                 if want != got:
                     name, qid, value = want.split("\t")
                     assert value.strip() == "-nan" and name.startswith("Rndcg"), (seed, flags, want, got)
                     assert got.split("\t")[:2] == [name, qid] and (qid == "all" or got.endswith("\t0.0000"))
-        assert status == theirs.returncode, (seed, flags, theirs.stderr, err)
+        assert status == their_status, (seed, flags, err)
 
 
 # ---------------------------------------------------------------------------------------------------------
