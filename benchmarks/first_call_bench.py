@@ -43,8 +43,8 @@ THEIRS = (
 )
 
 
-def measure(repeat: int = 3) -> dict:
-    data = str(dataset(100_000, 100))
+def measure(repeat: int = 3, n_q: int = 100_000) -> dict:
+    data = str(dataset(n_q, 100))
     ours, theirs = [], []
     for _ in range(repeat):  # two calls timed inside a process; one call, the whole process timed from outside
         out = _measure([sys.executable, "-c", OURS, data, "2"])[2]
@@ -55,7 +55,7 @@ def measure(repeat: int = 3) -> dict:
         theirs.append({**json.loads(out.strip().splitlines()[-1]), "wall": wall, "peak": peak})
     med = {k: statistics.median(r[k] for r in ours) for k in ("first", "second", "wall", "peak")}
     res = {"ours": med, "value": ours[-1]["value"], "theirs": theirs[0] if theirs else None, "repeat": repeat,
-           "load": os.getloadavg()[0]}
+           "rows": n_q * 100, "load": os.getloadavg()[0]}
     against = f" against pytrec_eval's {theirs[0]['wall']:.3f} s" if theirs else ""
     print(f"first call {med['first']:.3f} s, second {med['second']:.3f} s (x{med['first'] / med['second']:.2f}); "
           f"whole process {med['wall']:.3f} s{against}", flush=True)
@@ -64,7 +64,7 @@ def measure(repeat: int = 3) -> dict:
 
 def section(res: dict) -> list[str]:
     o, t = res["ours"], res["theirs"]
-    lines = ["", "## The first call in a new process: 10,000,000 rows from Parquet", "",
+    lines = ["", f"## The first call in a new process: {res['rows']:,} rows from Parquet", "",
              "`benchmarks/first_call_bench.py`: a new process imports ranklens and pyarrow, reads the main data set's "
              "Parquet file into an Arrow table and calls `evaluate(tab, tab, ['ndcg@10'], convention='trec_eval')` "
              f"twice (median of {res['repeat']} processes), and the whole process with one call; beside it, "
@@ -89,8 +89,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--append", default=None)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--queries", type=int, default=100_000, help="100 rows each (a small size to try the script)")
     a = ap.parse_args()
-    res = measure(a.repeat)
+    res = measure(a.repeat, a.queries)
     if a.append:
         with open(a.append, "a") as f:
             f.write("\n".join(section(res)) + "\n")
