@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..errors import InvalidParameterError
-from .conventions import CONVENTIONS, Convention
+from .conventions import Convention
+from .presets import CONVENTIONS
 
 __all__ = [
     "IR_MEASURES_NAMES", "PROVIDERS", "convention_groups", "is_ir_measures_object", "looks_like_ir_measures",

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from .._core.result import Result
-from .._defs.conventions import Convention, get_convention
+from .._defs.conventions import Convention
 from .._defs.measures import Measure, parse_measures
+from .._defs.presets import get_convention
 from .._input.ids import factorize_parts
 from ..errors import InvalidParameterError
 
