@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._core import stats as S
+from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._defs.irmeasures import is_ir_measures_object
 from .._input.forms import is_record, unwrap
 from ..errors import InvalidParameterError
@@ -300,12 +301,12 @@ def _intervals(vals: np.ndarray, valid: np.ndarray, bi: int, ci: str, confidence
             X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
         if ci == "t":
             for j, c in enumerate(idxs):
-                iv = S.t_interval(X[:, j], confidence)
+                iv = t_interval(X[:, j], confidence)
                 intervals[columns[c][:2]] = (iv.low, iv.high)
             continue
-        boot = S.bootstrap_means(X, n_resamples, seed)
+        boot = bootstrap_means(X, n_resamples, seed)
         for j, c in enumerate(idxs):
-            intervals[columns[c][:2]] = S.interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
+            intervals[columns[c][:2]] = interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
     return intervals
 
 
@@ -329,7 +330,7 @@ def _run_row(key: str, name: str, baseline: str, x: np.ndarray, interval: tuple[
              confidence: float) -> dict[str, Any]:
     """A run's mean of one measure over the queries it counts (``x``), with its intervals."""
     n = int(x.shape[0])
-    t_iv = S.t_interval(x, confidence) if n >= 2 else None
+    t_iv = t_interval(x, confidence) if n >= 2 else None
     return {
         "metric": key, "run": name, "baseline": baseline, "mean": float(x.mean()) if n else math.nan, "n": n,
         "ci_low": interval[0], "ci_high": interval[1],
@@ -354,7 +355,7 @@ def _paired_row(key: str, name: str, baseline: str, run_vals: np.ndarray, base_v
     row: dict[str, Any] = {"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
                            "diff_low": interval[0], "diff_high": interval[1]}
     if n_pairs >= 2:
-        dt = S.t_interval(a - b, confidence)
+        dt = t_interval(a - b, confidence)
         wtl = S.win_tie_loss(a, b)
         es = S.effect_size(a, b).value
         if test == "randomization":
