@@ -1,7 +1,7 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
 No Python loop over queries or rows: query ids are dictionary-encoded once
-(:func:`ranklens._input.ids.factorize_parts`: only the first id of each run of equal
+(:func:`ranklens._input.factorize.factorize_parts`: only the first id of each run of equal
 ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
 at all when they already come grouped), and items are matched inside each
 query by hash in compiled code (:mod:`ranklens._kernels.group`).
@@ -17,10 +17,10 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.dispatch import Judgments, Rankings
+from .._input.factorize import factorize_parts
 from .._input.ids import (
     IdArray,
     as_ids,
-    factorize_parts,
     hash_ids,
     id_length,
     ids_to_numpy,

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, InputError, InvalidParameterError
-from .coerce import nested_records, pick_column, table_records
+from .coerce import nested_records
 from .records import Judgments, Rankings, Records
+from .tables import pick_column, table_records
 from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
 from .validate import strip_bom, text_buffer, utf8_text
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidParameterError
-from .coerce import table_kind
 from .dispatch import as_judgments, as_rankings, is_pathlike, split_table
 from .files import detect_format, read_table
 from .forms import unwrap
 from .records import Judgments, Rankings
+from .tables import table_kind
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]
 

@@ -18,7 +18,7 @@ from .._core.result import Result
 from .._defs.conventions import Convention
 from .._defs.measures import Measure, parse_measures
 from .._defs.presets import get_convention
-from .._input.ids import factorize_parts
+from .._input.factorize import factorize_parts
 from ..errors import InvalidParameterError
 
 __all__ = ["GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
