@@ -278,21 +278,20 @@ def long_functions(modules: dict[str, Module]) -> dict[str, int]:
     """``{module.function: lines}`` (``module.Class.method``, ``module.outer.inner``) of the functions over their
     limit: MAX_KERNEL_FUNCTION_LINES in a ``_kernels`` package, else MAX_FUNCTION_LINES."""
     out = {}
+
+    def walk(node: ast.AST, prefix: str, limit: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                dotted = f"{prefix}.{child.name}"
+                length = (child.end_lineno or child.lineno) - child.lineno + 1
+                if not isinstance(child, ast.ClassDef) and length > limit:
+                    out[dotted] = length
+                walk(child, dotted, limit)
+            else:
+                walk(child, prefix, limit)
+
     for name, module in modules.items():
-        limit = MAX_KERNEL_FUNCTION_LINES if "._kernels" in name else MAX_FUNCTION_LINES
-
-        def walk(node: ast.AST, prefix: str) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    dotted = f"{prefix}.{child.name}"
-                    length = (child.end_lineno or child.lineno) - child.lineno + 1
-                    if not isinstance(child, ast.ClassDef) and length > limit:
-                        out[dotted] = length
-                    walk(child, dotted)
-                else:
-                    walk(child, prefix)
-
-        walk(module.tree, name)
+        walk(module.tree, name, MAX_KERNEL_FUNCTION_LINES if "._kernels" in name else MAX_FUNCTION_LINES)
     return out
 
 
