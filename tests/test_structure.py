@@ -36,16 +36,7 @@ PENDING = {
     "ranklens._kernels.measures": "the kernels by measure family (#28, house-e)",
     "ranklens._kernels.api": "the kernels by measure family (#28, house-e)",
     "ranklens._kernels.fused.evaluate_queries": "each family's arithmetic in its own inline function (#28, house-e)",
-    "ranklens.monitor._ingest": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor._ingest._load": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor.simulate": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor.simulate._simulate": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor.simulate.simulate": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor.store": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.monitor._signals.signals": "monitor/ in storage, reports, signals, alerts, simulate (#28, house-b)",
-    "ranklens.web.app.create_app": "web/routes, one module per page (#28, house-b)",
-    "ranklens.web.report.build_report": "web/ (#28, house-b)",
-    "ranklens.web.monitor_report.build_monitor_report": "web/ (#28, house-b)",
+    "ranklens.monitor.simulate.simulator.simulate": "monitor/simulate: its argument checks and steps (#28)",
     "ranklens.spark._evaluate.evaluate": "spark/ (#28, not begun)",
 }
 

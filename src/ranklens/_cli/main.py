@@ -201,9 +201,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                     "of some."),
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
-    "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
-    "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
-    "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),
+    "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
+    "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
+    "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),
     "trec_eval": ("ranklens._cli.trec_eval", "trec_eval_cmd", "trec_eval's own command line and output, byte for "
                   "byte."),
     "warmup": ("ranklens._cli.warmup", "warmup_cmd", "Compile the kernels now, if this installation needs it."),

@@ -10,7 +10,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from ..render import plain
+from .._output.render import plain
 
 __all__ = ["CSP", "asset", "document", "esc", "num", "script_json"]
 
