@@ -182,11 +182,12 @@ test-numba-latest: $(BUILDV)/.installed
 	    tests/test_threads.py tests/test_packaging.py
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
+# (the monitor extra: scipy and duckdb for the online experiments' benchmark, benchmarks/interleaving_bench.py)
 BVENV := .venv-bench
 $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
-	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]" "pytrec-eval-terrier==0.5.11" \
 	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
 	touch $@
 

@@ -200,7 +200,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "conventions": ("ranklens._cli.conventions", "conventions_cmd", "List the named conventions, or show the fields "
                     "of some."),
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
-    "experiment": ("ranklens._cli.experiment", "experiment", "Online experiments: A/B tests, calibration, simulator."),
+    "experiment": ("ranklens._cli.experiment", "experiment",
+                   "Online experiments: A/B tests, interleaving, calibration, simulator."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),

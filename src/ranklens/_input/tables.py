@@ -20,7 +20,7 @@ from .ids import id_length
 from .records import Records
 from .validate import check_values
 
-__all__ = ["COLUMN_NAMES", "Locate", "numeric", "pick_column", "table_kind", "table_records"]
+__all__ = ["COLUMN_NAMES", "Locate", "is_number", "numeric", "pick_column", "table_kind", "table_records"]
 
 #: Column names recognised in long tables (compared after lower-casing and
 #: replacing runs of non-alphanumerics by ``_``).
@@ -178,13 +178,14 @@ def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
             raise ValueError
         return out
     except (TypeError, ValueError, OverflowError):
-        bad = next((x for x in a if not _is_number(x)), None)
+        bad = next((x for x in a if not is_number(x)), None)
         shown = repr(bad)
         raise InputError(f"{what} in {where} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}"
                          f"{' (too large for a float)' if isinstance(bad, int) else ''}.") from None
 
 
-def _is_number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """Whether ``float(x)`` works (a number, or a text of one)."""
     try:
         float(x)
     except (TypeError, ValueError, OverflowError):
