@@ -6,16 +6,15 @@ The public face of this module is :mod:`ranklens.io`.
 
 from __future__ import annotations
 
-import gzip
 import json
 import mmap
 import os
-import zlib
 from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, InputError, InvalidParameterError
 from .coerce import nested_records
+from .opening import open_bytes
 from .records import Judgments, Rankings, Records
 from .tables import pick_column, table_records
 from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
@@ -24,58 +23,6 @@ from .validate import strip_bom, text_buffer, utf8_text
 __all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
 
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
-
-
-#: Uncompressed files at least this large are mapped into memory instead of read: the pages come
-#: from the page cache in one call (MAP_POPULATE) rather than being copied into fresh memory.
-MAP_MIN_BYTES = 1 << 20
-
-
-def _map_file(path: Path) -> mmap.mmap | None:
-    """The file mapped read-only, or None (small, not a regular file, compressed, or mmap refused)."""
-    try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not (st.st_mode & 0o170000 == 0o100000 and st.st_size >= MAP_MIN_BYTES):
-                return None
-            if os.name == "posix":
-                m = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
-                              prot=mmap.PROT_READ)
-            else:
-                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None  # read_bytes below gives the error, if any
-    if m[:2] == b"\x1f\x8b":
-        m.close()
-        return None
-    return m
-
-
-def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
-    """The bytes of a file (gzip decompressed); with ``mapped``, large plain files as a read-only
-    ``mmap`` (which supports ``len``, slicing and the buffer protocol, as bytes do)."""
-    if mapped:
-        m = _map_file(path)
-        if m is not None:
-            return m
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file.") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file.") from None
-    except PermissionError:
-        raise InputError(f"{path}: permission denied.") from None
-    except OSError as exc:  # a symlink loop, a name too long, an I/O error...
-        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc}).") from None
-    except ValueError:  # a NUL byte in the name
-        raise InputError(f"{str(path)!r}: not a file name (it holds a NUL byte).") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
-    return data
 
 
 def _strip_gz(name: str) -> str:
@@ -92,7 +39,7 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         if name.endswith(ext):
             return fmt
     if head is None:
-        raw = _open_bytes(p, mapped=True)
+        raw = open_bytes(p, mapped=True)
         head = raw[:65536]
     if head[:4] == b"PAR1":
         return "parquet"
@@ -316,6 +263,7 @@ def read_records(
     format: str | None = None,
     groups: str | os.PathLike[str] | None = None,
     need: str = "both",
+    missing: str = "error",
     **columns: Any,
 ) -> Records:
     """Read a file into :class:`~ranklens.records.Records`: every reader goes through here.
@@ -333,6 +281,10 @@ def read_records(
         The role of the file: a TREC file is read as qrels or as a run by
         it, and a table must have the columns of that role ("both": a long
         table holding the relevance and the score or rank columns).
+    missing : {"error", "exclude"}
+        A missing label, score or rank in a table (an empty CSV cell, a JSON ``null``, a null of Parquet) or a
+        ``{query: {item: value}}`` JSON: refused (default), or its row left out of that side and counted
+        (:data:`ranklens._input.validate.MISSING`).
     **columns
         ``query_col=``, ``item_col=``, ``score_col=``, ``rank_col=``,
         ``label_col=`` for tables.
@@ -343,12 +295,12 @@ def read_records(
     >>> from ranklens.io import read_records
     >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
     >>> _ = open(p, "w").write("query,item,relevance,score\\nq1,d1,2,0.5\\nq1,d2,,0.7\\n")
-    >>> rec = read_records(p)
-    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist()
-    ([2.0], [0.5, 0.7])
+    >>> rec = read_records(p, missing="exclude")
+    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist(), rec.left_out[0].examples
+    ([2.0], [0.5, 0.7], ('query q1 item d2',))
     """
     p = Path(path)
-    data = _open_bytes(p, mapped=True)
+    data = open_bytes(p, mapped=True)
     fmt = _check_format(format) or detect_format(p, data[:65536])
     src = str(path)
     if need == "both" and fmt not in ("csv", "tsv", "parquet", "jsonl", "json"):
@@ -359,7 +311,7 @@ def read_records(
         if need == "rankings":
             raise InputError(f"{src}: a LETOR file holds labels, not a ranking; give it as the judgments and the "
                              "predictions file as the run.")
-        return read_svmlight(bytes(data), src, groups, _open_bytes)
+        return read_svmlight(bytes(data), src, groups, open_bytes)
     if fmt == "predictions":
         if need == "judgments":
             raise InputError(f"{src}: a file of bare scores has no relevance labels; it can only be the run.")
@@ -369,8 +321,8 @@ def read_records(
         if need == "both":
             raise InputError(
                 f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
-        return nested_records(obj, need, source=src)
-    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), **columns)
+        return nested_records(obj, need, source=src, missing=missing)
+    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), missing=missing, **columns)
 
 
 def read_judgments(

@@ -17,10 +17,10 @@ from ..errors import InputError, InvalidParameterError
 from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
 from .forms import pyterrier_columns
 from .ids import id_length
-from .records import Records
-from .validate import check_values
+from .records import Records, left_out_rows
+from .validate import check_values, numeric
 
-__all__ = ["COLUMN_NAMES", "Locate", "is_number", "numeric", "pick_column", "table_kind", "table_records"]
+__all__ = ["COLUMN_NAMES", "Locate", "left_out_keywords", "pick_column", "table_kind", "table_records"]
 
 #: Column names recognised in long tables (compared after lower-casing and
 #: replacing runs of non-alphanumerics by ``_``).
@@ -168,31 +168,6 @@ def pick_column(columns: list[str], role: str, given: str | None, required: bool
     return None
 
 
-def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
-    """``a`` as float64; an error names ``what`` in ``where`` and the first value that is no number."""
-    if a.dtype.kind in "iufb":
-        return a.astype(np.float64, copy=False)
-    try:
-        out = np.asarray(a, dtype=np.float64)
-        if out.ndim != a.ndim:  # lists in the cells
-            raise ValueError
-        return out
-    except (TypeError, ValueError, OverflowError):
-        bad = next((x for x in a if not is_number(x)), None)
-        shown = repr(bad)
-        raise InputError(f"{what} in {where} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}"
-                         f"{' (too large for a float)' if isinstance(bad, int) else ''}.") from None
-
-
-def is_number(x: Any) -> bool:
-    """Whether ``float(x)`` works (a number, or a text of one)."""
-    try:
-        float(x)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
-
-
 def _table_nulls(obj: Any, kind: str, col: str) -> np.ndarray:
     """Which rows of a table column are missing (null; for pandas also NaN, its missing value)."""
     if kind == "pandas":
@@ -215,21 +190,25 @@ def _row(i: int) -> tuple[str, int | None, str | None]:
 
 
 def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate: Locate | None,
-                  missing_ok: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """A table's label/score/rank column as float64, and which rows are missing (None: none).
+                  missing: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """A table's label/score/rank column as float64, and the rows left out (None: none).
 
-    NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`), and so are missing
-    values unless ``missing_ok`` (one table holding both labels and scores: there a missing cell says
-    the row is not judged, or not ranked)."""
-    vals = numeric(_table_column(table, kind, col, where), f"{what} column {col!r}", where)
+    Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
+    ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
+    vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
     if np.isfinite(vals).all():
         return vals, None
     null = _table_nulls(table, kind, col)
-    if missing_ok:  # missing cells are allowed: any other NaN (a text "nan") or infinity is not
-        check_values(np.where(null, 0.0, vals), f"{what} ({col!r})", where, locate=locate or _row)
-    else:
-        check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null)
-    return vals, (null if null.any() else None)
+    return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,
+                              excludable=True)
+
+
+def left_out_keywords(what: str, gone: np.ndarray | None, qid: Any, item: Any, where: str) -> dict[str, Any]:
+    """The keywords of :class:`Records` leaving out the rows ``gone`` of one side (``what``), counted."""
+    if gone is None:
+        return {}
+    mask = "judged" if what == "judgments" else "ranked"
+    return {mask: ~gone, "left_out": (left_out_rows(what, gone, qid, item, where),)}
 
 
 def table_records(
@@ -243,10 +222,12 @@ def table_records(
     source: str | None = None,
     need: str = "both",
     locate: Any = None,  # a Locate; Any, as callers pass their column names as **dict[str, str]
+    missing: str = "error",
 ) -> Records:
-    """The rows of a long table (``need``: "judgments", "rankings" or "both"; with "both", a row with a
-    null label is unjudged and a row with a null score/rank unranked; NaN and infinities are refused,
-    naming the row, or the line and text given by ``locate(row)``)."""
+    """The rows of a long table (``need``: "judgments", "rankings" or "both"). A missing value, NaN or an
+    infinity is refused, naming the row, or the line and text given by ``locate(row)``; with
+    ``missing="exclude"``, a row with a missing (or NaN) label is no judgment and a row with a missing score
+    or rank is not ranked, counted in ``left_out``."""
     kind = table_kind(table)
     if kind is None:
         raise InvalidParameterError(f"expected a pandas, polars or pyarrow table; got {type(table).__name__}.")
@@ -269,17 +250,16 @@ def table_records(
         raise InputError(f"{where} has no rows.")
     # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
     item = _table_ids(table, kind, ic, where)
-    label = judged = score = rank = ranked = None
-    both = need == "both" and lc is not None and (sc is not None or rc is not None)
+    label = score = rank = gone_j = gone_r = None
     if lc is not None and need in ("judgments", "both"):
-        label, missing = _table_values(table, kind, lc, "relevance", where, locate, both)
-        judged = None if missing is None else ~missing
+        label, gone_j = _table_values(table, kind, lc, "relevance", where, locate, missing)
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
-        # one table with both columns: a row with a label but no score/rank is judged, not ranked
         if sc:
-            score, missing = _table_values(table, kind, sc, "score", where, locate, both)
+            score, gone_r = _table_values(table, kind, sc, "score", where, locate, missing)
         else:
             assert rc is not None
-            rank, missing = _table_values(table, kind, rc, "rank", where, locate, both)
-        ranked = None if missing is None else ~missing
-    return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=judged, ranked=ranked)
+            rank, gone_r = _table_values(table, kind, rc, "rank", where, locate, missing)
+    j = left_out_keywords("judgments", gone_j, qid, item, where)
+    r = left_out_keywords("rankings", gone_r, qid, item, where)
+    return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=j.get("judged"),
+                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())))

@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from .._input.coerce import is_number
 from .._input.factorize import factorize_parts
 from .._input.ids import ids_to_numpy
-from .._input.tables import is_number, numeric, table_kind
+from .._input.tables import table_kind
+from .._input.validate import numeric
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["Log", "read_log"]
