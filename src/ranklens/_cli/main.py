@@ -206,6 +206,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
     "experiment": ("ranklens._cli.experiment", "experiment",
                    "Online experiments: A/B tests, interleaving, calibration, simulator."),
+    "counterfactual": ("ranklens._cli.counterfactual", "counterfactual", "Click models and off-policy estimates."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
