@@ -37,7 +37,6 @@ PENDING = {
     "ranklens._kernels.api": "the kernels by measure family (#28, house-e)",
     "ranklens._kernels.fused.evaluate_queries": "each family's arithmetic in its own inline function (#28, house-e)",
     "ranklens.monitor.simulate.simulator.simulate": "monitor/simulate: its argument checks and steps (#28)",
-    "ranklens.spark._evaluate.evaluate": "spark/ (#28, not begun)",
     "ranklens.monitor.config": "monitor/config: its checks of values grew it (trust-a, #28)",
 }
 
