@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import FormatError, InputError, InvalidParameterError
-from .coerce import table_kind
-from .ids import factorize_parts, ids_to_numpy
+from .factorize import factorize_parts
+from .ids import ids_to_numpy
+from .tables import table_kind
 from .validate import is_number, numeric
 
 __all__ = ["FILE_FORMATS", "LogTable", "file_format", "read_table_file", "shown"]
