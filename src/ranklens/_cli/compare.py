@@ -1,5 +1,5 @@
 """``ranklens compare``: runs compared on the same judgments (means, intervals, paired tests), plots,
-``--fail-if-worse``.
+``--fail-if-worse``, ``--max-drop``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from .main import (
     gate_failed,
     input_options,
     integer,
+    parse_gates,
     quiet_option,
 )
 
@@ -37,12 +38,16 @@ __all__ = ["compare_cmd"]
 @click.option("--fail-if-worse", is_flag=True,
               help="CI gate: exit with status 1 when a run is significantly worse than the baseline on a measure "
                    "(the chosen --test, after --correction, at --alpha).")
+@click.option("--max-drop", "max_drop", multiple=True, metavar="MEASURE=VALUE",
+              help="CI gate on size, repeatable: exit with status 1 when the baseline's mean of MEASURE minus a run's "
+                   "exceeds VALUE, whatever the p-value (e.g. --max-drop ndcg@10=0.01); the measure is compared if "
+                   "-m does not name it.")
 @quiet_option
 @column_options
 def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
                 correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
                 convention: str, sets: tuple[str, ...], fmt: str, digits: int, plot_dir: str | None,
-                fail_if_worse: bool, **kw: Any) -> None:
+                fail_if_worse: bool, max_drop: tuple[str, ...], **kw: Any) -> None:
     """Compare RUN1 RUN2 [RUN...] on JUDGMENTS: means, intervals, paired tests against a baseline.
 
     Every run is evaluated under one convention; each run other than the baseline gets the mean
@@ -56,11 +61,12 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
     columns = input_options(kw)
     overrides = parse_sets(sets)
+    ms, allowances = _gated_measures(list(measures) or ["ndcg@10"], parse_gates(max_drop, "--max-drop"))
     if plot_dir is not None:
         from .._base.deps import require
 
         require("matplotlib")  # fail before the work, not after
-    c = compare(judgments, list(runs), list(measures) or ["ndcg@10"], baseline=baseline, convention=convention,
+    c = compare(judgments, list(runs), ms, baseline=baseline, convention=convention,
                 test=test, correction=correction, alpha=alpha, confidence=confidence, ci=ci, n_resamples=resamples,
                 seed=seed, **columns, **overrides)
     if plot_dir is not None:
@@ -82,3 +88,35 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
             f"p = {r['p_adjusted']:.4g} after {s['correction']}, {s['test']} test, alpha {s['alpha']:g})"
             for r in c.regressions()
         ])
+    if allowances and c.drops(allowances):
+        gate_failed([
+            f"{r['run']}: {r['metric']} dropped by {r['drop']:.4f} from {r['baseline']} ({r['baseline_mean']:.4f} over "
+            f"{r['baseline_n']} queries -> {r['mean']:.4f} over {r['n']}), more than the allowed {r['max_drop']:g} "
+            f"(p = {r['p_adjusted']:.4g} after {c.settings['correction']})"
+            for r in c.drops(allowances)
+        ])
+
+
+def _gated_measures(ms: list[str], gates: list[tuple[str, float]]) -> tuple[list[str], dict[str, float]]:
+    """The measures to compare (those of ``-m`` and of the gates) and the allowances by measure key; a gate
+    naming several measures at once (``P.5,10``) or the same measure twice is refused."""
+    from .._defs.measures import parse_measures
+
+    keys = {m.key for m in parse_measures(ms)}
+    allowances: dict[str, float] = {}
+    for name, tol in gates:
+        gated = parse_measures([name])
+        if len(gated) != 1:
+            raise click.BadParameter(f"{name!r} names {len(gated)} measures; gate one at a time",
+                                     param_hint="--max-drop")
+        key = gated[0].key
+        if key in allowances:
+            raise click.BadParameter(f"{name!r} is given twice", param_hint="--max-drop")
+        if tol < 0:
+            raise click.BadParameter(f"the allowance of {name!r} must be >= 0; got {tol:g}", param_hint="--max-drop")
+        allowances[key] = tol
+        if key not in keys:
+            keys.add(key)
+            ms.append(name)
+    return ms, allowances
+

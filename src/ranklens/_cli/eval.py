@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from .._input.options import parse_sets, split_options
-from .main import column_options, format_option, gate_failed, input_options, integer, quiet_option
+from .main import column_options, format_option, gate_failed, input_options, integer, parse_gates, quiet_option
 
 __all__ = ["eval_cmd"]
 
@@ -69,7 +69,7 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     columns = input_options(kw)
     overrides = parse_sets(sets)
     ms = list(measures) or ["ndcg@10"]
-    gates = _parse_gates(fail_under)
+    gates = parse_gates(fail_under, "--fail-under")
     if gates:
         from .._defs.measures import parse_measures
 
@@ -178,19 +178,3 @@ def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, di
     obj: Any = results[0][1] if fmt == "json" and len(results) == 1 else named
     text = render(obj, fmt, digits=digits, per_query=per_query)
     click.echo(text, nl=not text.endswith("\n"))
-
-
-def _parse_gates(items: tuple[str, ...]) -> list[tuple[str, float]]:
-    """``--fail-under MEASURE=VALUE`` values (the measure may hold '=' itself: recall@100(rel=2)=0.5)."""
-    gates = []
-    for item in items:
-        key, sep, value = item.rpartition("=")
-        try:
-            threshold = float(value)
-        except ValueError:
-            threshold = math.nan
-        if not sep or not key.strip() or math.isnan(threshold):
-            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}",
-                                     param_hint="--fail-under")
-        gates.append((key.strip(), threshold))
-    return gates

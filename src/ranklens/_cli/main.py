@@ -31,6 +31,7 @@ __all__ = [
     "integer",
     "main",
     "number",
+    "parse_gates",
     "quiet_option",
 ]
 
@@ -193,6 +194,26 @@ def gate_failed(lines: list[str]) -> None:
     for line in lines:
         click.echo(f"ranklens: fail: {line}", err=True)
     sys.exit(1)
+
+
+def parse_gates(items: tuple[str, ...], flag: str) -> list[tuple[str, float]]:
+    """The ``MEASURE=VALUE`` values of a gate option (``--fail-under``, ``--max-drop``); the measure may hold
+    '=' itself (``recall@100(rel=2)=0.5``).
+
+    >>> parse_gates(("ndcg@10=0.01",), "--max-drop")
+    [('ndcg@10', 0.01)]
+    """
+    gates = []
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = math.nan
+        if not sep or not key.strip() or not math.isfinite(threshold):
+            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}", param_hint=flag)
+        gates.append((key.strip(), threshold))
+    return gates
 
 
 # Every command lives in its own module, imported only when it is invoked, so that `ranklens --help` and
