@@ -28,6 +28,9 @@ __all__ = ["compare_cmd"]
 @click.argument("judgments", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
+@click.option("--pairs", type=click.Choice(["baseline", "all"]), default="baseline", show_default=True,
+              help="baseline: each run against the baseline; all: every pair of runs (significance matrix, "
+                   "compact letters, ANOVA and Friedman, discriminative power).")
 @comparison_options
 @format_option(("table", "json", "csv", "markdown", "latex", "html"))
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True,
@@ -44,8 +47,8 @@ __all__ = ["compare_cmd"]
                    "-m does not name it.")
 @quiet_option
 @column_options
-def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], baseline: str | None, test: str,
-                correction: str, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
+def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], pairs: str, baseline: str | None,
+                test: str, correction: str | None, alpha: float, confidence: float, ci: str, resamples: int, seed: int,
                 convention: str, sets: tuple[str, ...], fmt: str, digits: int, plot_dir: str | None,
                 fail_if_worse: bool, max_drop: tuple[str, ...], **kw: Any) -> None:
     """Compare RUN1 RUN2 [RUN...] on JUDGMENTS: means, intervals, paired tests against a baseline.
@@ -62,6 +65,14 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
     columns = input_options(kw)
     overrides = parse_sets(sets)
     ms, allowances = _gated_measures(list(measures) or ["ndcg@10"], parse_gates(max_drop, "--max-drop"))
+    if pairs == "all":
+        given = [flag for flag, on in (("--baseline", baseline is not None), ("--plot", plot_dir is not None),
+                                       ("--fail-if-worse", fail_if_worse), ("--max-drop", bool(max_drop))) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: against a baseline, not with --pairs all.")
+        _compare_all(judgments, runs, list(measures) or ["ndcg@10"], test, correction, alpha, confidence, ci,
+                     resamples, seed, convention, {**columns, **overrides}, fmt, digits)
+        return
     if plot_dir is not None:
         from .._base.deps import require
 
@@ -119,4 +130,18 @@ def _gated_measures(ms: list[str], gates: list[tuple[str, float]]) -> tuple[list
             keys.add(key)
             ms.append(name)
     return ms, allowances
+
+
+def _compare_all(judgments: str, runs: tuple[str, ...], measures: list[str], test: str, correction: str | None,
+                 alpha: float, confidence: float, ci: str, resamples: int, seed: int, convention: str,
+                 options: dict[str, Any], fmt: str, digits: int) -> None:
+    """``--pairs all``: every pair of runs, printed in the output format."""
+    from .._integrations.compare import compare
+    from .._output.render import render
+
+    c = compare(judgments, list(runs), measures, pairs="all", convention=convention, test=test,
+                correction=correction, alpha=alpha, confidence=confidence, ci=ci, n_resamples=resamples, seed=seed,
+                **options)
+    text = render(c, fmt, digits=digits)
+    click.echo(text, nl=not text.endswith("\n"))
 

@@ -136,10 +136,15 @@ def format_option(choices: tuple[str, ...], default: str = "table") -> Any:
 _COMPARISON_OPTS = [
     click.option("-b", "--baseline", default=None,
                  help="The run the others are compared with (path or name; default: the first)."),
-    click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
-                 default="randomization", show_default=True, help="Paired test against the baseline (two-sided)."),
-    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-                 show_default=True, help="Multiple-testing correction over runs x measures."),
+    click.option("-t", "--test", "test",
+                 type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey",
+                                    "tukey_oneway"]),
+                 default="randomization", show_default=True,
+                 help="Paired test against the baseline, or of every pair (two-sided); the Tukey HSD "
+                      "(randomized_tukey, tukey: queries as blocks, tukey_oneway) with --pairs all."),
+    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default=None,
+                 help="Multiple-testing correction over runs (or pairs) x measures (default: holm; none needed "
+                      "with a Tukey test)."),
     click.option("--alpha", type=number(), default=0.05, show_default=True,
                  help="Significance level after correction."),
     click.option("--confidence", type=number(), default=0.95, show_default=True, help="Level of the intervals."),

@@ -6,20 +6,20 @@ The public face of this module is :mod:`ranklens.compare`.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from .._core import stats as S
 from .._defs.irmeasures import is_ir_measures_object
-from .._input.forms import is_record, unwrap
 from .._output import render
 from ..errors import InvalidParameterError
+from .pairs import PAIR_TESTS, PairwiseComparison, compare_all
+from .runs import baseline_index, evaluate_runs, run_names
 
-__all__ = ["Comparison", "check_max_drop", "compare", "run_names"]
+__all__ = ["Comparison", "PairwiseComparison", "check_max_drop", "compare"]
 
 _TEST_NAMES = {
     "randomization": "paired randomization (sign-flip, Fisher) test, two-sided",
@@ -222,80 +222,44 @@ def check_max_drop(max_drop: Any) -> dict[str, float]:
     return out
 
 
-def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]:
-    """The names of runs and the runs: a mapping's keys, else the file names of paths (the paths as given
-    when two share a file name) and ``run1``, ``run2``... for the others. With ``shorten``, the prefix and
-    suffix every name shares are dropped (``run.bm25.dl19.txt``, ``run.splade.dl19.txt`` -> ``bm25``,
-    ``splade``).
-
-    >>> run_names(["runs/run.bm25.txt", "runs/run.splade.txt"])[0]
-    ['bm25', 'splade']
-    >>> run_names(["runs/run.bm25.txt", {"q": {"a": 1.0}}])[0]
-    ['run.bm25.txt', 'run2']
-    >>> run_names(["a/run.txt", "b/run.txt"], shorten=False)[0]
-    ['a/run.txt', 'b/run.txt']
-    """
-    if isinstance(runs, Mapping):
-        if not runs:
-            raise InvalidParameterError("`runs` is empty; compare needs at least two runs.")
-        return [str(k) for k in runs.keys()], list(runs.values())
-    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
-        raise InvalidParameterError("`runs` must be a list of runs (paths, dicts, tables) or a mapping {name: run}.")
-    items = list(runs)
-    if any(map(is_record, items)):  # named tuples (ScoredDoc...): the records of one run
-        raise InvalidParameterError(
-            "`runs` is a list of records, which is one run; compare needs several: pass [run1, run2] or {name: run}.")
-    names = []
-    for i, r in enumerate(items):
-        if isinstance(r, (str, os.PathLike)):
-            names.append(os.path.basename(os.fspath(r)))
-        else:
-            names.append(f"run{i + 1}")
-    if len(set(names)) < len(names):  # same file name in two folders: use the paths as given
-        names = [os.fspath(r) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}" for i, r in enumerate(items)]
-    if len(set(names)) < len(names):
-        raise InvalidParameterError("two runs have the same name; pass a mapping {name: run}.")
-    return (_shorten(names) if shorten else names), items
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    metrics: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: Literal["baseline"] = ...,
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> Comparison: ...
 
 
-def _shorten(names: list[str]) -> list[str]:
-    """Drop the prefix and suffix every name shares (``run.X.dl19.txt.gz`` -> ``X``), cut at . _ - or /."""
-    if len(names) < 2:
-        return names
-    pre = os.path.commonprefix(names)
-    suf = os.path.commonprefix([n[::-1] for n in names])[::-1]
-    cut_pre = max((pre.rfind(c) + 1 for c in "._-/"), default=0)
-    cut_suf = min((i for i in (suf.find(c) for c in "._-") if i >= 0), default=len(suf))
-    suf_len = len(suf) - cut_suf
-    short = [n[cut_pre: len(n) - suf_len if suf_len else None] for n in names]
-    if any(not s for s in short) or len(set(short)) < len(short):
-        return names
-    return short
-
-
-def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
-    if baseline is None:
-        return 0
-    if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
-        if 0 <= baseline < len(names):
-            return int(baseline)
-        raise InvalidParameterError(f"`baseline` index {baseline} is out of range for {len(names)} runs.")
-    if isinstance(baseline, (str, os.PathLike)):
-        b = os.fspath(baseline)
-        for i, (n, it) in enumerate(zip(names, items)):
-            same_path = isinstance(it, (str, os.PathLike)) and os.path.normpath(os.fspath(it)) == os.path.normpath(b)
-            if b == n or same_path:
-                return i
-        base = os.path.basename(b)
-        hits = [i for i, it in enumerate(items)
-                if isinstance(it, (str, os.PathLike)) and os.path.basename(os.fspath(it)) == base]
-        if len(hits) == 1:
-            return hits[0]
-        raise InvalidParameterError(f"`baseline` {b!r} is not one of the runs ({', '.join(names)}).")
-    for i, it in enumerate(items):
-        if it is baseline:
-            return i
-    raise InvalidParameterError("`baseline` must be a run's name, path or index.")
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    metrics: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: Literal["all"],
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> PairwiseComparison: ...
 
 
 def compare(
@@ -304,17 +268,19 @@ def compare(
     metrics: Any = ("ndcg@10",),
     *,
     baseline: Any = None,
+    pairs: str = "baseline",
     convention: Any = None,
     test: str = "randomization",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
     ci: str = "bca",
     n_resamples: int = 10000,
     seed: int = 0,
     **options: Any,
-) -> Comparison:
-    """Compare runs on the same judgments: means with intervals, and paired tests against a baseline.
+) -> Comparison | PairwiseComparison:
+    """Compare runs on the same judgments: means with intervals, and paired tests against a baseline (or of
+    every pair of runs, with ``pairs="all"``).
 
     Parameters
     ----------
@@ -326,15 +292,25 @@ def compare(
         Measures (``ndcg@10``, ``map``, ``nDCG@10``, ``ir_measures.RR@10``...); the summed counts
         (``num_ret``...) are not compared.
     baseline : name, path or index, optional
-        The run the others are compared with (default: the first).
+        The run the others are compared with (default: the first); not with ``pairs="all"``.
+    pairs : {"baseline", "all"}
+        ``"baseline"`` (default): each run against the baseline, a :class:`Comparison`. ``"all"``: every
+        pair of runs over the queries every run counts, a :class:`PairwiseComparison` (per pair the
+        difference with its interval, Cohen's d_z with its interval, p-value and adjusted p-value; per
+        measure a significance matrix, compact letters, the repeated-measures ANOVA and Friedman's test,
+        and the discriminative power: the share of pairs significant at ``alpha``).
     convention : str or Convention, optional
         As for ``evaluate``; its query rule decides which queries each run counts.
-    test : {"randomization", "t", "wilcoxon", "bootstrap"}
-        Paired test of each run against the baseline. Default: the sign-flip randomization test,
-        which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Multiple-testing correction over all runs x metrics (default Holm: controls the family-wise
-        error without Bonferroni's loss of power).
+    test : {"randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey", "tukey_oneway"}
+        Paired test of each run against the baseline (or of each pair). Default: the sign-flip
+        randomization test, which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
+        With ``pairs="all"`` also the Tukey HSD, which holds the family-wise error over the pairs by
+        itself: ``"randomized_tukey"`` (Carterette 2012: every query's values permuted among the runs),
+        ``"tukey"`` (parametric, the queries as blocks: the MSE of the repeated-measures ANOVA) and
+        ``"tukey_oneway"`` (``scipy.stats.tukey_hsd``: queries not blocked).
+    correction : {"holm", "bonferroni", "bh", "none"}, optional
+        Multiple-testing correction over all runs x metrics (or pairs x measures). Default Holm: controls
+        the family-wise error without Bonferroni's loss of power; none needed (and refused) with a Tukey test.
     alpha : float
         Level at which a corrected p-value is called significant (default 0.05).
     confidence : float
@@ -351,7 +327,7 @@ def compare(
 
     Returns
     -------
-    Comparison
+    Comparison, or PairwiseComparison with ``pairs="all"``
 
     Examples
     --------
@@ -363,12 +339,21 @@ def compare(
     >>> row = c.row("dense", "mrr")
     >>> round(row["diff"], 4), (row["wins"], row["ties"], row["losses"])
     (0.3333, (2, 1, 0))
+    >>> rand = {"q1": {"a": 2.0, "b": 3.0}, "q2": {"c": 1.0}, "q3": {"e": 0.9, "d": 0.5}}
+    >>> p = ranklens.compare(qrels, {"bm25": bm25, "dense": dense, "rand": rand}, ["mrr"], pairs="all",
+    ...                      test="tukey")
+    >>> r = p.row("dense", "bm25", "mrr")
+    >>> round(r["estimate"], 4), r["n"]
+    (0.3333, 3)
+    >>> p.letters("mrr")
+    {'bm25': 'a', 'dense': 'a', 'rand': 'a'}
     """
-    from .._core.evaluate import evaluate
-
-    if test not in S.TESTS:
-        raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}.")
-    if correction not in S.CORRECTIONS:
+    if pairs not in ("baseline", "all"):
+        raise InvalidParameterError(f"`pairs` must be 'baseline' or 'all'; got {pairs!r}.")
+    if pairs == "baseline" and test not in S.TESTS:
+        hint = " (the Tukey tests compare every pair: pairs='all')" if test in PAIR_TESTS else ""
+        raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}{hint}.")
+    if correction is not None and correction not in S.CORRECTIONS:
         raise InvalidParameterError(f"`correction` must be one of {', '.join(S.CORRECTIONS)}; got {correction!r}.")
     if ci not in ("bca", "percentile", "t"):
         raise InvalidParameterError(f"`ci` must be 'bca', 'percentile' or 't'; got {ci!r}.")
@@ -381,44 +366,22 @@ def compare(
     names, items = run_names(runs)
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
-    bi = _baseline_index(baseline, names, items)
     metric_list = [metrics] if isinstance(metrics, str) or is_ir_measures_object(metrics) else list(metrics)
+    if pairs == "all":
+        if baseline is not None:
+            raise InvalidParameterError("`baseline` is for pairs='baseline'; pairs='all' compares every pair.")
+        return compare_all(judgments, names, items, metric_list, convention=convention, test=test,
+                           correction=correction, alpha=alpha, confidence=confidence, ci=ci,
+                           n_resamples=n_resamples, seed=seed, options=options)
+    correction = correction or "holm"
+    bi = baseline_index(baseline, names, items)
 
     from .._base.progress import Progress
 
-    judgments = unwrap(judgments, "judgments")  # read once for every run: an iterator of records is consumed once
-    results = []
-    with Progress(len(items), "compare: evaluating runs") as progress:
-        for run in items:
-            results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
-            progress.advance()
-    first = results[0]
-    keys = first.keys
-    for m in first.measures:
-        if m.summed:
-            raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged "
-                                        "over queries.")
-    conv_name = first.convention.name
-
-    # one table of values: the union of the queries of every run (string ids), NaN where not counted
-    qkeys = [np.asarray([str(q) for q in r.queries], dtype=object) for r in results]
-    universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
-    pos = {q: i for i, q in enumerate(universe)}
-    n_u = len(universe)
-    V = np.full((len(keys), n_u, len(items)), np.nan)  # a string may name several measures ("P.5,10")
-    for ri, (res, ks) in enumerate(zip(results, qkeys)):
-        rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
-        V[:, rows, ri] = res.values.T
-
+    table = evaluate_runs(judgments, names, items, metric_list, convention, options)
+    keys, conv_name, universe, V = table.keys, table.convention, table.queries, table.values
     out_rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-    seen_notes: set[str] = set()
-    for name, res in zip(names, results):
-        for e in res.excluded:
-            text = f"{name}: {e}"
-            if text not in seen_notes:
-                seen_notes.add(text)
-                notes.append(text)
+    notes = list(table.notes)
 
     with Progress(len(keys), "compare: intervals and tests") as progress:
         for mi, key in enumerate(keys):
