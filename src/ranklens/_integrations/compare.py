@@ -16,8 +16,8 @@ from .._core import stats as S
 from .._defs.irmeasures import is_ir_measures_object
 from .._output import render
 from ..errors import InvalidParameterError
-from .pairs import PAIR_TESTS, PairwiseComparison, compare_all
-from .runs import baseline_index, evaluate_runs, run_names
+from .pairs import PAIR_TESTS, PairwiseComparison, compare_all, pair_correction
+from .runs import RunValues, baseline_index, evaluate_runs, run_names
 
 __all__ = ["Comparison", "PairwiseComparison", "check_max_drop", "compare"]
 
@@ -230,6 +230,7 @@ def compare(
     *,
     baseline: Any = ...,
     pairs: Literal["baseline"] = ...,
+    group_by: None = ...,
     convention: Any = ...,
     test: str = ...,
     correction: str | None = ...,
@@ -250,6 +251,7 @@ def compare(
     *,
     baseline: Any = ...,
     pairs: Literal["all"],
+    group_by: None = ...,
     convention: Any = ...,
     test: str = ...,
     correction: str | None = ...,
@@ -262,6 +264,27 @@ def compare(
 ) -> PairwiseComparison: ...
 
 
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    metrics: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: str = ...,
+    group_by: str | Mapping[Any, Any],
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> dict[Any, Any]: ...
+
+
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
@@ -269,6 +292,7 @@ def compare(
     *,
     baseline: Any = None,
     pairs: str = "baseline",
+    group_by: Any = None,
     convention: Any = None,
     test: str = "randomization",
     correction: str | None = None,
@@ -278,7 +302,7 @@ def compare(
     n_resamples: int = 10000,
     seed: int = 0,
     **options: Any,
-) -> Comparison | PairwiseComparison:
+) -> Comparison | PairwiseComparison | dict[Any, Any]:
     """Compare runs on the same judgments: means with intervals, and paired tests against a baseline (or of
     every pair of runs, with ``pairs="all"``).
 
@@ -299,6 +323,9 @@ def compare(
         difference with its interval, Cohen's d_z with its interval, p-value and adjusted p-value; per
         measure a significance matrix, compact letters, the repeated-measures ANOVA and Friedman's test,
         and the discriminative power: the share of pairs significant at ``alpha``).
+    group_by : str or mapping, optional
+        Slice by a per-query attribute, as for :func:`ranklens.evaluate`: a dict ``{group: Comparison}``
+        (or ``PairwiseComparison``), each the comparison of that group's queries alone.
     convention : str or Convention, optional
         As for ``evaluate``; its query rule decides which queries each run counts.
     test : {"randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey", "tukey_oneway"}
@@ -327,7 +354,7 @@ def compare(
 
     Returns
     -------
-    Comparison, or PairwiseComparison with ``pairs="all"``
+    Comparison, or PairwiseComparison with ``pairs="all"``; a dict of them by group with ``group_by``
 
     Examples
     --------
@@ -370,15 +397,28 @@ def compare(
     if pairs == "all":
         if baseline is not None:
             raise InvalidParameterError("`baseline` is for pairs='baseline'; pairs='all' compares every pair.")
-        return compare_all(judgments, names, items, metric_list, convention=convention, test=test,
-                           correction=correction, alpha=alpha, confidence=confidence, ci=ci,
-                           n_resamples=n_resamples, seed=seed, options=options)
-    correction = correction or "holm"
-    bi = baseline_index(baseline, names, items)
+        correction = pair_correction(test, correction)
+    else:
+        correction = correction or "holm"
+        bi = baseline_index(baseline, names, items)
+    tables = evaluate_runs(judgments, names, items, metric_list, convention, options, group_by)
+    out: dict[Any, Any] = {}
+    for group, table in tables.items():  # one table, or one per group of queries
+        if pairs == "all":
+            out[group] = compare_all(table, names, test=test, correction=correction, alpha=alpha,
+                                     confidence=confidence, ci=ci, n_resamples=n_resamples, seed=seed)
+        else:
+            out[group] = _against_baseline(table, names, bi, test, correction, alpha, confidence, ci, n_resamples,
+                                           seed)
+    return out[None] if group_by is None else out
 
+
+def _against_baseline(table: RunValues, names: list[str], bi: int, test: str, correction: str, alpha: float,
+                      confidence: float, ci: str, n_resamples: int, seed: int) -> Comparison:
+    """Each run against the baseline ``names[bi]`` on the runs' values: the work of ``compare``."""
     from .._base.progress import Progress
 
-    table = evaluate_runs(judgments, names, items, metric_list, convention, options)
+    items = names
     keys, conv_name, universe, V = table.keys, table.convention, table.queries, table.values
     out_rows: list[dict[str, Any]] = []
     notes = list(table.notes)

@@ -18,9 +18,9 @@ from .._core import multi as M
 from .._core import stats as S
 from .._output.pairs import PAIR_FIELDS, SUMMARY_FIELDS, render_pairs
 from ..errors import InvalidParameterError
-from .runs import evaluate_runs
+from .runs import RunValues
 
-__all__ = ["PAIR_TESTS", "PairwiseComparison", "compare_all"]
+__all__ = ["PAIR_TESTS", "PairwiseComparison", "compare_all", "pair_correction"]
 
 #: The tests of ``pairs="all"``: those of a baseline comparison, and the Tukey HSD in three forms.
 PAIR_TESTS = ("randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey", "tukey_oneway")
@@ -211,20 +211,23 @@ def _pair_p(test: str, X: np.ndarray, ia: np.ndarray, ib: np.ndarray, n_resample
     return stat, p, None
 
 
-def compare_all(judgments: Any, names: list[str], items: list[Any], measures: list[Any], *, convention: Any,
-                test: str, correction: str | None, alpha: float, confidence: float, ci: str, n_resamples: int,
-                seed: int, options: dict[str, Any]) -> PairwiseComparison:
-    """Every pair of runs: the work of ``compare(..., pairs="all")`` (its parameters checked there)."""
+def pair_correction(test: str, correction: str | None) -> str:
+    """The correction of a comparison of every pair: ``"tukey"`` for a Tukey test (which refuses another), the
+    one given (default Holm) otherwise."""
     if test not in PAIR_TESTS:
         raise InvalidParameterError(f"`test` must be one of {', '.join(PAIR_TESTS)}; got {test!r}.")
     if test in _TUKEY:
         if correction not in (None, "none"):
             raise InvalidParameterError(f"`correction` {correction!r}: the {test} test adjusts for the pairs itself; "
                                         "leave `correction` unset (or 'none').")
-        correction = "tukey"
-    else:
-        correction = correction or "holm"
-    table = evaluate_runs(judgments, names, items, measures, convention, options)
+        return "tukey"
+    return correction or "holm"
+
+
+def compare_all(table: RunValues, names: list[str], *, test: str, correction: str, alpha: float, confidence: float,
+                ci: str, n_resamples: int, seed: int) -> PairwiseComparison:
+    """Every pair of runs: the work of ``compare(..., pairs="all")`` on the runs' values (parameters checked
+    there, the correction by :func:`pair_correction`)."""
     k = len(names)
     ia, ib = np.triu_indices(k, 1)
     notes, summary, rows, omnibus = list(table.notes), [], [], []

@@ -30,17 +30,37 @@ class RunValues:
 
 
 def evaluate_runs(judgments: Any, names: list[str], items: list[Any], measures: list[Any], convention: Any,
-                  options: dict[str, Any]) -> RunValues:
-    """Evaluate every run with :func:`ranklens.evaluate` under one convention; refuse summed counts."""
+                  options: dict[str, Any], group_by: Any = None) -> dict[Any, RunValues]:
+    """Evaluate every run with :func:`ranklens.evaluate` under one convention (refusing summed counts): one
+    table of values, under the key None; with ``group_by``, one table per group of queries (every run's result
+    of that group), and what the grouping left out in each table's notes."""
     from .._base.progress import Progress
     from .._core.evaluate import evaluate
+    from .._core.slices import sort_groups
 
     judgments = unwrap(judgments, "judgments")  # read once for every run: an iterator of records is consumed once
     results = []
     with Progress(len(items), "compare: evaluating runs") as progress:
         for run in items:
-            results.append(evaluate(judgments, run, measures, convention=convention, **options))
+            results.append(evaluate(judgments, run, measures, convention=convention, group_by=group_by, **options))
             progress.advance()
+    if group_by is None:
+        return {None: _values_table(names, results)}
+    notes = [f"{name}: {n}" for name, res in zip(names, results) for n in res.notes]
+    out = {}
+    for g in sort_groups(set().union(*[set(res) for res in results])):
+        lacking = [name for name, res in zip(names, results) if g not in res]
+        if lacking:
+            raise InvalidParameterError(f"`group_by`: group {g!r} has no query in {', '.join(lacking)}; compare "
+                                        "needs every run on every group.")
+        table = _values_table(names, [res[g] for res in results])
+        table.notes = notes + table.notes
+        out[g] = table
+    return out
+
+
+def _values_table(names: list[str], results: list[Any]) -> RunValues:
+    """The per-query values of every run's result in one table (the union of their queries)."""
     first = results[0]
     for m in first.measures:
         if m.summed:
@@ -51,7 +71,7 @@ def evaluate_runs(judgments: Any, names: list[str], items: list[Any], measures: 
     qkeys = [np.asarray([str(q) for q in r.queries], dtype=object) for r in results]
     universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
     pos = {q: i for i, q in enumerate(universe)}
-    V = np.full((len(keys), len(universe), len(items)), np.nan)  # a string may name several measures ("P.5,10")
+    V = np.full((len(keys), len(universe), len(results)), np.nan)  # a string may name several measures ("P.5,10")
     for ri, (res, ks) in enumerate(zip(results, qkeys)):
         rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
         V[:, rows, ri] = res.values.T
