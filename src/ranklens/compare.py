@@ -7,11 +7,9 @@ the baseline is over the queries both count, and the queries left out of a pair 
 :class:`PairwiseComparison`), and the queries left out are reported.
 """
 
-from ._integrations.compare import (
-    Comparison,
-    PairwiseComparison,
-    compare,
-)
+from ._integrations.compare import compare
+from ._integrations.comparison import Comparison
+from ._integrations.pairs import PairwiseComparison
 from ._integrations.runs import run_names
 
 __all__ = [

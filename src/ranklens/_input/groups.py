@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from .coerce import pick_column, table_kind
 from .files import detect_format, read_arrow_table
+from .tables import pick_column, table_kind
 
 __all__ = ["group_column", "query_groups_of"]
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core import multi as M
 from .._core import stats as S
+from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._output.pairs import PAIR_FIELDS, SUMMARY_FIELDS, render_pairs
 from ..errors import InvalidParameterError
 from .runs import RunValues
@@ -162,9 +163,9 @@ def _intervals(x: np.ndarray, ci: str, confidence: float, n_resamples: int, seed
     if x.shape[0] < 2:
         return [(math.nan, math.nan)] * x.shape[1]
     if ci == "t":
-        return [(iv.low, iv.high) for iv in (S.t_interval(x[:, j], confidence) for j in range(x.shape[1]))]
-    boot = S.bootstrap_means(x, n_resamples, seed)
-    return [S.interval_from_bootstrap(x[:, j], boot[:, j], ci, confidence) for j in range(x.shape[1])]
+        return [(iv.low, iv.high) for iv in (t_interval(x[:, j], confidence) for j in range(x.shape[1]))]
+    boot = bootstrap_means(x, n_resamples, seed)
+    return [interval_from_bootstrap(x[:, j], boot[:, j], ci, confidence) for j in range(x.shape[1])]
 
 
 def _effect_intervals(d: np.ndarray, confidence: float, n_resamples: int, seed: int) -> np.ndarray:
@@ -176,7 +177,7 @@ def _effect_intervals(d: np.ndarray, confidence: float, n_resamples: int, seed: 
     out = np.full((2, P), np.nan)
     if n < 3 or P == 0:
         return out
-    boot = S.bootstrap_means(np.hstack([d, d * d]), n_resamples, seed)
+    boot = bootstrap_means(np.hstack([d, d * d]), n_resamples, seed)
     m1, m2 = boot[:, :P], boot[:, P:]
     sd = np.sqrt(np.maximum(m2 - m1 * m1, 0.0) * n / (n - 1.0))
     # a resample without spread: d_z is +-inf (a constant non-zero difference) or 0 (no difference at all)
