@@ -13,10 +13,12 @@ responsibility, each module taking the store's file (``storage.db.Database``) an
 * ``signals/``: label-free signals and their monitors;
 * ``alerts/``: monitors over reports, the record of fired alerts, the webhook.
 
-Every method opens the DuckDB file for its own duration, so another process can ingest between two calls.
-A writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it,
-then gets :class:`~ranklens.errors.StoreBusyError`. An ingest batch is one transaction (a crash leaves
-nothing of it) and is identified by a hash of its content (ingesting it again adds nothing).
+Every method opens the DuckDB file for its own duration. Readers never wait for a writer: a writer (an
+ingest, ``check`` recording its alerts) writes a copy of the file and swaps it in when it commits, so a
+read sees the store before or after a commit, never in between (``storage/swap.py``). A second writer of
+the same side waits up to ``wait`` seconds for the first, then gets :class:`~ranklens.errors.StoreBusyError`.
+An ingest call is published whole when it ends (a crash leaves nothing of it) and each batch is identified
+by a hash of its content (ingesting it again adds nothing).
 
 The values of the tracked measures (``[evaluation] tracked``) are a per-group cache: a group is marked
 stale when its events or late labels arrive, and :meth:`Store.refresh` (run at the end of every ingest
@@ -445,8 +447,7 @@ class Store:
         record = record and not self.read_only
         db = self._db()
         if record:  # a writer migrates an older store before anything reads it
-            with db.writing():
-                pass
+            db.prepare()
         # monitors on measures read reports; monitors on label-free signals read Store.signals
         on_measures, on_signals = signal_specs(self.config.monitors)
         reports = self._reports()
@@ -462,7 +463,7 @@ class Store:
             # every verdict, "ok" ones too: a judged window that does not fire resolves an open alert
             verdicts += judge_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
                                               all_windows=all_windows, start=start, end=end, slices=slices)
-        with (db.writing() if record else db.reading()) as con:
+        with (db.writing("alerts") if record else db.reading()) as con:
             events = advance(con, verdicts, record=record)
         out = CheckResult(events, maturity=maturity)
         for v in verdicts:
