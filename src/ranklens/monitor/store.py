@@ -186,9 +186,16 @@ class Store:
             # nothing an ingest writes depends on the order of rows inside a statement (row numbers, list ids
             # and every read that needs an order say it): DuckDB may then write in parallel without ordering
             con.execute("SET preserve_insertion_order = false")
-            summary.batches.extend(ingest_batches(con, batches, limit, progress.advance))
+            try:
+                summary.batches.extend(ingest_batches(con, batches, limit, progress.advance))
+            except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
+                failed: InputError | None = exc
+            else:
+                failed = None
             refresh_values(con, self.config)
             remember_maturity(con)  # learned once per ingest call, for every read until the next batch
+        if failed is not None:
+            raise failed
         return summary
 
     def refresh(self) -> int:
