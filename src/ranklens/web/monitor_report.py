@@ -20,7 +20,7 @@ from typing import Any
 
 from .._output.render import plain
 from ..errors import InputError
-from .page import document, esc, num
+from .page import document, esc, num, table
 
 __all__ = ["build_monitor_report", "write_monitor_report"]
 
@@ -35,15 +35,6 @@ def _ms(t: Any) -> float:
 
 def _name(r: Mapping[str, Any], by: Iterable[str]) -> str:
     return " \u00b7 ".join(str(r[b]) for b in by if r.get(b) is not None) or "all groups"
-
-
-def _table(head: list[str], rows: list[list[str]], cls: str = "", numeric: Iterable[int] = ()) -> str:
-    num_cols = set(numeric)
-    th = "".join(f"<th{'' if i in num_cols else ' class=l'}>{esc(h)}</th>" for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td{'' if i in num_cols else ' class=l'}>{c}</td>" for i, c in enumerate(r))
-                   + "</tr>" for r in rows)
-    return (f"<div class='scroll'><table class='rl {cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody>"
-            "</table></div>")
 
 
 def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day", by: Iterable[str] = SERIES,
@@ -160,10 +151,10 @@ def _overview_section(key: str, window: str, by: list[str], rows: list[dict[str,
         f"<section class='card'><h2>{esc(key)} per {esc(window)}</h2><div class='chart' id='mr-overview'></div>"
         "<p class='notes'>Shaded: the interval of each window's mean. Dotted: each series' own baseline. Dashed: the "
         "training environment. Red markers: alerts recorded in the range.</p>"
-        + _table(["series", "latest window", key, "groups", "its baseline", "change", "baseline (selection)"],
+        + table(["series", "latest window", key, "groups", "its baseline", "change", "baseline (selection)"],
                  kpi_rows, numeric=(2, 3, 4, 5))
         + f"<details><summary>every window ({len(detail)} rows)</summary>"
-        + _table(["series", "window", key, "ci low", "ci high", "groups", "left out"], detail, numeric=(2, 3, 4, 5, 6))
+        + table(["series", "window", key, "ci low", "ci high", "groups", "left out"], detail, numeric=(2, 3, 4, 5, 6))
         + "</details></section>"
     )
 
@@ -200,7 +191,7 @@ def _slices_section(sl_rows: list[dict[str, Any]], meta: dict[str, Any], by: lis
         f"or pair); slices under {meta['min_support']} groups on a side pooled into (other); p-values: Welch, "
         f"{esc({'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[meta['correction']])}-adjusted over "
         f"{meta['n_tested']} slices.</p>"
-        + _table(sl_head, sl_body, numeric=range(offset + 1, len(sl_head)))
+        + table(sl_head, sl_body, numeric=range(offset + 1, len(sl_head)))
         + (f"<details><summary>the groups of each slice: <code>ranklens monitor groups</code> commands</summary>"
            f"<ul class='notes'>{''.join(commands)}</ul></details>" if commands else "")
         + "<h3>Slice &times; time <span class='muted'>(each row against its own baseline: blue above, red below)"
@@ -214,7 +205,7 @@ def _alerts_section(alert_rows: list[dict[str, Any]]) -> str:
     a_body = [[_cell(a.get(c), c) for c in cols] for a in alert_rows]
     return (f"<section class='card'><h2>Alerts <span class='hint'>{len(alert_rows)} recorded by "
             "<code>ranklens monitor check</code> in the range</span></h2>"
-            + (_table(cols, a_body) if alert_rows else "<p class='notes'>No alert in the range.</p>")
+            + (table(cols, a_body) if alert_rows else "<p class='notes'>No alert in the range.</p>")
             + "</section>")
 
 

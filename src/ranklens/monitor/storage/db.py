@@ -21,15 +21,68 @@ from pathlib import Path
 from typing import Any
 
 from ..._base.deps import require
-from ...errors import InputError, InvalidParameterError, RanklensError, StoreBusyError
+from ...errors import InputError, InvalidParameterError, RanklensError, ResourceError, StoreBusyError
 from .params import parse_time
 from .schema import EVENT_TABLES, SCHEMA_VERSION, mark, migrate, recognise, schema_version
 from .swap import SIDES, copy_file, held, identity, lock_path, publish, remove, staging_path
 
 __all__ = [
-    "BASE_COLUMNS", "Database", "column_sql", "fetch_arrow", "filters_sql", "merge", "metric_columns", "quote",
-    "slice_columns", "store_failure", "transaction",
+    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "fetch_arrow", "filters_sql", "merge",
+    "metric_columns", "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
 ]
+
+#: Every connection ranklens opens: DuckDB installs and loads no extension by itself (given a file of another
+#: database, or a query naming a format, it would otherwise download one over the network and run it).
+CONNECT_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def duckdb_connect(path: str | None = None, read_only: bool = False) -> Any:
+    """A DuckDB connection (to ``path``, or in memory) with extension auto-install and auto-load off.
+
+    Examples
+    --------
+    >>> con = duckdb_connect()
+    >>> con.execute("SELECT current_setting('autoinstall_known_extensions')").fetchone()
+    (False,)
+    >>> con.close()
+    """
+    duckdb = require("duckdb")
+    if path is None:
+        return duckdb.connect(config=dict(CONNECT_CONFIG))
+    return duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
+
+
+#: What the first bytes of other files say they are (DuckDB's own file has ``DUCK`` at byte 8).
+_FOREIGN = ((b"SQLite format 3\x00", "an SQLite database"), (b"PAR1", "a Parquet file"),
+            (b"\x1f\x8b", "a gzip file"), (b"PK\x03\x04", "a zip archive"))
+
+
+def not_duckdb(path: Path) -> str | None:
+    """Why a file is not a DuckDB database, by its first bytes ("it is an SQLite database"), else None (a DuckDB
+    file, an empty or missing one: DuckDB makes a new store there).
+
+    Examples
+    --------
+    >>> import sqlite3, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "s.db")
+    >>> sqlite3.connect(p).execute("CREATE TABLE t (a)").connection.commit()
+    >>> not_duckdb(Path(p))
+    'it is an SQLite database'
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return None  # missing, a directory, unreadable: DuckDB's own error names it
+    if not head or head[8:12] == b"DUCK":
+        return None
+    return next((f"it is {what}" for magic, what in _FOREIGN if head.startswith(magic)),
+                "its first bytes are not DuckDB's header")
+
+
+#: DuckDB's message when another process holds the file's lock ("Could not set lock on file ...: Conflicting
+#: lock is held in ... (PID 123)"); only this one is waited for ("block" in "Corrupt ... in block" is no lock).
+_LOCK_HELD = re.compile(r"could not set lock|conflicting lock", re.IGNORECASE)
 
 BASE_COLUMNS = ("model", "model_version", "environment", "group_id")
 
@@ -87,6 +140,8 @@ def _from_the_store(exc: BaseException) -> bool:
     return isinstance(exc, kinds) or any(w in low for w, _ in _CAUSES) or any(w in low for w in _DAMAGE)
 
 
+_OUT_OF = ("no space left on device", "file too large", "disk quota exceeded")
+
 _DAMAGE = ("corrupt", "checksum", "invalid block", "not a valid duckdb", "unexpected end", "failed to read",
            "could not read")
 
@@ -104,8 +159,9 @@ def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensEr
     low = text.lower()
     for needle, cause in _CAUSES:
         if needle in low:
-            return RanklensError(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not "
-                                 "stored")
+            # out of disk space, quota or file size: the machine's resource (exit 71); else the path's (exit 2)
+            kind = ResourceError if needle in _OUT_OF else RanklensError
+            return kind(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not stored")
     if any(w in low for w in _DAMAGE):
         return RanklensError(f"store {str(path)!r} is damaged: {text[:300]}")
     return RanklensError(f"store {str(path)!r}{' ' + doing if doing else ''}: {text[:300]}")
@@ -136,6 +192,10 @@ class Database:
     def _retrying(self, open_it: Any) -> Any:
         """``open_it()`` again while DuckDB says another process holds the file, up to ``wait`` seconds."""
         duckdb = require("duckdb")
+        other = not_duckdb(self.path)
+        if other is not None:
+            raise InputError(f"store {str(self.path)!r} is not a DuckDB database ({other}); give --store a ranklens "
+                             "store, or a new file.")
         deadline = time.monotonic() + self.wait
         delay = 0.02
         while True:
@@ -143,7 +203,7 @@ class Database:
                 return open_it()
             except duckdb.Error as exc:
                 text = str(exc)
-                if "lock" not in text.lower():
+                if not _LOCK_HELD.search(text):
                     raise store_failure(self.path, exc, "cannot be opened") from None
                 if time.monotonic() >= deadline:
                     holder = re.search(r"PID (\d+)", text)
@@ -372,7 +432,7 @@ def _literal(text: str) -> str:
 
 def _connect_file(path: Path) -> Any:
     """A connection open for writing on one DuckDB file (a writer's copy, or a store recovered in place)."""
-    return require("duckdb").connect(str(path))
+    return duckdb_connect(str(path))
 
 
 #: Readers' DuckDB instances, one per store file version (path -> (identity, connection)), most recent last.
@@ -386,13 +446,12 @@ def _reader(path: Path) -> Any:
     file attaches it read-only and hands out cursors (the dashboard's concurrent requests share its cache); a
     new version (a writer swapped its copy in) gets a new instance (DuckDB's own cache of instances is keyed
     by path, and would go on serving the file the path named before)."""
-    duckdb = require("duckdb")
     key = str(path.resolve())
     version = identity(path)
     with _READERS_LOCK:
         hit = _READERS.get(key)
         if hit is None or hit[0] != version:
-            base = duckdb.connect()
+            base = duckdb_connect()
             base.execute(f"ATTACH {_literal(key)} AS ranklens_store (READ_ONLY)")
             _READERS[key] = hit = (version, base)
         _READERS.move_to_end(key)
