@@ -187,7 +187,8 @@ class Store:
             # and every read that needs an order say it): DuckDB may then write in parallel without ordering
             con.execute("SET preserve_insertion_order = false")
             try:
-                summary.batches.extend(ingest_batches(con, batches, limit, progress.advance))
+                summary.batches.extend(ingest_batches(con, batches, limit, progress.advance,
+                                                            self.config.signals.get("features")))
             except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
                 failed: InputError | None = exc
             else:
@@ -398,8 +399,10 @@ class Store:
         ----------
         signals : str or list of str, optional
             ``psi(score)``, ``ks(score)``, ``psi(position)``, ``psi(popularity@K)``, ``coverage[@K]``,
-            ``gini[@K]``, ``novelty[@K]``, ``ild[@K]`` (default: all of them; ``ild`` when item attributes
-            are given). Definitions: ``docs/monitoring.md``, "Signals without labels".
+            ``gini[@K]``, ``novelty[@K]``, ``ild[@K]``, and for the feature columns of the events
+            ``psi(feature:NAME)``, ``js(feature:NAME)``, ``ks(feature:NAME)`` (numeric) (default: all of
+            them; ``ild`` when item attributes are given). Definitions: ``docs/monitoring.md``, "Signals
+            without labels" and "Feature drift".
         window, by, where, start, end
             As in :meth:`report`.
         baseline : str or Baseline, optional

@@ -11,7 +11,7 @@ store: lists already stored, ids, late labels). From the validated events ``_v``
   ``order_by`` (``rank`` or ``score``), ``first_row``, ``skip`` (the list came in an earlier batch of the
   chunk), and the slice columns ``s_<name>`` of its first row;
 * ``_items``: the items of the lists not skipped: ``li``, ``_b``, ``item_id``, ``rank``, ``score``,
-  ``relevance``, ``labels``;
+  ``relevance``, ``labels`` and the feature columns ``feature:<name>`` (:func:`feature_names`);
 * ``_fb_rows``: the valid label rows, each once (kept by the first batch holding it): ``_b``, ``group_id``,
   ``item_id``, ``ts``, ``relevance``, ``labels`` (sorted; NULL when none);
 * ``_q``: the quarantined rows: ``_b``, ``row_number`` (1-based), ``reason``, ``record`` (the row as it came,
@@ -29,8 +29,8 @@ from typing import Any
 from .db import quote
 from .events import BATCH, slice_select
 
-__all__ = ["CHUNK_TABLES", "drop_batches", "label_rows", "lists", "make_chunk", "make_lists", "mark_duplicates",
-           "mark_mixed", "quarantine_rows"]
+__all__ = ["CHUNK_TABLES", "drop_batches", "feature_names", "label_rows", "lists", "make_chunk", "make_lists",
+           "mark_duplicates", "mark_mixed", "quarantine_rows"]
 
 #: The chunk tables, as both engines make them.
 CHUNK_TABLES = ("_g", "_items", "_fb_rows", "_q", "_nb")
@@ -108,7 +108,8 @@ def make_lists(con: Any, sample: Any, slices: list[str]) -> None:
               AND _g.group_id = d.group_id AND _g._b > d.first""")
     con.execute("DROP VIEW IF EXISTS _items")
     con.execute("DROP TABLE IF EXISTS _items")
-    cols = "v._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels"
+    cols = "v._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels" + "".join(
+        f", v.{quote(c)}" for c in feature_names(con))
     if not con.execute("SELECT count(*) - count(DISTINCT li) FROM _g").fetchall()[0][0]:
         n_skip = con.execute("SELECT count(*) FROM _g WHERE skip").fetchall()[0][0]
         skipped = f" AND {key} NOT IN (SELECT li FROM _g WHERE skip)" if n_skip else ""
@@ -122,6 +123,11 @@ def make_lists(con: Any, sample: Any, slices: list[str]) -> None:
         FROM _v v JOIN _g s ON s._b = v._b AND s.model = v.model AND s.model_version = v.model_version
          AND s.environment = v.environment AND s.group_id = v.group_id
         WHERE v.reason IS NULL AND v.is_ranking AND NOT s.skip""")
+
+
+def feature_names(con: Any) -> list[str]:
+    """The feature columns (``feature:<name>``) of the validated events ``_v``."""
+    return [d[0] for d in con.execute("SELECT * FROM _v LIMIT 0").description if d[0].startswith("feature:")]
 
 
 def mark_duplicates(con: Any) -> None:

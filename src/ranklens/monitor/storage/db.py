@@ -27,8 +27,8 @@ from .schema import EVENT_TABLES, SCHEMA_VERSION, mark, migrate, recognise, sche
 from .swap import SIDES, copy_file, held, identity, lock_path, publish, remove, staging_path
 
 __all__ = [
-    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "fetch_arrow", "filters_sql", "merge",
-    "metric_columns", "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
+    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "feature_columns", "fetch_arrow", "filters_sql",
+    "merge", "metric_columns", "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
 ]
 
 #: Every connection ranklens opens: DuckDB installs and loads no extension by itself (given a file of another
@@ -463,6 +463,14 @@ def _reader(path: Path) -> Any:
 
 
 # -- catalogue ---------------------------------------------------------------------------------------------
+def feature_columns(con: Any) -> dict[str, str]:
+    """Feature name -> its kind (``numeric``, ``categorical``): the columns ``feature:<name>`` of ``items``."""
+    rows = con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'items' "
+                       "AND table_schema = 'main' AND table_catalog = current_database() "
+                       "AND starts_with(column_name, 'feature:') ORDER BY column_name").fetchall()
+    return {c.split(":", 1)[1]: "numeric" if t == "DOUBLE" else "categorical" for c, t in rows}
+
+
 def slice_columns(con: Any) -> dict[str, str]:
     """Slice name -> its column in ``groups``."""
     return dict(con.execute("SELECT name, col FROM slice_columns ORDER BY name").fetchall())

@@ -8,13 +8,15 @@ connection, the Spark ingest on each executor's (:mod:`ranklens.monitor.storage.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..._base.deps import require
 from ...errors import InputError
 from .db import quote
 
-__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "event_select", "slice_select", "text_sql", "validate"]
+__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "FEATURE_TYPES", "event_select", "feature_column", "slice_select",
+           "text_sql", "validate"]
 
 EVENT_COLUMNS = ("timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
                  "relevance", "labels")
@@ -22,11 +24,23 @@ ENVIRONMENTS = ("training", "validation", "production")
 #: The batch index column of a chunk's raw rows (0, 1, ... in the chunk's order).
 BATCH = "_rl_batch"
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+#: The SQL type of a feature's values in the store (``items``), by its kind.
+FEATURE_TYPES = {"numeric": "DOUBLE", "categorical": "VARCHAR"}
 
 
-def event_select(name: str, table: Any) -> tuple[str, list[str]]:
+def feature_column(name: str) -> str:
+    """The column of ``items`` holding a feature's values (``feature:<name>``), named apart from every other."""
+    return f"feature:{name}"
+
+
+def event_select(name: str, table: Any, features: Mapping[str, str] | None = None) -> tuple[str, list[str]]:
     """SQL select list turning the raw batch (registered as _raw) into typed event columns, and the names of
-    its slice columns (typed by :func:`slice_select`: a list's are those of its first row)."""
+    its slice columns (typed by :func:`slice_select`: a list's are those of its first row).
+
+    ``features`` (name -> ``numeric`` or ``categorical``, the configuration's ``[signals] features``) are
+    columns ``feature:<name>`` of their kind, not slices: a numeric value that is not a finite number, and
+    an empty one, are missing (NULL); a feature the batch lacks is missing on all its rows.
+    """
     pa = require("pyarrow")
     cols: dict[str, str] = {}
     for c in table.column_names:
@@ -41,7 +55,8 @@ def event_select(name: str, table: Any) -> tuple[str, list[str]]:
             raise InputError(
                 f"{name}: missing column {req!r} (columns: {', '.join(table.column_names)}); see docs/monitoring.md."
             )
-    slices = [c for c in cols if c not in EVENT_COLUMNS]
+    features = dict(features or {})
+    slices = [c for c in cols if c not in EVENT_COLUMNS and c not in features]
     for s in slices:
         if not _NAME.match(s) or len(s) > 64:
             raise InputError(
@@ -123,6 +138,10 @@ def event_select(name: str, table: Any) -> tuple[str, list[str]]:
         f"{num('relevance')} AS relevance",
         f"{labels} AS labels",
     ]
+    for f, kind in sorted(features.items()):
+        value = "NULL" if f not in cols else text(f) if kind == "categorical" else \
+            f"(CASE WHEN isfinite({num(f)}) THEN {num(f)} END)"
+        select.append(f"CAST({value} AS {FEATURE_TYPES[kind]}) AS {quote(feature_column(f))}")
     return ",\n".join(select), slices
 
 
@@ -147,11 +166,11 @@ def slice_select(table: Any, slices: list[str], alias: str) -> str:
     return "".join(", " + x for x in out)
 
 
-def validate(con: Any, name: str, sample: Any) -> list[str]:
+def validate(con: Any, name: str, sample: Any, features: Mapping[str, str] | None = None) -> list[str]:
     """The chunk's rows (the view ``_raw``: raw columns, ``_row``, the batch index) as typed events, each with
     its quarantine reason or none (the table ``_v``); the slice columns. ``sample`` is an empty table with the
     raw columns; ``name`` the source named by an error about them."""
-    select, slices = event_select(name, sample)
+    select, slices = event_select(name, sample, features)
     envs = ", ".join(f"'{e}'" for e in ENVIRONMENTS)
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _v AS

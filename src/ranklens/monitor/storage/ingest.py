@@ -9,7 +9,7 @@ computed by :func:`ranklens.monitor.storage.values.refresh` at the end of the in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,7 +127,8 @@ class _Batch:
 
 
 def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine: float | None = None,
-                   advance: Callable[[int], None] = lambda n: None) -> list[dict[str, Any]]:
+                   advance: Callable[[int], None] = lambda n: None,
+                   features: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Ingest batches of events on a connection open for writing; what each did, as entries of
     :class:`IngestSummary`, in the order given.
 
@@ -139,12 +140,16 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
     With ``max_quarantine``, a batch whose quarantined rows are more than that fraction of its rows is
     kept out whole (status ``refused``): nothing of it is stored, not even its quarantine, and it is not
     recorded as ingested (the same file, once fixed or with a higher limit, is ingested as new).
+
+    ``features`` (name -> ``numeric`` or ``categorical``) are stored with the items (columns
+    ``feature:<name>`` of ``items``), not as slices.
     """
     out: list[dict[str, Any]] = [{} for _ in batches]
+    features = dict(features or {})
     pending: list[_Batch] = []
 
     def flush() -> None:
-        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine)):
+        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine, features)):
             out[b.index] = info
         advance(len(pending))
         pending.clear()
@@ -185,7 +190,8 @@ def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
     return schema, int(rows)
 
 
-def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -> list[dict[str, Any]]:
+def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
+                  features: dict[str, str]) -> list[dict[str, Any]]:
     """One chunk in one transaction: several Parquet files of one schema read as one relation, or any one
     batch read as an Arrow table. When a multi-file chunk fails (a damaged file), its files are taken again
     one by one, so that the error names its file and the files before it are stored as they would be."""
@@ -202,9 +208,9 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
         sample = sample.append_column("_row", pa.array([], pa.int64()))
         try:
             with transaction(con):
-                return _load(con, chunk, sample, {}, max_quarantine)
+                return _load(con, chunk, sample, {}, max_quarantine, features)
         except duckdb.Error:
-            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine)]
+            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine, features)]
         finally:
             con.execute("DROP VIEW IF EXISTS _raw")
     b = chunk[0]
@@ -214,7 +220,7 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
     con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {BATCH} FROM _raw_table")
     try:
         with transaction(con):
-            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine)
+            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine, features)
     finally:
         con.execute("DROP VIEW IF EXISTS _raw")
         con.unregister("_raw_table")
@@ -230,9 +236,9 @@ def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int,
 
 
 def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit],
-          max_quarantine: float | None) -> list[dict[str, Any]]:
+          max_quarantine: float | None, features: dict[str, str]) -> list[dict[str, Any]]:
     """Validate and store a chunk's batches (the view ``_raw``: raw columns, ``_row``, the batch index)."""
-    slices = validate(con, chunk[0].name, sample)
+    slices = validate(con, chunk[0].name, sample, features)
     make_chunk(con, sample, slices)
     return store_chunk(con, [(b.name, b.batch_id) for b in chunk], slices, unsplit, max_quarantine,
                        lambda refused: drop_batches(con, refused, sample, slices))
@@ -344,8 +350,32 @@ def _store_lists(con: Any, slices: list[str], base: int) -> dict[int, tuple[int,
                'events', bt.batch_id, TRUE{slice_sel}
         FROM _gn g JOIN _bt bt ON bt.b = g._b""")
     # a batch's gids are one range: later reads prune by zone maps
-    con.execute("INSERT INTO items SELECT g.gid, i.item_id, i.rank, i.score FROM _items i JOIN _gn g USING (li)")
+    feats = "".join(", " + quote(c) for c in _item_features(con))
+    con.execute(f"""INSERT INTO items (gid, item_id, rank, score{feats})
+                    SELECT g.gid, i.item_id, i.rank, i.score{feats} FROM _items i JOIN _gn g USING (li)""")
     return skipped
+
+
+def _item_features(con: Any) -> list[str]:
+    """The feature columns of the chunk's items (``_items``), added to ``items`` when new; a feature stored
+    with another kind (numeric, categorical) is an error naming it."""
+    types = {"DOUBLE": "numeric", "VARCHAR": "categorical"}
+    stored = dict(con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                              "WHERE table_name = 'items' AND table_schema = 'main' AND table_catalog = "
+                              "current_database()").fetchall())
+    new = {d[0]: str(d[1]) for d in con.execute("SELECT * FROM _items LIMIT 0").description
+           if d[0].startswith("feature:")}
+    out = []
+    for col in sorted(new):
+        want = "DOUBLE" if new[col] in ("DOUBLE", "NUMBER") else "VARCHAR"
+        if col not in stored:
+            con.execute(f"ALTER TABLE items ADD COLUMN {quote(col)} {want}")
+        elif stored[col] != want:
+            raise InputError(f"feature {col.split(':', 1)[1]!r} is {types.get(stored[col], stored[col])} in the "
+                             f"store; the configuration makes it {types[want]} ([signals] features). A feature keeps "
+                             "its kind: give it another name.")
+        out.append(col)
+    return out
 
 
 def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], dict[int, Any]]:
