@@ -152,8 +152,8 @@ class Store:
         return Reports(self._db(), self.config)
 
     # -- ingest --------------------------------------------------------------------------------------------
-    def ingest(self, source: Any, *, source_name: str | None = None,
-               max_quarantine: float | None = None) -> IngestSummary:
+    def ingest(self, source: Any, *, source_name: str | None = None, max_quarantine: float | None = None,
+               engine: str = "local", master: str | None = None) -> IngestSummary:
         """Add events to the store: a file, a directory of files, a list of them, or a table.
 
         Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``).
@@ -166,12 +166,20 @@ class Store:
         (nothing of it stored, not recorded as ingested), with status ``refused`` in the summary
         (:attr:`IngestSummary.refused`); the other batches are ingested.
 
+        ``engine="spark"`` runs the reduction of events to served lists (validation, quarantine, lists, items,
+        label rows) in Spark's executors (``master``: default ``local[*]``; needs ``ranklens[spark]``); the
+        store holds the same contents as after the local engine (:mod:`ranklens.monitor.storage.spark_ingest`).
+
         Returns
         -------
         IngestSummary
         """
         from .._base.progress import Progress
 
+        if engine not in ("local", "spark"):
+            raise InvalidParameterError(f"`engine` must be 'local' or 'spark'; got {engine!r}.")
+        if master is not None and engine != "spark":
+            raise InvalidParameterError("`master` goes with engine='spark'.")
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
                                   or not 0 <= limit <= 1):
@@ -187,8 +195,14 @@ class Store:
             # and every read that needs an order say it): DuckDB may then write in parallel without ordering
             con.execute("SET preserve_insertion_order = false")
             try:
-                summary.batches.extend(ingest_batches(con, batches, limit, progress.advance,
-                                                            self.config.signals.get("features")))
+                features = self.config.signals.get("features")
+                if engine == "spark":
+                    from .storage.spark_ingest import ingest_batches_spark
+
+                    summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features,
+                                                                master))
+                else:
+                    summary.batches.extend(ingest_batches(con, batches, limit, progress.advance, features))
             except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
                 failed: InputError | None = exc
             else:

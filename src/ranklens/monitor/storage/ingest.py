@@ -22,7 +22,8 @@ from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
 from .read import Unsplit, batch_hash, read_batch
 
-__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
+__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
+           "store_chunk"]
 
 
 @dataclass
@@ -158,10 +159,9 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
         batch_id = batch_hash(kind, obj)
         if any(b.batch_id == batch_id for b in pending):
             flush()  # the same content twice in one call: the second is judged once the first is stored
-        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
-            out[i] = {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
-                      "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
-                      "reasons": {}}
+        known = already_ingested(con, name, batch_id)
+        if known is not None:
+            out[i] = known
             advance(1)
             continue
         b = _Batch(i, name, kind, obj, batch_id)
@@ -176,6 +176,14 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
         flush()
     flush()
     return out
+
+
+def already_ingested(con: Any, name: str, batch_id: str) -> dict[str, Any] | None:
+    """The summary entry of a batch whose content the store holds already, else None."""
+    if not con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
+        return None
+    return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0, "ranking_rows": 0,
+            "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0, "reasons": {}}
 
 
 def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
