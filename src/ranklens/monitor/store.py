@@ -42,11 +42,12 @@ from .reports.reports import Reports
 from .signals.compute import signals as compute_signals
 from .signals.monitors import judge_signal_monitors, signal_specs
 from .storage.db import Database, slice_columns
-from .storage.ingest import IngestSummary, ingest_batches
+from .storage.ingest import IngestSummary
+from .storage.ingest_call import ingest_call
 from .storage.ingest_results import ingest_results
-from .storage.maturity import Maturity, remember_maturity
+from .storage.maturity import Maturity
 from .storage.read import sources
-from .storage.values import refresh, refresh_values
+from .storage.values import refresh
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
 
@@ -174,44 +175,8 @@ class Store:
         -------
         IngestSummary
         """
-        from .._base.progress import Progress
-
-        if engine not in ("local", "spark"):
-            raise InvalidParameterError(f"`engine` must be 'local' or 'spark'; got {engine!r}.")
-        if master is not None and engine != "spark":
-            raise InvalidParameterError("`master` goes with engine='spark'.")
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
-                                  or not 0 <= limit <= 1):
-            raise InvalidParameterError(f"`max_quarantine` must be a fraction between 0 and 1; got {limit!r}.")
-        summary = IngestSummary()
-        batches = sources(source, source_name)
-        # one connection for the call: the store's pages stay in memory from one batch to the next
-        with self._db().writing() as con, Progress(len(batches), "ingesting files") as progress:
-            # committed batches go to DuckDB's log and the file is rewritten once, when the call ends (or by
-            # the next open after a crash), rather than at every commit of a large batch
-            con.execute("SET checkpoint_threshold = '16GB'")
-            # nothing an ingest writes depends on the order of rows inside a statement (row numbers, list ids
-            # and every read that needs an order say it): DuckDB may then write in parallel without ordering
-            con.execute("SET preserve_insertion_order = false")
-            try:
-                features = self.config.signals.get("features")
-                if engine == "spark":
-                    from .storage.spark_ingest import ingest_batches_spark
-
-                    summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features,
-                                                                master))
-                else:
-                    summary.batches.extend(ingest_batches(con, batches, limit, progress.advance, features))
-            except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
-                failed: InputError | None = exc
-            else:
-                failed = None
-            refresh_values(con, self.config)
-            remember_maturity(con)  # learned once per ingest call, for every read until the next batch
-        if failed is not None:
-            raise failed
-        return summary
+        return ingest_call(self._db(), sources(source, source_name), self.config, limit, engine, master)
 
     def refresh(self) -> int:
         """Compute and store the tracked values of the groups whose values are stale; returns their number.

@@ -52,8 +52,8 @@ from ..config import Baseline
 from ..reports.baseline import baseline_candidates
 from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.params import check_window, window_delta
-from .features import DECILES, feature_distance, shares
-from .names import FEATURE_KINDS, SignalName, feature_signals, parse_signal, signal_keys
+from .features import DECILES, check_features, feature_arrays, feature_distance, shares
+from .names import SignalName, feature_signals, parse_signal, signal_keys
 
 __all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", "psi", "read_items", "signals"]
 
@@ -61,7 +61,6 @@ __all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", 
 EPSILON = 1e-4
 #: Positions 1..POSITION_BINS each have a bin in psi(position); deeper ones share one more.
 POSITION_BINS = 20
-_DECILES = DECILES
 
 
 # -- definitions on flat arrays --------------------------------------------------------------------------------
@@ -253,7 +252,7 @@ class _Baseline:
         self.rows = rows
         s = rows.score[~np.isnan(rows.score)]
         self.scores = np.sort(s)
-        self.edges = np.unique(np.quantile(s, _DECILES)) if s.shape[0] else np.zeros(0)
+        self.edges = np.unique(np.quantile(s, DECILES)) if s.shape[0] else np.zeros(0)
         self.exposure = np.bincount(rows.item, minlength=n_items)  # lists serving each item (one row per list)
         self.n_lists = int(np.unique(rows.gid).shape[0])
         self.items = np.flatnonzero(self.exposure)
@@ -263,7 +262,7 @@ class _Baseline:
     def popularity_edges(self, top: np.ndarray) -> np.ndarray:
         """Decile edges of the baseline popularity of the baseline rows selected by ``top``."""
         x = self.own_popularity[top]
-        return np.unique(np.quantile(x, _DECILES)) if x.shape[0] else np.zeros(0)
+        return np.unique(np.quantile(x, DECILES)) if x.shape[0] else np.zeros(0)
 
 
 def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
@@ -376,7 +375,7 @@ def signals(
     keys = [parse_signal(k) for k in signal_keys(names)]
     if names is None or (not isinstance(names, str) and not list(names)):  # every signal: the features' too
         keys += [parse_signal(k) for k in feature_signals(stored)]
-    features = _check_features(keys, stored)
+    features = check_features(keys, stored)
     by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
     bspec = baseline or Baseline()
     if catalogue_size is not None and (isinstance(catalogue_size, bool) or not isinstance(catalogue_size, int)
@@ -485,25 +484,6 @@ def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str
     return bsel, cell_base
 
 
-def _check_features(keys: list[SignalName], stored: dict[str, str]) -> list[str]:
-    """The features the signals compare, each stored, and of a kind its distance applies to (else an error)."""
-    out: list[str] = []
-    for sig in keys:
-        f = sig.feature
-        if f is None:
-            continue
-        if f not in stored:
-            raise InvalidParameterError(
-                f"signal {sig.key!r}: the store has no feature {f!r} (features: {', '.join(sorted(stored)) or 'none'}"
-                "; a feature is an event column named in [signals] features of the configuration at ingest).")
-        if sig.kind not in FEATURE_KINDS[stored[f]]:
-            raise InvalidParameterError(f"signal {sig.key!r}: {f} is a {stored[f]} feature; {sig.kind} compares "
-                                        f"numbers (use {' or '.join(FEATURE_KINDS[stored[f]])}).")
-        if f not in out:
-            out.append(f)
-    return out
-
-
 def _rows_of(t: Any, dictionary: Any, attr_dict: Any, features: Iterable[str] = (),
              codes: Mapping[str, Any] | None = None) -> _Rows:
     """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries, the
@@ -511,15 +491,7 @@ def _rows_of(t: Any, dictionary: Any, attr_dict: Any, features: Iterable[str] = 
     pc = require("pyarrow.compute")
     code = np.asarray(pc.index_in(t.column("item_id"), value_set=dictionary).to_numpy(zero_copy_only=False))
     attr = pc.fill_null(pc.index_in(t.column("attr"), value_set=attr_dict), -1)
-    feats: dict[str, np.ndarray] = {}
-    for f in features:
-        col = t.column("feature:" + f)
-        if codes and f in codes:
-            feats[f] = np.asarray(pc.fill_null(pc.index_in(col, value_set=codes[f]), -1).to_numpy(
-                zero_copy_only=False)).astype(np.int64)
-        else:
-            feats[f] = np.asarray(pc.fill_null(col.cast("double"), float("nan")).to_numpy(zero_copy_only=False),
-                                  dtype=np.float64)
+    feats = feature_arrays(t, features, codes or {})
     return _Rows(np.zeros(t.num_rows, np.int64), t.column("gid").to_numpy(zero_copy_only=False).astype(np.int64),
                  code.astype(np.int64),
                  t.column("score").to_numpy(zero_copy_only=False).astype(np.float64),

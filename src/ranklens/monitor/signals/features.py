@@ -23,12 +23,16 @@ and counted (``n_excluded`` of the window).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DECILES", "feature_distance", "js_distance", "shares"]
+from ..._base.deps import require
+from ...errors import InvalidParameterError
+from .names import FEATURE_KINDS, SignalName
+
+__all__ = ["DECILES", "check_features", "feature_arrays", "feature_distance", "js_distance", "shares"]
 
 #: The quantiles whose baseline values are a numeric feature's (and the scores') bin edges.
 DECILES = np.arange(1, 10) / 10.0
@@ -100,4 +104,39 @@ def feature_distance(kind: str, categorical: bool, window: np.ndarray, baseline:
         wc = np.bincount(np.searchsorted(edges, w, side="right"), minlength=nb)
         bc = np.bincount(np.searchsorted(edges, b, side="right"), minlength=nb)
     out["value"] = psi(wc, bc) if kind == "psi" else js_distance(wc, bc)
+    return out
+
+
+def check_features(keys: list[SignalName], stored: dict[str, str]) -> list[str]:
+    """The features the signals compare, each stored, and of a kind its distance applies to (else an error)."""
+    out: list[str] = []
+    for sig in keys:
+        f = sig.feature
+        if f is None:
+            continue
+        if f not in stored:
+            raise InvalidParameterError(
+                f"signal {sig.key!r}: the store has no feature {f!r} (features: {', '.join(sorted(stored)) or 'none'}"
+                "; a feature is an event column named in [signals] features of the configuration at ingest).")
+        if sig.kind not in FEATURE_KINDS[stored[f]]:
+            raise InvalidParameterError(f"signal {sig.key!r}: {f} is a {stored[f]} feature; {sig.kind} compares "
+                                        f"numbers (use {' or '.join(FEATURE_KINDS[stored[f]])}).")
+        if f not in out:
+            out.append(f)
+    return out
+
+
+def feature_arrays(t: Any, features: Iterable[str], codes: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The ``feature:<name>`` columns of a fetched Arrow table as arrays: floats (NaN: missing), or for a
+    categorical feature (in ``codes``: its values, shared by the window and the baselines) codes (-1: missing)."""
+    pc = require("pyarrow.compute")
+    out: dict[str, np.ndarray] = {}
+    for f in features:
+        col = t.column("feature:" + f)
+        if f in codes:
+            out[f] = np.asarray(pc.fill_null(pc.index_in(col, value_set=codes[f]), -1).to_numpy(
+                zero_copy_only=False)).astype(np.int64)
+        else:
+            out[f] = np.asarray(pc.fill_null(col.cast("double"), float("nan")).to_numpy(zero_copy_only=False),
+                                dtype=np.float64)
     return out
