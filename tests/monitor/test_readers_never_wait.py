@@ -46,7 +46,7 @@ def _events(n_groups: int, day: int, prefix: str, seed: int, environment: str = 
 HELD_INGEST = """
 import sys, time
 from pathlib import Path
-import ranklens.monitor.store as store_module
+import ranklens.monitor.storage.ingest_call as store_module
 from ranklens.monitor import Store
 
 real = store_module.refresh_values
