@@ -20,6 +20,7 @@ from .errors import (
 )
 from .evaluate import evaluate
 from .explain import Explanation, explain
+from .fusion import fuse
 from .io import read_judgments, read_rankings
 from .measures import Measure, parse_measure, parse_measures
 from .result import Result
@@ -47,6 +48,7 @@ __all__ = [
     "dcg_score",
     "evaluate",
     "explain",
+    "fuse",
     "get_convention",
     "ndcg_score",
     "parse_measure",

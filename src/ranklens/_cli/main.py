@@ -201,6 +201,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                     "of some."),
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
+    "fuse": ("ranklens._cli.fuse", "fuse_cmd", "Fuse runs into one run (ranx's methods: rrf, sum, mnz, ...)."),
     "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
     "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),

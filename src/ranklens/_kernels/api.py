@@ -34,8 +34,8 @@ import numpy as np
 
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
-    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "gather",
-    "hash_items", "list_stats", "lookup_labels", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries",
+    "gather", "hash_items", "list_stats", "lookup_labels", "parse_floats", "quiet", "run_heads", "scan_columns",
     "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
@@ -78,13 +78,16 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
+    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 i8 "
+                     "f8[C] f8[C] i8[C] f8[C] i8[C]"),
 }
 
 #: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads on 32-bit offsets).
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
-SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "resample.py", "text.py", "trec_more.py")
+SOURCES = ("api.py", "codes.py", "fused.py", "fusion.py", "group.py", "measures.py", "resample.py", "text.py",
+           "trec_more.py")
 
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}
@@ -584,3 +587,8 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
                      n_resamples: int) -> Any:
     """Sign-flip randomization exceedances (``resample.sign_flip_exceed``)."""
     return _by_resample("sign_flip_exceed", (d, observed, tol, key, n_resamples), (d.shape[0] + 63) // 64)
+
+
+def fuse_queries(*args: Any) -> Any:
+    """Every query's fused list, written into the output arrays; per query its length (``fusion.fuse_queries``)."""
+    return _by_query("fuse_queries", args, (0, 1, 18), args[1] - args[0], lambda parts: args[18])
