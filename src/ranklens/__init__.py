@@ -6,6 +6,8 @@
 """
 
 from . import stats
+from ._integrations.querytable import QueryTable
+from ._integrations.stages import two_stage
 from ._version import __version__
 from .compare import Comparison, compare
 from .conventions import CONVENTIONS, Convention, get_convention
@@ -38,6 +40,7 @@ __all__ = [
     "Judgments",
     "Measure",
     "MissingDependencyError",
+    "QueryTable",
     "Rankings",
     "RanklensError",
     "Result",
@@ -56,4 +59,5 @@ __all__ = [
     "read_judgments",
     "read_rankings",
     "stats",
+    "two_stage",
 ]

@@ -20,7 +20,7 @@ from .records import Judgments, Rankings, Records
 from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
 from .validate import strip_bom, text_buffer, utf8_text
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
+__all__ = ["FORMATS", "detect_format", "file_bytes", "read_judgments", "read_rankings", "read_records", "read_table"]
 
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
 
@@ -75,6 +75,11 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
         except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
     return data
+
+
+def file_bytes(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
+    """The bytes of a file as every reader opens it (gzip decompressed, large files mapped; one-line errors)."""
+    return _open_bytes(Path(path), mapped=True)
 
 
 def _strip_gz(name: str) -> str:

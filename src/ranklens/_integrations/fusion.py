@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._input.dispatch import as_rankings, is_pathlike
-from .._input.ids import IdColumn, concat_ids, factorize_parts, hash_ids, kernel_ids, take_ids
+from .._input.ids import IdColumn, concat_ids, factorize_parts, hash_ids, kernel_ids, one_layout, take_ids
 from .._input.options import COLUMN_KEYS
 from .._input.records import Rankings
 from .._kernels import codes as K
@@ -184,15 +184,6 @@ def _load(named: list[tuple[str, Any]], read: dict[str, Any]) -> list[Rankings]:
     return out
 
 
-def _same_ids(parts: list[Any]) -> list[Any]:
-    """Ids of one kind and layout across runs: all integers, or all strings (integers in decimal) in the
-    64-bit layouts the kernels read, so that they concatenate."""
-    cols = [IdColumn.of(p) for p in parts]
-    if len({c.is_str for c in cols}) > 1:
-        cols = [IdColumn.of(c.as_strings()) for c in cols]
-    return [c.widened().values for c in cols]
-
-
 def _check_queries(names: list[str], codes: list[np.ndarray], n_q: int, uniques: np.ndarray) -> None:
     """Every run holds the same queries (ranx's ``fuse`` asserts it)."""
     seen = np.zeros((len(codes), n_q), np.bool_)
@@ -305,13 +296,13 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
         if r.empty_qids is not None and len(r.empty_qids):
             parts.append(r.empty_qids)
             owner.append(i)
-    qparts = _same_ids(parts)
+    qparts = one_layout(parts)
     qcodes, quniques, qorder = factorize_parts(qparts)
     n_q = quniques.shape[0]
     if queries == "same":
         held = [np.concatenate([c for c, o in zip(qcodes, owner) if o == i]) for i in range(n_runs)]
         _check_queries(names, held, n_q, quniques)
-    iparts = _same_ids([r.item for r in rankings])
+    iparts = one_layout([r.item for r in rankings])
     items = concat_ids(*iparts)
     is_str, ints, offs, data = kernel_ids(items)
     q_all = np.concatenate(qcodes[:n_runs]).astype(np.int32, copy=False)

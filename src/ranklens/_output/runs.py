@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.runs import run_positions
 from .._input.ids import IdColumn, take_ids
 from .._input.records import Rankings
 from ..errors import InputError, InvalidParameterError
@@ -60,11 +61,7 @@ def _ordered(run: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     key = run.order_key()
     rows = np.lexsort((-key, codes))  # stable: tied rows keep their order
     c = codes[rows]
-    heads = np.ones(rows.shape[0], np.bool_)
-    heads[1:] = c[1:] != c[:-1]
-    first = np.flatnonzero(heads)
-    lengths = np.diff(np.append(first, rows.shape[0]))
-    ranks = np.arange(rows.shape[0]) - np.repeat(first, lengths) + 1
+    ranks = run_positions(c)[2] + 1
     scores = run.score[rows] if run.score is not None else -run.rank[rows].astype(np.float64)  # type: ignore[index]
     return rows, c, scores, ranks
 
