@@ -40,7 +40,7 @@ class FusionMethod:
 
 #: ranx 0.3.21's unsupervised fusion methods, by ranx's names (``ranx.fusion.fusion_switch``). s_r(d): the
 #: document's (normalised) score in run r; i_r(d): its 0-based position there; R(d): the runs holding it,
-#: n(d) = |R(d)|; C: the documents of the query in any run; w_r: the run's weight.
+#: n(d) their number; C: the documents of the query in any run; w_r: the run's weight.
 METHODS: dict[str, FusionMethod] = {
     "sum": FusionMethod(K.FUSE_SUM, "score", formula="CombSUM: sum over runs of s_r(d), 0 where missing"),
     "mnz": FusionMethod(K.FUSE_MNZ, "score", formula="CombMNZ: n(d) * sum over R(d) of s_r(d)"),
@@ -63,12 +63,12 @@ METHODS: dict[str, FusionMethod] = {
                              formula="logN_ISR: ln(n(d) + sigma) * sum over R(d) of 1 / (i_r(d) + 1)^2"),
     "rbc": FusionMethod(K.FUSE_RBC, "rank", ("phi",),
                         formula="Rank-biased centroid: sum over R(d) of (1 - phi) * phi^i_r(d)"),
-    "bordafuse": FusionMethod(K.FUSE_BORDA, "rank", formula="BordaFuse: sum over runs of |C| - i_r(d), "
-                              "(|C| - |r| + 1) / 2 where missing"),
+    "bordafuse": FusionMethod(K.FUSE_BORDA, "rank", formula="BordaFuse: sum over runs of size(C) - i_r(d), "
+                              "(size(C) - length of r + 1) / 2 where missing"),
     "w_bordafuse": FusionMethod(K.FUSE_W_BORDA, "rank", ("weights",),
                                 formula="weighted BordaFuse: sum over runs of w_r * Borda points"),
     "condorcet": FusionMethod(K.FUSE_CONDORCET, "rank", formula="CondorcetFuse: documents sorted by pairwise "
-                              "majority votes; score |C| - position"),
+                              "majority votes; score size(C) - position"),
     "w_condorcet": FusionMethod(K.FUSE_W_CONDORCET, "rank", ("weights",),
                                 formula="weighted CondorcetFuse: votes weighted by w_r"),
 }
@@ -77,8 +77,8 @@ METHODS: dict[str, FusionMethod] = {
 SUPERVISED = ("bayesfuse", "mapfuse", "posfuse", "probfuse", "segfuse", "slidefuse")
 
 #: ranx's normalisations (``ranx.normalization.norm_switch``), by ranx's names, per query and run:
-#: x the run's scores for the query, i a document's 0-based position, n = |r|, C the documents of the
-#: query in any run.
+#: x the run's scores for the query, i a document's 0-based position, n the run's length, C the documents
+#: of the query in any run.
 NORMS: dict[str, tuple[int, str]] = {
     "min-max": (K.NORM_MIN_MAX, "(x - min) / max(max - min, 1e-9)"),
     "min-max-inverted": (K.NORM_MIN_MAX_INVERTED, "(max - x) / max(max - min, 1e-9), the run sorted again"),
@@ -86,7 +86,7 @@ NORMS: dict[str, tuple[int, str]] = {
     "sum": (K.NORM_SUM, "(x - min) / max(sum(x) - min * n, 1e-9)"),
     "zmuv": (K.NORM_ZMUV, "(x - mean) / max(std, 1e-9), std over n (ddof 0)"),
     "rank": (K.NORM_RANK, "1 - i / n"),
-    "borda": (K.NORM_BORDA, "1 - i / |C|; a document the run lacks gets 0.5 - (n - 1) / (2 |C|)"),
+    "borda": (K.NORM_BORDA, "1 - i / size(C); a document the run lacks gets 0.5 - (n - 1) / (2 size(C))"),
     "none": (K.NORM_NONE, "the scores as they are"),
 }
 _NORM_ALIASES = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
