@@ -36,8 +36,16 @@ $(EVENV)/.installed:
 	$(EVENV)/bin/python -m pip --disable-pip-version-check -q install "evidently==0.7.23" "pandas<3"
 	touch $@
 
+# spotify-confidence 4.1 (the A/B tests' peer: its z test and sample-ratio test) needs pandas < 3 and chartify:
+# its own environment too, driven by tests/peers/confidence_runner.py (tests/online, make bench)
+CVENV := .venv-confidence
+$(CVENV)/.installed:
+	$(PYTHON) -m venv $(CVENV)
+	$(CVENV)/bin/python -m pip --disable-pip-version-check -q install "spotify-confidence==4.1.0" "pandas<3"
+	touch $@
+
 install: $(VENV)/.runtime
-install-test: $(VENV)/.test $(EVENV)/.installed
+install-test: $(VENV)/.test $(EVENV)/.installed $(CVENV)/.installed
 
 demo: $(VENV)/.runtime
 	@echo "== TREC DL 2019 passage: BM25 vs SPLADE++ (bundled in examples/data) =="
@@ -116,7 +124,7 @@ endif
 
 # the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds; `make lint`
 # first (after the installs), so a lint or type error fails the run before the suite starts
-test: $(VENV)/.test $(EVENV)/.installed browser lint
+test: $(VENV)/.test $(EVENV)/.installed $(CVENV)/.installed browser lint
 	$(BIN)/python -m pytest -q
 
 # ruff over the checkout and mypy over src/ (rules in pyproject.toml, [tool.ruff] and [tool.mypy]), with the versions
@@ -127,7 +135,7 @@ lint: $(VENV)/.test
 
 # the inner loop: every test but those marked slow (Spark, browser, Evidently, wheel and install builds, subprocess
 # soaks); no Chromium or Evidently environment needed. See the markers in pyproject.toml.
-test-fast: $(VENV)/.test
+test-fast: $(VENV)/.test $(CVENV)/.installed
 	$(BIN)/python -m pytest -q -m "not slow"
 
 # Release artifacts into $(DIST) (docs/architecture.md, "Packaging"): the sdist, and the wheel of this machine's
@@ -174,16 +182,19 @@ test-numba-latest: $(BUILDV)/.installed
 	    tests/test_threads.py tests/test_packaging.py
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
+# (the monitor extra: scipy and duckdb for the online experiments' benchmark, benchmarks/interleaving_bench.py)
 BVENV := .venv-bench
 $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
-	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]" "pytrec-eval-terrier==0.5.11" \
 	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
 	touch $@
 
-bench: $(BVENV)/.installed
+bench: $(BVENV)/.installed $(CVENV)/.installed
 	$(BVENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[stats,monitor]"
+	$(BVENV)/bin/python benchmarks/experiment_bench.py
 
 # monitoring: ~10M simulated events, store ingest and daily report beside a pandas group-by (docs/benchmarks-monitor.md)
 bench-monitor: $(BVENV)/.installed
@@ -191,7 +202,7 @@ bench-monitor: $(BVENV)/.installed
 	$(BVENV)/bin/python benchmarks/monitor_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(EVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
+	rm -rf $(VENV) $(EVENV) $(CVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache
 
 # A snapshot of ranklens' numbers (tools/golden.py): `make golden GOLDEN=before.json`, change the code, `make golden
 # GOLDEN=after.json`, then `python tools/golden.py compare before.json after.json` (a refactoring changes no number)

@@ -30,6 +30,7 @@ def _make(*args: str) -> subprocess.CompletedProcess[str]:
 def _fresh(tmp_path: Path) -> list[str]:
     """Variables that make this checkout look like a machine where nothing is installed yet."""
     return [f"VENV={tmp_path}/venv", f"EVENV={tmp_path}/venv-evidently", f"BVENV={tmp_path}/venv-bench",
+            f"CVENV={tmp_path}/venv-confidence",
             f"CHROMIUM={tmp_path}/no-chromium"]
 
 
@@ -96,6 +97,8 @@ def test_make_test_on_a_fresh_machine_installs_everything(tmp_path: Path) -> Non
         "the test requirements": "-r requirements-test.txt",
         "the Evidently environment": f"-m venv {tmp_path}/venv-evidently",
         "Evidently itself": '"evidently==',
+        "the spotify-confidence environment": f"-m venv {tmp_path}/venv-confidence",
+        "spotify-confidence itself": '"spotify-confidence==',
         "Chromium (apt-get)": "apt-get install",
         "ruff (make lint)": "/venv/bin/ruff check .",
         "mypy (make lint)": "/venv/bin/mypy src/",

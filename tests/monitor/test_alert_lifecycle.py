@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from ranklens.cli import cli
-from ranklens.monitor import Store, _schema
+from ranklens.monitor import Store
+from ranklens.monitor.storage import schema as _schema
 
 D1 = dt.datetime(2026, 10, 1)
 DAYS = 9

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import ranklens.monitor._ingest as ingest_module
+import ranklens.monitor.storage.ingest as ingest_module
 from ranklens.errors import InputError
 from ranklens.monitor import Store
 

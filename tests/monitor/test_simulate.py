@@ -24,8 +24,9 @@ import pytest
 from click.testing import CliRunner
 
 import ranklens
+from ranklens._cli.monitor_simulate import simulate_command
 from ranklens.errors import InvalidParameterError
-from ranklens.monitor.simulate import COLUMNS, LABELS, SLICES, simulate, simulate_command
+from ranklens.monitor.simulate import COLUMNS, LABELS, SLICES, simulate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "monitoring.md"
 SMALL = {"days": 6, "groups_per_day": 120, "items": (5, 12), "seed": 3}

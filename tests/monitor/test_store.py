@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 
 from ranklens.errors import InputError, InvalidParameterError
-from ranklens.monitor import Attribution, Store, _schema, load_config
+from ranklens.monitor import Attribution, Store, load_config
+from ranklens.monitor.storage import schema as _schema
 
 sys.path.insert(0, str(Path(__file__).parent))
 from handcalc import dcg, events, ndcg

@@ -118,7 +118,7 @@ def test_infap_with_a_tie_order(tmp_path):
 
 def test_geometric_floor_of_trec_eval():
     """A list with AP 0 counts as 0.00001 in the geometric mean (trec_eval's m_gm_map.c), not as 0."""
-    from ranklens.monitor._aggregates import StoreAggregate
+    from ranklens.monitor.reports.aggregates import StoreAggregate
 
     assert StoreAggregate.of("gm_map").value(np.array([0.0, 0.4])) == pytest.approx(math.sqrt(FLOOR * 0.4))
 

@@ -26,7 +26,7 @@ def test_wheel_contains_the_static_files(tmp_path: Path) -> None:
 
 
 def test_importing_the_web_package_loads_no_web_stack() -> None:
-    code = ("import sys, ranklens.web, ranklens.web.cli; "
+    code = ("import sys, ranklens.web, ranklens._cli.serve, ranklens._cli.report; "
             "print([m for m in ('starlette', 'uvicorn', 'duckdb', 'httpx') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.strip()
     assert out == "[]"

@@ -200,11 +200,13 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "conventions": ("ranklens._cli.conventions", "conventions_cmd", "List the named conventions, or show the fields "
                     "of some."),
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
+    "experiment": ("ranklens._cli.experiment", "experiment",
+                   "Online experiments: A/B tests, interleaving, calibration, simulator."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
     "fuse": ("ranklens._cli.fuse", "fuse_cmd", "Fuse runs into one run (ranx's methods: rrf, sum, mnz, ...)."),
-    "monitor": ("ranklens.monitor.cli", "monitor", "Production monitoring: ingest events, report, check, slices."),
-    "report": ("ranklens.web.cli", "report", "Self-contained HTML report of an evaluation or comparison."),
-    "serve": ("ranklens.web.cli", "serve", "Local web dashboard over a monitoring store."),
+    "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
+    "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
+    "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),
     "trec_eval": ("ranklens._cli.trec_eval", "trec_eval_cmd", "trec_eval's own command line and output, byte for "
                   "byte."),
     "warmup": ("ranklens._cli.warmup", "warmup_cmd", "Compile the kernels now, if this installation needs it."),

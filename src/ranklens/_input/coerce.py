@@ -36,6 +36,7 @@ from .validate import check_values
 
 __all__ = [
     "COLUMN_NAMES",
+    "is_number",
     "judgment_records",
     "nested_records",
     "numeric",
@@ -201,13 +202,14 @@ def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
             raise ValueError
         return out
     except (TypeError, ValueError, OverflowError):
-        bad = next((x for x in a if not _is_number(x)), None)
+        bad = next((x for x in a if not is_number(x)), None)
         shown = repr(bad)
         raise InputError(f"{what} in {where} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}"
                          f"{' (too large for a float)' if isinstance(bad, int) else ''}.") from None
 
 
-def _is_number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """Whether ``float(x)`` works (a number, or a text of one)."""
     try:
         float(x)
     except (TypeError, ValueError, OverflowError):

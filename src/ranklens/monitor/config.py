@@ -47,11 +47,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conventions import CONVENTIONS, get_convention
+from .._defs.conventions import CONVENTIONS, get_convention
+from .._defs.measures import parse_measure
 from ..errors import InvalidParameterError
-from ..measures import parse_measure
-from ._params import monitor_refusal
-from ._signal_names import check_signal_monitor, is_signal
+from .signals.names import check_signal_monitor, is_signal
+from .storage.params import monitor_refusal
 
 __all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config", "parse_duration"]
 

@@ -1,16 +1,17 @@
 """The monitoring store: ranking events in a DuckDB file, per-group values, reports, alerts, root cause.
 
-:class:`Store` is the facade the command line and the dashboard use; the work is done by one module per
-responsibility, each taking the store's file (``_db.Database``) and configuration:
+:class:`Store` is the facade the command line and the dashboard use; the work is done by one folder per
+responsibility, each module taking the store's file (``storage.db.Database``) and configuration:
 
-* ``_db`` and ``_schema``: opening the file (file lock with a wait, migrations), transactions, the
-  catalogue of slice and measure columns, the SQL of a selection;
-* ``_read`` and ``_ingest``: reading batches (Parquet, CSV, TSV, JSON Lines, tables), validation in SQL
-  with a quarantine, loading events; per-group results computed elsewhere;
-* ``_values``: per-group values computed by the core from the store's own arrays, and their cache;
-* ``_reports`` and ``_stats``: aggregation per window and series, baselines, comparisons, slices, one
-  list's table; means, intervals and Welch's test;
-* ``alerts``: monitors over reports, the record of fired alerts, the webhook.
+* ``storage/``: opening the file (file lock with a wait, migrations), transactions, the catalogue of slice
+  and measure columns, the SQL of a selection (``db``, ``schema``); reading batches (Parquet, CSV, TSV,
+  JSON Lines, tables), validation in SQL with a quarantine, loading events (``read``, ``events``,
+  ``ingest``); per-group results computed elsewhere (``ingest_results``); per-group values computed by the
+  core from the store's own arrays, and their cache (``values``); label maturity (``maturity``);
+* ``reports/``: aggregation per window and series, baselines, comparisons, slices, one list's table;
+  means, intervals and Welch's test;
+* ``signals/``: label-free signals and their monitors;
+* ``alerts/``: monitors over reports, the record of fired alerts, the webhook.
 
 Every method opens the DuckDB file for its own duration, so another process can ingest between two calls.
 A writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it,
@@ -26,25 +27,24 @@ table; other measures are computed on demand from the events, a bounded chunk of
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, InvalidParameterError
-from ._db import Database, slice_columns
-from ._ingest import IngestSummary, ingest_batches
-from ._ingest_results import ingest_results
-from ._lifecycle import advance, alert_list, mark_notified, pending_notifications, recorded_alerts
-from ._maturity import Maturity, remember_maturity
-from ._read import sources
-from ._reports import Reports
-from ._signals import signals as compute_signals
-from ._values import refresh, refresh_values
-from ._webhook import WebhookError, deliver, payload
-from .alerts import Alert, judge
+from .alerts.judge import Alert, judge
+from .alerts.lifecycle import advance, alert_list, recorded_alerts
+from .alerts.notify import deliver_pending
 from .config import Baseline, MonitorConfig, load_config
-from .signal_monitors import judge_signal_monitors, signal_specs
+from .reports.reports import Reports
+from .signals.compute import signals as compute_signals
+from .signals.monitors import judge_signal_monitors, signal_specs
+from .storage.db import Database, slice_columns
+from .storage.ingest import IngestSummary, ingest_batches
+from .storage.ingest_results import ingest_results
+from .storage.maturity import Maturity, remember_maturity
+from .storage.read import sources
+from .storage.values import refresh, refresh_values
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
 
@@ -85,22 +85,6 @@ class CheckResult(list[Alert]):
     def fired(self) -> list[Alert]:
         """The alerts of windows that fired (every status but ``"resolved"``)."""
         return [a for a in self if a.extra.get("status") != "resolved"]
-
-
-def _change(row: dict[str, Any]) -> dict[str, Any]:
-    """A pending alert state as the webhook's alert dict: status, the window it names, values, root cause."""
-    series = json.loads(row["series"])
-    top = json.loads(row["top_slices"]) if row.get("top_slices") else []
-    common = {"alert_id": row["alert_id"], "monitor": row["monitor"], "metric": row["metric"], "series": series,
-              "opened_window": row["opened_window"].isoformat(), "baseline": row["baseline"],
-              "threshold": row["threshold"]}
-    if row["state"] == "resolved":
-        return {"status": "resolved", **common, "window_start": row["resolved_window"].isoformat(),
-                "window_end": row["resolved_window_end"].isoformat(), "value": row["resolved_value"],
-                "reason": row["resolved_reason"]}
-    return {"status": "opened", **common, "window_start": row["last_window"].isoformat(),
-            "window_end": row["last_window_end"].isoformat(), "value": row["value"], "n_groups": row["n_groups"],
-            "p_value": row["p_value"], "reason": row["reason"], "top_slices": top}
 
 
 class Store:
@@ -247,7 +231,7 @@ class Store:
     ) -> Any:
         """Each measure per time window and per series: the mean of the per-list values, or the measure's own
         aggregate (``gm_map``: geometric mean; ``gauc``: weighted by each list's items; counts such as
-        ``num_rel_ret``: the window's total; see :mod:`ranklens.monitor._aggregates`).
+        ``num_rel_ret``: the window's total; see :mod:`ranklens.monitor.reports.aggregates`).
 
         Parameters
         ----------
@@ -487,26 +471,9 @@ class Store:
         if not record:
             return out
         url = webhook or self.config.webhook
-        # one process delivers at a time: a concurrent check waits, then finds these changes delivered
-        with db.notifying():
-            with db.writing() as con:
-                rows = pending_notifications(con)
-                if not rows:
-                    return out
-                if not (notify and url):  # nowhere to deliver to: nothing stays pending
-                    mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
-                    return out
-            changes = [_change(r) for r in sorted(rows, key=lambda r: r["alert_id"])]
-            try:
-                kw = {"sleep": sleep} if sleep is not None else {}
-                deliver(url, payload(changes, self.config.webhook_format), retries=self.config.webhook_retries,
-                        backoff=self.config.webhook_backoff, **kw)
-            except WebhookError as exc:
-                out.webhook_error = str(exc)
-                return out
-            with db.writing() as con:
-                mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
-        out.notified = len(rows)
+        out.notified, out.webhook_error = deliver_pending(
+            db, url if notify else None, self.config.webhook_format, retries=self.config.webhook_retries,
+            backoff=self.config.webhook_backoff, sleep=sleep)
         return out
 
     def maturity(self) -> Maturity:

@@ -18,9 +18,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._output.render import plain
 from ..errors import InputError
-from ..render import plain
-from .page import document, esc, num
+from .page import document, esc, num, table
 
 __all__ = ["build_monitor_report", "write_monitor_report"]
 
@@ -35,15 +35,6 @@ def _ms(t: Any) -> float:
 
 def _name(r: Mapping[str, Any], by: Iterable[str]) -> str:
     return " \u00b7 ".join(str(r[b]) for b in by if r.get(b) is not None) or "all groups"
-
-
-def _table(head: list[str], rows: list[list[str]], cls: str = "", numeric: Iterable[int] = ()) -> str:
-    num_cols = set(numeric)
-    th = "".join(f"<th{'' if i in num_cols else ' class=l'}>{esc(h)}</th>" for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td{'' if i in num_cols else ' class=l'}>{c}</td>" for i, c in enumerate(r))
-                   + "</tr>" for r in rows)
-    return (f"<div class='scroll'><table class='rl {cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody>"
-            "</table></div>")
 
 
 def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day", by: Iterable[str] = SERIES,
@@ -90,15 +81,33 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
                       min_support=min_support, correction=correction)
     meta = json.loads((sl.schema.metadata or {})[b"ranklens"])
     sl_rows = [{k: plain(v) for k, v in r.items()} for r in sl.to_pylist()][:slices]
-    from ..monitor._links import groups_command
-    from .api import heatmap
+    from .routes.slices import heatmap
 
     hm = heatmap(store, {"metric": key, "start": s0.isoformat(), "end": e0.isoformat(), "baseline": baseline,
                          "columns": None, "by": by, "depth": depth, "min_support": min_support,
                          "correction": correction, "window": window, "limit": 12,
                          "history_start": (e0 - _dt.timedelta(days=28)).isoformat()}, w)
+    data, names = _overview_data(key, window, by, rows, bases, alert_rows, hm)
+    filters = ", ".join(f"{k}={v}" for k, v in w.items()) or "none"
+    span = f"{str(start or info['first'])[:10]} to {str(end)[:10] if end else str(info['last'])[:10] + ' (last)'}"
+    sections = [
+        "<section class='card'><h2>What this page shows</h2><ul class='notes'>"
+        f"<li><b>store</b>: <code>{esc(info.get('path'))}</code>, {esc(info.get('groups'))} served lists</li>"
+        f"<li><b>time range</b>: {esc(span)}; <b>filters</b>: {esc(filters)}; <b>series</b>: {esc(', '.join(by))}</li>"
+        f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
+        "monitors use</li></ul></section>",
+        _overview_section(key, window, by, rows, bases, names),
+        _slices_section(sl_rows, meta, by, w),
+        _alerts_section(alert_rows),
+    ]
+    page_title = title or f"ranklens monitoring: {key}, {span}"
+    subtitle = f"{esc(key)} per {esc(window)}, {len(names)} series, {len(alert_rows)} alerts"
+    return document(page_title, subtitle, sections, data, ["charts.js", "monitor_report.js"], label="monitoring")
 
-    # -- the overview ---------------------------------------------------------------------------------------
+
+def _overview_data(key: str, window: str, by: list[str], rows: list[dict[str, Any]], bases: list[dict[str, Any]],
+                   alert_rows: list[dict[str, Any]], hm: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The charts' data (the series with their baselines and alert markers, the heatmap) and the series' names."""
     series: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         series.setdefault(_name(r, by), []).append({"x": _ms(r["window"]), "y": r["value"], "lo": r.get("ci_low"),
@@ -116,6 +125,12 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         "heatmap": {"rows": hm["rows"], "cols": [_ms(c) for c in hm["cols"]], "values": hm["values"],
                     "counts": hm["counts"], "centers": hm["centers"]},
     }
+    return data, names
+
+
+def _overview_section(key: str, window: str, by: list[str], rows: list[dict[str, Any]], bases: list[dict[str, Any]],
+                      names: list[str]) -> str:
+    """The measure per window: the chart, each series' latest window against its baseline, every window."""
     latest: dict[str, dict[str, Any]] = {}
     for r in rows:
         latest[_name(r, by)] = r
@@ -132,24 +147,22 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     detail = [[esc(_name(r, by)), esc(str(r["window"])[:16].replace("T", " ")), num(r["value"], 4),
                num(r.get("ci_low"), 4), num(r.get("ci_high"), 4), esc(r["n_groups"]), esc(r["n_excluded"])]
               for r in rows]
-    filters = ", ".join(f"{k}={v}" for k, v in w.items()) or "none"
-    span = f"{str(start or info['first'])[:10]} to {str(end)[:10] if end else str(info['last'])[:10] + ' (last)'}"
-    sections = [
-        "<section class='card'><h2>What this page shows</h2><ul class='notes'>"
-        f"<li><b>store</b>: <code>{esc(info.get('path'))}</code>, {esc(info.get('groups'))} served lists</li>"
-        f"<li><b>time range</b>: {esc(span)}; <b>filters</b>: {esc(filters)}; <b>series</b>: {esc(', '.join(by))}</li>"
-        f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
-        "monitors use</li></ul></section>",
+    return (
         f"<section class='card'><h2>{esc(key)} per {esc(window)}</h2><div class='chart' id='mr-overview'></div>"
         "<p class='notes'>Shaded: the interval of each window's mean. Dotted: each series' own baseline. Dashed: the "
         "training environment. Red markers: alerts recorded in the range.</p>"
-        + _table(["series", "latest window", key, "groups", "its baseline", "change", "baseline (selection)"],
+        + table(["series", "latest window", key, "groups", "its baseline", "change", "baseline (selection)"],
                  kpi_rows, numeric=(2, 3, 4, 5))
         + f"<details><summary>every window ({len(detail)} rows)</summary>"
-        + _table(["series", "window", key, "ci low", "ci high", "groups", "left out"], detail, numeric=(2, 3, 4, 5, 6))
-        + "</details></section>",
-    ]
-    # -- the slices -----------------------------------------------------------------------------------------
+        + table(["series", "window", key, "ci low", "ci high", "groups", "left out"], detail, numeric=(2, 3, 4, 5, 6))
+        + "</details></section>"
+    )
+
+
+def _slices_section(sl_rows: list[dict[str, Any]], meta: dict[str, Any], by: list[str], w: dict[str, Any]) -> str:
+    """The slices of the window, most harmful first, with the command listing each one's groups, and the heatmap."""
+    from ..monitor.reports.links import groups_command
+
     sl_head = (["series"] if len({_name(r, by) for r in sl_rows}) > 1 else []) + [
         "slice", "baseline", "window", "change", "groups (baseline)", "groups (window)", "rate effect", "mix effect",
         "contribution", "p-value", "adjusted p"]
@@ -171,29 +184,29 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         f"{num(x['baseline_value'], 4)} over {x['n_baseline']} ({esc(x['baseline'])}); change {x['change']:+.4f}</li>"
         for x in meta["series"])
     offset = 1 if sl_head[0] == "series" else 0
-    sections.append(
+    return (
         f"<section class='card'><h2>Slices <span class='hint'>window {esc(meta['window_start'][:16])} to "
         f"{esc(meta['window_end'][:16])}, most harmful first</span></h2><ul class='notes'>{series_lines}</ul>"
         f"<p class='notes'>contribution = rate effect + mix effect (they add up to each series' change over one column "
         f"or pair); slices under {meta['min_support']} groups on a side pooled into (other); p-values: Welch, "
         f"{esc({'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[meta['correction']])}-adjusted over "
         f"{meta['n_tested']} slices.</p>"
-        + _table(sl_head, sl_body, numeric=range(offset + 1, len(sl_head)))
+        + table(sl_head, sl_body, numeric=range(offset + 1, len(sl_head)))
         + (f"<details><summary>the groups of each slice: <code>ranklens monitor groups</code> commands</summary>"
            f"<ul class='notes'>{''.join(commands)}</ul></details>" if commands else "")
         + "<h3>Slice &times; time <span class='muted'>(each row against its own baseline: blue above, red below)"
           "</span></h3><div class='chart' id='mr-heatmap'></div></section>")
-    # -- the alerts -----------------------------------------------------------------------------------------
+
+
+def _alerts_section(alert_rows: list[dict[str, Any]]) -> str:
+    """The alerts recorded in the range."""
     cols = [c for c in ("window", "window_start", "monitor", "state", "model", "model_version", "environment", "value",
                         "baseline", "threshold", "p_value", "reason") if any(c in a for a in alert_rows)]
     a_body = [[_cell(a.get(c), c) for c in cols] for a in alert_rows]
-    sections.append(f"<section class='card'><h2>Alerts <span class='hint'>{len(alert_rows)} recorded by "
-                    "<code>ranklens monitor check</code> in the range</span></h2>"
-                    + (_table(cols, a_body) if alert_rows else "<p class='notes'>No alert in the range.</p>")
-                    + "</section>")
-    page_title = title or f"ranklens monitoring: {key}, {span}"
-    subtitle = f"{esc(key)} per {esc(window)}, {len(names)} series, {len(alert_rows)} alerts"
-    return document(page_title, subtitle, sections, data, ["charts.js", "monitor_report.js"], label="monitoring")
+    return (f"<section class='card'><h2>Alerts <span class='hint'>{len(alert_rows)} recorded by "
+            "<code>ranklens monitor check</code> in the range</span></h2>"
+            + (table(cols, a_body) if alert_rows else "<p class='notes'>No alert in the range.</p>")
+            + "</section>")
 
 
 def _cell(v: Any, column: str) -> str:

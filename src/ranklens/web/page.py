@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-from ..render import plain
+from .._output.render import plain
 
-__all__ = ["CSP", "asset", "document", "esc", "num", "script_json"]
+__all__ = ["CSP", "asset", "document", "esc", "num", "script_json", "table"]
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
@@ -39,6 +40,17 @@ def esc(s: Any) -> str:
     '&lt;a href=&#x27;x&#x27;&gt;'
     """
     return html.escape(str(s), quote=True)
+
+
+def table(head: list[str], rows: list[list[str]], cls: str = "", numeric: Iterable[int] = ()) -> str:
+    """A scrolling table of the reports: ``head`` escaped here, ``rows`` already HTML; the ``numeric`` columns
+    right-aligned, the others left."""
+    num_cols = set(numeric)
+    th = "".join(f"<th{'' if i in num_cols else ' class=l'}>{esc(h)}</th>" for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f"<td{'' if i in num_cols else ' class=l'}>{c}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
+    return (f"<div class='scroll'><table class='rl {cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody>"
+            "</table></div>")
 
 
 def script_json(obj: Any) -> str:

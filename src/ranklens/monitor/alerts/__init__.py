@@ -1,0 +1,13 @@
+"""Alerts: monitors judging each window against its baseline, the alerts' states in the store, the webhook.
+
+``judge`` (the monitors over any object with the report methods of :class:`ReportSource`: each window's
+verdict), ``lifecycle`` (alert states in the store: opened, firing, resolved; the lists of alerts),
+``webhook`` (the JSON and Slack payloads of alert changes, delivery with retries), ``notify`` (the
+changes not delivered yet sent once, one process at a time).
+"""
+
+from __future__ import annotations
+
+from .judge import Alert, Judgement, ReportSource, floor_time, judge, run_monitors
+
+__all__ = ["Alert", "Judgement", "ReportSource", "floor_time", "judge", "run_monitors"]

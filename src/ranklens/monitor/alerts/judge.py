@@ -1,0 +1,247 @@
+"""Monitors: compare each window of a series with its baseline and judge it (fires, or not, or not judged).
+
+The monitors read reports, not the database: :func:`judge` and :func:`run_monitors` take any object with the
+methods of :class:`ReportSource` (the store's :class:`~ranklens.monitor.reports.reports.Reports` is one). The
+alerts' lifecycle (open, resolved) is :mod:`ranklens.monitor.alerts.lifecycle`; the webhook
+:mod:`ranklens.monitor.alerts.webhook`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ...errors import InputError
+from ..config import Baseline, MonitorConfig, MonitorSpec
+from ..reports.aggregates import StoreAggregate
+from ..reports.stats import welch
+from ..storage.params import metric_keys, parse_time, window_delta
+
+__all__ = ["Alert", "Judgement", "ReportSource", "floor_time", "judge", "run_monitors"]
+
+
+class ReportSource(Protocol):
+    """What the monitors read: the configuration, the last time, a report, values of a selection, slices."""
+
+    config: MonitorConfig
+
+    def last_time(self) -> _dt.datetime | None: ...
+
+    def report(self, metrics: Any = ..., window: str = ..., by: Any = ..., where: Mapping[str, Any] | None = ...,
+               start: Any = ..., end: Any = ..., *, ci: str | None = ...) -> Any: ...
+
+    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
+               end: Any) -> tuple[np.ndarray, np.ndarray | None]: ...
+
+    def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
+               columns: Any = ..., where: Mapping[str, Any] | None = ...) -> Any: ...
+
+    def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
+                        baseline: Any = ...) -> tuple[tuple[np.ndarray, np.ndarray | None], Any]: ...
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A monitor that fired for one window of one series."""
+
+    monitor: str
+    metric: str
+    window_start: str
+    window_end: str
+    series: dict[str, Any]
+    value: float
+    baseline: float
+    baseline_spec: str
+    threshold: float
+    n_groups: int
+    n_baseline: int
+    p_value: float | None
+    reason: str
+    relative_change: float = math.nan
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k, v in list(d.items()):
+            if isinstance(v, float) and math.isnan(v):
+                d[k] = None
+        extra = d.pop("extra")
+        d.update(extra)
+        return d
+
+
+def floor_time(t: _dt.datetime, window: str) -> _dt.datetime:
+    """Start of the hour, day or (ISO, Monday) week holding ``t``, as DuckDB's ``date_trunc``."""
+    if window == "hour":
+        return t.replace(minute=0, second=0, microsecond=0)
+    d = t.replace(hour=0, minute=0, second=0, microsecond=0)
+    return d - _dt.timedelta(days=d.weekday()) if window == "week" else d
+
+
+def _iso(t: Any) -> str:
+    return t.isoformat() if hasattr(t, "isoformat") else str(t)
+
+
+def _fire(spec: MonitorSpec, value: float, base: float) -> tuple[bool, float, str]:
+    """(fires, effective threshold, reason) for one window."""
+    limits = []
+    if spec.threshold is not None:
+        limits.append((float(spec.threshold), f"below the threshold {spec.threshold:g}"))
+    if spec.relative_drop is not None and not math.isnan(base):
+        limits.append((base * (1 - spec.relative_drop),
+                       f"more than {spec.relative_drop:.0%} below the baseline {base:.4f}"))
+    if spec.absolute_drop is not None and not math.isnan(base):
+        limits.append((base - spec.absolute_drop, f"more than {spec.absolute_drop:g} below the baseline {base:.4f}"))
+    if not limits:
+        return False, math.nan, ""
+    thr, why = max(limits, key=lambda x: x[0])  # the strictest limit decides
+    return bool(value < thr), thr, why
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One monitor's verdict on one window of one series.
+
+    ``status`` is ``"fired"`` (``alert`` holds the alert), ``"ok"`` (judged, the condition does not hold),
+    ``"provisional"`` (the window's labels are not mature: not judged), ``"too few groups"`` (fewer
+    counted lists than ``min_groups``: not judged) or ``"no baseline"`` (not judged).
+    """
+
+    monitor: str
+    metric: str
+    series: dict[str, Any]
+    window_start: _dt.datetime
+    window_end: _dt.datetime
+    status: str
+    alert: Alert | None = None
+    value: float = math.nan
+    baseline: float = math.nan
+    baseline_spec: str = ""
+    threshold: float = math.nan
+    n_groups: int = 0
+    n_baseline: int = 0
+    p_value: float | None = None
+    reason: str = ""
+
+    @property
+    def judged(self) -> bool:
+        """The window was judged (fired or ok); the others change no alert's state."""
+        return self.status in ("fired", "ok")
+
+
+def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
+                 end: Any = None, monitors: Any = None) -> list[Alert]:
+    """Evaluate ``reports.config.monitors`` (or ``monitors``) and return the alerts that fire.
+
+    By default each monitor looks at the last window in the store (``at`` picks the window holding that
+    time; ``all_windows`` every window in ``[start, end)``). Provisional windows (labels not mature) are
+    never judged: see :func:`judge` for every verdict, including the windows left out and why.
+    """
+    return [j.alert for j in judge(reports, at, all_windows=all_windows, start=start, end=end, monitors=monitors)
+            if j.alert is not None]
+
+
+def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
+          end: Any = None, monitors: Any = None, mature_until: _dt.datetime | None = None) -> list[Judgement]:
+    """Every monitor's verdict on each window (and series) it looks at, in window order per monitor.
+
+    Parameters are those of :func:`run_monitors`; with ``mature_until`` (and neither ``at`` nor
+    ``all_windows``) each monitor looks at its last window ending at or before that time (its latest
+    mature window) instead of the last window in the store. A window whose report row is ``provisional``
+    is not judged (status ``"provisional"``), nor one with fewer than ``min_groups`` counted lists.
+    """
+    specs = list(monitors if monitors is not None else reports.config.monitors)
+    if not specs:
+        raise InputError("no monitors are configured: add [[monitors]] to ranklens.toml (see docs/monitoring.md).")
+    last = reports.last_time()
+    if last is None:
+        raise InputError("the store is empty: ingest events first.")
+    out: list[Judgement] = []
+    for spec in specs:
+        key = metric_keys(spec.metric)[0]
+        agg = StoreAggregate.of(key)
+        delta = window_delta(spec.window)
+        if all_windows:
+            s, e = parse_time(start, "start"), parse_time(end, "end")
+        elif at is None and mature_until is not None:
+            e = floor_time(mature_until, spec.window)  # [e - delta, e) is the last window ending by then
+            s = e - delta
+        else:
+            t = parse_time(at, "at") or last
+            s = floor_time(t, spec.window)
+            e = s + delta
+        rep = reports.report([key], window=spec.window, by=spec.by, where=spec.where, start=s, end=e, ci=None)
+        bspec: Baseline = spec.baseline or reports.config.baseline
+        base_cache: dict[Any, Any] = {}
+        for row in rep.to_pylist():
+            series = {b: row[b] for b in spec.by}
+            w0 = row["window"]
+            w1 = w0 + delta
+            verdict = functools.partial(Judgement, spec.name, key, series, w0, w1)
+
+            if row.get("provisional"):
+                out.append(verdict("provisional"))
+                continue
+            if row["n_groups"] < spec.min_groups:
+                out.append(verdict("too few groups"))
+                continue
+            where = dict(spec.where)
+            where.update({k: v for k, v in series.items() if v is not None})
+            ck = (bspec, tuple(sorted((k, str(v)) for k, v in where.items())),
+                  (w0, w1) if bspec.kind == "previous" else None)
+            if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor.reports.baseline
+                base_cache[ck] = reports.series_baseline(key, where, w0, w1, bspec)[0]
+            bvals, bw = base_cache[ck]
+            if len(bvals) == 0:
+                out.append(verdict("no baseline"))
+                continue
+            base = agg.value(bvals, bw)
+            value = float(row["value"])
+            fires, thr, why = _fire(spec, value, base)
+            p = None
+            if fires and spec.significance is not None:
+                wvals, ww = reports.values(key, where, w0, w1)
+                if len(wvals) > 1 and len(bvals) > 1:  # on the aggregate's test values (gm_map: the logarithms)
+                    p = welch(agg.test_values(wvals, ww), agg.test_values(bvals, bw), alternative="less")["p_value"]
+                    fires = p < spec.significance
+                else:
+                    fires = False
+            if not fires:
+                ok = f"{key} = {value:.4f} over {row['n_groups']} groups, not {why}" if why else ""
+                if ok and p is not None:
+                    ok += f" with significance (Welch p = {p:.3g} >= {spec.significance:g})"
+                out.append(verdict("ok", None, value, base, bspec.describe(), thr, int(row["n_groups"]), len(bvals),
+                                   p, ok))
+                continue
+            top = _top_slices(reports, key, w0, w1, bspec, where)
+            out.append(verdict("fired", Alert(
+                monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
+                value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
+                n_groups=int(row["n_groups"]), n_baseline=len(bvals), p_value=p,
+                reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
+                + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
+                relative_change=(value - base) / base if base else math.nan,
+                extra={"top_slices": top},
+            )))
+    return out
+
+
+def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any],
+                n: int = 3) -> list[dict[str, Any]]:
+    """The slice values contributing most to the drop of this window (root cause, see Store.slices)."""
+    try:
+        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where)
+    except InputError:  # no slice columns, or nothing counted on one side
+        return []
+    out = []
+    for r in [r for r in tab.to_pylist() if not r.get("pooled")][:n]:
+        if r["contribution"] < 0:
+            out.append({k: r[k] for k in ("column", "value", "column2", "value2", "baseline_value", "window_value",
+                                          "change", "share_window", "contribution")})
+    return out

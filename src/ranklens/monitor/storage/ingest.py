@@ -1,0 +1,398 @@
+"""Ingest: validating a batch of events in SQL (rows quarantined with their reason), loading its served
+lists, items and outcomes into the store, and per-group results computed elsewhere.
+
+An ingest batch is one transaction (a crash leaves nothing of it) and is identified by a hash of its
+content (ingesting it again adds nothing). New groups are marked stale (``dirty``): their values are
+computed by :func:`ranklens.monitor.storage.values.refresh` at the end of the ingest call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..._base.deps import require
+from ...errors import InputError
+from .db import fetch_arrow, quote, slice_columns, transaction
+from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, find_lists, make_lists, validate
+from .read import Unsplit, batch_hash, read_batch
+
+__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest did, batch by batch.
+
+    Attributes
+    ----------
+    batches : list of dict
+        One entry per batch: ``source``, ``batch_id``, ``status`` ("ingested", "already ingested", or
+        "refused": more than ``max_quarantine`` of its rows quarantined, nothing stored), ``rows``,
+        ``ranking_rows``, ``label_rows``, ``known_label_rows`` (label rows already stored, from this or
+        another file: not stored again), ``groups`` (new served lists), ``quarantined``, ``skipped`` (rows
+        of groups already in the store), ``reasons`` (quarantine reason -> rows), ``updated_groups``
+        (groups whose values changed because of late labels); a refused batch has ``max_quarantine`` and
+        ``examples`` (its first quarantined rows: row or line, reason).
+    """
+
+    batches: list[dict[str, Any]] = field(default_factory=list)
+
+    def _total(self, key: str) -> int:
+        return int(sum(b.get(key, 0) for b in self.batches if b["status"] != "refused"))
+
+    @property
+    def rows(self) -> int:
+        return self._total("rows")
+
+    @property
+    def groups(self) -> int:
+        return self._total("groups")
+
+    @property
+    def quarantined(self) -> int:
+        return self._total("quarantined")
+
+    @property
+    def skipped(self) -> int:
+        return self._total("skipped")
+
+    @property
+    def reasons(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for b in self.batches:
+            for r, n in b.get("reasons", {}).items():
+                out[r] = out.get(r, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows, "groups": self.groups, "quarantined": self.quarantined, "skipped": self.skipped,
+            "reasons": self.reasons, "refused": len(self.refused), "batches": self.batches,
+        }
+
+    @property
+    def refused(self) -> list[dict[str, Any]]:
+        """The batches kept out whole because more than ``max_quarantine`` of their rows were quarantined."""
+        return [b for b in self.batches if b["status"] == "refused"]
+
+    def __str__(self) -> str:
+        lines = []
+        for b in self.batches:
+            if b["status"] == "refused":
+                lines.append(
+                    f"{b['source']}: refused, nothing stored: {b['quarantined']} of {b['rows']} rows "
+                    f"({b['quarantined'] / max(b['rows'], 1):.1%}) would be quarantined, more than "
+                    f"the max_quarantine limit {b['max_quarantine']:g}"
+                )
+                for r, n in b.get("reasons", {}).items():
+                    lines.append(f"    {n}: {r}")
+                for e in b.get("examples", []):
+                    where = f"row {e['row']}" if "row" in e else f"line {e['line']}: {e['text']!r}"
+                    lines.append(f"    e.g. {where}: {e['reason']}")
+                continue
+            if b["status"] != "ingested":
+                lines.append(f"{b['source']}: {b['status']} (batch {b['batch_id'][:12]}), nothing added")
+                continue
+            known = b.get("known_label_rows", 0)
+            lines.append(
+                f"{b['source']}: {b['rows']} rows -> {b['groups']} groups ({b['ranking_rows']} ranked items), "
+                f"{b['label_rows']} label rows{f' ({known} already stored)' if known else ''}, "
+                f"{b['quarantined']} quarantined, {b['skipped']} skipped"
+                + (f", {b['updated_groups']} groups updated by late labels" if b.get("updated_groups") else "")
+            )
+            for r, n in b.get("reasons", {}).items():
+                lines.append(f"    quarantined {n}: {r}")
+        return "\n".join(lines)
+
+
+#: Rows of consecutive Parquet files of one schema loaded together: one transaction, read in parallel.
+CHUNK_ROWS = 4_000_000
+
+
+@dataclass
+class _Batch:
+    index: int  # position in the call's list of batches
+    name: str
+    kind: str
+    obj: Any
+    batch_id: str
+    rows: int = 0  # Parquet: rows in the file's metadata
+    schema: Any = None  # Parquet: the file's Arrow schema
+
+
+def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine: float | None = None,
+                   advance: Callable[[int], None] = lambda n: None) -> list[dict[str, Any]]:
+    """Ingest batches of events on a connection open for writing; what each did, as entries of
+    :class:`IngestSummary`, in the order given.
+
+    Each batch is whole or absent in the store whatever happens. Consecutive Parquet files of one schema
+    (up to :data:`CHUNK_ROWS` rows) are loaded together, in one transaction whose statements read and
+    write them in parallel; any other batch is one transaction. Row numbers, list ids, what is skipped,
+    stored once or updated by late labels are those of ingesting the batches one after the other.
+
+    With ``max_quarantine``, a batch whose quarantined rows are more than that fraction of its rows is
+    kept out whole (status ``refused``): nothing of it is stored, not even its quarantine, and it is not
+    recorded as ingested (the same file, once fixed or with a higher limit, is ingested as new).
+    """
+    out: list[dict[str, Any]] = [{} for _ in batches]
+    pending: list[_Batch] = []
+
+    def flush() -> None:
+        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine)):
+            out[b.index] = info
+        advance(len(pending))
+        pending.clear()
+
+    for i, (name, kind, obj) in enumerate(batches):
+        batch_id = batch_hash(kind, obj)
+        if any(b.batch_id == batch_id for b in pending):
+            flush()  # the same content twice in one call: the second is judged once the first is stored
+        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
+            out[i] = {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
+                      "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
+                      "reasons": {}}
+            advance(1)
+            continue
+        b = _Batch(i, name, kind, obj, batch_id)
+        if kind == "parquet":
+            b.schema, b.rows = _parquet_shape(con, name, obj)
+            if pending and (b.schema != pending[0].schema or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
+                flush()
+            pending.append(b)
+            continue
+        flush()
+        pending.append(b)
+        flush()
+    flush()
+    return out
+
+
+def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
+    """Arrow schema (as DuckDB reads the file) and row count of a Parquet file."""
+    duckdb = require("duckdb")
+    try:
+        schema = fetch_arrow(con.sql("SELECT * FROM read_parquet(?) LIMIT 0", params=[str(path)])).schema
+        rows = con.execute("SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata(?)", [str(path)]
+                           ).fetchall()[0][0]
+    except duckdb.Error as exc:
+        raise InputError(f"{name}: cannot be read: {str(exc).splitlines()[0]}") from None
+    return schema, int(rows)
+
+
+def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -> list[dict[str, Any]]:
+    """One chunk in one transaction: several Parquet files of one schema read as one relation, or any one
+    batch read as an Arrow table. When a multi-file chunk fails (a damaged file), its files are taken again
+    one by one, so that the error names its file and the files before it are stored as they would be."""
+    if not chunk:
+        return []
+    pa = require("pyarrow")
+    duckdb = require("duckdb")
+    if len(chunk) > 1:
+        files = [str(b.obj) for b in chunk]
+        con.execute(f"""CREATE OR REPLACE TEMP VIEW _raw AS
+            SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {BATCH}
+            FROM read_parquet({_sql_list(files)}, file_row_number = true)""")
+        sample = chunk[0].schema.empty_table()
+        sample = sample.append_column("_row", pa.array([], pa.int64()))
+        try:
+            with transaction(con):
+                return _load(con, chunk, sample, {}, max_quarantine)
+        except duckdb.Error:
+            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine)]
+        finally:
+            con.execute("DROP VIEW IF EXISTS _raw")
+    b = chunk[0]
+    table, unsplit = read_batch(con, b.name, b.kind, b.obj)
+    table = table.append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    con.register("_raw_table", table)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {BATCH} FROM _raw_table")
+    try:
+        with transaction(con):
+            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine)
+    finally:
+        con.execute("DROP VIEW IF EXISTS _raw")
+        con.unregister("_raw_table")
+
+
+def _sql_list(values: list[str]) -> str:
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
+
+
+def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int, Any]:
+    """{batch index: value} of a query returning (batch index, value) rows."""
+    return {int(b): v for b, v in con.execute(sql, params or []).fetchall()}
+
+
+def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit],
+          max_quarantine: float | None) -> list[dict[str, Any]]:
+    """Validate and store a chunk's batches (the view ``_raw``: raw columns, ``_row``, the batch index)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _bt (b INTEGER, batch_id VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO _bt VALUES (?, ?, ?)", [[j, b.batch_id, b.name] for j, b in enumerate(chunk)])
+    slices = validate(con, chunk[0].name, sample)
+    base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
+    find_lists(con, base)
+    infos, why = _batch_infos(con, chunk, unsplit, max_quarantine)
+    refused = [j for j, info in enumerate(infos) if info["status"] == "refused"]
+    if refused:  # kept out whole: nothing of them is stored, not even their quarantine
+        if len(refused) == len(chunk):
+            return infos
+        con.execute(f"DELETE FROM _v WHERE _b IN ({', '.join(map(str, refused))})")
+        make_lists(con, base)
+    keep = [j for j in range(len(chunk)) if j not in refused]
+    _store_quarantine(con, chunk, keep, why, unsplit, sample.column_names)
+    skipped = _store_lists(con, slices)
+    label_rows, new_label_rows, updated = _store_labels(con, base)
+    made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
+        "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
+    for j in keep:
+        info = infos[j]
+        n_groups, ranking_rows = made.get(j, (0, 0))
+        n_skipped_groups, n_skipped = skipped.get(j, (0, 0))
+        info.update(ranking_rows=ranking_rows, label_rows=int(label_rows.get(j, 0)), groups=n_groups,
+                    skipped=n_skipped, skipped_groups=n_skipped_groups,
+                    known_label_rows=int(label_rows.get(j, 0) - new_label_rows.get(j, 0)),
+                    updated_groups=int(updated.get(j, 0)))
+        con.execute("INSERT INTO batches VALUES (?, 'events', ?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+                    [info["batch_id"], info["source"], info["rows"], ranking_rows, info["label_rows"], n_groups,
+                     info["quarantined"], n_skipped])
+    return infos
+
+
+def _batch_infos(con: Any, chunk: list[_Batch], unsplit: dict[int, Unsplit], max_quarantine: float | None
+                 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]]]:
+    """Each batch's entry of :class:`IngestSummary` as far as validation tells (rows, quarantine by reason;
+    ``refused`` beyond ``max_quarantine``), and the quarantine reasons of its rows by batch index."""
+    n_rows = _per_batch(con, "SELECT _b, count(*) FROM _v GROUP BY _b")
+    why: dict[int, dict[str, int]] = {}
+    for b, reason, n in con.execute(
+            "SELECT _b, reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY ALL ORDER BY 1, 3 DESC, 2"
+    ).fetchall():
+        why.setdefault(int(b), {})[reason] = int(n)
+    infos: list[dict[str, Any]] = []
+    for j, batch in enumerate(chunk):
+        reasons = dict(why.get(j, {}))
+        for _line, _text, r in unsplit.get(j, []):  # lines the CSV reader could not split
+            reasons[r] = reasons.get(r, 0) + 1
+        reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        quarantined = int(sum(reasons.values()))
+        # the lines the reader could not make rows of are rows of the batch too
+        rows = int(n_rows.get(j, 0)) + len(unsplit.get(j, []))
+        info = {"source": batch.name, "batch_id": batch.batch_id, "status": "ingested", "rows": rows,
+                "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": quarantined, "skipped": 0,
+                "reasons": reasons}
+        if max_quarantine is not None and quarantined > max_quarantine * rows:
+            first = con.execute("SELECT _row + 1, reason FROM _v WHERE _b = ? AND reason IS NOT NULL "
+                                "ORDER BY _row LIMIT 3", [j]).fetchall()
+            examples: list[dict[str, Any]] = [{"row": int(r), "reason": w} for r, w in first]
+            examples += [{"line": line, "reason": w, "text": text} for line, text, w in unsplit.get(j, [])[:3]]
+            info.update(status="refused", max_quarantine=max_quarantine, examples=examples)
+        infos.append(info)
+    return infos, why
+
+
+def _store_quarantine(con: Any, chunk: list[_Batch], keep: list[int], why: dict[int, dict[str, int]],
+                      unsplit: dict[int, Unsplit], raw_columns: list[str]) -> None:
+    """The quarantined rows of the batches kept, with the row as it came (the raw columns and _row, as JSON)."""
+    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns)
+    for j in keep:
+        if why.get(j):
+            con.execute(f"""
+                INSERT INTO quarantine
+                SELECT ?, ?, v._row + 1, v.reason, to_json(struct_pack({rec}))
+                FROM _v v JOIN _raw r ON r._row = v._row AND r.{BATCH} = ?
+                WHERE v._b = ? AND v.reason IS NOT NULL""", [chunk[j].batch_id, chunk[j].name, j, j])
+        for line, text, w in unsplit.get(j, []):
+            con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
+                        [chunk[j].batch_id, chunk[j].name, line, w, json.dumps({"text": text})])
+
+
+def _store_lists(con: Any, slices: list[str]) -> dict[int, tuple[int, int]]:
+    """The new served lists (with new slice columns) and their items; the lists and rows skipped by batch."""
+    known = slice_columns(con)
+    for s in slices:
+        if s not in known:
+            col = f"s_{s}"
+            con.execute(f"ALTER TABLE groups ADD COLUMN {quote(col)} VARCHAR")
+            con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, col])
+            known[s] = col
+    skipped = {int(b): (int(n), int(k)) for b, n, k in con.execute(
+        "SELECT _b, count(*), sum(n_items) FROM _g WHERE skip GROUP BY _b").fetchall()}
+    slice_sel = "".join(f", v.{quote('s_' + s)}" for s in slices)
+    slice_cols = "".join(f", {quote(known[s])}" for s in slices)
+    con.execute(f"""
+        INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
+                            batch_id, dirty{slice_cols})
+        SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
+               'events', bt.batch_id, TRUE{slice_sel}
+        FROM _gn g JOIN _v v ON v._b = g._b AND v._row = g.first_row JOIN _bt bt ON bt.b = g._b""")
+    # a batch's gids are one range: later reads prune by zone maps
+    con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
+    return skipped
+
+
+def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], dict[int, Any]]:
+    """The label rows (stored once) and every outcome resolved to a list (``item_labels``); lists stored
+    before that receive labels marked stale. By batch index: its label rows, those new to the store, the
+    lists it updated by late labels."""
+    # label rows: stored once whatever the file they came in (a row equal to a stored one, or to an earlier
+    # row of the chunk, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
+    label_rows = _per_batch(con, "SELECT _b, count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking GROUP BY _b")
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _fb_rows AS
+        SELECT _b, group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
+        FROM _v WHERE reason IS NULL AND NOT is_ranking""")
+    # a row repeated within the chunk (looked for exactly only when the 64-bit hashes say there may be one):
+    # the first batch that has it stores it
+    if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
+                   ).fetchall()[0][0]:
+        con.execute("""CREATE OR REPLACE TEMP TABLE _fb_rows AS
+            SELECT min(_b) AS _b, group_id, item_id, ts, relevance, labels FROM _fb_rows GROUP BY ALL""")
+    if label_rows:
+        lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
+        con.execute("""
+            DELETE FROM _fb_rows WHERE EXISTS (
+              SELECT 1 FROM feedback f WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
+                AND f.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
+                AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
+                AND (CASE WHEN len(f.labels) > 0 THEN list_sort(f.labels) END) IS NOT DISTINCT FROM _fb_rows.labels)""",
+                    [lo_ts, hi_ts])
+    con.execute("""INSERT INTO feedback SELECT f.group_id, f.item_id, f.ts, f.relevance, f.labels, bt.batch_id
+                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b""")
+    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
+    # outcomes resolved to lists: in-line ones, this chunk's label rows for any list with that group_id,
+    # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
+    # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
+    # label's batch and the list's
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _fb AS
+        SELECT g.gid, f.item_id, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b
+        FROM _fb_rows f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        LEFT JOIN _gn n ON n.gid = g.gid
+        UNION ALL
+        SELECT g.gid, f.item_id, f.labels, f.relevance, g._b
+        FROM feedback f JOIN _gn g ON g.group_id = f.group_id
+        WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
+    con.execute("""
+        INSERT INTO item_labels
+        SELECT x.gid, x.item_id, x.label, x.relevance, bt.batch_id FROM (
+          SELECT gid, item_id, unnest(labels) AS label, CAST(NULL AS DOUBLE) AS relevance, _b
+          FROM _items WHERE coalesce(len(labels), 0) > 0
+          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _items WHERE relevance IS NOT NULL
+          UNION ALL SELECT gid, item_id, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
+          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
+        JOIN _bt bt ON bt.b = x._b""")
+    # lists stored before a batch that receive labels in it: updated by late labels; those stored before
+    # the chunk have stale values until the refresh
+    updated = _per_batch(con, """
+        SELECT f._b, count(*) FROM (SELECT DISTINCT _b, group_id FROM _fb_rows) f
+        JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        LEFT JOIN _gn n ON n.gid = g.gid
+        WHERE coalesce(n._b, -1) < f._b GROUP BY f._b""")
+    con.execute("""UPDATE groups SET dirty = TRUE WHERE NOT dirty AND source = 'events' AND gid <= ?
+                   AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [base])
+    return label_rows, new_label_rows, updated

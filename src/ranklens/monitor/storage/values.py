@@ -1,0 +1,186 @@
+"""Per-group values: computed by the core from the store's own arrays, cached per group, read per selection.
+
+The values of the tracked measures (``[evaluation] tracked``) are a per-group cache: a group is marked
+stale (``dirty``) when its events or late labels arrive, and :func:`refresh` (run at the end of every
+ingest call) computes the stale groups once with the core's kernels. :func:`select_values` computes
+stale groups from their events, so results never depend on the cache; measures that are not tracked are
+computed on demand from the events, a bounded chunk of groups at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._base.deps import require
+from ..config import Attribution, MonitorConfig
+from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
+
+__all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
+
+CHUNK_ITEMS = 4_000_000  # items evaluated per chunk when values are computed from events
+
+
+def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[Any] = (), lo: int | None = None,
+           hi: int | None = None, *, full: bool = True) -> Any:
+    """Items of the selected groups (gids in [lo, hi] when given): order key, explicit relevance, attribution.
+
+    ``full=False`` leaves out the item id, rank and score (only the order key is evaluated): a third of the
+    bytes, for the evaluation of many groups.
+    """
+    rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
+    grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
+    # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range; each distinct
+    # label of an item adds its attribution value (the _w table), the largest given relevance wins
+    pa = require("pyarrow")
+    vals = attribution.label_values()
+    con.register("_w", pa.table({"label": pa.array(list(vals), pa.string()),
+                                 "weight": pa.array(list(vals.values()), pa.float64())}))
+    lrng = rng.replace("i.gid", "l.gid")
+    return fetch_arrow(con.sql(f"""
+        WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
+        lab AS (SELECT DISTINCT l.gid, l.item_id, l.label FROM item_labels l
+                WHERE l.label IN (SELECT label FROM _w){lrng} AND l.gid IN (SELECT gid FROM sel)),
+        att AS (SELECT lab.gid, lab.item_id, sum(_w.weight) AS attr FROM lab JOIN _w ON _w.label = lab.label
+                GROUP BY ALL),
+        rel AS (SELECT l.gid, l.item_id, max(l.relevance) AS relevance FROM item_labels l
+                WHERE l.relevance IS NOT NULL{lrng} AND l.gid IN (SELECT gid FROM sel) GROUP BY ALL)
+        SELECT i.gid{", i.item_id, i.rank, i.score" if full else ""},
+               CASE WHEN s.order_by = 'rank' THEN -CAST(i.rank AS DOUBLE) ELSE i.score END AS key,
+               rel.relevance, coalesce(att.attr, 0.0) AS attr
+        FROM items i JOIN sel s ON i.gid = s.gid
+        LEFT JOIN att ON att.gid = i.gid AND att.item_id = i.item_id
+        LEFT JOIN rel ON rel.gid = i.gid AND rel.item_id = i.item_id
+        WHERE TRUE{rng}""", params=list(params)))
+
+
+def gains(events: Any, attribution: Attribution) -> np.ndarray:
+    """Gain of each item: its largest explicit relevance, else the attribution of its distinct labels."""
+    attr = events.column("attr").to_numpy(zero_copy_only=False).astype(np.float64)
+    if attribution.rule == "binary":
+        attr = np.minimum(attr, 1.0)
+    rel = events.column("relevance").to_numpy(zero_copy_only=False).astype(np.float64)
+    return np.where(np.isnan(rel), attr, rel)
+
+
+def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any], keys: list[str],
+            lo: int | None = None, hi: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events.
+
+    The core evaluates the store's own arrays (group ids as query codes, order keys, gains); the
+    groups come back sorted, as ``np.unique`` sorts them. Item ids are passed only to a convention that
+    breaks ties by item id (``ties="item_desc"`` / ``"item_asc"``).
+    """
+    from ..._core.evaluate import evaluate_arrays
+
+    conv = config.convention_obj()
+    ev = events(con, config.attribution, gid_sql, params, lo, hi, full=conv.ties in ("item_desc", "item_asc"))
+    if ev.num_rows == 0:
+        return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
+    gain = gains(ev, config.attribution)
+    gid = ev.column("gid").to_numpy(zero_copy_only=False)
+    item = ev.column("item_id").combine_chunks() if conv.ties in ("item_desc", "item_asc") else None
+    res = evaluate_arrays(gid, ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), gain, keys,
+                          convention=conv, item=item, per_query=True)
+    queries = np.asarray(res.queries, dtype=np.int64)
+    # relevant items per group, counted over the gid range (gids are integers: no sort needed)
+    base = int(gid.min())
+    nrel = np.bincount(gid - base, weights=(gain > 0).astype(np.float64)).astype(np.int64)[queries - base]
+    return queries, np.asarray(res.values, dtype=np.float64), nrel
+
+
+def _chunks(con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, int]]:
+    """Contiguous gid ranges of the selection holding at most about CHUNK_ITEMS items each."""
+    rows = con.execute(f"""
+        SELECT min(gid), max(gid) FROM (
+          SELECT gid, sum(n_items) OVER (ORDER BY gid) // {CHUNK_ITEMS} AS part
+          FROM groups WHERE gid IN ({gid_sql}) AND n_items IS NOT NULL)
+        GROUP BY part ORDER BY 1""", list(params)).fetchall()
+    return [(a, b) for a, b in rows if a is not None]
+
+
+def _refresh_tracked(con: Any, config: MonitorConfig) -> None:
+    """Add columns for newly tracked measures; a changed attribution or convention makes every value stale."""
+    fp = config.fingerprint()
+    cols = metric_columns(con)
+    stale = [k for k, (_, f) in cols.items() if f != fp]
+    new = [k for k in config.tracked if k not in cols]
+    for k in new:
+        col = f"m{len(cols)}"
+        while col in {c for c, _ in cols.values()}:
+            col += "_"
+        con.execute(f"ALTER TABLE groups ADD COLUMN {quote(col)} DOUBLE")
+        con.execute("INSERT INTO metric_columns VALUES (?, ?, ?)", [k, col, fp])
+        cols[k] = (col, fp)
+    if stale or new:
+        con.execute("UPDATE groups SET dirty = TRUE WHERE source = 'events'")
+        con.execute("UPDATE metric_columns SET fingerprint = ?", [fp])
+
+
+def refresh(db: Database, config: MonitorConfig) -> int:
+    """Compute and store the tracked values of the stale groups, a chunk per transaction; returns their number."""
+    with db.writing() as con:
+        return refresh_values(con, config)
+
+
+def refresh_values(con: Any, config: MonitorConfig) -> int:
+    """:func:`refresh` on a connection open for writing (an ingest's)."""
+    pa = require("pyarrow")
+    with transaction(con):
+        _refresh_tracked(con, config)
+    cols = metric_columns(con)
+    keys = list(cols)
+    done = 0
+    dirty = "SELECT gid FROM groups WHERE dirty"
+    for lo, hi in _chunks(con, dirty, ()):
+        with transaction(con):
+            gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi)
+            data = {"gid": gid, "n_relevant": nrel.astype(np.int32)}
+            for j, k in enumerate(keys):
+                v = values[:, j]
+                data[cols[k][0]] = pa.array(v, mask=np.isnan(v))
+            con.register("_vals", pa.table(data))
+            sets = ", ".join([f"{quote(cols[k][0])} = _vals.{quote(cols[k][0])}" for k in keys]
+                             + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
+            con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
+            con.unregister("_vals")
+            con.execute(f"UPDATE groups SET dirty = FALSE WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}")
+        done += len(gid)
+    return done
+
+
+def select_values(
+    con: Any, config: MonitorConfig, keys: list[str], where: Mapping[str, Any] | None, start: Any, end: Any,
+    extra: Sequence[str] = (),
+) -> tuple[Any, np.ndarray]:
+    """Selected groups (Arrow table of gid, source, ``w:n_items`` (a list's items: the weight of a weighted
+    mean) and the ``extra`` SQL expressions) and their values[n, len(keys)]."""
+    cond, params = filters_sql(con, where, start, end)
+    cols = metric_columns(con)
+    fp = config.fingerprint()
+    stored = [k for k in keys if k in cols and cols[k][1] == fp]
+    sel = ", ".join(["gid", "source", f"n_items AS {quote('w:n_items')}"] + list(extra)
+                    + [f"{quote(cols[k][0])} AS {quote('v:' + k)}" for k in stored])
+    groups = fetch_arrow(con.sql(f"SELECT {sel} FROM groups WHERE {cond} ORDER BY gid", params=params))
+    values = np.full((groups.num_rows, len(keys)), np.nan)
+    for j, k in enumerate(keys):
+        if k in stored:
+            values[:, j] = groups.column("v:" + k).to_numpy(zero_copy_only=False).astype(np.float64)
+    missing = [k for k in keys if k not in stored]
+    # measures not stored: computed for every group with events (results ingested from elsewhere have
+    # none: their missing measures stay NaN); stored ones: computed again for groups marked stale
+    passes = [(missing, "")] if missing else []
+    if stored:
+        passes.append((stored, " AND dirty"))
+    if groups.num_rows:
+        gids = groups.column("gid").to_numpy(zero_copy_only=False)
+        for todo, extra_cond in passes:
+            gid_sql = f"SELECT gid FROM groups WHERE {cond} AND source = 'events'{extra_cond}"
+            for lo, hi in _chunks(con, gid_sql, params):
+                g, v, _ = compute(con, config, gid_sql, params, todo, lo, hi)
+                pos = np.searchsorted(gids, g)  # the computed groups among the selected ones (both sorted)
+                for j, k in enumerate(todo):
+                    values[pos, keys.index(k)] = v[:, j]
+    return groups, values
