@@ -300,8 +300,9 @@ def test_equal_hashes_never_join_two_documents():
     offs = np.array([0, 1, 2, 3, 4], np.int64)
     data = np.frombuffer(b"abac", np.uint8).copy()
     hashes = np.array([7, 7, 7, 7], np.uint64)
-    cand = np.empty(4, np.int64)
-    n = _candidates(np.arange(4, dtype=np.int64), hashes, True, np.zeros(1, np.int64), offs, data, cand)
+    cand, table, cand_row = np.empty(4, np.int64), np.empty(20, np.int64), np.empty(4, np.int64)
+    n = _candidates(np.arange(4, dtype=np.int64), 4, hashes, True, np.zeros(1, np.int64), offs, data, cand, table,
+                    cand_row)
     assert n == 3 and cand[0] == cand[2] and len({cand[0], cand[1], cand[3]}) == 3
 
 

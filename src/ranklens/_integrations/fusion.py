@@ -337,6 +337,6 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
     pos = np.arange(total, dtype=np.int64) - np.repeat(before, cnt)
     slots = np.repeat(offs, cnt) + pos
     rows = out_row[slots]
-    qids = take_ids(concat_ids(*qparts[:n_runs]), rows)
+    qids = take_ids(one_layout([quniques])[0], np.repeat(qorder, cnt))  # the query ids once, repeated
     items = take_ids(items, rows)
     return Rankings(qids, items, score=out_score[slots].copy(), rank=(pos + 1).astype(np.float64), source=source)

@@ -123,16 +123,19 @@ def _normalise(s, o, norm, n_c, out):  # pragma: no cover - compiled
             out[i] = s[i]
 
 
+_FIB = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: Fibonacci hashing spreads any hashes
+
+
 @njit(cache=True, nogil=True)
 def _first(x, y, pos, present, weights, n_runs):  # pragma: no cover - compiled
     """Condorcet's vote: whether ``x`` goes before ``y`` (ranx: x's votes >= y's, where x gets a run's
     weight when it is ranked above y there, a document a run does not hold sitting at 1,000,000, and y
-    gets the weight of every other run)."""
+    gets the weight of every other run). ``pos`` and ``present`` are candidates x runs, flattened."""
     xv = 0.0
     yv = 0.0
     for r in range(n_runs):
-        px = pos[x, r] if present[x, r] else _ABSENT
-        py = pos[y, r] if present[y, r] else _ABSENT
+        px = pos[x * n_runs + r] if present[x * n_runs + r] else _ABSENT
+        py = pos[y * n_runs + r] if present[y * n_runs + r] else _ABSENT
         if px < py:
             xv += weights[r]
         else:
@@ -141,12 +144,10 @@ def _first(x, y, pos, present, weights, n_runs):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _condorcet(init, pos, present, weights, n_runs):  # pragma: no cover - compiled
-    """Candidates ``init`` sorted by the pairwise vote: a bottom-up stable merge sort (when the vote is a
-    consistent total order, the one order every comparison sort gives)."""
-    n = init.shape[0]
-    a = init.copy()
-    b = np.empty(n, np.int64)
+def _condorcet(a, b, n, pos, present, weights, n_runs):  # pragma: no cover - compiled
+    """Candidates ``a[:n]`` sorted by the pairwise vote (``b``: a work buffer): a bottom-up stable merge sort
+    (when the vote is a consistent total order, the one order every comparison sort gives). Returns the
+    buffer holding the result."""
     width = 1
     while width < n:
         for lo in range(0, n, 2 * width):
@@ -176,23 +177,25 @@ def _condorcet(init, pos, present, weights, n_runs):  # pragma: no cover - compi
 
 @njit(cache=True, nogil=True)
 def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf):  # pragma: no cover - compiled
-    """The fused score of candidate ``c`` (its normalised value, presence and position in every run)."""
+    """The fused score of candidate ``c`` (its normalised value, presence and position in every run; the
+    matrices candidates x runs, flattened)."""
     total = 0.0
     n = 0
     wsum = 0.0
     best = -np.inf
     worst = np.inf
     for r in range(n_runs):
-        if present[c, r]:
-            v = vals[c, r]
+        at = c * n_runs + r
+        if present[at]:
+            v = vals[at]
             if method == FUSE_RRF:
-                v = 1.0 / (par[0] + pos[c, r] + 1.0)
+                v = 1.0 / (par[0] + pos[at] + 1.0)
             elif method == FUSE_ISR or method == FUSE_LOG_ISR or method == FUSE_LOGN_ISR:
-                v = 1.0 / ((pos[c, r] + 1.0) ** 2)
+                v = 1.0 / ((pos[at] + 1.0) ** 2)
             elif method == FUSE_RBC:
-                v = (1.0 - par[3]) * par[3] ** pos[c, r]
+                v = (1.0 - par[3]) * par[3] ** pos[at]
             elif method == FUSE_BORDA or method == FUSE_W_BORDA:
-                v = float(n_c - pos[c, r])
+                v = float(n_c - pos[at])
             buf[n] = v
             n += 1
         elif method == FUSE_BORDA or method == FUSE_W_BORDA:
@@ -206,12 +209,12 @@ def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf): 
         if method == FUSE_WSUM or method == FUSE_W_BORDA:
             total += weights[r] * v
         elif method == FUSE_MIXED:
-            if present[c, r]:
+            if present[at]:
                 total += v * weights[r]
-        elif present[c, r] or method == FUSE_SUM or method == FUSE_RRF or method == FUSE_RBC \
+        elif present[at] or method == FUSE_SUM or method == FUSE_RRF or method == FUSE_RBC \
                 or method == FUSE_BORDA:
             total += v
-        if present[c, r]:
+        if present[at]:
             wsum += weights[r]
         best = max(best, v)
         worst = min(worst, v)
@@ -256,128 +259,155 @@ def _same_id(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _candidates(rows, hashes, is_str, ints, offs, data, cand):  # pragma: no cover - compiled
-    """Number the distinct documents of a query's rows into ``cand`` (rows grouped by the hash of their id,
-    every id in a group of equal hashes compared byte by byte); returns their number."""
-    m = rows.shape[0]
-    h = np.empty(m, np.uint64)
-    for t in range(m):
-        h[t] = hashes[rows[t]]
-    by_hash = np.argsort(h, kind="mergesort")
+def _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row):  # pragma: no cover - compiled
+    """Number the distinct documents of a query's rows ``rows[:m]`` into ``cand`` through an open-addressing
+    table of their ids' hashes (``table``: at least 4m slots), every equal hash confirmed on the ids, so a
+    collision never joins two documents; ``cand_row[c]``: a row of document ``c``. Returns their number."""
+    size = 4
+    bits = 2
+    while size < 2 * m:
+        size *= 2
+        bits += 1
+    shift = np.uint64(64 - bits)
+    mask = np.uint64(size - 1)
+    tab = table[:size]
+    tab[:] = -1
     n_c = 0
-    j0 = 0
-    while j0 < m:
-        j1 = j0 + 1
-        while j1 < m and h[by_hash[j1]] == h[by_hash[j0]]:
-            j1 += 1
-        first_c = n_c
-        for j in range(j0, j1):
-            t = by_hash[j]
-            c = -1
-            for j2 in range(j0, j):  # a hash collision leaves more than one document here: confirm the bytes
-                t2 = by_hash[j2]
-                if cand[t2] >= first_c and _same_id(is_str, ints, offs, data, rows[t], rows[t2]):
-                    c = cand[t2]
-                    break
+    for t in range(m):
+        r = rows[t]
+        h = hashes[r]
+        slot = (h * _FIB) >> shift
+        while True:
+            c = tab[slot]
             if c < 0:
-                c = n_c
+                tab[slot] = n_c
+                cand_row[n_c] = r
+                cand[t] = n_c
                 n_c += 1
-            cand[t] = c
-        j0 = j1
+                break
+            if hashes[cand_row[c]] == h and _same_id(is_str, ints, offs, data, r, cand_row[c]):
+                cand[t] = c
+                break
+            slot = (slot + np.uint64(1)) & mask
     return n_c
 
 
 @njit(cache=True, nogil=True)
 def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights, par,
-                out_row, out_score):  # pragma: no cover - compiled
-    """Fuse one query's ``m`` rows (from slot ``lo``); write its documents from ``out_*[lo]``; return their
-    number, or ``-1 - row`` for a row whose run holds its document twice."""
-    rows = np.empty(m, np.int64)
+                out_row, out_score, rows, cand, table, cand_row, pos, val, n_r, vals, present, cpos, init,
+                seen, fused, tmp, buf):  # pragma: no cover - compiled
+    """Fuse one query's ``m`` rows (from slot ``lo``) in the chunk's work buffers; write its documents from
+    ``out_*[lo]``; return their number, or ``-1 - row`` for a row whose run holds its document twice."""
     for t in range(m):
         rows[t] = _at(idx, lo + t)
-    cand = np.empty(m, np.int64)
-    n_c = _candidates(rows, hashes, is_str, ints, offs, data, cand)
-    pos = np.empty(m, np.int64)
-    val = np.empty(m, np.float64)
-    n_r = np.zeros(n_runs, np.int64)
+    n_c = _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row)
+    cells = n_c * n_runs
+    vals[:cells] = 0.0
+    present[:cells] = False
+    seen[:n_c] = False
+    n_r[:] = 0
+    n_init = 0
     a = 0
-    while a < m:  # each run's rows: ranked order, normalised values
+    while a < m:  # each run's rows: ranked order, normalised values, first appearances
         r = run[rows[a]]
         b = a
         while b < m and run[rows[b]] == r:
             b += 1
-        s = np.empty(b - a, np.float64)
+        s = tmp[:b - a]
         for t in range(a, b):
             s[t - a] = score[rows[t]]
         o = _order(s, ties[r] != FUSE_TIES_QUICKSORT)
         n_r[r] = b - a
-        out = np.empty(b - a, np.float64)
+        out = val[a:b]
         _normalise(s, o, norm, n_c, out)
         if norm == NORM_MIN_MAX_INVERTED:  # ranx sorts the run again by the inverted values
-            ranked = np.empty(b - a, np.float64)
+            ranked = tmp[:b - a]
             for p in range(b - a):
                 ranked[p] = out[o[p]]
             o = o[_order(ranked, ties[r] == FUSE_TIES_STABLE)]
         for p in range(b - a):
-            pos[a + o[p]] = p
-        for t in range(a, b):
-            val[t] = out[t - a]
+            t = a + o[p]
+            pos[t] = p
+            c = cand[t]
+            if not seen[c]:
+                seen[c] = True
+                init[n_init] = c
+                cand_row[c] = rows[t]
+                n_init += 1
         a = b
-    vals = np.zeros((n_c, n_runs), np.float64)
-    present = np.zeros((n_c, n_runs), np.bool_)
-    cpos = np.zeros((n_c, n_runs), np.int64)
-    first = np.full(n_c, np.iinfo(np.int64).max, np.int64)
-    rep = np.empty(n_c, np.int64)
     for t in range(m):
-        c = cand[t]
-        r = run[rows[t]]
-        if present[c, r]:
+        at = cand[t] * n_runs + run[rows[t]]
+        if present[at]:
             return -1 - rows[t]
-        present[c, r] = True
-        vals[c, r] = val[t]
-        cpos[c, r] = pos[t]
-        key = r * (m + 1) + pos[t]
-        if key < first[c]:
-            first[c] = key
-            rep[c] = rows[t]
+        present[at] = True
+        vals[at] = val[t]
+        cpos[at] = pos[t]
     if norm == NORM_BORDA:  # every run gets every candidate (ranx's borda_norm)
         for c in range(n_c):
             for r in range(n_runs):
-                if not present[c, r]:
-                    vals[c, r] = 0.5 - (n_r[r] - 1) / (2 * n_c)
-                    present[c, r] = True
-    init = np.argsort(first, kind="mergesort")
-    fused = np.empty(n_c, np.float64)
+                if not present[c * n_runs + r]:
+                    vals[c * n_runs + r] = 0.5 - (n_r[r] - 1) / (2 * n_c)
+                    present[c * n_runs + r] = True
     if method == FUSE_CONDORCET or method == FUSE_W_CONDORCET:
-        ranked = _condorcet(init, cpos, present, weights, n_runs)
         for p in range(n_c):
-            fused[ranked[p]] = n_c - p
+            table[p] = init[p]
+        ranked_c = _condorcet(table[:n_c], table[n_c:2 * n_c], n_c, cpos, present, weights, n_runs)
+        for p in range(n_c):
+            fused[ranked_c[p]] = n_c - p
     else:
-        buf = np.empty(n_runs, np.float64)
         for c in range(n_c):
             fused[c] = _fused(c, vals, present, cpos, n_r, n_c, n_runs, method, weights, par, buf)
-    neg = np.empty(n_c, np.float64)
+    neg = tmp[:n_c]
     for p in range(n_c):
         neg[p] = -fused[init[p]]
-    final = init[np.argsort(neg, kind="mergesort")]
+    final = np.argsort(neg, kind="mergesort")
     for p in range(n_c):
-        out_row[lo + p] = rep[final[p]]
-        out_score[lo + p] = fused[final[p]]
+        c = init[final[p]]
+        out_row[lo + p] = cand_row[c]
+        out_score[lo + p] = fused[c]
     return n_c
+
+
+_CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
 
 
 @njit(parallel=True, cache=True, nogil=True)
 def fuse_queries(start, end, idx, run, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights,
                  par, out_row, out_score, count):  # pragma: no cover - compiled
     """Fuse every query (see the module's docstring): rows ``idx`` (or positions) of run ``run``, document id
-    ``(is_str, ints, offs, data)`` hashed ``hashes``, score ``score``; per query ``q`` write ``count[q]`` documents into
-    ``out_row`` (a row holding the document) and ``out_score`` (its fused score) from slot ``start[q]``,
-    or ``count[q] = -1 - row`` when a run holds that row's document twice. ``ties``, per run: ``FUSE_TIES_QUICKSORT``
-    (rows in a dict's order: sorted as ``ranx.Run`` sorts them), ``FUSE_TIES_RANKED`` (rows already in a
-    ``ranx.Run``'s order: kept; a second sort, after ``min-max-inverted``, is ranx's quicksort) or
-    ``FUSE_TIES_STABLE`` (every sort stable: tied rows keep the input order). ``par``: RRF's k, CombGMNZ's
-    gamma, logN-ISR's sigma, RBC's phi. Returns ``count``."""
-    for q in prange(start.shape[0]):
-        count[q] = _fuse_query(start[q], end[q] - start[q], idx, run, hashes, is_str, ints, offs, data, score, ties,
-                               n_runs, norm, method, weights, par, out_row, out_score)
+    ``(is_str, ints, offs, data)`` hashed ``hashes``, score ``score``; per query ``q`` write ``count[q]``
+    documents into ``out_row`` (a row holding the document) and ``out_score`` (its fused score) from slot
+    ``start[q]``, or ``count[q] = -1 - row`` when a run holds that row's document twice. ``ties``, per run:
+    ``FUSE_TIES_QUICKSORT`` (rows in a dict's order: sorted as ``ranx.Run`` sorts them), ``FUSE_TIES_RANKED``
+    (rows already in a ``ranx.Run``'s order: kept; a second sort, after ``min-max-inverted``, is ranx's
+    quicksort) or ``FUSE_TIES_STABLE`` (every sort stable: tied rows keep the input order). ``par``: RRF's k,
+    CombGMNZ's gamma, logN-ISR's sigma, RBC's phi. Queries are taken in chunks, each allocating its work
+    buffers once for its longest query. Returns ``count``."""
+    n_q = start.shape[0]
+    n_chunks = min(n_q, _CHUNKS)
+    for ch in prange(n_chunks):
+        q0 = ch * n_q // n_chunks
+        q1 = (ch + 1) * n_q // n_chunks
+        size = 1
+        for q in range(q0, q1):
+            size = max(size, end[q] - start[q])
+        rows = np.empty(size, np.int64)
+        cand = np.empty(size, np.int64)
+        table = np.empty(4 * size + 4, np.int64)
+        cand_row = np.empty(size, np.int64)
+        pos = np.empty(size, np.int64)
+        val = np.empty(size, np.float64)
+        n_r = np.zeros(n_runs, np.int64)
+        vals = np.empty(size * n_runs, np.float64)
+        present = np.empty(size * n_runs, np.bool_)
+        cpos = np.empty(size * n_runs, np.int64)
+        init = np.empty(size, np.int64)
+        seen = np.empty(size, np.bool_)
+        fused = np.empty(size, np.float64)
+        tmp = np.empty(size, np.float64)
+        buf = np.empty(n_runs, np.float64)
+        for q in range(q0, q1):
+            count[q] = _fuse_query(start[q], end[q] - start[q], idx, run, hashes, is_str, ints, offs, data, score,
+                                   ties, n_runs, norm, method, weights, par, out_row, out_score, rows, cand, table,
+                                   cand_row, pos, val, n_r, vals, present, cpos, init, seen, fused, tmp, buf)
     return count
