@@ -237,10 +237,20 @@ def test_fused_run_round_trips_in_every_format(tmp_path, fmt):
         ranklens.evaluate(qrels, fused, ["ndcg@5", "map"]).aggregate
 
 
-def test_trec_lines_are_ranked():
+def test_trec_lines_are_ranked(tmp_path):
+    """Lines by descending score with ranks 1, 2...; numbers as the shortest text that reads back the same; ids
+    a TREC line cannot hold refused."""
+    run = ranklens.as_rankings({"q": {"a": 1e300, "b": -0.0, "c": 1 / 3, "d": 5e-324}})
+    assert write_run(run, tag="x") == \
+        "q Q0 a 1 1e+300 x\nq Q0 c 2 0.3333333333333333 x\nq Q0 d 3 5e-324 x\nq Q0 b 4 -0 x\n"
+    path = tmp_path / "r.trec"
+    write_run(run, path)
+    assert ranklens.read_rankings(path).score.tolist() == [1e300, 1 / 3, 5e-324, -0.0]
+    with pytest.raises(InputError, match="'a b' is empty or holds white space"):
+        write_run(ranklens.as_rankings({"q": {"a b": 1.0}}))
     fused = ranklens.fuse([{"q": {"a": 1.0, "b": 3.0}}, {"q": {"a": 2.0}}], "sum", norm=None)
     # a tie (3.0) in order of first appearance: b is the first run's first document
-    assert write_run(fused, tag="t") == "q Q0 b 1 3.0 t\nq Q0 a 2 3.0 t\n"
+    assert write_run(fused, tag="t") == "q Q0 b 1 3 t\nq Q0 a 2 3 t\n"
 
 
 def test_cli_fuse(tmp_path):
@@ -265,7 +275,7 @@ def test_cli_fuse(tmp_path):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "needs weights" in bad.stderr
     printed = subprocess.run([sys.executable, "-m", "ranklens._cli.main", "fuse", *paths, "--method", "rrf",
                               "-f", "csv"], capture_output=True, text=True)
-    assert printed.returncode == 0 and printed.stdout.startswith("query,item,score,rank\n")
+    assert printed.returncode == 0 and printed.stdout.startswith('"query","item","score","rank"\n')
 
 
 @pytest.mark.peer
@@ -281,7 +291,7 @@ def test_ranx_condorcet_depends_on_the_hash_seed_where_the_vote_is_no_order():
         print(max(f, key=f.get))
     """)
     firsts = set()
-    for seed in range(8):
+    for seed in range(6):
         env = dict(os.environ, PYTHONHASHSEED=str(seed))
         firsts.add(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                                   check=True).stdout.strip())

@@ -4,7 +4,8 @@
 item, score, rank``), JSON Lines (one ``{"query", "item", "score", "rank"}`` object a line), JSON
 (``{query: {item: score}}``, as ranx and pytrec_eval write it) or Parquet; every one is read back by
 :func:`ranklens.read_rankings` (and so by every command) to the same ids and the same scores, bit for bit:
-numbers are written with the shortest text that reads back to the same float (Python's ``repr``). Rows are
+numbers are written with the shortest text that reads back to the same float (Arrow's, as ``1.5``, ``3``,
+``1e+300``; Python's ``repr`` in JSON). Rows are
 written query by query (queries in order of first appearance), each query's rows by descending score (the
 score decides, as in every reader; tied rows keep their order) with ranks 1, 2, ... in that order. A run of
 ranks only is written with its ranks and, where a score is needed, minus the rank.
@@ -66,11 +67,6 @@ def _ordered(run: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     return rows, c, scores, ranks
 
 
-def _floats(x: np.ndarray) -> list[str]:
-    """Shortest round-trip text of each float (``repr``), integers without ``.0``."""
-    return [repr(float(v)) for v in x.tolist()]
-
-
 def _table(run: Rankings, rows: np.ndarray, scores: np.ndarray, ranks: np.ndarray) -> Any:
     import pyarrow as pa
 
@@ -80,34 +76,60 @@ def _table(run: Rankings, rows: np.ndarray, scores: np.ndarray, ranks: np.ndarra
                      "rank": pa.array(ranks, pa.int64())})
 
 
-def _text(run: Rankings, fmt: str, tag: str) -> str:
-    rows, _, scores, ranks = _ordered(run)
-    qs = IdColumn.of(take_ids(run.qid, rows)).to_numpy()
-    ds = IdColumn.of(take_ids(run.item, rows)).to_numpy()
-    sc = _floats(scores)
-    rk = ranks.tolist()
-    if fmt == "trec":
-        for name, ids in (("query", qs), ("item", ds)):
-            bad = next((str(x) for x in ids if not str(x) or any(c.isspace() for c in str(x))), None)
-            if bad is not None:
-                raise InputError(f"{name} id {bad!r} is empty or holds white space: a TREC run cannot hold it "
-                                 "(write CSV, JSON Lines or Parquet).")
-        return "".join(f"{q} Q0 {d} {r} {s} {tag}\n" for q, d, r, s in zip(qs.tolist(), ds.tolist(), rk, sc))
-    if fmt in ("csv", "tsv"):
-        import csv
+def _strings(ids: Any) -> Any:
+    """Ids as an Arrow large_string array (integers in decimal)."""
+    import pyarrow as pa
 
-        buf = io.StringIO()
-        w = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        w.writerow(["query", "item", "score", "rank"])
-        w.writerows(zip(qs.tolist(), ds.tolist(), sc, rk))
-        return buf.getvalue()
+    return IdColumn.of(IdColumn.of(ids).as_strings()).to_arrow().cast(pa.large_string())
+
+
+def _trec(run: Rankings, tag: str) -> bytes:
+    """The lines ``query Q0 item rank score tag``, built column-wise by Arrow (numbers as the shortest text that
+    reads back to the same float), as one buffer."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows, _, scores, ranks = _ordered(run)
+    q, d = _strings(take_ids(run.qid, rows)), _strings(take_ids(run.item, rows))
+    for name, col in (("query", q), ("item", d)):
+        bad = pc.or_(pc.equal(pc.binary_length(col), 0), pc.match_substring_regex(col, r"[ \t\n\r\f\v]"))
+        if pc.any(bad).as_py():
+            first = col[int(np.flatnonzero(np.asarray(bad.to_numpy(zero_copy_only=False)))[0])].as_py()
+            raise InputError(f"{name} id {first!r} is empty or holds white space: a TREC run cannot hold it "
+                             "(write CSV, JSON Lines or Parquet).")
+    large = pa.large_string()
+    lines = pc.binary_join_element_wise(q, pa.scalar("Q0", large), d, pa.array(ranks).cast(large),
+                                        pa.array(scores, pa.float64()).cast(large), pa.scalar(tag + "\n", large),
+                                        pa.scalar(" ", large))
+    offs, data = IdColumn.of(lines).buffers()
+    return data[offs[0]:offs[-1]].tobytes() if len(lines) else b""
+
+
+def _csv(run: Rankings, fmt: str) -> bytes:
+    import pyarrow.csv as pcsv
+
+    rows, _, scores, ranks = _ordered(run)
+    out = io.BytesIO()
+    pcsv.write_csv(_table(run, rows, scores, ranks), out,
+                   pcsv.WriteOptions(delimiter="," if fmt == "csv" else "\t", quoting_style="needed"))
+    return out.getvalue()
+
+
+def _text(run: Rankings, fmt: str, tag: str) -> bytes:
+    if fmt == "trec":
+        return _trec(run, tag)
+    if fmt in ("csv", "tsv"):
+        return _csv(run, fmt)
+    rows, _, scores, ranks = _ordered(run)
+    qs = IdColumn.of(take_ids(run.qid, rows)).to_numpy().tolist()
+    ds = IdColumn.of(take_ids(run.item, rows)).to_numpy().tolist()
     if fmt == "jsonl":
         return "".join(json.dumps({"query": _py(q), "item": _py(d), "score": float(s), "rank": r}) + "\n"
-                       for q, d, s, r in zip(qs.tolist(), ds.tolist(), scores.tolist(), rk))
+                       for q, d, s, r in zip(qs, ds, scores.tolist(), ranks.tolist())).encode()
     nested: dict[str, dict[str, float]] = {}
-    for q, d, s in zip(qs.tolist(), ds.tolist(), scores.tolist()):
+    for q, d, s in zip(qs, ds, scores.tolist()):
         nested.setdefault(str(q), {})[str(d)] = float(s)
-    return json.dumps(nested, indent=1) + "\n"
+    return (json.dumps(nested, indent=1) + "\n").encode()
 
 
 def _py(x: Any) -> Any:
@@ -140,7 +162,7 @@ def write_run(run: Rankings, path: str | os.PathLike[str] | None = None, format:
     >>> import ranklens
     >>> from ranklens.render import write_run
     >>> print(write_run(ranklens.as_rankings({"q1": {"a": 0.5, "b": 2.0}}), tag="demo"), end="")
-    q1 Q0 b 1 2.0 demo
+    q1 Q0 b 1 2 demo
     q1 Q0 a 2 0.5 demo
     """
     if not isinstance(run, Rankings):
@@ -162,9 +184,9 @@ def write_run(run: Rankings, path: str | os.PathLike[str] | None = None, format:
         return None
     text = _text(run, fmt, tag)
     if path is None:
-        return text
+        return text.decode("utf-8")
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        Path(path).write_bytes(text)
     except OSError as exc:
         raise InputError(f"{path}: cannot write the run ({exc.strerror or exc}).") from None
     return None
