@@ -90,10 +90,10 @@ def worker_ranx(n_q: int, method: str, norm: str | None, params: dict, files: li
     t_build = time.perf_counter() - t0
     small = [ranx.Run({"q": {"a": 1.0, "b": 0.5}}), ranx.Run({"q": {"a": 0.3}})]  # compile ranx's kernels first
     ranx.fuse(small, norm=norm, method=method, params={"weights": [1.0, 1.0]} if "weights" in params else params)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     fused = ranx.fuse(runs, norm=norm, method=method, params=params)
-    t_fuse = time.perf_counter() - t0
-    return {"build": t_build, "fuse": t_fuse, **_summary(fused.run.items())}
+    t_fuse, c_fuse = time.perf_counter() - t0, time.process_time() - c0
+    return {"build": t_build, "fuse": t_fuse, "cpu": c_fuse, **_summary(fused.run.items())}
 
 
 def worker_ranklens(n_q: int, method: str, norm: str | None, params: dict, files: list[str] | None) -> dict:
@@ -115,10 +115,10 @@ def worker_ranklens(n_q: int, method: str, norm: str | None, params: dict, files
             for q, d, s in runs_np]
     small = [{"q": {"a": 1.0, "b": 0.5}}, {"q": {"a": 0.3}}]
     ranklens.fuse(small, method, norm, **({"weights": [1.0, 1.0]} if "weights" in params else params))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     fused = ranklens.fuse(runs, method, norm, **params)
-    t_fuse = time.perf_counter() - t0
-    return {"fuse": t_fuse, "sum": float(fused.score.sum()), "docs": len(fused)}
+    t_fuse, c_fuse = time.perf_counter() - t0, time.process_time() - c0
+    return {"fuse": t_fuse, "cpu": c_fuse, "sum": float(fused.score.sum()), "docs": len(fused)}
 
 
 def _run_worker(lib: str, n_q: int, case: int, files: list[str] | None) -> dict:
@@ -163,16 +163,21 @@ def section(res: dict) -> list[str]:
         f"`ranklens.fuse` beside `ranx.fuse` (ranx 0.3.21), {res['n_q']:,} queries, each run ranking 100 of a "
         "pool of 200 documents per query (about half shared between runs), scores with ties; each library in its "
         "own process, kernels compiled beforehand; ranx on `ranx.Run` objects built by `Run.from_dict` (timed "
-        "apart), ranklens on `Rankings` over Arrow string ids. The same fused scores on both sides (checked).",
+        "apart), ranklens on `Rankings` over Arrow string ids. The same fused scores on both sides (checked). "
+        f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
         "",
-        "| method | norm | ranx fuse (s) | ranklens fuse (s) | ratio | ranx peak MB | ranklens peak MB | "
-        "ranx Run building (s) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "Times are wall-clock seconds and, in brackets, CPU seconds of all the process's threads (on a shared "
+        "machine whose load takes cores away from both sides, CPU time is the steadier measure of the work).",
+        "",
+        "| method | norm | ranx fuse (s) | ranklens fuse (s) | ratio, wall | ratio, CPU | ranx peak MB | "
+        "ranklens peak MB | ranx Run building (s) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in res["rows"]:
         x, o = r["ranx"], r["ranklens"]
-        lines.append(f"| {r['method']} | {r['norm']} | {x['fuse']:.2f} | {o['fuse']:.2f} | "
-                     f"{x['fuse'] / o['fuse']:.1f}x | {x['peak_mb']:.0f} | {o['peak_mb']:.0f} | {x['build']:.1f} |")
+        lines.append(f"| {r['method']} | {r['norm']} | {x['fuse']:.2f} ({x['cpu']:.2f}) | {o['fuse']:.2f} "
+                     f"({o['cpu']:.2f}) | {x['fuse'] / o['fuse']:.1f}x | {x['cpu'] / o['cpu']:.1f}x | "
+                     f"{x['peak_mb']:.0f} | {o['peak_mb']:.0f} | {x['build']:.1f} |")
     f = res["files"]
     if f:
         lines += [
