@@ -376,6 +376,8 @@ def main() -> None:
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
     # interleaving: its outcome on a 10M-row log, and the impressions it needs against A/B (issue #30)
     subprocess.run([sys.executable, str(HERE / "interleaving_bench.py"), "--append", a.out], check=True)
+    # counterfactual evaluation on 10M log rows, obp's slate estimators beside ours (appends its section)
+    subprocess.run([sys.executable, str(HERE / "counterfactual_bench.py"), "--append", a.out], check=True)
     # ranklens.fuse beside ranx.fuse, 10 runs of 1M lines (each library in its own process; appends its section)
     subprocess.run([sys.executable, str(HERE / "fusion_bench.py"), "--append", a.out], check=True)
 

@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .._input.coerce import is_number, numeric, table_kind
+from .._input.coerce import is_number, table_kind
 from .._input.ids import factorize_parts, ids_to_numpy
+from .._input.validate import numeric
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["Log", "read_log"]
