@@ -136,6 +136,11 @@ def evaluate(
     columns, formats, overrides = split_options(options, own=("metrics", "convention", "per_query", "weights"))
     conv = get_convention(convention, **overrides)
     ms = parse_measures(metrics)
+    if any(m.spec.subtopics for m in ms):  # judgments per subtopic: ndeval's measures
+        from .diversity import evaluate_subtopics
+
+        return evaluate_subtopics(judgments, rankings, conv, ms, columns, formats,
+                                  lambda qids: _weights(weights, qids), per_query)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     j, r = load_inputs(judgments, rankings, columns, formats)
     return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
