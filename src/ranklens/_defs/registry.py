@@ -534,9 +534,13 @@ def _diversity() -> dict[str, MeasureSpec]:
         ("strec", "subtopic recall: the share of the subtopics with a relevant item in the top k",
          ("strec", "st_recall", "strecall"), True, None),
     ]
+    def cut_rule(f: str, cut: bool) -> tuple[ConventionRule, ...]:
+        return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
+                               f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
+
     return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
                            param_name=param, default_param=0.5 if param else None, subtopics=True,
-                           rules=rules + (_NDCG_ONLY,))
+                           rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
             for f, what, names, cut, param in fams}
 
 
