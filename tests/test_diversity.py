@@ -173,6 +173,8 @@ def test_refusals():
         ranklens.evaluate(qrels, run, ["p_ia@21"], convention="ndeval")
     with pytest.raises(InvalidParameterError, match="alpha must be a redundancy penalty"):
         ranklens.evaluate(qrels, run, ["alpha_ndcg@10(alpha=1.5)"], convention="ndeval")
+    with pytest.raises(InvalidParameterError, match="with pyndeval.*written alpha_ndcg@k\\(alpha=0.3\\)"):
+        ranklens.evaluate(qrels, run, ["alpha_nDCG(alpha=0.3)@10"], convention="ndeval")  # ir_measures' language
     with pytest.raises(InvalidParameterError, match="judgments per subtopic.*got a dict"):
         ranklens.evaluate({"q1": {"a": 1}}, run, ["alpha_ndcg@10"], convention="ndeval")
     with pytest.raises(InputError, match="judged twice for one subtopic"):
