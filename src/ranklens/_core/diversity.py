@@ -37,7 +37,8 @@ import numpy as np
 from .._base.runs import run_positions
 from .._defs.conventions import Convention
 from .._defs.parse import Measure
-from .._input.ids import IdColumn, factorize_parts, one_layout, take_ids
+from .._input.factorize import factorize_parts
+from .._input.ids import IdColumn, one_layout, take_ids
 from .._input.options import Columns, Formats, load_inputs
 from .._input.subtopics import SubtopicJudgments, read_subtopics
 from ..errors import InvalidParameterError

@@ -22,7 +22,7 @@ import numpy as np
 from .._base.runs import run_positions
 from ..errors import FormatError, InputError, InvalidParameterError
 from .dispatch import as_rankings, is_pathlike
-from .ids import factorize_parts
+from .factorize import factorize_parts
 from .text import read_trec_columns, text_lines
 
 __all__ = ["GroupLabels", "SampledRun", "as_sampled_run", "read_group_labels", "read_targets"]
@@ -66,7 +66,7 @@ def as_sampled_run(obj: Any, **columns: Any) -> SampledRun:
     if isinstance(obj, SampledRun):
         return obj
     if is_pathlike(obj) and _is_trec(obj, columns.get("format")):
-        from .files import file_bytes
+        from .opening import file_bytes
 
         qid, sample, item, rank = read_trec_columns(file_bytes(obj), str(obj), {0: "str", 1: "str", 2: "str",
                                                                                 3: "num"}, 6, "sampled rankings")
@@ -93,7 +93,7 @@ def _is_trec(path: Any, fmt: str | None) -> bool:
 
 def _lines(path: Any, what: str) -> list[tuple[int, list[str]]]:
     """The data lines of a small text file as fields (white space, tabs or commas), with line numbers."""
-    from .files import file_bytes
+    from .opening import file_bytes
 
     out = []
     for n, line in enumerate(text_lines(bytes(file_bytes(path)), str(path)), start=1):

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from .dispatch import is_pathlike
-from .ids import factorize_parts, take_ids
+from .factorize import factorize_parts
+from .ids import take_ids
 from .records import Judgments
 from .text import read_trec_columns
 
@@ -118,7 +119,8 @@ file ('topic subtopic docno judgment'), a table with a subtopic column (subtopic
 
 
 def _read_file(path: Any, fmt: str | None) -> SubtopicJudgments:
-    from .files import detect_format, file_bytes
+    from .files import detect_format
+    from .opening import file_bytes
 
     if fmt is None:
         detected = detect_format(path)

@@ -25,8 +25,9 @@ import numpy as np
 
 from .._base.runs import run_positions
 from .._input.dispatch import as_judgments, as_rankings
+from .._input.factorize import factorize_parts
 from .._input.fairness import read_group_labels, read_targets
-from .._input.ids import factorize_parts, one_layout
+from .._input.ids import one_layout
 from ..errors import InputError, InvalidParameterError
 from .querytable import QueryTable
 
@@ -86,6 +87,24 @@ def _target_matrix(target: Any, population: Any, weight: float, groups: list[str
         pv = vector(pop[None])
         t = (1.0 - weight) * t / t.sum(axis=1, keepdims=True) + weight * pv / pv.sum()
     return t
+
+
+def _notes(ranked: np.ndarray, n_rel: np.ndarray, no_label: np.ndarray, bad_target: np.ndarray) -> list[str]:
+    """What AWRF leaves out, counted: queries without a relevant item or a ranking, rankings without a labelled
+    item (``no_label``: where that makes AWRF undefined), targets without mass."""
+    notes = []
+    skipped = int((ranked & (n_rel == 0)).sum())
+    if skipped:
+        notes.append(f"{skipped} ranked queries without a relevant item: left out (no nDCG)")
+    unranked = int(((n_rel > 0) & ~ranked).sum())
+    if unranked:
+        notes.append(f"{unranked} queries with relevant items but no ranking: left out")
+    if no_label.any():
+        notes.append(f"{int(no_label.sum())} rankings without any item with a group label: no AWRF (left out)")
+    if bad_target.any():
+        notes.append(f"{int(bad_target.sum())} queries whose target has no mass (no relevant item with a group "
+                     "label): no AWRF")
+    return notes
 
 
 def awrf(judgments: Any, run: Any, groups: Any, target: Any = "relevant", *, edition: int = 2022,
@@ -200,18 +219,7 @@ def awrf(judgments: Any, run: Any, groups: Any, target: Any = "relevant", *, edi
     fair[bad_target] = np.nan
     ndcg = dcg[sel] / ideal[sel]
     values = np.column_stack([ndcg, fair, ndcg * fair])
-    notes = []
-    skipped = int((ranked & (n_rel == 0)).sum())
-    if skipped:
-        notes.append(f"{skipped} ranked queries without a relevant item: left out (no nDCG)")
-    unranked = int(((n_rel > 0) & ~ranked).sum())
-    if unranked:
-        notes.append(f"{unranked} queries with relevant items but no ranking: left out")
-    if unlabelled_rule == "undefined" and no_label.any():
-        notes.append(f"{int(no_label.sum())} rankings without any item with a group label: no AWRF (left out)")
-    if bad_target.any():
-        notes.append(f"{int(bad_target.sum())} queries whose target has no mass (no relevant item with a group "
-                     "label): no AWRF")
+    notes = _notes(ranked, n_rel, no_label & (unlabelled_rule == "undefined"), bad_target)
     settings = {"edition": edition, "target": target if isinstance(target, str) else "given",
                 "population_weight": float(population_weight) if population is not None else None,
                 "relevance_level": relevance_level, "groups": labels.source}

@@ -26,8 +26,9 @@ import numpy as np
 
 from .._base.runs import run_positions
 from .._input.dispatch import as_judgments
+from .._input.factorize import factorize_parts
 from .._input.fairness import SampledRun, as_sampled_run, read_group_labels
-from .._input.ids import factorize_parts, ids_to_numpy, one_layout, take_ids
+from .._input.ids import ids_to_numpy, one_layout, take_ids
 from ..errors import InputError, InvalidParameterError
 from .querytable import QueryTable
 

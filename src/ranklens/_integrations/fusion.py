@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .._input.dispatch import as_rankings, is_pathlike
-from .._input.ids import IdColumn, concat_ids, factorize_parts, hash_ids, kernel_ids, one_layout, take_ids
+from .._input.factorize import factorize_parts
+from .._input.ids import IdColumn, concat_ids, hash_ids, kernel_ids, one_layout, take_ids
 from .._input.options import COLUMN_KEYS
 from .._input.records import Rankings
 from .._kernels import codes as K

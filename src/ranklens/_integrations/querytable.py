@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._base.display import html_table, latex_table, markdown_table, text_table
+from .._core import intervals as I
 from .._core import stats as S
 from .._core.schema import plain
 from ..errors import InvalidParameterError
@@ -75,11 +76,11 @@ class QueryTable:
             x = values[:, j][~np.isnan(values[:, j])]
             if x.shape[0] < 2:
                 mean = float(x.mean()) if x.shape[0] else math.nan
-                intervals[m] = S.Interval(mean, math.nan, math.nan, c, ci, int(x.shape[0]))
+                intervals[m] = I.Interval(mean, math.nan, math.nan, c, ci, int(x.shape[0]))
             elif ci == "t":
-                intervals[m] = S.t_interval(x, c)
+                intervals[m] = I.t_interval(x, c)
             else:
-                intervals[m] = S.bootstrap_ci(x, ci, c, n_resamples, seed)
+                intervals[m] = I.bootstrap_ci(x, ci, c, n_resamples, seed)
         return cls(list(measures), np.asarray(queries), values, intervals,
                    {**(settings or {}), "confidence": c, "ci": ci,
                     "n_resamples": None if ci == "t" else n_resamples, "seed": None if ci == "t" else seed},

@@ -16,9 +16,10 @@ import numpy as np
 
 from .._base.runs import run_positions
 from .._core.evaluate import evaluate
-from .._defs.conventions import get_convention
+from .._defs.presets import get_convention
 from .._input.dispatch import as_rankings, is_pathlike
-from .._input.ids import factorize_parts, filter_ids, one_layout
+from .._input.factorize import factorize_parts
+from .._input.ids import filter_ids, one_layout
 from .._input.options import load_inputs, split_options
 from .._input.records import Judgments, Rankings
 from ..errors import InvalidParameterError

@@ -56,7 +56,7 @@ def run_format(path: str | os.PathLike[str] | None, format: str | None = None) -
 
 def _ordered(run: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(rows, query codes, scores, ranks)``: the rows in written order."""
-    from .._input.ids import factorize_unsorted
+    from .._input.factorize import factorize_unsorted
 
     codes, _, _ = factorize_unsorted(run.qid)
     key = run.order_key()
