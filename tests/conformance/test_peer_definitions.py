@@ -24,8 +24,10 @@ TOL = 1e-9
 #: (convention, family, with a cutoff) pairs that each preset's peer has (None: with and without a cutoff)
 #: refused under averaged ties (ranklens, sklearn): their expectation over tie orders is not computed
 ORDERED_ONLY = ("infap", "iprec", "11pt_avg", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid")
+#: the diversity measures: judgments per subtopic, ndeval's (tests/test_diversity.py checks them against pyndeval)
+DIVERSITY = tuple(f for f, spec in REGISTRY.items() if spec.subtopics)
 PEER_HAS: dict[str, dict[str, bool | None]] = {
-    "ranklens": {f: None for f in REGISTRY if f not in ORDERED_ONLY},
+    "ranklens": {f: None for f in REGISTRY if f not in ORDERED_ONLY + DIVERSITY},
     "sklearn": {"ndcg": None, "dcg": None},
     "trec_eval": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "hit_rate": True,
                   "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False,
@@ -49,6 +51,7 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
     "torchmetrics": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "r_precision": False,
                      "hit_rate": None},  # on lists without mixed ties (tests/test_peer_retrieval.py)
     "evidently": {"ndcg": None, "dcg": None},  # dcg: the numerator of its NDCG (tests/test_explain.py)
+    "ndeval": {f: REGISTRY[f].cutoff for f in DIVERSITY},  # k from 1 to 20; NRBP, nNRBP, MAP-IA without
 }
 PEER_HAS["trec_eval10"] = {**PEER_HAS["trec_eval"], "rbp": False, "unj": True, "rbp_resid": False}
 
@@ -89,7 +92,9 @@ def test_every_pair_is_the_peers_or_refused():
                 m = _spelled(family, cut)
                 has = family in PEER_HAS[conv] and PEER_HAS[conv][family] in (None, cut)
                 if has:
-                    res = ranklens.evaluate(j, r, [m], convention=conv)
+                    judged = [(q, "1", d, g) for q, docs in j.items() for d, g in docs.items()] if (
+                        REGISTRY[family].subtopics) else j
+                    res = ranklens.evaluate(judged, r, [m], convention=conv)
                     assert np.isfinite(res[m]), (conv, m)
                 else:
                     with pytest.raises(ranklens.InvalidParameterError) as err:
@@ -97,10 +102,10 @@ def test_every_pair_is_the_peers_or_refused():
                     line = str(err.value)
                     assert "\n" not in line and line.startswith(f"convention {conv!r} ") and line.endswith(
                         f"; not {m}."), line
-                    tie_refusal = family in ORDERED_ONLY and conv == "ranklens"
-                    # the line says how to get a number: ranklens' own, a tie order, or another spelling
+                    tie_refusal = family in ORDERED_ONLY + DIVERSITY and conv == "ranklens"
+                    # the line says how to get a number: ranklens' own, a tie order, ndeval's, or another spelling
                     assert ("set a tie order" if tie_refusal else "convention='ranklens'") in line or (
-                        "write " in line), line
+                        "write " in line) or (family in DIVERSITY and "convention='ndeval'" in line), line
                     n_refused += 1
     assert n_refused > 100
 

@@ -186,6 +186,17 @@ CONVENTIONS: dict[str, Convention] = {
             description="Evidently: tied items share their truncated mean rank, users without a positive "
             "label dropped",
         ),
+        Convention(
+            name="ndeval",
+            ties="item_asc",
+            negative_labels="zero",
+            empty=0.0,
+            queries="intersection",
+            mirrors="ndeval 4.5 (TREC Web track 2009-2014) as pyndeval 0.0.8 runs it, the provider ir_measures 0.4 "
+            "uses for alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA and StRecall",
+            description="ndeval's diversity measures over judgments per subtopic (relevant: a judgment at or above "
+            "the level), ties by item id ascending, queries both judged and ranked, no relevant subtopic = 0",
+        ),
     ]
 }
 

@@ -32,6 +32,7 @@ PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
     "beta": ((0.0, math.inf, True), "a finite number >= 0"),
     "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
     "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
+    "alpha": ((0.0, 1.0, True), "a redundancy penalty from 0 to 1"),
 }
 
 
@@ -141,6 +142,9 @@ class MeasureSpec:
     positive_scores : bool
         A relevant item scored 0 or less is no hit (torchmetrics' ``preds > 0``): the rankings must carry
         scores (a rank column is refused).
+    subtopics : bool
+        A diversity measure: it reads judgments per subtopic and is computed by
+        :mod:`ranklens._core.diversity` as ndeval computes it, not by the kernel (``code`` is -1).
     """
 
     family: str
@@ -167,6 +171,7 @@ class MeasureSpec:
     judged_only: bool = False
     untied_only: bool = False
     positive_scores: bool = False
+    subtopics: bool = False
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
@@ -192,6 +197,7 @@ _PEER = {
     "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, "
                      "RetrievalRecall, RetrievalRPrecision, RetrievalHitRate"),
     "evidently": ("Evidently", "NDCGKMetric"),
+    "ndeval": ("ndeval", "alpha-nDCG@k, alpha-DCG@k, ERR-IA@k, nERR-IA@k, NRBP, nNRBP, MAP-IA, P-IA@k, strec@k"),
 }
 _OWN = "convention='ranklens' gives ranklens' own"
 
@@ -484,9 +490,58 @@ def _registry() -> dict[str, MeasureSpec]:
     out = {}
     for family, spec in b.items():
         extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
+        if not any(r.field == "name" and r.value == "ndeval" for r in extra):
+            extra += _none("ndeval")  # the ndeval preset computes the diversity measures only
         tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
         out[family] = replace(spec, rules=extra + tail)
-    return out
+    return {**out, **_diversity()}
+
+
+def _diversity() -> dict[str, MeasureSpec]:
+    """The diversity measures (#33): ndeval's, over judgments per subtopic (:mod:`ranklens._core.diversity`).
+
+    Under the ``ndeval`` preset and conventions ordering ties (``ties`` input, item_asc or item_desc) they are
+    ndeval's; every other preset refuses them, naming what its peer has, and averaged ties are refused (the
+    expectation over the orders of tied items is not computed). ir_measures computes them with pyndeval, which
+    is ndeval: its preset points there."""
+    to_ndeval = "convention='ndeval' gives ndeval's"
+    peers = tuple(p for p in _PEER if p not in ("ndeval", "ir_measures"))
+    rules = (
+        *(ConventionRule("name", c, refuse=f"reproduces {_PEER[c][0]}, which has no such measure (it has "
+                         f"{_PEER[c][1]}); {to_ndeval}") for c in peers),
+        ConventionRule("name", "ir_measures", refuse="reproduces ir_measures' pytrec_eval measures; ir_measures "
+                       f"computes its diversity measures with pyndeval, that is ndeval: {to_ndeval}"),
+        ConventionRule("ties", "average", refuse="averages tied items, and a diversity measure's expectation over "
+                       "the orders of tied items is not computed: set a tie order (ties='item_asc' as pyndeval, "
+                       "'item_desc' or 'input'), or use convention='ndeval'"),
+    )
+    fams = [
+        ("alpha_ndcg", "alpha-nDCG@k: alpha-DCG of the list / alpha-DCG of ndeval's greedy ideal list",
+         ("alpha_ndcg", "alpha-ndcg"), True, "alpha"),
+        ("alpha_dcg", "alpha-DCG@k: sum of g(r) / log2(r + 1) / the same of N (1 - alpha)^(r-1) (ndeval's ideal "
+         "ideal)", ("alpha_dcg", "alpha-dcg"), True, "alpha"),
+        ("err_ia", "ERR-IA@k: sum of g(r) / r / the same of N (1 - alpha)^(r-1) (alpha 0.5)", ("err_ia", "err-ia"),
+         True, None),
+        ("nerr_ia", "nERR-IA@k: ERR-IA of the list / ERR-IA of the greedy ideal list", ("nerr_ia", "nerr-ia"), True,
+         None),
+        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5",
+         ("nrbp",), False, "alpha"),
+        ("nnrbp", "NRBP of the list / NRBP of the greedy ideal list", ("nnrbp",), False, "alpha"),
+        ("map_ia", "intent-aware MAP: the mean over subtopics of each subtopic's average precision",
+         ("map_ia", "map-ia", "ap_ia", "ap-ia"), False, None),
+        ("p_ia", "intent-aware precision: relevant (item, subtopic) pairs in the top k / (k N)", ("p_ia", "p-ia"),
+         True, None),
+        ("strec", "subtopic recall: the share of the subtopics with a relevant item in the top k",
+         ("strec", "st_recall", "strecall"), True, None),
+    ]
+    def cut_rule(f: str, cut: bool) -> tuple[ConventionRule, ...]:
+        return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
+                               f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
+
+    return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
+                           param_name=param, default_param=0.5 if param else None, subtopics=True,
+                           rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
+            for f, what, names, cut, param in fams}
 
 
 REGISTRY: dict[str, MeasureSpec] = _registry()

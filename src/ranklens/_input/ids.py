@@ -64,6 +64,7 @@ __all__ = [
     "kernel_ids",
     "narrow_strings",
     "np_to_arrow",
+    "one_layout",
     "same_ids",
     "str_buffers",
     "take_ids",
@@ -422,6 +423,15 @@ def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
     """The ids where ``mask`` holds, in the same form."""
     return IdColumn.of(ids).filter(mask)
+
+
+def one_layout(parts: Sequence[IdArray]) -> list[IdArray]:
+    """Id columns of one kind and one layout, so that they concatenate and share a numbering: all integers, or
+    all strings (integers printed in decimal) in the 64-bit layouts the kernels read."""
+    cols = [IdColumn.of(p) for p in parts]
+    if len({c.is_str for c in cols}) > 1:
+        cols = [IdColumn.of(c.as_strings()) for c in cols]
+    return [c.widened().values for c in cols]
 
 
 def same_ids(a: Any, b: Any) -> bool:
