@@ -106,8 +106,8 @@ def test_refusal_names_the_convention_and_the_measure():
     assert definition(parse_measure("ndcg@5")[0], evidently) is REGISTRY["ndcg"]
     with pytest.raises(InvalidParameterError) as err:
         definition(parse_measure("map@5")[0], evidently)
-    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
-                              "not map@5.")
+    assert str(err.value) == ("convention 'evidently' reproduces Evidently, which has no such measure (it has "
+                              "NDCGKMetric); convention='ranklens' gives ranklens' own; not map@5.")
     # a custom convention with shared ranks: the refusal follows the field, under the convention's name
     mine = Convention(name="mine", ties="shared_rank")
     with pytest.raises(InvalidParameterError, match=r"^convention 'mine' reproduces NDCG only; .*; not P\.10\.$"):
@@ -115,8 +115,8 @@ def test_refusal_names_the_convention_and_the_measure():
     # through evaluate: every refused measure named in one line
     with pytest.raises(InvalidParameterError) as err:
         ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ndcg@1", "mrr", "P.2"], convention="evidently")
-    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
-                              "not mrr, P.2.")
+    assert str(err.value) == ("convention 'evidently' reproduces Evidently, which has no such measure (it has "
+                              "NDCGKMetric); convention='ranklens' gives ranklens' own; not mrr, P.2.")
 
 
 def test_unsupported_family_is_refused():
@@ -139,3 +139,4 @@ def test_unknown_measure_lists_the_families():
         parse_measure("ndgc@10")
     for family in REGISTRY:
         assert family in str(err.value)
+
