@@ -14,7 +14,7 @@ from .._defs.conventions import Convention
 from .._defs.measures import Measure
 from .._defs.presets import get_convention
 from ..errors import InvalidParameterError
-from .grouped import evaluate_grouped, measure_list, metric_name, query_weights
+from .grouped import DataSets, measure_list, metric_name
 
 __all__ = ["CatBoostMetric", "eval_metric"]
 
@@ -49,6 +49,7 @@ class CatBoostMetric:
         self.prefix = prefix
         self.name = metric_name(prefix, measure)
         self._sets: dict[tuple[int, int], tuple[np.ndarray, str]] = {}
+        self.data_sets = DataSets()  # each set's problem, built at its first evaluation
 
     def add(self, data: Any, group_id: Any = None, *, name: str | None = None) -> CatBoostMetric:
         """Register a data set: a ``catboost.Pool`` with group ids, or labels with ``group_id``.
@@ -97,10 +98,8 @@ class CatBoostMetric:
                 "groups it was not given; pass every Pool that is trained or evaluated on (training set included) "
                 "to ranklens.catboost.eval_metric(...)."
             )
-        sizes = found[0]
-        weights = None if weight is None else query_weights(weight, sizes, how="first")
-        res = evaluate_grouped(target, np.asarray(approxes[0]), [self.measure], group=sizes, weights=weights,
-                               convention=self.convention, where="the CatBoost data set")
+        res = self.data_sets.evaluate([self.measure], self.convention, target, approxes[0], found[0], weight,
+                                      how="first", where="the CatBoost data set")
         return float(res.aggregate[self.measure.key]), 1.0
 
     def get_final_error(self, error: float, weight: float) -> float:

@@ -35,7 +35,7 @@ from .codes import (
     ORDER_WORST,
     RPREC,
 )
-from .measures import dcg_table, discounts
+from .measures import chunk_queries, dcg_table, discounts
 from .values import binary_value, graded_value, is_graded, label_gain
 
 __all__ = [
@@ -313,12 +313,9 @@ def evaluate_queries(
     # queries in chunks; each chunk allocates its work buffers once, for its longest list
     n_chunks = min(n_q, _CHUNKS)
     for ch in prange(n_chunks):
-        q0 = ch * n_q // n_chunks
-        q1 = (ch + 1) * n_q // n_chunks
-        size = 1
-        for q in range(q0, q1):
-            size = max(size, r_end[q] - r_start[q])
-            if ideal_judged:
+        q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)
+        if ideal_judged:
+            for q in range(q0, q1):
                 size = max(size, j_end[q] - j_start[q])
         size = max(size, depth_max if depth_max <= 64 else 1)
         src_b = np.empty(size, np.float64)
