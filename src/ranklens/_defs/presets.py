@@ -280,10 +280,10 @@ def undeclared(convention: Convention, family: str, cutoff: bool) -> str | None:
     --------
     >>> undeclared(get_convention("lightgbm"), "map", cutoff=True) is None
     True
-    >>> print(undeclared(get_convention("lightgbm"), "mrr", cutoff=True).replace("; ", ";\n"))
+    >>> print(undeclared(get_convention("lightgbm"), "mrr", cutoff=True).replace("; ", ";\\n"))
     reproduces LightGBM, which has no such measure (it has ndcg@k and map@k);
     convention='ranklens' gives ranklens' own
-    >>> print(undeclared(get_convention("trec_eval"), "f1", cutoff=True).replace("; ", ";\n"))
+    >>> print(undeclared(get_convention("trec_eval"), "f1", cutoff=True).replace("; ", ";\\n"))
     reproduces trec_eval, whose set_F takes no cutoff;
     convention='ranklens' gives ranklens' own
     """
