@@ -31,10 +31,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
-           "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced",
-           "fuse_queries", "gather", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats",
-           "quiet", "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields"]
+from .codes import MEASURES
+
+__all__ = [
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
+    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries",
+    "gather", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads",
+    "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields",
+]
 
 #: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
 #: ahead-of-time kernels.
@@ -82,8 +86,9 @@ PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks"
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "codes.py", "fused.py", "fusion.py", "group.py", "measures.py", "order.py", "resample.py",
-           "text.py", "trec_more.py")
+           "text.py", "trec_more.py", "values.py")
 
+_MEASURE_CODES = frozenset(MEASURES)
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}
 
@@ -365,7 +370,11 @@ def _cat(outs: list[Any]) -> Any:
 
 
 def evaluate_queries(*args: Any) -> Any:
-    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`."""
+    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`.
+    A code outside :data:`codes.MEASURES` (no branch in the kernels) is an error before any kernel runs."""
+    bad = set(np.asarray(args[19]).tolist()) - _MEASURE_CODES
+    if bad:
+        raise ValueError(f"measure code(s) {sorted(bad)} have no kernel (ranklens._kernels.codes.MEASURES)")
     return _by_query("evaluate_queries", args, (0, 1, 8, 9), args[1] - args[0], _cat)
 
 
