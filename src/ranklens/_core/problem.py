@@ -49,6 +49,7 @@ from .._kernels.codes import (
 )
 from ..errors import InputError
 from .rules import check_labels, check_order_key, check_sizes, label_rule
+from .ties import clashes, scatter_offsets, tied_rows
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
@@ -239,39 +240,9 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
-def _tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """The rows (ascending) of the groups in which two rows have equal scores: the duplicate check run on the
-    scores' bits (-0.0 made 0.0 first; NaN is refused before). Only these rows' item ids are ever compared by
-    the tie rule by item id (the kernels compare items within runs of equal scores)."""
-    zero = key == 0.0
-    if zero.any() and np.signbit(key[zero]).any():
-        key = key + 0.0
-    g = np.flatnonzero(_clashes(start, end, idx, np.ascontiguousarray(key).view(np.uint64)) >= 0)
-    lengths = end[g] - start[g]
-    pos = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[g] - (np.cumsum(lengths) - lengths),
-                                                                    lengths)
-    return np.sort(idx[pos] if idx.size else pos)
-
-
-def _scatter_offsets(sub_offs: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
-    """Offsets over ``n`` rows into the bytes of ``rows`` (ascending; ``sub_offs``: their offsets, one after
-    the other): row ``rows[k]`` spans ``sub_offs[k]:sub_offs[k + 1]``; the other rows are never read (their
-    entries stay 0 and the zeroed pages are never touched)."""
-    offs = np.zeros(n + 1, np.int64)
-    offs[rows] = sub_offs[:-1]
-    offs[rows + 1] = sub_offs[1:]  # a row right after another of ``rows`` starts where that one ends: same value
-    return offs
-
-
-def _clashes(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-    """Per group, a row whose hash another row of the group has, or -1 (the duplicate check on the hashes alone)."""
-    none = np.zeros(2, np.int64)
-    return find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8))
-
-
 def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether two rows of one group have the same hash."""
-    return bool((_clashes(start, end, idx, hashes) >= 0).any())
+    return bool((clashes(start, end, idx, hashes) >= 0).any())
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
@@ -350,11 +321,11 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     # the tie rule by item id reads item bytes only where two rows of a query have equal scores: only the rows of
     # the queries with such ties get their bytes (not a copy of every item's bytes, from Arrow's chunks)
     by_id = conv.ties in ("item_desc", "item_asc")
-    tied = _tied_rows(r_start, r_end, r_idx, key) if by_id else None
+    tied = tied_rows(r_start, r_end, r_idx, key) if by_id else None
     order_mode, kernel_ties, item_offs, item_data = _ordering(
         conv, take_ids(ri, tied) if tied is not None and tied.size else None, r.in_ranx_order, need_items=False)
     if tied is not None and tied.size:
-        item_offs = _scatter_offsets(item_offs, tied, key.shape[0])
+        item_offs = scatter_offsets(item_offs, tied, key.shape[0])
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
