@@ -7,7 +7,7 @@
 
 from . import stats
 from ._version import __version__
-from .compare import Comparison, compare
+from .compare import Comparison, PairwiseComparison, compare
 from .conventions import CONVENTIONS, Convention, get_convention
 from .data import Judgments, Rankings, as_judgments, as_rankings
 from .errors import (
@@ -43,6 +43,7 @@ __all__ = [
     "Judgments",
     "Measure",
     "MissingDependencyError",
+    "PairwiseComparison",
     "Rankings",
     "RanklensError",
     "Result",

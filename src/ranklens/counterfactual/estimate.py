@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from ._fit import cascade_exam
+from ..online.click_models import cascade_examination
 from ._log import ClickLog, read_log
 from ._measures import CounterfactualMeasure, parse_measure, position_weights
 from ._target import Target, lay_target
@@ -149,7 +149,7 @@ def _row_model_click(model: FittedClickModel, lg: ClickLog, alpha: np.ndarray, e
         sig = model.satisfaction[np.maximum(idx, 0)] if model.satisfaction is not None else np.ones(lg.n_pairs)
         s = np.where(has, sig[np.where(has, P, 0)], 0.0)
         gamma = float(model.continuation) if isinstance(model.continuation, float) else 1.0
-    pc = cascade_exam(A, s, gamma) * A
+    pc = cascade_examination(A, s, gamma) * A
     return pc[lg.session, lg.rank - 1]
 
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from .._defs.measures import parse_measure
 from .._defs.presets import CONVENTIONS, get_convention
+from .._input.validate import is_number
 from ..errors import InvalidParameterError
 from .signals.names import check_signal_monitor, is_signal, parse_features
 from .storage.params import monitor_refusal
@@ -266,16 +267,8 @@ def _is_number(v: Any) -> bool:
 
 def _shown(v: Any) -> str:
     text = repr(v)
-    hint = " (a string: write the number without quotes)" if isinstance(v, str) and _is_text_number(v) else ""
+    hint = " (a string: write the number without quotes)" if isinstance(v, str) and is_number(v) else ""
     return (text if len(text) <= 60 else text[:57] + "...") + hint
-
-
-def _is_text_number(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_monitor_types(m: MonitorSpec) -> None:
