@@ -71,3 +71,37 @@ def test_numpy_views_of_the_same_memory_are_one_table() -> None:
     assert problem.j_start is problem.r_start
     joined = build_problem(j, ranklens.Rankings(q.copy(), item.copy(), score=cols["score"]), conv)
     assert joined.j_start is not joined.r_start  # copies: joined by item
+
+
+@pytest.mark.parametrize("int_items", [False, True])
+def test_item_bytes_of_tied_queries_only(int_items: bool) -> None:
+    """Only the rows of the queries with tied scores get their item bytes (the kernels compare items within runs
+    of equal scores only); items of unequal lengths across chunk boundaries, as strings or integers (compared as
+    strings: "10" < "9")."""
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    n_q, n_i = 30, 12
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_i)
+    ids = rng.permutation(np.arange(n_q * n_i) * 7 + 3)
+    item = ids if int_items else np.array([f"doc-{x}" for x in ids])
+    label = rng.integers(0, 3, n_q * n_i)
+    score = rng.normal(size=n_q * n_i)
+    tied_q = (4, 17, 29)
+    for t in tied_q:  # three queries with ties (two pairs and a triple)
+        base = t * n_i
+        score[base + 1] = score[base + 5]
+        score[base + 7] = score[base + 8] = score[base + 2]
+    cols = {"query": q, "item": item, "label": label, "score": score}
+    cuts = ((0, 50), (50, 200), (200, 205), (205, n_q * n_i))
+    tab = pa.concat_tables([pa.table({k: v[a:b] for k, v in cols.items()}) for a, b in cuts])
+    j, r = load_inputs(tab, tab)
+    problem = build_problem(j, r, get_convention("trec_eval"))
+    rows = np.concatenate([np.arange(t * n_i, (t + 1) * n_i) for t in tied_q])
+    assert problem.item_data.size == sum(len(str(x)) for x in item[rows])
+    for row in rows:
+        a, b = problem.item_offs[row], problem.item_offs[row + 1]
+        assert problem.item_data[a:b].tobytes().decode() == str(item[row])
+    cols["item"] = np.array([str(x) for x in item])
+    for k in (3, 10):
+        got = ranklens.evaluate(tab, tab, [f"ndcg@{k}"], convention="trec_eval")[f"ndcg@{k}"]
+        assert got == pytest.approx(_pytrec_eval(cols, k), abs=1e-12)

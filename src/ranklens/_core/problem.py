@@ -49,6 +49,7 @@ from .._kernels.codes import (
 )
 from ..errors import InputError
 from .rules import check_labels, check_order_key, check_sizes, label_rule
+from .ties import clashes, scatter_offsets, tied_rows
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
@@ -239,20 +240,9 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
-def _score_tie(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray) -> bool:
-    """Whether two rows of one group have equal scores (the duplicate check run on the scores' bits, -0.0 made
-    0.0 first; NaN is refused before)."""
-    zero = key == 0.0
-    if zero.any() and np.signbit(key[zero]).any():
-        key = key + 0.0
-    return _hash_clash(start, end, idx, np.ascontiguousarray(key).view(np.uint64))
-
-
 def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
-    """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
-    none = np.zeros(2, np.int64)
-    dup = find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8))
-    return bool((dup >= 0).any())
+    """Whether two rows of one group have the same hash."""
+    return bool((clashes(start, end, idx, hashes) >= 0).any())
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
@@ -328,11 +318,14 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_label = None
     r_label, duplicated = _ranked_labels(j, r, ji, ri, label_j, r_label, (r_start, r_end, r_idx),
                                          (j_start, j_end, j_idx), duplicates)
-    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: without such
-    # ties, the ids (a copy of every item's bytes, from Arrow's chunks) are not needed
+    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: only the rows of
+    # the queries with such ties get their bytes (not a copy of every item's bytes, from Arrow's chunks)
     by_id = conv.ties in ("item_desc", "item_asc")
+    tied = tied_rows(r_start, r_end, r_idx, key) if by_id else None
     order_mode, kernel_ties, item_offs, item_data = _ordering(
-        conv, ri if not by_id or _score_tie(r_start, r_end, r_idx, key) else None, r.in_ranx_order, need_items=False)
+        conv, take_ids(ri, tied) if tied is not None and tied.size else None, r.in_ranx_order, need_items=False)
+    if tied is not None and tied.size:
+        item_offs = scatter_offsets(item_offs, tied, key.shape[0])
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,

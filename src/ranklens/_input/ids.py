@@ -319,7 +319,31 @@ class NarrowArrowIds(IdColumn):
         return out
 
     def take(self, idx: Any) -> Any:
-        return as_ids(self.values.take(np_to_arrow(np.asarray(idx, dtype=np.int64))))
+        # chunk by chunk, the bytes of the rows picked copied once (no widened copy, no pyarrow.compute)
+        from .._kernels.api import gather
+
+        idx = np.asarray(idx, dtype=np.int64)
+        n = len(self)
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise IndexError(f"index out of range for {n} ids")
+        srt = np.argsort(idx, kind="stable")
+        rows = idx[srt]
+        parts, pos = [], 0
+        for c in arrow_string_chunks(self.values) or []:
+            m = len(c)
+            lo, hi = np.searchsorted(rows, (pos, pos + m))
+            if hi > lo:
+                offs, data = string_chunk_buffers(c)
+                sel = rows[lo:hi] - pos
+                out, out_offs = gather(data, offs[sel].astype(np.int64), offs[sel + 1].astype(np.int64))
+                parts.append(StrIds(out_offs, out))
+            pos += m
+        picked = BufferIds.concat(parts) if parts else StrIds(np.zeros(1, np.int64), np.zeros(0, np.uint8))
+        if idx.size > 1 and (srt[1:] < srt[:-1]).any():  # back to the order asked for
+            inverse = np.empty_like(srt)
+            inverse[srt] = np.arange(srt.size)
+            picked = picked.take(inverse)
+        return picked.to_arrow()
 
     def run_starts(self) -> np.ndarray:
         # chunk by chunk on the offsets as they are: never widened
