@@ -47,7 +47,7 @@ def _plain_row(r: dict[str, Any]) -> dict[str, Any]:
             continue
         out[k] = v.isoformat() + "Z" if hasattr(v, "hour") else v
     out["series"] = json.loads(r["series"])
-    top = json.loads(r["top_slices"]) if r["top_slices"] else []
+    top = [{k: v for k, v in t.items() if v is not None} for t in r["top_slices"]]  # a list, not JSON text
     out["top_slice"] = top[0] if top else None
     return out
 

@@ -38,7 +38,7 @@ and series), never per list or event.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +52,8 @@ from ..storage.db import column_sql, fetch_arrow, filters_sql, quote, slice_colu
 from ..storage.params import check_window, window_delta
 from .names import SignalName, parse_signal, signal_keys
 
-__all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", "psi", "read_items", "signals"]
+__all__ = ["CELL_VALUES", "EPSILON", "POSITION_BINS", "definition_of", "gini", "ild_per_list", "ks_asymptotic", "psi",
+           "read_items", "signals"]
 
 #: Share given to an empty bin in the PSI (Evidently's rule), so that the logarithm stays finite.
 EPSILON = 1e-4
@@ -261,76 +262,111 @@ class _Baseline:
         return np.unique(np.quantile(x, _DECILES)) if x.shape[0] else np.zeros(0)
 
 
-def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
-    """Value, baseline value, p-value and counts of one signal on one cell."""
-    out: dict[str, Any] = {"value": math.nan, "baseline": math.nan, "p_value": math.nan, "n": 0, "n_baseline": 0,
-                           "n_excluded": 0}
+def _empty_out() -> dict[str, Any]:
+    return {"value": math.nan, "baseline": math.nan, "p_value": math.nan, "n": 0, "n_baseline": 0, "n_excluded": 0}
+
+
+def _tops(sig: SignalName, w: _Rows, b: _Baseline) -> tuple[np.ndarray, np.ndarray]:
+    """The rows at positions 1..k (all rows without a cutoff) of the window and of the baseline."""
     top = w.position <= sig.k if sig.k is not None else np.ones(w.position.shape[0], bool)
     btop = b.rows.position <= sig.k if sig.k is not None else np.ones(b.rows.position.shape[0], bool)
-    if sig.argument == "score":
-        ok = ~np.isnan(w.score)
-        ws = w.score[ok]
-        out.update(n=int(ws.shape[0]), n_baseline=int(b.scores.shape[0]), n_excluded=int((~ok).sum()))
-        if ws.shape[0] == 0 or b.scores.shape[0] == 0:
-            return out
-        if sig.kind == "psi":
-            nb = b.edges.shape[0] + 1
-            out["value"] = psi(np.bincount(np.searchsorted(b.edges, ws, side="right"), minlength=nb),
-                               np.bincount(np.searchsorted(b.edges, b.scores, side="right"), minlength=nb))
-        else:
-            out["value"], out["p_value"] = ks_asymptotic(ws, b.scores)
-        return out
-    if sig.argument == "position":
-        nb = POSITION_BINS + 1
-        out.update(n=int(w.position.shape[0]), n_baseline=int(b.rows.position.shape[0]))
-        out["value"] = psi(np.bincount(np.minimum(w.position, nb) - 1, minlength=nb),
-                           np.bincount(np.minimum(b.rows.position, nb) - 1, minlength=nb))
-        return out
-    if sig.argument == "popularity":
-        out.update(n=int(top.sum()), n_baseline=int(btop.sum()))
-        edges = b.popularity_edges(btop)
-        nb = edges.shape[0] + 1
-        out["value"] = psi(np.bincount(np.searchsorted(edges, b.exposure[w.item[top]], side="right"), minlength=nb),
-                           np.bincount(np.searchsorted(edges, b.own_popularity[btop], side="right"), minlength=nb))
-        return out
-    items_w = w.item[top]
-    items_b = b.rows.item[btop]
-    if sig.kind == "coverage":
-        served_w = np.unique(items_w)
-        served_b = np.unique(items_b)
-        if catalogue_size is None:
-            inside = np.isin(served_w, b.items, assume_unique=True)
-            denominator = b.items.shape[0]
-            out.update(n=int(inside.sum()), n_excluded=int((~inside).sum()), n_baseline=denominator)
-            if denominator:
-                out["value"] = inside.sum() / denominator
-                out["baseline"] = np.isin(served_b, b.items, assume_unique=True).sum() / denominator
-        else:
-            out.update(n=int(served_w.shape[0]), n_baseline=int(served_b.shape[0]))
-            out["value"] = served_w.shape[0] / catalogue_size
-            out["baseline"] = served_b.shape[0] / catalogue_size
-        return out
-    if sig.kind == "gini":
-        cw = np.bincount(items_w)
-        cb = np.bincount(items_b)
-        cw, cb = cw[cw > 0], cb[cb > 0]
-        out.update(n=int(cw.shape[0]), n_baseline=int(cb.shape[0]), value=gini(cw), baseline=gini(cb))
-        return out
-    if sig.kind == "novelty":
-        def novelty(rows_item: np.ndarray, rows_gid: np.ndarray, own: int) -> tuple[float, int, int]:
-            # own = 1 for the baseline's own rows: the other baseline lists only
-            p = (b.exposure[rows_item] - own) / max(b.n_lists - own, 1)
-            known = p > 0
-            if not known.any():
-                return math.nan, 0, int((~known).sum())
-            lists, inv = np.unique(rows_gid[known], return_inverse=True)
-            per_list = np.bincount(inv, weights=-np.log2(p[known])) / np.bincount(inv)
-            return float(per_list.mean()), int(lists.shape[0]), int((~known).sum())
+    return top, btop
 
-        out["value"], out["n"], out["n_excluded"] = novelty(items_w, w.gid[top], 0)
-        out["baseline"], out["n_baseline"], _ = novelty(items_b, b.rows.gid[btop], 1)
+
+def _score_distance(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(score) and ks(score): the window's scores against the baseline's (rows without a score left out)."""
+    out = _empty_out()
+    ok = ~np.isnan(w.score)
+    ws = w.score[ok]
+    out.update(n=int(ws.shape[0]), n_baseline=int(b.scores.shape[0]), n_excluded=int((~ok).sum()))
+    if ws.shape[0] == 0 or b.scores.shape[0] == 0:
         return out
-    # ild
+    if sig.kind == "psi":
+        nb = b.edges.shape[0] + 1
+        out["value"] = psi(np.bincount(np.searchsorted(b.edges, ws, side="right"), minlength=nb),
+                           np.bincount(np.searchsorted(b.edges, b.scores, side="right"), minlength=nb))
+    else:
+        out["value"], out["p_value"] = ks_asymptotic(ws, b.scores)
+    return out
+
+
+def _position_psi(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(position): positions 1..POSITION_BINS and one bin for deeper ones."""
+    out = _empty_out()
+    nb = POSITION_BINS + 1
+    out.update(n=int(w.position.shape[0]), n_baseline=int(b.rows.position.shape[0]))
+    out["value"] = psi(np.bincount(np.minimum(w.position, nb) - 1, minlength=nb),
+                       np.bincount(np.minimum(b.rows.position, nb) - 1, minlength=nb))
+    return out
+
+
+def _popularity_psi(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(popularity@k): the baseline popularity of the items served at positions 1..k, in its deciles."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    out.update(n=int(top.sum()), n_baseline=int(btop.sum()))
+    edges = b.popularity_edges(btop)
+    nb = edges.shape[0] + 1
+    out["value"] = psi(np.bincount(np.searchsorted(edges, b.exposure[w.item[top]], side="right"), minlength=nb),
+                       np.bincount(np.searchsorted(edges, b.own_popularity[btop], side="right"), minlength=nb))
+    return out
+
+
+def _coverage(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """coverage@k: distinct items served that the catalogue holds, over the catalogue."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    served_w = np.unique(w.item[top])
+    served_b = np.unique(b.rows.item[btop])
+    if catalogue_size is None:
+        inside = np.isin(served_w, b.items, assume_unique=True)
+        denominator = b.items.shape[0]
+        out.update(n=int(inside.sum()), n_excluded=int((~inside).sum()), n_baseline=denominator)
+        if denominator:
+            out["value"] = inside.sum() / denominator
+            out["baseline"] = np.isin(served_b, b.items, assume_unique=True).sum() / denominator
+    else:
+        out.update(n=int(served_w.shape[0]), n_baseline=int(served_b.shape[0]))
+        out["value"] = served_w.shape[0] / catalogue_size
+        out["baseline"] = served_b.shape[0] / catalogue_size
+    return out
+
+
+def _gini(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """gini@k of the exposures of the items served."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    cw = np.bincount(w.item[top])
+    cb = np.bincount(b.rows.item[btop])
+    cw, cb = cw[cw > 0], cb[cb > 0]
+    out.update(n=int(cw.shape[0]), n_baseline=int(cb.shape[0]), value=gini(cw), baseline=gini(cb))
+    return out
+
+
+def _novelty(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """novelty@k: mean over lists of the mean -log2 p(i) of their items (the baseline's own lists: the others)."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+
+    def novelty(rows_item: np.ndarray, rows_gid: np.ndarray, own: int) -> tuple[float, int, int]:
+        # own = 1 for the baseline's own rows: the other baseline lists only
+        p = (b.exposure[rows_item] - own) / max(b.n_lists - own, 1)
+        known = p > 0
+        if not known.any():
+            return math.nan, 0, int((~known).sum())
+        lists, inv = np.unique(rows_gid[known], return_inverse=True)
+        per_list = np.bincount(inv, weights=-np.log2(p[known])) / np.bincount(inv)
+        return float(per_list.mean()), int(lists.shape[0]), int((~known).sum())
+
+    out["value"], out["n"], out["n_excluded"] = novelty(w.item[top], w.gid[top], 0)
+    out["baseline"], out["n_baseline"], _ = novelty(b.rows.item[btop], b.rows.gid[btop], 1)
+    return out
+
+
+def _ild(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """ild@k: mean over lists of the share of their attributed item pairs that differ."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
     lw, vw = ild_per_list(w.gid[top], w.attr[top])
     lb, vb = ild_per_list(b.rows.gid[btop], b.rows.attr[btop])
     n_lists = int(np.unique(w.gid[top]).shape[0])
@@ -338,6 +374,32 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
     out["value"] = float(vw.mean()) if vw.shape[0] else math.nan
     out["baseline"] = float(vb.mean()) if vb.shape[0] else math.nan
     return out
+
+
+#: The definition of each signal family (``SignalName.family``): one entry per family of ``names.SIGNALS``.
+#: A family without an entry is refused by name (:func:`definition_of`), never computed by another's rule.
+CELL_VALUES: dict[str, Callable[[SignalName, _Rows, _Baseline, int | None], dict[str, Any]]] = {
+    "psi(score)": _score_distance, "ks(score)": _score_distance, "psi(position)": _position_psi,
+    "psi(popularity)": _popularity_psi, "coverage": _coverage, "gini": _gini, "novelty": _novelty, "ild": _ild,
+}
+
+
+def definition_of(sig: SignalName) -> Callable[[SignalName, _Rows, _Baseline, int | None], dict[str, Any]]:
+    """The function computing ``sig`` on a cell: its family's entry of :data:`CELL_VALUES`, else an error.
+
+    Examples
+    --------
+    >>> from ranklens.monitor.signals.names import SignalName
+    >>> definition_of(SignalName("spread@10", "spread", None, 10))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: signal 'spread@10' has no definition ...
+    """
+    fn = CELL_VALUES.get(sig.family)
+    if fn is None:
+        raise InvalidParameterError(f"signal {sig.key!r} has no definition (family {sig.family!r}); defined: "
+                                    f"{', '.join(CELL_VALUES)}.")
+    return fn
 
 
 def signals(
@@ -365,6 +427,7 @@ def signals(
     pc = require("pyarrow.compute")
     window = check_window(window)
     keys = [parse_signal(k) for k in signal_keys(names)]
+    fns = {sig.key: definition_of(sig) for sig in keys}  # an unknown family is refused before any read
     by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
     bspec = baseline or Baseline()
     if catalogue_size is not None and (isinstance(catalogue_size, bool) or not isinstance(catalogue_size, int)
@@ -409,7 +472,7 @@ def signals(
         b = bases[bkey]
         n_groups = 1 + int(np.count_nonzero(np.diff(w.gid)))  # rows are ordered by list inside a cell
         for sig in keys:
-            v = _cell_values(sig, w, b, catalogue_size)
+            v = fns[sig.key](sig, w, b, catalogue_size)
             out["window"].append(ck["c:window"])
             for col in by:
                 out[col].append(ck["c:" + col])

@@ -51,6 +51,12 @@ class SignalName:
     k: int | None
 
     @property
+    def family(self) -> str:
+        """The key without its cutoff (``psi(popularity@10)`` -> ``psi(popularity)``, ``gini@10`` -> ``gini``):
+        what the signal's definition is keyed by."""
+        return f"{self.kind}({self.argument})" if self.argument is not None else self.kind
+
+    @property
     def is_distance(self) -> bool:
         """True for psi and ks (compared with the baseline's distribution), False for levels."""
         return self.kind in DISTANCES

@@ -116,20 +116,25 @@ class Database:
         Refuse to open it for writing.
     wait : float
         Seconds to wait for another process holding the file.
+    create : bool
+        A writer may create the file (an ingest); any other use of a missing file is an error that creates
+        nothing.
     """
 
-    def __init__(self, path: Path, read_only: bool, wait: float) -> None:
+    def __init__(self, path: Path, read_only: bool, wait: float, create: bool = False) -> None:
         self.path = path
         self.read_only = read_only
         self.wait = wait
+        self.create = create
 
     def connect(self, write: bool) -> Any:
         """A connection to the file, migrated to the current schema when ``write`` (the caller closes it)."""
         duckdb = require("duckdb")
         if write and self.read_only:
             raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
-        if not write and not self.path.exists():
-            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
+        if not (write and self.create) and not self.path.is_file():
+            what = "is not a file" if self.path.exists() else "does not exist"
+            raise InputError(f"store {str(self.path)!r} {what}; ingest events first (ranklens monitor ingest).")
         deadline = time.monotonic() + self.wait
         delay = 0.02
         while True:
@@ -211,6 +216,8 @@ class Database:
         ``wait`` seconds, then finds it delivered). A lock file beside the store (``<store>.notify.lock``),
         not the store's own lock: ingests and readers go on while a webhook is slow."""
         lock = Path(str(self.path) + ".notify.lock")
+        if not self.path.is_file():
+            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
         try:
             f = open(lock, "a+b")
         except OSError as exc:

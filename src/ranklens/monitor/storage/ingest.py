@@ -19,6 +19,7 @@ from ..._base.deps import require
 from ...errors import InputError
 from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, find_lists, make_lists, validate
+from .quality_rows import mark_partial, store_row_counts
 from .read import Unsplit, batch_hash, read_batch
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
@@ -246,6 +247,8 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
     keep = [j for j in range(len(chunk)) if j not in refused]
     _store_quarantine(con, chunk, keep, why, unsplit, sample.column_names)
     skipped = _store_lists(con, slices)
+    mark_partial(con)  # lists that lost rows to the quarantine (data quality, storage/quality_rows.py)
+    store_row_counts(con, keep, {j: len(lines) for j, lines in unsplit.items()})
     label_rows, new_label_rows, updated = _store_labels(con, base)
     made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
         "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
@@ -297,8 +300,9 @@ def _batch_infos(con: Any, chunk: list[_Batch], unsplit: dict[int, Unsplit], max
 
 def _store_quarantine(con: Any, chunk: list[_Batch], keep: list[int], why: dict[int, dict[str, int]],
                       unsplit: dict[int, Unsplit], raw_columns: list[str]) -> None:
-    """The quarantined rows of the batches kept, with the row as it came (the raw columns and _row, as JSON)."""
-    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns)
+    """The quarantined rows of the batches kept, with the row as it came (its columns as JSON; the row number is
+    the record's ``row_number``, not a field of the row)."""
+    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns if c not in ("_row", BATCH))
     for j in keep:
         if why.get(j):
             con.execute(f"""

@@ -10,7 +10,7 @@ import numpy as np
 from ..._defs.measures import parse_measure
 from ...errors import InvalidParameterError
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time",
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time", "renamed",
            "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
@@ -109,3 +109,28 @@ def monitor_refusal(key: str) -> str | None:
                 "with a baseline says nothing of quality; monitor a per-list rate (set_P, set_recall, P@k, "
                 "recall@k) and read the totals with `ranklens monitor report`.")
     return None
+
+
+def renamed(new: Any, old: Any, new_name: str, old_name: str, default: Any = None) -> Any:
+    """The value of a keyword renamed by the one vocabulary (``docs/glossary.md``): ``new`` when given, else the
+    old keyword's ``old`` with a DeprecationWarning naming the new one (giving both is an error).
+
+    Examples
+    --------
+    >>> renamed(None, None, "measure", "metric", "ndcg@10")
+    'ndcg@10'
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed(None, "map", "measure", "metric"), str(w[0].message)
+    ('map', '`metric=` is deprecated: use `measure=` (the old name goes in the next release).')
+    """
+    if old is None:
+        return default if new is None else new
+    if new is not None:
+        raise InvalidParameterError(f"give `{new_name}=` only (`{old_name}=` is its deprecated name), not both.")
+    import warnings
+
+    warnings.warn(f"`{old_name}=` is deprecated: use `{new_name}=` (the old name goes in the next release).",
+                  DeprecationWarning, stacklevel=3)
+    return old
