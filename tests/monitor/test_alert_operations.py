@@ -10,10 +10,11 @@ import json
 import duckdb
 import pytest
 from click.testing import CliRunner
-from .test_alert_lifecycle import Hook, _events, day
 
 from ranklens.cli import cli
 from ranklens.monitor import Store
+
+from .test_alert_lifecycle import Hook, _events, day
 
 
 @pytest.fixture()
@@ -75,7 +76,8 @@ def test_routes_by_severity_and_exit_status(store, tmp_path, hooks):
     con = duckdb.connect(str(store), read_only=True)
     failed = con.execute("SELECT count(*) FROM deliveries WHERE route = 'pager' AND NOT ok").fetchall()[0][0]
     con.close()
-    assert failed == 5  # a record per change and attempt: day 4, the two critical resolutions; day 6, those and v1's opening
+    # a record per change and attempt: day 4, the two critical resolutions; day 6, those and v1's opening
+    assert failed == 5
     opened = Store(store, read_only=True).alert_list(state="open").to_pylist()
     assert [(r["monitor"], r["model_version"]) for r in opened] == [("drop", "v1")]
     assert "HTTP 500" in opened[0]["delivery_error"]
@@ -139,8 +141,8 @@ def test_dashboard_actions_need_the_token(store, tmp_path):
     app = TestClient(create_app(store, config={}, token="s3cret-token"), base_url="http://127.0.0.1")
     auth = {"Authorization": "Bearer s3cret-token"}
     assert app.post("/api/ack", json={"alert_id": 1}).status_code == 401
-    assert app.post("/api/ack", content=b"alert_id=1", headers={**auth, "Content-Type":
-                                                                 "application/x-www-form-urlencoded"}).status_code == 415
+    form = {**auth, "Content-Type": "application/x-www-form-urlencoded"}
+    assert app.post("/api/ack", content=b"alert_id=1", headers=form).status_code == 415
     assert app.get("/api/info", headers=auth).json()["actions"] == ["/api/ack", "/api/snooze"]
     r = app.post("/api/ack", json={"alert_id": 1, "by": "ana"}, headers=auth)
     assert r.status_code == 200 and r.json()["acknowledged_by"] == "ana"

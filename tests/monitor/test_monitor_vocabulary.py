@@ -13,11 +13,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from .handcalc import events
 
 from ranklens.cli import cli
 from ranklens.errors import InvalidParameterError
 from ranklens.monitor import Store
+
+from .handcalc import events
 
 
 @pytest.fixture()
@@ -36,7 +37,8 @@ def test_store_keywords_and_their_old_names(store):
         old = store.groups(metric="ndcg@3").to_pylist()
     assert new == old and new[0]["measure"] == "ndcg@3"
     with pytest.warns(DeprecationWarning, match="use `measures=`"):
-        assert repr(store.report(metrics=["ndcg@3"], ci=None).to_pylist()) == repr(store.report(measures=["ndcg@3"], ci=None).to_pylist())
+        old = store.report(metrics=["ndcg@3"], ci=None).to_pylist()
+    assert repr(old) == repr(store.report(measures=["ndcg@3"], ci=None).to_pylist())
     for method in ("baseline", "baselines", "compare"):
         with pytest.warns(DeprecationWarning, match="use `measure=`"):
             getattr(store, method)(metric="ndcg@3")

@@ -19,11 +19,11 @@ from .monitor_options import (
     WAIT,
     WHERE,
     one_of,
+    open_store,
     opts,
+    parse_where,
     print_table,
     renamed_option,
-    open_store,
-    parse_where,
 )
 from .monitor_simulate import simulate_command
 
@@ -158,7 +158,8 @@ def report_cmd(metrics: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple
 @click.option("--catalogue-size", type=integer(min=1), default=None,
               help="Catalogue size for coverage (default: the items the baseline served).")
 @opts(STORE, CONFIG, WAIT, FORMAT)
-def signals_cmd(old_names: tuple[str, ...], names: tuple[str, ...], window: str, by: tuple[str, ...], where: tuple[str, ...], start: str | None,
+def signals_cmd(old_names: tuple[str, ...], names: tuple[str, ...], window: str, by: tuple[str, ...],
+                where: tuple[str, ...], start: str | None,
                 end: str | None, baseline: str | None, items_path: str | None, attribute: str | None,
                 catalogue_size: int | None, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Label-free signals per window and series against the baseline: score drift (PSI, KS), positions,
@@ -320,7 +321,8 @@ def groups_cmd(metric: str | None, old_metric: str | None, start: str | None, en
     """Served lists with their value, worst first."""
     metric = one_of(metric, old_metric, "ndcg@10", "-m/--measure")
     st = open_store(store_path, config_path, wait, read_only=True)
-    table = st.groups(metric, start=start, end=end, where=parse_where(where), order="best" if best else "worst", limit=limit)
+    table = st.groups(metric, start=start, end=end, where=parse_where(where), order="best" if best else "worst",
+                      limit=limit)
     print_table(table, fmt)
 
 

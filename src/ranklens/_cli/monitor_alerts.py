@@ -136,7 +136,7 @@ def snooze_cmd(alert_id: int, duration: str | None, until: str | None, off: bool
                store_path: str, config_path: str | None, wait: float) -> None:
     """Hold the webhook changes of an alert's monitor and series for a while (checks still judge, record and
     print them, and exit 1 when they fire)."""
-    if sum(x is not None and x is not False for x in (duration, until, off or None)) != 1:
+    if sum(1 for x in (duration, until) if x is not None) + int(off) != 1:
         raise click.UsageError("give one of --for DURATION, --until TIME or --off")
     st = open_store(store_path, config_path, wait)
     if off:

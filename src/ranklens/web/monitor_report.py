@@ -55,7 +55,7 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         As for :meth:`ranklens.monitor.Store.report` (the overview).
     baseline, depth, min_support, correction
         As for :meth:`ranklens.monitor.Store.slices`; the slices' window is ``[start, end)`` when both are
-        given, else the last day in the store.
+        given, else the latest mature day (the last day in the store when none is mature).
     slices : int
         Slices listed (most harmful first).
     title : str, optional
@@ -80,7 +80,7 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     markers = [a for a in fired if a.get("metric") == key]  # the windows that fired on this measure
     every = [{k: plain(v) for k, v in r.items()} for r in store.alert_list(start, end).to_pylist()]
     mature_until = store.maturity().mature_until
-    s0, e0 = store.window(start, end)
+    s0, e0 = _slices_window(store, start, end, mature_until)
     sl = store.slices(key, start=s0, end=e0, baseline=baseline, where=w or None, by=by, depth=depth,
                       min_support=min_support, correction=correction)
     meta = json.loads((sl.schema.metadata or {})[b"ranklens"])
@@ -109,6 +109,18 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     page_title = title or f"ranklens monitoring: {key}, {span}"
     subtitle = f"{esc(key)} per {esc(window)}, {len(names)} series, {len(every)} alerts"
     return document(page_title, subtitle, sections, data, ["charts.js", "monitor_report.js"], label="monitoring")
+
+
+def _slices_window(store: Any, start: Any, end: Any, mature_until: Any) -> tuple[Any, Any]:
+    """``[start, end)`` when both are given, else the latest mature day (the store's last day when none is)."""
+    if start is not None and end is not None:
+        return store.window(start, end)
+    s, e = store.window()  # the last day in the store
+    if mature_until is not None:
+        d = _dt.datetime(mature_until.year, mature_until.month, mature_until.day) - _dt.timedelta(days=1)
+        if d < s:
+            return d, d + _dt.timedelta(days=1)
+    return s, e
 
 
 def _overview_data(key: str, window: str, by: list[str], rows: list[dict[str, Any]], bases: list[dict[str, Any]],

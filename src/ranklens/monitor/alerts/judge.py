@@ -226,7 +226,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
                 out.append(verdict("ok", None, value, base, bspec.describe(), thr, int(row["n_groups"]), len(bvals),
                                    p, ok))
                 continue
-            top = _top_slices(reports, key, w0, w1, bspec, where)
+            top = _top_slices(reports, key, w0, w1, bspec, where, spec.min_support)
             out.append(verdict("fired", Alert(
                 monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
                 value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
@@ -240,11 +240,11 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
 
 
 def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any],
-                n: int = 3) -> list[dict[str, Any]]:
+                min_support: int, n: int = 3) -> list[dict[str, Any]]:
     """The slices (values, and pairs of values) contributing most to the drop of this window: the root cause,
     by the slice search (:mod:`ranklens.monitor.reports.search`)."""
     try:
-        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where)
+        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where, min_support=min_support)
     except InputError:  # no slice columns, or nothing counted on one side
         return []
     return [top_entry(r) for r in rank_cells(tab.to_pylist(), lambda r: r["contribution"], n)]

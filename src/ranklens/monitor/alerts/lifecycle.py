@@ -35,8 +35,8 @@ __all__ = ["STATES", "advance", "alert_list", "mark_notified", "pending_notifica
 
 STATES = ("open", "resolved")
 # the columns of alert_states an alert's first record fills (the acknowledgement comes later)
-_INSERT_STATE = """INSERT INTO alert_states (alert_id, monitor, metric, series, model, model_version, environment, state,
-    opened_window, last_window, last_window_end, n_windows, resolved_window, resolved_window_end, resolved_value,
+_INSERT_STATE = """INSERT INTO alert_states (alert_id, monitor, metric, series, model, model_version, environment,
+    state, opened_window, last_window, last_window_end, n_windows, resolved_window, resolved_window_end, resolved_value,
     resolved_reason, opened_at, updated_at, notified, severity) VALUES """
 
 
@@ -138,7 +138,8 @@ def advance(con: Any, judgements: list[Verdict], *, record: bool = True, now: _d
             aid = next_id
             next_id += 1
             events.append(_with(a, status="opened", alert_id=aid, opened_window=j.window_start.isoformat()))
-            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, 1, NULL, NULL, NULL, NULL, ?, ?, NULL, ?)",
+            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, 1, NULL, NULL, NULL, NULL, ?, ?, "
+                                           "NULL, ?)",
                            [aid, a.monitor, a.metric, key[1], a.series.get("model"), a.series.get("model_version"),
                             a.series.get("environment"), j.window_start, j.window_start, j.window_end, now, now,
                             a.severity]))
@@ -197,7 +198,8 @@ def _history(judgements: list[Verdict], order: list[int], states: dict[tuple[str
             aid, next_id = next_id, next_id + 1
             a0, a1 = judgements[ep[0]], judgements[ep[-1]]
             r = judgements[res] if res is not None else None
-            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'resolved', ?)",
+            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                           "'resolved', ?)",
                            [aid, a0.monitor, a0.metric, key[1], a0.series.get("model"), a0.series.get("model_version"),
                             a0.series.get("environment"), a0.window_start, a1.window_start, a1.window_end, len(ep),
                             r.window_start if r else a1.window_end, r.window_end if r else None,

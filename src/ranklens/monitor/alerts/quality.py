@@ -43,8 +43,9 @@ def _span(con: Any, spec: MonitorSpec, at: Any, all_windows: bool, start: Any, e
     delta = window_delta(spec.window)
     if all_windows:
         return parse_time(start, "start"), parse_time(end, "end")
-    if at is not None:
-        s = floor_time(parse_time(at, "at"), spec.window)
+    t = parse_time(at, "at")
+    if t is not None:
+        s = floor_time(t, spec.window)
         return s, s + delta
     if spec.metric == "quarantine_rate":
         last = con.execute("SELECT max(hour) FROM row_counts").fetchall()[0][0]

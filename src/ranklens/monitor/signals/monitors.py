@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..alerts.judge import Alert, Verdict, floor_time
+from ..config import Baseline, MonitorSpec
 from ..reports.search import crosses, rank_cells, slice_definitions, top_entry
 from ..reports.slices import adjust_p
-from ..config import Baseline, MonitorSpec
 from ..storage.params import parse_time, window_delta
 from .names import is_signal, parse_signal
 
@@ -49,7 +49,7 @@ def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec:
                 w0: Any, w1: Any, slices: Sequence[str], n_lists: int, n: int = 3) -> list[dict[str, Any]]:
     """Where the signal moved: the slice search (:mod:`ranklens.monitor.reports.search`) over the values of the
     slice columns and their pairs, each slice's rows against its own baseline (its lists in the series'
-    baseline), over at least ``min_groups`` lists; ks p-values Holm-adjusted over the slices tested. Ranked by
+    baseline), over at least ``min_support`` lists; ks p-values Holm-adjusted over the slices tested. Ranked by
     the signal (a distance, or the gap to the slice's baseline the worse way) times the slice's share of the
     series' lists: a slice that holds the whole shift outranks its parts (``device=mobile`` before
     ``country=US device=mobile`` when every mobile list moved), and a pair that concentrates it outranks its
@@ -62,7 +62,7 @@ def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec:
         rows = compute([sig.key], window=spec.window, by=list(d), where=where, start=w0, end=w1,
                        baseline=bspec).to_pylist()
         for r in rows:
-            if r["value"] is None or r["n_groups"] < spec.min_groups or any(r[c] is None for c in d):
+            if r["value"] is None or r["n_groups"] < spec.min_support or any(r[c] is None for c in d):
                 continue
             base = None if sig.is_distance else r["baseline"]
             gap = r["value"] if sig.is_distance else (r["value"] - base if base is not None else math.nan)

@@ -31,7 +31,8 @@ def _act(writer: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
              "/api/snooze": {"alert_id", "by", "note", "duration", "until", "off"}}[path]
     unknown = set(body) - known
     if unknown:
-        raise InvalidParameterError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: {', '.join(sorted(known))}.")
+        raise InvalidParameterError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: "
+                                    f"{', '.join(sorted(known))}.")
     if "alert_id" not in body:
         raise InvalidParameterError("`alert_id` is required.")
     kw = {"by": body.get("by"), "note": body.get("note")}
