@@ -174,7 +174,7 @@ def test_api_equals_the_store_methods(sim_store: str, sim_client: Any) -> None:
         json.dumps(st.info()))
     assert info["actions"] == []  # no token: the dashboard only reads
     rep = _j(sim_client.get("/api/report?metric=ndcg@10&window=day&model=ranker&n_resamples=200&seed=4"))
-    ref = st.report(metrics=("ndcg@10",), window="day", where={"model": "ranker"}, n_resamples=200, seed=4)
+    ref = st.report(measures=("ndcg@10",), window="day", where={"model": "ranker"}, n_resamples=200, seed=4)
     assert rep["rows"] == _plain(ref.to_pylist())
     assert _j(sim_client.get("/api/baseline?metric=ndcg@5")) == json.loads(json.dumps(st.baseline("ndcg@5")))
     assert _j(sim_client.get("/api/alerts"))["rows"] == _plain(st.alerts().to_pylist())

@@ -45,7 +45,6 @@ import datetime as _dt
 import hashlib
 import json
 import math
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -59,6 +58,7 @@ from . import kinds
 from .kinds import SEVERITIES, check_limits
 from .reports.search import MAX_COLUMNS
 from .routing import Route, parse_routes
+from .storage.params import parse_duration
 
 __all__ = ["TRAILING_WEEKS", "Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config",
            "parse_duration"]
@@ -69,38 +69,6 @@ DEFAULT_TRACKED = ("ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10")
 #: Weeks a ``trailing`` baseline averages over (the same window of each).
 TRAILING_WEEKS = 4
 _SERIES = ("model", "model_version", "environment")
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
-    """A delay from ``"2d"``, ``"36h"``, ``"90m"``, ``"45s"``, ``"1w"`` (or ``"1d12h"``, or ``0``).
-
-    Examples
-    --------
-    >>> parse_duration("2d"), parse_duration("1d12h")
-    (datetime.timedelta(days=2), datetime.timedelta(days=1, seconds=43200))
-    >>> parse_duration("two days", "[labels] maturity")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ranklens.errors.InvalidParameterError: [labels] maturity must be a duration like '2d', '36h' or '90m' ...
-    """
-    if isinstance(value, _dt.timedelta):
-        if value < _dt.timedelta(0):
-            raise InvalidParameterError(f"{name} must not be negative; got {value}.")
-        return value
-    if value == 0 and not isinstance(value, bool):
-        return _dt.timedelta(0)
-    text = value.strip().lower() if isinstance(value, str) else None
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text) if text else []
-    if not text or not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([smhdw])", "", text).strip():
-        raise InvalidParameterError(f"{name} must be a duration like '2d', '36h' or '90m' (units s, m, h, d, w); "
-                                    f"got {value!r}.")
-    seconds = sum(float(n) * _UNITS[u] for n, u in parts)
-    if seconds > 366 * 86400:
-        raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
-    return _dt.timedelta(seconds=seconds)
 
 
 def _where(path: str, key: str) -> str:

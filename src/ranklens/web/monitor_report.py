@@ -133,7 +133,7 @@ def _overview_data(key: str, window: str, by: list[str], rows: list[dict[str, An
                                                     "provisional": bool(r.get("provisional"))})
     names = sorted(series)
     data: dict[str, Any] = {
-        "metric": key, "window": window,
+        "measure": key, "window": window,
         "series": [{"name": n, "points": series[n], "dash": "training" in n.split(" \u00b7 ")} for n in names],
         "refs": [{"value": b["value"], "name": _name(b, by), "label": f"baseline of {_name(b, by)}"}
                  for b in bases if not b.get("own") and b.get("value") is not None and _name(b, by) in series],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,8 @@ import numpy as np
 from ..._defs.measures import parse_measure
 from ...errors import InvalidParameterError
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time", "renamed",
-           "window_delta"]
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_duration", "parse_time",
+           "renamed", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
 #: The largest cutoff a monitoring request may ask (``ndcg@1000``): a list is rarely longer, and a larger k only
@@ -134,3 +135,35 @@ def renamed(new: Any, old: Any, new_name: str, old_name: str, default: Any = Non
     warnings.warn(f"`{old_name}=` is deprecated: use `{new_name}=` (the old name goes in the next release).",
                   DeprecationWarning, stacklevel=3)
     return old
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
+    """A delay from ``"2d"``, ``"36h"``, ``"90m"``, ``"45s"``, ``"1w"`` (or ``"1d12h"``, or ``0``).
+
+    Examples
+    --------
+    >>> parse_duration("2d"), parse_duration("1d12h")
+    (datetime.timedelta(days=2), datetime.timedelta(days=1, seconds=43200))
+    >>> parse_duration("two days", "[labels] maturity")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: [labels] maturity must be a duration like '2d', '36h' or '90m' ...
+    """
+    if isinstance(value, _dt.timedelta):
+        if value < _dt.timedelta(0):
+            raise InvalidParameterError(f"{name} must not be negative; got {value}.")
+        return value
+    if value == 0 and not isinstance(value, bool):
+        return _dt.timedelta(0)
+    text = value.strip().lower() if isinstance(value, str) else None
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text) if text else []
+    if not text or not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([smhdw])", "", text).strip():
+        raise InvalidParameterError(f"{name} must be a duration like '2d', '36h' or '90m' (units s, m, h, d, w); "
+                                    f"got {value!r}.")
+    seconds = sum(float(n) * _UNITS[u] for n, u in parts)
+    if seconds > 366 * 86400:
+        raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
+    return _dt.timedelta(seconds=seconds)

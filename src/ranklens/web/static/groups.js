@@ -95,7 +95,7 @@
       var s = values(root, names), metric = metricOf();
       $("#groups-hint").textContent = metric + ", click a group id to explain it";
       if (!url.group_id) writeUrl(Object.assign({metric: metric}, prefixed(), s));
-      api("/api/groups", Object.assign({metric: metric}, s, filters), "groups").then(function (res) {
+      api("/api/groups", Object.assign({measure: metric}, s, filters), "groups").then(function (res) {
         var slices = info.slices || [];
         var cols = [
           {key: "group_id", label: "group id", html: function (v) { return "<a href='#' class='pick mono' data-id='" + esc(v) + "'>" + esc(v) + "</a>"; }},

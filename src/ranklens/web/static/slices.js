@@ -41,7 +41,7 @@
       showError(null);
       var s = values(root, names), metric = metricOf();
       writeUrl(Object.assign({metric: metric}, s));
-      var q = {metric: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
+      var q = {measure: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
                model_version: s.model_version, depth: s.depth, min_support: s.min_support};
       api("/api/slices", q, "slices").then(function (res) {
         var m = res.summary || {}, several = (m.series || []).length > 1;
