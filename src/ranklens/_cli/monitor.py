@@ -249,7 +249,7 @@ def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, en
         print_table(table, fmt)
         return
     click.echo(f"{meta['measure']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}"
-               f"{_provisional_note(st, meta['window_end'])}, p-values "
+               f"{_provisional_note(meta)}, p-values "
                f"{ {'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[correction]}-adjusted over "
                f"{meta['n_tested']} slices:")
     for sm in meta["series"]:
@@ -290,7 +290,7 @@ def _auto_slices(st: Any, metric: str, s: Any, e: Any, baseline: str | None, col
         return
     how = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "not"}[correction]
     click.echo(f"{meta['measure']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}"
-               f"{_provisional_note(st, meta['window_end'])}: {len(table)} of "
+               f"{_provisional_note(meta)}: {len(table)} of "
                f"{meta['n_tested']} slices tested cross the rule (p-values of the drop {how}-adjusted, < "
                f"{significance:g}):")
     keep = [*series, "slice", "n_baseline", "n_window", "baseline_value", "window_value", "relative_change",
@@ -303,14 +303,9 @@ def _auto_slices(st: Any, metric: str, s: Any, e: Any, baseline: str | None, col
         print_table(pa.Table.from_pylist(shown), fmt)
 
 
-def _provisional_note(st: Any, window_end: str) -> str:
+def _provisional_note(meta: dict[str, Any]) -> str:
     """`` (provisional: ...)`` when the window ends after the labels' maturity (its values may still rise)."""
-    import datetime as dt
-
-    until = st.maturity().mature_until
-    if until is None or dt.datetime.fromisoformat(window_end) <= until:
-        return ""
-    return " (provisional: its labels are not mature, values may still rise)"
+    return " (provisional: its labels are not mature, values may still rise)" if meta.get("provisional") else ""
 
 
 def _pvalue(p: float | None) -> str:

@@ -96,7 +96,8 @@ def alerts_cmd(state: str | None, start: str | None, end: str | None, limit: int
             r["ack"] = (r["acknowledged_by"] or "yes") if r["acknowledged_at"] is not None else ""
             r["snoozed_until"] = str(r["snoozed_until"])[:16] if r["snoozed_until"] is not None else ""
         keep = ["alert_id", "state", "severity", "monitor", "model", "model_version", "environment", "opened_window",
-                "last_window", "resolved_window", "value", "baseline", "root_cause", "ack", "snoozed_until"]
+                "last_window", "resolved_window", "value", "baseline", "root_cause"]
+        keep += [c for c in ("ack", "snoozed_until") if any(r[c] for r in rows)]  # shown when someone did
         print_table((keep, rows), fmt)
         return
     rows = table.to_pylist()

@@ -102,7 +102,7 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
         "monitors use</li></ul></section>",
         _overview_section(key, window, by, rows, bases, names),
-        _slices_section(sl_rows, meta, by, w, mature_until is not None and e0 > mature_until),
+        _slices_section(sl_rows, meta, by, w, bool(meta.get("provisional"))),
         _signals_section(sig, by, window, every),
         _alerts_section(every),
     ]

@@ -292,7 +292,9 @@ class Reports:
         with self.db.reading() as con:
             rows, meta = slice_report(con, self.config, key, s, e, spec, cols, dict(where or {}), by, depth,
                                       min_support, correction)
-        meta.update({"window_start": s.isoformat(), "window_end": e.isoformat(), "baseline_spec": spec.describe()})
+            until = maturity_of(con, self.config).mature_until
+        meta.update({"window_start": s.isoformat(), "window_end": e.isoformat(), "baseline_spec": spec.describe(),
+                     "provisional": until is not None and e > until})  # labels not mature: values may still rise
         meta.setdefault("baseline", spec.describe())
         table = pa.Table.from_pylist(rows) if rows else pa.table({})
         return table.replace_schema_metadata({"ranklens": json.dumps(meta)})

@@ -54,6 +54,7 @@
           return "<li><b>" + esc(seriesName(x.series)) + "</b>: left out, " + esc(x.reason) + "</li>";
         }));
         $("#slices-summary").innerHTML = "Window " + esc(dateOnly(m.window_start)) + " to " + esc(dateOnly(m.window_end)) +
+          (m.provisional ? " <span class='badge' title='labels not mature: values may still rise'>provisional</span>" : "") +
           ", each series against its own baseline, as the monitors compare it:<ul class='notes'>" + lines.join("") + "</ul>" +
           "<p class='notes'>contribution = rate effect + mix effect; over the values of one column (or the pairs of two) " +
           "of one series the contributions add up to its change. Slices with fewer than " + esc(m.min_support) +
