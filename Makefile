@@ -23,10 +23,14 @@ $(VENV)/.runtime: pyproject.toml $(KERNELS) | $(BIN)/python
 	touch $@
 
 # peers for the conformance tests; torch 2.13.0 first so torchmetrics takes the local CPU build; the JIT kernels
-# compiled too, since the tests check that both sides give the same numbers
+# compiled too, since the tests check that both sides give the same numbers. obp (the Open Bandit Pipeline, the
+# slate estimators' peer) pins old releases of its dependencies: it is installed without them (--no-deps), its
+# imports pinned in requirements-test.txt (torch above, scikit-learn, pandas, scipy, tqdm, matplotlib, seaborn...)
+OBP := "obp==0.4.1"
 $(VENV)/.test: pyproject.toml requirements-test.txt requirements-docs.txt $(VENV)/.runtime
 	$(PIP) install torch==2.13.0
 	$(PIP) install -e ".[stats,monitor,web,plot,spark,pandas,polars]" -r requirements-test.txt -r requirements-docs.txt
+	$(PIP) install --no-deps $(OBP)
 	$(BIN)/ranklens warmup --jit
 	touch $@
 
@@ -182,12 +186,15 @@ test-numba-latest: $(BUILDV)/.installed
 	    tests/test_threads.py tests/test_packaging.py
 
 # benchmarks: ranklens and its peers in their own environment (.venv-bench); BENCH_ARGS=--large for 1M queries
+# (the monitor extra: scipy and duckdb for the online experiments' benchmark, benchmarks/interleaving_bench.py)
 BVENV := .venv-bench
 $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
-	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e . "pytrec-eval-terrier==0.5.11" \
-	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]" "pytrec-eval-terrier==0.5.11" \
+	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib \
+	    scipy "tqdm==4.70.1" "seaborn==0.13.2" "pyyaml==6.0.4" "mypy-extensions==1.2.0"
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps $(OBP)
 	touch $@
 
 bench: $(BVENV)/.installed $(CVENV)/.installed

@@ -9,10 +9,11 @@ adds the section to the benchmark report.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
+
+import report_section
 
 
 def data(n_q: int = 100_000, n_i: int = 20, n_runs: int = 10, seed: int = 11):
@@ -70,15 +71,7 @@ def section(r: dict) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--append", default=None)
-    a = ap.parse_args()
-    r = measure()
-    lines = section(r)
-    print("\n".join(lines))
-    if a.append:
-        with open(a.append, "a") as f:
-            f.write("\n".join(lines) + "\n")
+    report_section.run(lambda: section(measure()))
 
 
 if __name__ == "__main__":

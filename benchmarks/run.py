@@ -374,6 +374,10 @@ def main() -> None:
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
     # ranklens.compare at scale, in its own process (appends its section to the report)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
+    # interleaving: its outcome on a 10M-row log, and the impressions it needs against A/B (issue #30)
+    subprocess.run([sys.executable, str(HERE / "interleaving_bench.py"), "--append", a.out], check=True)
+    # counterfactual evaluation on 10M log rows, obp's slate estimators beside ours (appends its section)
+    subprocess.run([sys.executable, str(HERE / "counterfactual_bench.py"), "--append", a.out], check=True)
 
 
 def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,

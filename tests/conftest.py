@@ -17,6 +17,23 @@ def cut(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture()
+def run_cli(capsys):
+    """``run_cli(args)``: ``ranklens ARGS`` in this process, as ``(exit status, stdout, stderr)``."""
+    from ranklens.cli import main
+
+    def run(args):
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return run
+
+
 # Markers of tests that `make test-fast` leaves out: a test carrying any of them is slow too (pyproject.toml).
 SLOW_KINDS = ("spark", "browser", "evidently", "build")
 

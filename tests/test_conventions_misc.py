@@ -21,7 +21,7 @@ def test_unknown_convention_lists_valid_ones():
 
 
 def test_unknown_field_override_lists_fields():
-    with pytest.raises(ranklens.InvalidParameterError, match="valid fields"):
+    with pytest.raises(ranklens.InvalidParameterError, match=r"did you mean 'ties'\?.*convention fields: name, gain"):
         ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ndcg"], tie="average")
 
 

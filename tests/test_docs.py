@@ -45,7 +45,7 @@ RUN_LANGS = {"python", "console", "sh", "bash"}
 PARSED_LANGS = {"toml", "json"}
 DIRECTIVES = {"{toctree}", "{eval-rst}"}
 # pages whose blocks take more than a few seconds (a simulated event stream ingested into a store; ranx compiling)
-SLOW_PAGES = {"monitoring.md", "simulator.md", "migration/ranx.md"}
+SLOW_PAGES = {"monitoring.md", "simulator.md", "migration/ranx.md", "counterfactual.md"}
 
 FENCE = re.compile(r"^(`{3,})(.*)$")
 MARKER = re.compile(r"^<!--\s*(not-run|output)\s*(?::\s*(.*?))?\s*-->$")

@@ -139,7 +139,10 @@ def test_pyterrier_frame_reads_qid_and_docno_not_query_text_or_docid() -> None:
     assert res["mrr"] == 0.5  # "a" is second
     assert list(res.per_query_dict("mrr")) == ["1"]
     both = run.merge(qrels, on=["qid", "docno"], how="left")  # one frame with label and score
-    assert ranklens.evaluate(both, None, ["mrr"])["mrr"] == 0.5
+    with pytest.raises(InputError, match=r"row 0: relevance \('label'\) is missing.*missing='exclude'"):
+        ranklens.evaluate(both, None, ["mrr"])  # "b" has no label (NaN after the merge): refused unless asked
+    res = ranklens.evaluate(both, None, ["mrr"], missing="exclude")
+    assert res["mrr"] == 0.5 and [(e.count, e.examples) for e in res.excluded] == [(1, ("query 1 item b",))]
 
 
 def test_dataset_selection_is_read_as_selected() -> None:

@@ -112,8 +112,12 @@ def test_records_split_into_judged_and_ranked_rows():
                   "score": [0.5, 0.9, None]})
     from ranklens._input.coerce import table_records
 
-    rec = table_records(t, need="both")
+    with pytest.raises(InputError, match=r"row 1: relevance \('relevance'\) is missing"):
+        table_records(t, need="both")  # missing cells are refused unless missing="exclude" asks to leave them out
+    rec = table_records(t, need="both", missing="exclude")
     assert isinstance(rec, Records) and rec.has_labels and rec.has_order
+    assert [(x.side, x.count, x.examples) for x in rec.left_out] == [("judgments", 1, ("query q item b",)),
+                                                                     ("rankings", 1, ("query q item c",))]
     j, r = rec.judgments(), rec.rankings()
     assert isinstance(j, Judgments) and isinstance(r, Rankings)
     assert ids_to_numpy(j.item).tolist() == ["a", "c"] and j.label.tolist() == [2.0, 1.0]
@@ -149,10 +153,13 @@ def test_every_reader_gives_records(tmp_path):
 
 def test_split_options_groups_the_keywords():
     cols, fmts, rest = split_options({"query_col": "topic", "label_col": "grade", "format": "trec",
-                                      "run_format": "csv", "groups": "g.txt", "gain": "exponential", "k": 3})
+                                      "run_format": "csv", "groups": "g.txt", "gain": "exponential", "ties": "input",
+                                      "missing": "exclude"})
     assert cols == Columns(query="topic", label="grade")
-    assert fmts == Formats(judgments="trec", run="csv", groups="g.txt")
-    assert rest == {"gain": "exponential", "k": 3}
+    assert fmts == Formats(judgments="trec", run="csv", groups="g.txt", missing="exclude")
+    assert rest == {"gain": "exponential", "ties": "input"}
+    with pytest.raises(InvalidParameterError, match=r"unknown keyword 'k'.*its own: query.*query_col.*missing.*ties"):
+        split_options({"k": 3}, own=("query",))
     assert cols.judgments_kwargs() == {"query_col": "topic", "label_col": "grade"}
     assert cols.rankings_kwargs() == {"query_col": "topic"}
     assert split_options({"judgments_format": "json"})[1].judgments == "json"

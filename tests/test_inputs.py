@@ -541,12 +541,25 @@ def _got(res, positional: bool) -> dict:
     return {(int(q) if positional else str(q)): v for q, v in pq.items()}
 
 
+def _missing_cells(rows, rankings, kwargs):
+    """One table holding unjudged and unranked rows (empty cells): read with ``missing="exclude"``, which leaves
+    such a row out of that side (refused by default)."""
+    if rankings is None and not aligned(rows):
+        return {**kwargs, "missing": "exclude"}
+    return kwargs
+
+
 @pytest.mark.parametrize("dataset,ids,name", CASES)
 def test_every_form_matches_the_reference(dataset, ids, name, tmp_path):
     rows = DATASETS[dataset] if ids == "int_ids" else str_ids(DATASETS[dataset])
     f, _ = FORMS[name]
     judgments, rankings, kwargs, positional = f(rows, tmp_path)
+    kwargs = _missing_cells(rows, rankings, kwargs)
     res = ranklens.evaluate(judgments, rankings, MEASURES, **kwargs)
+    if "missing" in kwargs:  # the rows a table left out: counted, by side
+        left = {e.reason.name: e.count for e in res.excluded if e.reason.unit == "row"}
+        assert left == {"MISSING_LABEL_LEFT_OUT": sum(r[2] is None for r in rows),
+                        "MISSING_SCORE_LEFT_OUT": sum(r[3] is None for r in rows)}, left
     expected = _expected(rows, positional)
     got = _got(res, positional)
     # queries whose every measure is left out do not appear in per_query_dict
@@ -575,7 +588,7 @@ def test_forms_agree_bit_for_bit(dataset, tmp_path):
         sub = tmp_path / name
         sub.mkdir()
         judgments, rankings, kwargs, positional = f(rows, sub)
-        res = ranklens.evaluate(judgments, rankings, MEASURES, **kwargs)
+        res = ranklens.evaluate(judgments, rankings, MEASURES, **_missing_cells(rows, rankings, kwargs))
         order = list(range(len(queries_in_order(rows)))) if positional else [str(q) for q in queries_in_order(rows)]
         pq = _got(res, positional)
         table = [[pq.get(q, {}).get(m) for m in MEASURES] for q in order]

@@ -401,8 +401,11 @@ def test_a_bom_does_not_become_part_of_the_first_query(tmp_path):
 def test_one_table_with_both_columns_keeps_empty_cells_as_unjudged_and_unranked(tmp_path):
     # d2 unjudged (ranked first), d4 judged relevant but not ranked: DCG = 1/log2(3), ideal 1 + 1/log2(3)
     both = _write(tmp_path, "both.csv", b"query,item,relevance,score\nq1,d2,,3.0\nq1,d1,1,2.0\nq1,d4,1,\n")
-    res = ranklens.evaluate(str(both), None, ["ndcg"])
+    with pytest.raises(ranklens.FormatError, match=r"both.csv, line 2: relevance \('relevance'\) is missing"):
+        ranklens.evaluate(str(both), None, ["ndcg"])  # empty cells are refused unless asked for
+    res = ranklens.evaluate(str(both), None, ["ndcg"], missing="exclude")
     assert res.aggregate["ndcg"] == pytest.approx((1 / math.log2(3)) / (1 + 1 / math.log2(3)), abs=1e-12)
+    assert [(e.count, e.examples) for e in res.excluded] == [(1, ("query q1 item d2",)), (1, ("query q1 item d4",))]
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "arrow"])

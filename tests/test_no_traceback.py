@@ -1,7 +1,7 @@
 """No traceback for anything a user can type (issue #18, point 3).
 
 Every command-line entry point answers a user's error with exactly one line on stderr and exit status 2,
-anything else (a bug) with one "internal error" line and status 1, the traceback only with ``--debug`` or
+anything else (a bug) with one "internal error" line and status 70, the traceback only with ``--debug`` or
 ``RANKLENS_DEBUG=1``. A few hundred typed values go through the options of ``eval``, ``compare``,
 ``explain``, ``conventions``, ``report``, ``serve`` and ``monitor``; the values the issue lists are refused
 (status 2), and the inputs that have an answer give the number computed by hand. The scikit-learn drop-ins
@@ -271,7 +271,7 @@ def _broken_evaluate(*args, **kwargs):
 def test_an_unexpected_exception_is_one_internal_error_line(here, capsys, monkeypatch):
     monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", _broken_evaluate)
     code, out, err = cli(["eval", "qrels", "run"], capsys)
-    assert code == 1 and out == ""
+    assert code == 70 and out == ""
     lines = err.splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("ranklens: internal error: ZeroDivisionError: planted failure"), err
@@ -287,7 +287,7 @@ def test_debug_prints_the_traceback(how, here, capsys, monkeypatch):
     else:
         monkeypatch.setenv("RANKLENS_DEBUG", "1")
     code, _, err = cli(args, capsys)
-    assert code == 1
+    assert code == 70
     assert err.startswith("Traceback (most recent call last):"), err
     assert "_broken_evaluate" in err and "ZeroDivisionError: planted failure" in err
     assert err.splitlines()[-1].startswith("ranklens: internal error: ZeroDivisionError"), err
@@ -303,7 +303,7 @@ def test_debug_is_off_again_in_the_next_command(here, capsys, monkeypatch):
     cli(["--debug", "conventions"], capsys)
     monkeypatch.setattr(sys.modules["ranklens._core.evaluate"], "evaluate", _broken_evaluate)
     code, _, err = cli(["eval", "qrels", "run"], capsys)
-    assert code == 1 and "Traceback" not in err
+    assert code == 70 and "Traceback" not in err
 
 
 @pytest.mark.parametrize("args", [["eval", "qrels", "run\x00x"], ["eval", "qrels\x00", "run"],
@@ -336,7 +336,7 @@ PLANTED = (
     ("from ranklens.cli import main; main()", ["eval", "loop_a", "run"], 2, "ranklens: error: loop_a: "),
     ("from ranklens.cli import main; main()", ["eval", "qrels", "run", "-m", "ndcg@99999999999999999999"], 2,
      "ranklens: error: measure"),
-    (PLANTED, ["eval", "qrels", "run"], 1, "ranklens: internal error: RuntimeError: planted"),
+    (PLANTED, ["eval", "qrels", "run"], 70, "ranklens: internal error: RuntimeError: planted"),
 ])
 def test_in_a_real_process(script, args, code, start, here):
     env = {**os.environ, "PYTHONPATH": str(Path(ranklens.__file__).parents[1])}
@@ -355,16 +355,17 @@ def test_in_a_real_process(script, args, code, start, here):
     (OSError(40, "Too many levels of symbolic links", "loop"), 2),
     (InvalidParameterError("bad"), 2),
     (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), 2),
-    (MemoryError(), 1),
-    (ValueError("x"), 1),
-    (RecursionError("deep"), 1),
+    (MemoryError(), 71),
+    (OSError(28, "No space left on device", "out.json"), 71),
+    (ValueError("x"), 70),
+    (RecursionError("deep"), 70),
     (ValueError("embedded null byte"), 2),
 ])
 def test_describe_sorts_user_errors_from_bugs(exc, code):
     message, status = describe(exc)
     assert status == code
     assert message and "\n" not in message
-    if code == 1 and not isinstance(exc, MemoryError):
+    if code == 70:
         assert message.startswith("internal error: ")
 
 

@@ -178,3 +178,18 @@ def test_test_fast_leaves_out_every_slow_kind() -> None:
     leaked = [i for i in ids if i.startswith(("tests/test_spark.py", "tests/web/test_browser.py"))
               or "evidently" in i or "chromium" in i or "wheel" in i or "hostile" in i]
     assert leaked == [], leaked
+
+
+def test_make_install_test_installs_obp_without_its_pins(tmp_path: Path) -> None:
+    """obp 0.4.1 (the slate estimators' peer, tests/counterfactual/test_slate.py) pins old releases of its
+    dependencies: the Makefile installs it with --no-deps after the test requirements, which pin what it imports;
+    the benchmarks' environment gets it the same way (benchmarks/counterfactual_bench.py)."""
+    out = _dry_run("install-test", tmp_path)
+    obp = re.search(r'^\S+/venv/bin/python -m pip .*install --no-deps "obp==0\.4\.1"$', out, re.M)
+    assert obp, f"make install-test on a fresh machine does not install obp with --no-deps:\n{out}"
+    assert out.index("-r requirements-test.txt") < obp.start(), "obp before the modules it imports"
+    reqs = (ROOT / "requirements-test.txt").read_text()
+    for module in ("tqdm", "seaborn", "pyyaml", "mypy-extensions", "scikit-learn", "pandas", "scipy", "matplotlib"):
+        assert re.search(rf"^{module}[=>]=", reqs, re.M | re.I), f"obp imports {module}: pin it in requirements-test"
+    bench = _dry_run(f"{tmp_path}/venv-bench/.installed", tmp_path)
+    assert re.search(r'install --no-deps "obp==0\.4\.1"$', bench, re.M), bench

@@ -120,7 +120,10 @@ def assert_same_result(local: ranklens.Result, got: ranklens.Result) -> None:
         g = got.aggregate[k]
         assert (math.isnan(v) and math.isnan(g)) or abs(v - g) <= TOL, (k, v, g)
     assert local.counted == got.counted
-    assert [str(e) for e in local.excluded] == [str(e) for e in got.excluded]
+    # queries left out: the same, with the same examples; rows left out (missing="exclude"): the same numbers (the
+    # examples are the first rows of each chunk, not the first of the whole input)
+    assert [str(e) if e.reason.unit == "query" else (e.reason, e.count) for e in local.excluded] == [
+        str(e) if e.reason.unit == "query" else (e.reason, e.count) for e in got.excluded]
     assert [e.measures for e in local.excluded] == [e.measures for e in got.excluded]
 
 
@@ -190,7 +193,8 @@ def test_every_convention_per_query(generated, conv, data):
 
 
 def test_integer_ids_one_table_and_rank_column(spark):
-    """Integer ids; one table with labels and scores (null label: unjudged; null score: judged only); ranks."""
+    """Integer ids; one table with labels and scores (with missing="exclude": a null label is unjudged, a null
+    score judged only, the rows counted as locally); ranks."""
     runs, qrels = generate(seed=3, n_q=40, str_ids=False)
     import pyarrow.compute as pc
 
@@ -203,9 +207,15 @@ def test_integer_ids_one_table_and_rank_column(spark):
              if (q, i) not in ranked_keys]
     one = pa.Table.from_pylist(rows)
     for conv in ("ranklens", "trec_eval", "lightgbm"):
-        local = ranklens.evaluate(one, None, defined(ALL, conv), convention=conv)
-        assert_same_result(local, rs.evaluate(spark.createDataFrame(one), None, defined(ALL, conv), convention=conv,
-                                              rows_per_call=29))
+        local = ranklens.evaluate(one, None, defined(ALL, conv), convention=conv, missing="exclude")
+        got = rs.evaluate(spark.createDataFrame(one), None, defined(ALL, conv), convention=conv, rows_per_call=29,
+                          missing="exclude")
+        assert_same_result(local, got)
+        left = {e.reason.name: e.count for e in got.excluded if e.reason.unit == "row"}
+        assert left == {"MISSING_LABEL_LEFT_OUT": sum(r["relevance"] is None for r in rows),
+                        "MISSING_SCORE_LEFT_OUT": sum(r["score"] is None for r in rows)}, left
+    with pytest.raises(ranklens.InputError, match="is missing"):  # refused by default, as locally
+        rs.evaluate(spark.createDataFrame(one), None, ["ndcg"])
     # ranks instead of scores (rank 1 best), ties impossible: input order of ranks
     order = pc.sort_indices(runs, [("query", "ascending"), ("score", "descending")])
     ranked = runs.take(order)

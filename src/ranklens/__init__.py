@@ -19,11 +19,17 @@ from .errors import (
     RanklensError,
 )
 from .evaluate import evaluate
+from .evaluate import evaluate_arrays as _evaluate_arrays
 from .explain import Explanation, explain
 from .io import read_judgments, read_rankings
 from .measures import Measure, parse_measure, parse_measures
 from .result import Result
 from .sklearn import dcg_score, ndcg_score
+
+# `ranklens.evaluate` is the function, which hides the module of the same name: the module's other public
+# function is reached as the documentation spells it, ranklens.evaluate.evaluate_arrays (an attribute of the
+# function; `from ranklens.evaluate import evaluate_arrays` works too)
+evaluate.evaluate_arrays = _evaluate_arrays  # type: ignore[attr-defined]
 
 __all__ = [
     "CONVENTIONS",

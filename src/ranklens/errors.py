@@ -8,17 +8,27 @@
     │   └── FormatError                  a file that cannot be parsed (file, line, text)
     ├── EmptyQueryError (also ValueError) a query without relevant items under ``empty="error"``
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
-    └── StoreBusyError                   the monitoring store is locked by another writer
+    ├── StoreBusyError                   the monitoring store is locked by another writer
+    └── ResourceError                    the machine ran out of something (disk space under the store...)
 
-On the command line every failure is one line on stderr (:func:`report`): a user's error (any
-:class:`RanklensError`, an operating-system error on a path: missing file, permission, a directory, a
-symlink loop...) is ``ranklens: error: ...`` with exit status 2; anything else is a bug of ranklens,
-``ranklens: internal error: ...`` with status 1. ``ranklens --debug`` or ``RANKLENS_DEBUG=1`` print the
-traceback too.
+On the command line every failure is one line on stderr (:func:`report`) and its own exit status
+(:data:`EXIT_STATUSES`; 1 is never a failure: it means a gate failed or an alert fired):
+
+* 2, ``ranklens: error: ...``: the user's input or usage (any :class:`RanklensError` but a
+  :class:`ResourceError`, an operating-system error on a path the user gave: missing file, permission, a
+  directory, a symlink loop...);
+* 70, ``ranklens: internal error: ...``: a bug of ranklens (``EX_SOFTWARE`` of ``sysexits.h``);
+* 71, ``ranklens: error: out of ...``: the machine ran out of a resource: memory, disk space or quota, open
+  files, or an input/output error of the device (:class:`ResourceError`, ``MemoryError``; ``EX_OSERR``);
+* 130 an interrupt (Ctrl-C), 141 a closed pipe (``ranklens ... | head``: 128 + SIGPIPE, what a shell reports
+  for a program SIGPIPE ends).
+
+``ranklens --debug`` or ``RANKLENS_DEBUG=1`` print the traceback too.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -26,12 +36,14 @@ from typing import NoReturn
 
 __all__ = [
     "DEBUG_ENV",
+    "EXIT_STATUSES",
     "EmptyQueryError",
     "FormatError",
     "InputError",
     "InvalidParameterError",
     "MissingDependencyError",
     "RanklensError",
+    "ResourceError",
     "StoreBusyError",
     "debug_enabled",
     "describe",
@@ -93,6 +105,27 @@ class StoreBusyError(RanklensError):
     """The monitoring store is held by another process for longer than we were asked to wait."""
 
 
+class ResourceError(RanklensError):
+    """The machine ran out of a resource (disk space or quota under the store, memory): not the input's fault,
+    not a bug; the command line exits with its own status (71)."""
+
+
+#: The command line's exit statuses (``docs/cli.md``): what each means.
+EXIT_STATUSES: dict[int, str] = {
+    0: "success",
+    1: "a gate failed (--fail-under, --fail-if-worse) or an alert fired (monitor check): never an error",
+    2: "the input or the usage is wrong (a missing file, a malformed line, an unknown measure, a damaged store...)",
+    70: "internal error: a bug of ranklens (please report it)",
+    71: "the machine ran out of a resource: memory, disk space or quota, open files, or a device's I/O error",
+    130: "interrupted (Ctrl-C)",
+    141: "the output's reader went away (a closed pipe: ranklens ... | head)",
+}
+
+#: Operating-system errors that say the machine ran out of something (or its device failed), not the path given.
+_RESOURCE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EMFILE", "ENFILE", "ENOMEM",
+                                                         "EIO", "ENOBUFS") if hasattr(errno, n))
+
+
 def set_debug(debug: bool = True) -> None:
     """Print the traceback of every failure (``ranklens --debug``)."""
     _state["debug"] = bool(debug)
@@ -128,27 +161,34 @@ def describe(exc: BaseException) -> tuple[str, int]:
     >>> describe(FileNotFoundError(2, "No such file or directory", "runs/a.txt"))
     ('runs/a.txt: No such file or directory', 2)
     >>> describe(ZeroDivisionError("division by zero"))[1]
-    1
+    70
+    >>> describe(OSError(28, "No space left on device", "out.json"))
+    ('out of disk space or another resource: out.json: No space left on device', 71)
     """
+    if isinstance(exc, ResourceError):
+        return str(exc) or type(exc).__name__, 71
     if isinstance(exc, RanklensError):
         return str(exc) or type(exc).__name__, 2
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", 130
     if isinstance(exc, MemoryError):
         return ("out of memory (the input, or a parameter such as the number of resamples, is too large for "
-                "this machine)"), 1
+                "this machine)"), 71
     if isinstance(exc, OSError):
         what = exc.strerror or str(exc) or type(exc).__name__
         names = [n for n in (exc.filename, exc.filename2) if n is not None]
         where = " -> ".join(os.fsdecode(n) if isinstance(n, (str, bytes)) else str(n) for n in names)
-        return (f"{where}: {what}" if where else what), 2
+        text = f"{where}: {what}" if where else what
+        if exc.errno in _RESOURCE_ERRNOS:
+            return f"out of disk space or another resource: {text}", 71
+        return text, 2
     if isinstance(exc, ValueError) and str(exc) in ("embedded null byte", "embedded null character"):
         return "a file name holds a NUL byte: not a path", 2  # os.stat's refusal, e.g. in click's Path check
     if isinstance(exc, UnicodeDecodeError):
         return f"the input is not valid UTF-8 ({exc.reason} at byte {exc.start})", 2
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return (f"internal error: {detail} (a bug in ranklens: please report it; run with --debug or "
-            f"{DEBUG_ENV}=1 for the traceback)"), 1
+            f"{DEBUG_ENV}=1 for the traceback)"), 70
 
 
 def report(exc: BaseException) -> NoReturn:
@@ -156,17 +196,18 @@ def report(exc: BaseException) -> NoReturn:
     status of :func:`describe`."""
     if isinstance(exc, BrokenPipeError):
         # the reader of our output went away (`ranklens ... | head`): stop quietly, as Unix tools do, with the
-        # status Python's documentation gives for it; the rest of the output has nowhere to go
+        # status a shell reports for a program SIGPIPE ends (128 + 13), never 1 (a failed gate); the rest of
+        # the output has nowhere to go
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        sys.exit(1)
+        sys.exit(141)
     message, code = describe(exc)
     if debug_enabled():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    if code == 1 and message.startswith("internal error: "):
+    if message.startswith("internal error: "):
         print(f"ranklens: {one_line(message)}", file=sys.stderr, flush=True)
-        sys.exit(1)
+        sys.exit(code)
     fail(message, code)

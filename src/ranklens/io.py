@@ -13,16 +13,17 @@ Formats (``format=`` or detected from the extension and the first lines):
 ``jsonl``       JSON Lines records of a long table
 ``json``        ``{query: {item: value}}`` or a list of records
 
-Gzip-compressed files are read transparently. Every parse error names the
-file, the line number and the offending text. Every reader (and every
-in-memory form) applies the same rules (:mod:`ranklens._input.validate`):
+Gzip-compressed files are read transparently, within a bound (``INFLATE_RATIO``: 100 times the compressed
+size, or ``INFLATE_FLOOR``: 256 MiB); binary data (an SQLite file, a zip, a NUL byte in the first 64 KiB) is
+refused at once. Every parse error names the file, the line number and the offending text. Every reader
+(and every in-memory form) applies the same rules (:mod:`ranklens._input.validate`):
 
 * a UTF-8 byte-order mark is dropped; ``\n``, ``\r\n`` and a bare ``\r``
   all end a line; bytes that are not UTF-8 are refused (file, line);
 * relevance labels, scores and ranks must be finite numbers: NaN,
-  infinities and missing values are refused (file and line, or row). In a
-  table holding both labels and scores, an empty cell (JSON ``null``, a
-  missing value of pandas) says the row is not judged, or not ranked;
+  infinities and missing values (an empty CSV cell, a JSON ``null``) are
+  refused (file and line, or row), unless ``missing="exclude"`` asks to leave
+  a row with a missing label or score out of that side, counted;
 * TREC qrels lines have 4 fields and run lines at least 6 (the rest of a
   run line is skipped), as trec_eval reads them;
 * CSV/TSV label, score and rank columns are decimal numbers; a header naming
@@ -32,6 +33,8 @@ in-memory form) applies the same rules (:mod:`ranklens._input.validate`):
 
 from ._input.files import (
     FORMATS,
+    INFLATE_FLOOR,
+    INFLATE_RATIO,
     MAP_MIN_BYTES,
     detect_format,
     read_judgments,
@@ -42,6 +45,8 @@ from ._input.files import (
 
 __all__ = [
     "FORMATS",
+    "INFLATE_FLOOR",
+    "INFLATE_RATIO",
     "MAP_MIN_BYTES",
     "detect_format",
     "read_judgments",

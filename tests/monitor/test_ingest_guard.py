@@ -261,8 +261,9 @@ def _fill(store: Path, tmp_path: Path, preexec=None) -> tuple[int, str]:
 
 
 def test_file_size_limit_names_the_cause(tmp_path):
-    """A write that fails half way (RLIMIT_FSIZE, as a full disk does): the cause in one line, status 2, and
-    the batch absent; DuckDB's 'cannot rollback - no transaction is active' does not hide it."""
+    """A write that fails half way (RLIMIT_FSIZE, as a full disk does): the cause in one line, status 71 (a
+    resource of the machine: neither a verdict nor the input's fault), and the batch absent; DuckDB's 'cannot
+    rollback - no transaction is active' does not hide it."""
     store = tmp_path / "s.duckdb"
     run(["monitor", "ingest", _events_file(tmp_path), "--store", store])
     size = store.stat().st_size
@@ -273,7 +274,7 @@ def test_file_size_limit_names_the_cause(tmp_path):
 
     code, err = _fill(store, tmp_path, limit)
     line = one_line_error(err)
-    assert code == 2
+    assert code == 71
     assert "File too large" in line and "rollback" not in line, line
     # the store is as it was: the first batch only
     assert sql(store, "SELECT group_id FROM groups") == [("g1",)]
@@ -290,7 +291,7 @@ def test_full_disk_names_the_cause(tmp_path):
         run(["monitor", "ingest", _events_file(tmp_path), "--store", store])
         code, err = _fill(store, tmp_path)
         line = one_line_error(err)
-        assert code == 2 and "No space left on device" in line and "rollback" not in line, line
+        assert code == 71 and "No space left on device" in line and "rollback" not in line, line
         assert sql(store, "SELECT group_id FROM groups") == [("g1",)]
     finally:
         subprocess.run(["umount", str(mnt)], check=False)

@@ -6,7 +6,8 @@ _input_retrieval_scores_int_target: graded targets -1..3 for NDCG; _input_retrie
 many small queries), drawn the same way under seed 42 (``seed_all(42)``), and the parameter grids of
 test_ndcg.py, test_map.py, test_mrr.py, test_precision.py, test_recall.py and test_hit_rate.py
 (``empty_target_action`` skip/neg/pos, ``top_k`` None/1/4/10; precision and recall also on the many short
-queries of the adaptive-k input, ``adaptive_k=False``: ranklens has no adaptive cutoff). Each expected
+queries of the adaptive-k input, ``adaptive_k=False``: ranklens has no adaptive cutoff). Every measure of the
+suite is computed (#29: MAP, MRR, precision, recall and hit rate on lists without ties, as these are). Each expected
 value is what the torchmetrics module itself computes in the test; torchmetrics computes in float32 (tolerance 1e-6).
 """
 
@@ -80,33 +81,24 @@ def _ours(measure: str, kind: str, action: str) -> float:
     return float(res[measure])
 
 
-# waiting for the torchmetrics definition of RetrievalMAP(top_k) (issue #18, notes18.md)
-PENDING = {("RetrievalMAP", 1), ("RetrievalMAP", 4)}
-
 CASES = [(cls, extra, base, kind, k, action) for cls, extra, base, kind in METRICS for k in (None, 1, 4, 10)
-         for action in ("skip", "neg", "pos")
-         if not (cls == "RetrievalHitRate" and k is None) and (cls, k) not in PENDING]
+         for action in ("skip", "neg", "pos") if not (cls == "RetrievalHitRate" and k is None)]
 
 
 @pytest.mark.parametrize("cls, extra, base, kind, top_k, action", CASES,
                          ids=[f"{c[0]}-{c[3]}-k{c[4]}-{c[5]}" for c in CASES])
 def test_torchmetrics_case(cls, extra, base, kind, top_k, action):
+    # every retrieval measure of the suite, MAP with top_k too (#29): the lists hold no tied scores (uniform draws)
     expected = _peer(cls, kind, top_k, action, **extra)
-    if base != "ndcg":
-        # convention='torchmetrics' reproduces RetrievalNormalizedDCG only: the other retrieval measures order tied
-        # scores by torch.topk / argsort and count scores <= 0 as not retrieved, which ranklens does not
-        # reproduce, so they are refused in one line (#18; tests/conformance/test_peer_definitions.py)
-        with pytest.raises(ranklens.InvalidParameterError, match=r"torch\.topk"):
-            _ours(_name(base, top_k), kind, action)
-        return
     assert _ours(_name(base, top_k), kind, action) == pytest.approx(expected, abs=TOL)
 
 
 def test_map_all_zero_predictions():
     # test_map.py::TestMAP::test_map_all_zero_predictions_returns_zero: torchmetrics gives 0.0 (the test's literal)
-    # for all-tied predictions, a value of its own tie order: ranklens refuses MAP under this convention, never
-    # another number
+    # for all-tied predictions: scores of 0 are no hits (its preds > 0), so the order of the tie does not matter
     preds, target, idx = torch.tensor([0.0, 0.0, 0.0]), torch.tensor([1, 0, 1]), torch.tensor([0, 0, 0])
     assert float(retrieval.RetrievalMAP()(preds, target, indexes=idx)) == 0.0
-    with pytest.raises(ranklens.InvalidParameterError, match=r"torch\.topk"):
-        ranklens.evaluate(_table(idx, preds, target), None, ["map"], convention="torchmetrics")
+    assert ranklens.evaluate(_table(idx, preds, target), None, ["map"], convention="torchmetrics")["map"] == 0.0
+    # positive tied scores that mix relevant and non-relevant items: torch's order decides, so ranklens refuses
+    with pytest.raises(ranklens.InputError, match=r"torch\.topk / argsort"):
+        ranklens.evaluate(_table(idx, preds + 0.5, target), None, ["map"], convention="torchmetrics")

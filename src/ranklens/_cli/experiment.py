@@ -1,4 +1,6 @@
-"""``ranklens experiment``: ab | calibrate | simulate | report (online experiments, ``docs/experiments.md``).
+"""``ranklens experiment``: ab | calibrate | simulate | report | interleaving (online experiments,
+``docs/experiments.md``, ``docs/interleaving.md``; the interleaving subcommand and simulate's interleaving log
+live in :mod:`ranklens._cli.experiment_interleaving`).
 
 Every error is one line on stderr and exit status 2 (the ``ranklens`` group reports it), never a traceback.
 """
@@ -12,6 +14,7 @@ from typing import Any
 
 import click
 
+from .experiment_interleaving import interleaving, interleaving_log_options, write_interleaving_log
 from .main import format_option, integer, number
 
 __all__ = ["experiment"]
@@ -109,7 +112,12 @@ def experiment() -> None:
     ranklens experiment ab events.parquet --sequential always_valid
     ranklens experiment report events.parquet --html page.html --segment-col segment
     ranklens experiment calibrate past.csv --predict 0.01
+    ranklens experiment simulate log.parquet --interleaving team_draft
+    ranklens experiment interleaving log.parquet --teams treatment,control
     """
+
+
+experiment.add_command(interleaving)
 
 
 @experiment.command("ab")
@@ -214,15 +222,19 @@ def calibrate_cmd(experiments: str, offline: str, online: str, online_se: str, o
 @click.option("--seed", type=integer(min=0), default=None)
 @click.option("-m", "--measure", "measures", multiple=True,
               help="A measure whose true effect is printed, repeatable (default: ndcg@10, clicks@10).")
+@interleaving_log_options
 @format_option(("table", "csv", "json"))
 def simulate_cmd(out: str, rankers: tuple[str, ...], split: tuple[str, ...], actual: tuple[str, ...], users: int,
                  queries: int, k: int, click_model: str, days: int, sessions_per_user: float, heterogeneity: float,
-                 rho: float, judged: bool, seed: int | None, measures: tuple[str, ...], fmt: str) -> None:
-    """Simulate an A/B log with known truth into OUT (.parquet, .csv or .jsonl) and print the true effects."""
+                 rho: float, judged: bool, seed: int | None, measures: tuple[str, ...], interleaving_method: str | None,
+                 interleave_arms: str | None, fmt: str) -> None:
+    """Simulate an A/B log with known truth into OUT (.parquet, .csv or .jsonl) and print the true effects.
+
+    With --interleaving METHOD, OUT is instead an interleaving log of the same users and sessions: each session
+    shown two arms' lists interleaved (team labels: the arms), for `ranklens experiment interleaving`."""
     from ..errors import InvalidParameterError
     from ..monitor.simulate.columns import write_table
     from ..online import simulate
-    from ..render import render_rows
 
     kinds = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl"}
     kind = kinds.get(Path(out).suffix.lower())
@@ -232,14 +244,28 @@ def simulate_cmd(out: str, rankers: tuple[str, ...], split: tuple[str, ...], act
                    click_model=click_model, days=days, sessions_per_user=sessions_per_user,
                    heterogeneity=heterogeneity, rho=rho, judged=judged, seed=seed,
                    split=_pairs(split, "--split") or None, actual_split=_pairs(actual, "--actual-split") or None)
+    if interleaving_method is not None:
+        n_rows = write_interleaving_log(sim, out, kind, interleaving_method, interleave_arms, seed)
+        click.echo(f"wrote {out}: {n_rows} rows, an interleaving log ({interleaving_method}) of "
+                   f"{len(sim.sessions['user'])} sessions, {users} users (teams: arms {', '.join(sim.arms)})",
+                   err=fmt != "table")
+        _print_truth(sim, measures, fmt)
+        return
     table = sim.events
     if kind != "parquet":
         table = table.set_column(table.column_names.index("labels"), "labels", table.column("labels"))
     write_table(table, Path(out), kind)
-    truth = sim.truth(list(measures) or ["ndcg@10", "clicks@10"])
-    rows = [r for r in truth.rows if r["arm"] != sim.control]
     click.echo(f"wrote {out}: {table.num_rows} rows, {len(sim.sessions['user'])} lists, {users} users "
                f"(arms {', '.join(sim.arms)}, the first the control)", err=fmt != "table")
+    _print_truth(sim, measures, fmt)
+
+
+def _print_truth(sim: Any, measures: tuple[str, ...], fmt: str) -> None:
+    """The true effect of each measure per treatment arm (exact, from the simulation's model)."""
+    from ..render import render_rows
+
+    truth = sim.truth(list(measures) or ["ndcg@10", "clicks@10"])
+    rows = [r for r in truth.rows if r["arm"] != sim.control]
     if rows and not all(math.isnan(r["difference"]) for r in rows):
         click.echo(render_rows((["measure", "arm", "value", "control", "difference", "relative"],
                                 [{k2: r[k2] for k2 in ("measure", "arm", "value", "control", "difference",

@@ -96,6 +96,10 @@ _COLUMN_OPTS = [
                  help="Format of RUN: trec, predictions, csv, tsv, parquet, jsonl, json (default: detected)."),
     click.option("--groups", default=None, type=click.Path(dir_okay=False),
                  help="Group sizes for a LETOR file without qid: (default: FILE.query beside it)."),
+    click.option("--missing", type=click.Choice(["error", "exclude"]), default=None,
+                 help="A missing (or NaN) label or score in a table or JSON: refused (error, the default), or its "
+                      "row left out of that side (exclude: no label, no judgment; no score, not ranked), counted "
+                      "in the notes."),
 ]
 
 #: The input options of :data:`_COLUMN_OPTS`, as keyword names (those of :mod:`ranklens.options`).
@@ -200,7 +204,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "conventions": ("ranklens._cli.conventions", "conventions_cmd", "List the named conventions, or show the fields "
                     "of some."),
     "eval": ("ranklens._cli.eval", "eval_cmd", "Evaluate RUN(s) against JUDGMENTS."),
-    "experiment": ("ranklens._cli.experiment", "experiment", "Online experiments: A/B tests, calibration, simulator."),
+    "experiment": ("ranklens._cli.experiment", "experiment",
+                   "Online experiments: A/B tests, interleaving, calibration, simulator."),
+    "counterfactual": ("ranklens._cli.counterfactual", "counterfactual", "Click models and off-policy estimates."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
@@ -247,7 +253,7 @@ class _Group(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise  # usage errors: main() (or click itself) prints them
         except (Exception, KeyboardInterrupt) as exc:
-            report(exc)  # one line; exit 2 for a user's error, 1 for a bug
+            report(exc)  # one line; exit 2 for a user's error, 70 for a bug (errors.EXIT_STATUSES)
 
 
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -270,8 +276,9 @@ def cli(threads: int | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake,
-    status 1 and one line for anything else (``--debug`` or ``RANKLENS_DEBUG=1``: the traceback too)."""
+    """Entry point of the ``ranklens`` command: one line on stderr and status 2 for a user's mistake, 70 for a bug,
+    71 for a resource the machine ran out of (:data:`ranklens.errors.EXIT_STATUSES`; 1 only for a failed gate or
+    a fired alert; ``--debug`` or ``RANKLENS_DEBUG=1``: the traceback too)."""
     args = sys.argv[1:] if argv is None else argv
     if not args:
         click.echo(cli.get_help(click.Context(cli, info_name="ranklens")))
@@ -287,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         fail(exc.format_message(), exc.exit_code if exc.exit_code else 2)
     except click.exceptions.Abort:
-        fail("aborted", 1)
+        fail("interrupted", 130)
     except (Exception, KeyboardInterrupt) as exc:  # raised outside a command (an option's callback...)
         report(exc)
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -82,8 +82,10 @@ def evaluate(
     judgments : path, dict, array-like or table
         Relevance judgments: a TREC qrels / LETOR / CSV / Parquet / JSON Lines
         file, a dict ``{query: {item: label}}``, a 2-D array or list of lists
-        of labels (row = query), or a pandas/polars/pyarrow long table. A table
-        that also has a score or rank column may stand alone (``rankings=None``).
+        of labels (row = query; an array of another library, a torch tensor or
+        a JAX array, through DLPack or ``__array__``), or a pandas/polars/pyarrow
+        long table. A table that also has a score or rank column may stand alone
+        (``rankings=None``).
     rankings : path, dict, array-like, table or None
         The ranked lists, in the same forms (scores, or ranks with 1 best).
         A 1-D score vector aligns row by row with the judgments.
@@ -102,9 +104,14 @@ def evaluate(
     **options
         Convention field overrides (``gain="exponential"``, ``ties="input"``,
         ``empty=0``, ...), table column names (``query_col=``,
-        ``item_col=``, ``score_col=``, ``rank_col=``, ``label_col=``) and file
-        formats (``format=``, ``run_format=``, ``groups=``); see
-        :func:`ranklens.options.split_options`.
+        ``item_col=``, ``score_col=``, ``rank_col=``, ``label_col=``), file
+        formats (``format=``, ``run_format=``, ``groups=``) and ``missing=``:
+        a missing (or NaN) label or score is refused (``"error"``, the
+        default) or its row left out of that side (``"exclude"``: without a
+        label the row is no judgment, without a score it is not ranked),
+        counted in ``Result.excluded``; see
+        :func:`ranklens.options.split_options`. Any other keyword is refused,
+        listing every accepted one.
 
     Returns
     -------
@@ -126,7 +133,7 @@ def evaluate(
     >>> {q: round(v, 4) for q, v in res.per_query_dict("ndcg").items()}
     {'x': 0.6183, 'y': 0.8855, 'z': 1.0}
     """
-    columns, formats, overrides = split_options(options)
+    columns, formats, overrides = split_options(options, own=("metrics", "convention", "per_query", "weights"))
     conv = get_convention(convention, **overrides)
     ms = parse_measures(metrics)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]

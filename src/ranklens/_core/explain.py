@@ -284,7 +284,7 @@ def explain(
         raise InvalidParameterError(f"`k` must be an integer >= 1 or None; got {k!r}.")
     m = _explained(measure, k)
     family, mname, k = m.family, m.key, m.k
-    columns, formats, overrides = split_options(options)
+    columns, formats, overrides = split_options(options, own=("query", "k", "measure", "convention", "compare"))
     conv = measure_convention(get_convention(convention, **overrides), m)  # ir_measures: its provider's
     j, r = load_inputs(judgments, rankings, columns, formats)
     js, rs = _subset(j, r, query)

@@ -179,6 +179,7 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
         d = deepest(plan, problem)
         check_cutoffs(plan, int(d.max()) if d.size else 0)
     _check_binary(plan, problem)
+    _check_untied(plan, problem)
     err_denom = _err_denominator(plan, problem)
     # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
     # list is built from the ranked rows, in the same pass as the ordering
@@ -241,7 +242,7 @@ def _err_denominator(plan: Plan, problem: Problem) -> float:
 
 def _check_binary(plan: Plan, problem: Problem) -> None:
     """Refuse labels other than 0 and 1 for a definition that takes binary labels only (XGBoost's map and
-    pre: ``CheckPreLabels``, labels within 1e-6 of 0 or 1)."""
+    pre: ``CheckPreLabels``, labels within 1e-6 of 0 or 1; torchmetrics' retrieval measures but NDCG)."""
     keys = [m.key for m, s in zip(plan.measures, plan.specs) if s.binary_labels]
     if not keys:
         return
@@ -251,8 +252,47 @@ def _check_binary(plan: Plan, problem: Problem) -> None:
         if bad.any():
             raise InputError(
                 f"convention {plan.convention.name!r}: {', '.join(keys)} can only be used with binary labels "
-                f"(0 or 1), as in XGBoost; got label {float(lab[bad][0])!r}. Use ndcg, or convention='ranklens'."
+                f"(0 or 1), as its peer takes them; got label {float(lab[bad][0])!r}. Use ndcg, or "
+                "convention='ranklens'."
             )
+
+
+def _check_untied(plan: Plan, problem: Problem) -> None:
+    """Refuse a list whose tied scores hold both relevant and non-relevant items, for a definition whose peer
+    orders tied scores in an order it does not define (torchmetrics' ``torch.topk`` / ``argsort``:
+    ``MeasureSpec.untied_only``); other lists have one value whatever that order (under ``positive_scores``,
+    torchmetrics' ``preds > 0``, a relevant item scored 0 or less is no hit, so ties among such scores do not
+    matter either). Refuse ranks given for a definition that reads the scores themselves."""
+    specs = [(m.key, s) for m, s in zip(plan.measures, plan.specs) if s.untied_only or s.positive_scores]
+    if not specs:
+        return
+    name = plan.convention.name
+    if problem.by_rank and any(s.positive_scores for _, s in specs):
+        scored = ", ".join(k for k, s in specs if s.positive_scores)
+        raise InputError(f"convention {name!r}: {scored} read the scores themselves (a relevant item scored 0 or less "
+                         "is no hit, as torchmetrics' preds > 0); the rankings give ranks: give scores.")
+    lengths = problem.r_end - problem.r_start
+    q = np.repeat(np.arange(lengths.shape[0]), lengths)
+    pos = np.arange(q.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths) + np.repeat(problem.r_start, lengths)
+    rows = problem.r_idx[pos] if problem.r_idx.shape[0] else pos
+    s = problem.score[rows]
+    rel = np.nan_to_num(np.asarray(problem.label, dtype=np.float64)[rows]) > 0
+    for filtered in (False, True):
+        keys = [k for k, spec in specs if spec.untied_only and spec.positive_scores == filtered]
+        if not keys:
+            continue
+        hit = rel & (s > 0) if filtered else rel
+        o = np.lexsort((hit, s, q))
+        qo, so, ho = q[o], s[o], hit[o]
+        mixed = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1]) & (ho[1:] != ho[:-1])  # a tie group with both kinds
+        if mixed.any():
+            bad = np.unique(qo[1:][mixed])
+            shown = ", ".join(str(x) for x in problem.qids[bad[:5]])
+            raise InputError(
+                f"convention {name!r}: {', '.join(keys)} are reproduced on lists without ties between relevant and "
+                f"non-relevant items: torchmetrics orders tied scores by torch.topk / argsort, in an order it does "
+                f"not define; {bad.shape[0]} queries hold such ties ({shown}). convention='ranklens' gives "
+                "ranklens' own (ties averaged).")
 
 
 def _round_like_printf(v: np.ndarray, digits: int) -> np.ndarray:

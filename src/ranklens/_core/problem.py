@@ -17,6 +17,7 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.dispatch import Judgments, Rankings
+from .._input.forms import array_like
 from .._input.ids import (
     IdArray,
     as_ids,
@@ -30,6 +31,7 @@ from .._input.ids import (
     take_ids,
     unify_ids,
 )
+from .._input.validate import numeric
 from .._kernels.api import find_duplicates, hash_items, lookup_labels, segments
 from .._kernels.codes import (
     ORDER_BEST,
@@ -38,6 +40,7 @@ from .._kernels.codes import (
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
     ORDER_QUICKSORT_REVERSED,
+    ORDER_QUICKSORT_TWICE,
     ORDER_WORST,
     TIES_AVERAGE,
     TIES_NONE,
@@ -61,9 +64,17 @@ class ExclusionReason(str, Enum):
     NO_RELEVANT_SKIPPED = "no relevant item: skipped (not in the mean)"
     NO_RELEVANT_SCORED = "no relevant item: scored {value:g} by the convention"
     UNDEFINED_SKIPPED = "undefined for the query under the convention (0 / 0): skipped (not in the mean)"
+    MISSING_LABEL_LEFT_OUT = "a missing label: left out of the judgments (missing='exclude')"
+    MISSING_SCORE_LEFT_OUT = "a missing score or rank: left out of the rankings (missing='exclude')"
 
     def __str__(self) -> str:
         return str(self.value)
+
+    @property
+    def unit(self) -> str:
+        """What an exclusion of this reason counts: ``"row"`` (rows an input left out) or ``"query"``."""
+        return "row" if self in (ExclusionReason.MISSING_LABEL_LEFT_OUT, ExclusionReason.MISSING_SCORE_LEFT_OUT) \
+            else "query"
 
 
 @dataclass(frozen=True)
@@ -108,7 +119,9 @@ class Exclusion:
     def __str__(self) -> str:
         ex = ", ".join(self.examples[:5]) + (", ..." if self.count > 5 else "")
         scope = f" [{', '.join(self.measures)}]" if self.measures else ""
-        return f"{self.count} quer{'y' if self.count == 1 else 'ies'}: {self.text}{scope} ({ex})"
+        unit = "row" if self.reason.unit == "row" else "quer"
+        plural = {"row": ("", "s"), "quer": ("y", "ies")}[unit][self.count != 1]
+        return f"{self.count} {unit}{plural}: {self.text}{scope} ({ex})"
 
 
 @dataclass
@@ -138,6 +151,7 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
+    by_rank: bool = False  # the rankings give ranks, not scores: ``score`` is minus the rank
 
     @property
     def lengths(self) -> np.ndarray:
@@ -274,6 +288,8 @@ def _ordering(conv: Convention, items: IdArray | None,
         order_mode = ORDER_QUICKSORT
     elif ties == "ranx_dict":  # what ranx.evaluate does to plain dicts
         order_mode = ORDER_QUICKSORT_REVERSED
+    elif ties == "ranx_comparable":  # ranx.evaluate(..., make_comparable=True): the Run's sort, then once more
+        order_mode = ORDER_QUICKSORT if in_ranx_order else ORDER_QUICKSORT_TWICE
     return order_mode, kernel_ties, item_offs, item_data
 
 
@@ -356,7 +372,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
     if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
         ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
-    notes: list[Exclusion] = []
+    notes: list[Exclusion] = [
+        Exclusion(reason, x.count, x.examples, keys=x.examples)
+        for side, reason in ((j, ExclusionReason.MISSING_LABEL_LEFT_OUT), (r, ExclusionReason.MISSING_SCORE_LEFT_OUT))
+        for x in side.left_out]
 
     def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:
         keys = tuple(q_uniques[mask][:20])
@@ -434,7 +453,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
-        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes,
+        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes, by_rank=r.score is None,
     )
 
 
@@ -446,9 +465,9 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
     convention breaks ties by item id (and then checked for duplicates within a query). Every
     query is both judged and ranked; the ideal list is made of its rows' labels.
     """
-    q = np.asarray(query)
-    s = np.asarray(score, dtype=np.float64)
-    lab = np.asarray(label, dtype=np.float64)
+    q = np.asarray(array_like(query, "`query`"))
+    s = numeric(np.asarray(array_like(score, "`score`")), "`score`", where)
+    lab = numeric(np.asarray(array_like(label, "`label`")), "`label`", where)
     for name, a in (("query", q), ("score", s), ("label", lab)):
         if a.ndim != 1:
             raise InputError(f"`{name}` must be a 1-D array; got shape {a.shape}.")

@@ -19,7 +19,8 @@ __all__ = ["AGGREGATE_FIELDS", "CONVENTIONS", "VALUE_FIELDS", "Convention", "get
 GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
-    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "ranx_dict", "shared_rank"),
+    "ties": ("average", "input", "item_desc", "item_asc", "worst", "best", "ranx", "ranx_dict", "ranx_comparable",
+             "shared_rank"),
     "score_precision": ("float64", "float32"),
     "label_precision": ("float64", "float32", "int"),
     "ideal": ("judgments", "ranking"),
@@ -57,7 +58,11 @@ class Convention:
         ``"ranx"``: numba's quicksort order, as ranx's ``Run`` sorts (a
         ``ranx.Run`` given itself keeps its order). ``"ranx_dict"``: the
         order ``ranx.evaluate`` gives plain dicts (an ascending quicksort,
-        reversed).
+        reversed). ``"ranx_comparable"``: the order of
+        ``ranx.evaluate(qrels, run, make_comparable=True)`` with a ``Run``,
+        which sorts the Run's rows once more (numba's quicksort again, which
+        moves tied rows); with ``queries="judged"`` it reproduces that call
+        (a ``ranx.Run`` given itself is sorted once more).
         ``"shared_rank"``: tied items share their truncated mean rank
         (Evidently).
     score_precision : {"float64", "float32"}, default="float64"
@@ -287,6 +292,17 @@ def _check_numbers(c: Convention) -> None:
         raise InvalidParameterError(f"`clamp_mean` must be True or False; got {c.clamp_mean!r}.")
     if isinstance(c.gain, dict) and not all(math.isfinite(k) and math.isfinite(v) for k, v in c.gain.items()):
         raise InvalidParameterError(f"`gain`: a mapping from label to gain takes finite numbers; got {c.gain!r}.")
+    if isinstance(c.gain, dict) and c.name not in _NEGATIVE_GAINS and any(v < 0 for v in c.gain.values()):
+        label, gain = next((k, v) for k, v in c.gain.items() if v < 0)
+        raise InvalidParameterError(
+            f"`gain` maps label {label:g} to {gain:g}: convention {c.name!r} takes gains >= 0 (with a negative gain "
+            f"an ideal list is no longer the best one, and NDCG leaves [0, 1]); trec_eval's ndcg gain parameters take "
+            f"any number: convention='trec_eval' computes them as it does.")
+
+
+#: The presets whose peer takes negative gains in a gain mapping (trec_eval's ``ndcg`` parameters ``level=gain``,
+#: and ir_measures' ``nDCG(gains=...)`` through pytrec_eval).
+_NEGATIVE_GAINS = ("trec_eval", "trec_eval10", "ir_measures")
 
 #: CatBoost's default border: a label above 0.5 is relevant (the smallest double above 0.5 as a level)
 _ABOVE_HALF = math.nextafter(0.5, 1.0)

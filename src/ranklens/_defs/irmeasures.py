@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from ..errors import InvalidParameterError
 from .conventions import CONVENTIONS, Convention
+from .registry import MAX_CUTOFF, param_refusal
 
 __all__ = [
     "IR_MEASURES_NAMES", "PROVIDERS", "convention_groups", "is_ir_measures_object", "looks_like_ir_measures",
@@ -191,6 +192,8 @@ def _read(text: str) -> tuple[str, dict[str, Any]]:
         body = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
         raise _syntax(text, f"a syntax error: {err.msg}") from None
+    except (ValueError, RecursionError, MemoryError):  # an integer of over 4300 digits; nesting too deep for ast
+        raise _syntax(text, "a number or a nesting too large to read") from None
     params: dict[str, Any] = {}
     at: Any = None
     has_at = False
@@ -202,6 +205,8 @@ def _read(text: str) -> tuple[str, dict[str, Any]]:
         for kw in body.keywords:
             if kw.arg is None:
                 raise _syntax(text, "parameters must be named")
+            if kw.arg in params:  # Python itself refuses a keyword repeated; ast.parse does not
+                raise InvalidParameterError(f"measure {text!r}: parameter {kw.arg} is given twice; give it once.")
             params[kw.arg] = _value(kw.value, text)
         body = body.func
     if not isinstance(body, ast.Name):
@@ -210,9 +215,13 @@ def _read(text: str) -> tuple[str, dict[str, Any]]:
         raise InvalidParameterError(f"measure {text!r}: ir_measures has no measure {body.id!r} (names are "
                                     "case-sensitive: nDCG, P, R, AP, RR, Rprec, Success, NumRet, NumRel, SetP, ...).")
     name, fixed = IR_MEASURES_NAMES[body.id]
-    params = {**dict(fixed), **params}
+    at_name = _AT_PARAM.get(name, "cutoff")
+    params = {**dict(fixed), **params}  # as ir_measures: NumRelRet(rel=2) is NumRet(rel=2)
     if has_at:
-        params[_AT_PARAM.get(name, "cutoff")] = at
+        if at_name in params:
+            raise InvalidParameterError(f"measure {text!r}: {at_name} is given twice (in the parentheses and after "
+                                        "@); give it once.")
+        params[at_name] = at
     return name, params
 
 
@@ -243,8 +252,23 @@ def _check(name: str, params: dict[str, Any], text: str) -> dict[str, Any]:
                 _INT: "an integer", _BOOL: "True or False", _STR: "a string", _DICT: "a dict",
                 _FLOAT: "a float (1.0, not 1)"}[kind]
             raise InvalidParameterError(f"measure {text!r}: {p} must be {want}; got {v!r}.")
+        why = _out_of_range(name, p, v)
+        if why:
+            raise InvalidParameterError(f"measure {text!r}: {why}; got {v!r}.")
         out[p] = v
     return out
+
+
+def _out_of_range(name: str, p: str, v: Any) -> str | None:
+    """Why a parameter of the right type is outside its range (the family's parameter by the one rule of
+    :func:`ranklens._defs.registry.param_refusal`; a cutoff from 1 to :data:`MAX_CUTOFF`; a level a finite number)."""
+    if p == "cutoff" and v is not None and not 1 <= v <= MAX_CUTOFF:
+        return f"the cutoff must be an integer from 1 to {MAX_CUTOFF}"
+    if p == "rel" and v is not None and not -2**53 <= v <= 2**53:
+        return "rel must be an integer a double holds exactly (within 2**53)"
+    if name in _PARAM and p == _PARAM[name][0] and v is not None:
+        return param_refusal(p, v)
+    return None
 
 
 def parse(measure: Any) -> dict[str, Any]:
@@ -290,8 +314,6 @@ def parse(measure: Any) -> dict[str, Any]:
                                     "from the ranking) is not reproduced by ranklens.")
     family = "relative_p" if name == "SetP" and params["relative"] else _FAMILY[name]  # trec_eval's set_relative_P
     k = params.get("cutoff")
-    if k is not None and k < 1:
-        raise InvalidParameterError(f"measure {text!r}: the cutoff must be an integer >= 1; got {k}.")
     rel = params.get("rel")
     level = None if rel is None or rel == 1 else float(rel)  # ir_measures' default level: the convention's
     if name == "NumRet" and rel is not None:

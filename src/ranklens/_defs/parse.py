@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from . import irmeasures
-from .registry import FAMILIES, REGISTRY, MeasureSpec
+from .registry import FAMILIES, MAX_CUTOFF, REGISTRY, MeasureSpec, param_refusal
 
 __all__ = ["MAX_CUTOFF", "Measure", "flat_name", "parse_measure", "parse_measures"]
 
@@ -105,10 +105,6 @@ _NO_CUTOFF = tuple(_SET_SPELLINGS)
 #: trec_eval's default recall levels of iprec_at_recall (m_iprec_at_recall.c)
 _IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
-#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
-MAX_CUTOFF = 2**63 - 1
-
-
 def parse_measure(text: Any) -> list[Measure]:
     """Parse one measure string; trec_eval lists like ``P.5,10`` give several.
 
@@ -192,11 +188,13 @@ def _parse_ours(text: str) -> list[Measure]:
             raise InvalidParameterError(f"measure {text!r} needs a cutoff, e.g. {name}.10.")
         ks = [None]
     else:
-        cutoffs = [int(x) for x in ks_text.split(",")]
-        for cut in cutoffs:
+        written = ks_text.split(",")
+        cutoffs = [_cutoff_number(x) for x in written]
+        for cut, digits in zip(cutoffs, written):
             if cut < 1 or cut > MAX_CUTOFF:
+                shown = digits if len(digits) <= 30 else f"{digits[:12]}... ({len(digits)} digits)"
                 raise InvalidParameterError(
-                    f"measure {text!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got {cut}."
+                    f"measure {text[:60]!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got {shown}."
                 )
         ks = list(cutoffs)
         if not REGISTRY[family].cutoff or base in _NO_CUTOFF:
@@ -210,12 +208,17 @@ def _parse_ours(text: str) -> list[Measure]:
     spec = REGISTRY[family]
     opts = m.group("opts")
     if opts:
+        seen: set[str] = set()
         for part in opts.split(","):
             if not part.strip():
                 continue
             key, _, value = part.partition("=")
             key = key.strip().lower()
             value = value.strip().strip("'\"")
+            alias = "rel" if key in ("rel", "relevance_level", "level") else key
+            if alias in seen:
+                raise InvalidParameterError(f"measure {text!r}: {key} is given twice; give each option once.")
+            seen.add(alias)
             if key in ("rel", "relevance_level", "level"):
                 rel = _finite(value)
                 if rel is None:
@@ -247,16 +250,20 @@ def _parse_ours(text: str) -> list[Measure]:
 
 
 def _check_param(text: str, family: str, key: str, value: str) -> float:
-    """The parameter ``key`` of ``family`` (RBP's p in (0, 1), the F measure's beta >= 0, a recall level in
-    [0, 1]), else an error naming the measure."""
+    """The parameter ``key`` of ``family`` within its range (:func:`ranklens._defs.registry.param_refusal`: RBP's p
+    in (0, 1), the F measure's beta >= 0, a recall level in [0, 1]), else an error naming the measure."""
     x = _finite(value)
-    ok = x is not None and {"p": 0.0 < x < 1.0, "beta": x >= 0.0, "recall": 0.0 <= x <= 1.0,
-                            "mult": x >= 0.0}.get(key, False)
-    if x is None or not ok:
-        want = {"p": "a persistence between 0 and 1 (exclusive)", "beta": "a number >= 0",
-                "recall": "a recall level from 0 to 1", "mult": "a multiple of R >= 0"}.get(key, "a number")
-        raise InvalidParameterError(f"measure {text!r}: {key} must be {want}; got {value!r}.")
+    why = param_refusal(key, x) if x is not None else param_refusal(key, math.nan)
+    if x is None or why:
+        raise InvalidParameterError(f"measure {text!r}: {why}; got {value!r}.")
     return x
+
+
+def _cutoff_number(digits: str) -> int:
+    """A cutoff's ASCII digits as an int (more than 19 significant digits: past :data:`MAX_CUTOFF`, refused by the
+    caller without converting them, as Python refuses to convert over 4300 digits)."""
+    significant = digits.lstrip("0") or "0"
+    return MAX_CUTOFF + 1 if len(significant) > 19 else int(significant)
 
 
 def _iprec(text: str, m: re.Match[str]) -> list[Measure]:

@@ -8,6 +8,7 @@ public names are importable from :mod:`ranklens.measures`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,38 @@ from .conventions import Convention
 if TYPE_CHECKING:
     from .parse import Measure
 
-__all__ = ["FAMILIES", "REGISTRY", "ConventionRule", "MeasureSpec"]
+__all__ = ["FAMILIES", "MAX_CUTOFF", "PARAM_RANGES", "REGISTRY", "ConventionRule", "MeasureSpec", "param_refusal"]
+
+#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
+MAX_CUTOFF = 2**63 - 1
+
+#: The range of each family parameter, by its option name (:attr:`MeasureSpec.param_name`): the test and the
+#: words that say it. The one rule every spelling of a parameter goes through (ours ``rbp(p=0.9)``, trec_eval's
+#: ``iprec_at_recall_0.50``, ir_measures' ``RBP(p=0.9)``, ``SetF(beta=2.0)``, ``IPrec@0.5``).
+PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
+    # (low, high, whether the bounds themselves are allowed)
+    "p": ((0.0, 1.0, False), "a persistence between 0 and 1 (exclusive)"),
+    "beta": ((0.0, math.inf, True), "a finite number >= 0"),
+    "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
+    "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
+}
+
+
+def param_refusal(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be the parameter ``key`` (``"p must be a persistence between 0 and 1 (exclusive)"``),
+    or None when it can: a finite number within :data:`PARAM_RANGES`.
+
+    Examples
+    --------
+    >>> param_refusal("p", 0.9) is None, param_refusal("p", 1.5)
+    (True, 'p must be a persistence between 0 and 1 (exclusive)')
+    >>> param_refusal("beta", float("inf"))
+    'beta must be a finite number >= 0'
+    """
+    (low, high, closed), words = PARAM_RANGES[key]
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
+        low <= value <= high if closed else low < value < high)
+    return None if ok else f"{key} must be {words}"
 
 @dataclass(frozen=True)
 class ConventionRule:
@@ -103,6 +135,12 @@ class MeasureSpec:
     judged_only : bool
         The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
         has a label cannot give it a meaning.
+    untied_only : bool
+        The peer orders tied scores in an order it does not define (torchmetrics' ``torch.topk`` and
+        ``argsort``): a list whose tied scores mix relevant and non-relevant items is refused, naming it.
+    positive_scores : bool
+        A relevant item scored 0 or less is no hit (torchmetrics' ``preds > 0``): the rankings must carry
+        scores (a rank column is refused).
     """
 
     family: str
@@ -127,6 +165,8 @@ class MeasureSpec:
     param_name: str | None = None
     default_param: float | None = None
     judged_only: bool = False
+    untied_only: bool = False
+    positive_scores: bool = False
 
 
 #: Evidently's shared ranks are reproduced for the DCG family only.
@@ -149,7 +189,8 @@ _PEER = {
     "lightgbm": ("LightGBM", "ndcg@k and map@k"),
     "xgboost": ("XGBoost", "ndcg, map, pre"),
     "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
-    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG"),
+    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, "
+                     "RetrievalRecall, RetrievalRPrecision, RetrievalHitRate"),
     "evidently": ("Evidently", "NDCGKMetric"),
 }
 _OWN = "convention='ranklens' gives ranklens' own"
@@ -288,8 +329,12 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     cb_map = replace(b["map"], code=K.AP_MIN, empty=0.0, weighting="unweighted")
     cb_mrr = replace(b["mrr"], empty=0.0)
     use = ConventionRule
-    tm = ("torchmetrics", "torchmetrics' retrieval measures other than NDCG (their tied scores are ordered by "
-          "torch.topk / argsort, and scores <= 0 count as not retrieved)")
+    # torchmetrics 1.9's RetrievalMAP, MRR, Precision, Recall (a relevant item scored 0 or less is no hit; MAP over
+    # the hits in the top k), RPrecision and HitRate: binary targets, tied scores in torch's undefined order
+    def tm(spec: MeasureSpec, code: int | None = None) -> MeasureSpec:
+        return replace(spec, code=spec.code if code is None else code, binary_labels=True, untied_only=True,
+                       positive_scores=code is not None)
+
     out: dict[str, tuple[ConventionRule, ...]] = {
         "ndcg": (),
         # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
@@ -302,29 +347,29 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
             use("name", "lightgbm", use=lgb_map),
             use("name", "xgboost", use=xgb_map),
             use("name", "catboost", use=cb_map),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["map"], K.TM_AP)),
         ),
         "mrr": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             # ir_measures' RR@k (its msmarco provider: ties by id ascending, double scores): _irmeasures.provider
             use("name", "catboost", use=cb_mrr),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["mrr"], K.TM_RR)),
         ),
         "precision": (
             *_none("sklearn", "gdeval", "lightgbm"),
             use("name", "xgboost", use=xgb_pre),
             use("name", "catboost", use=cb_p),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["precision"], K.TM_P)),
         ),
         "recall": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             use("name", "catboost", use=cb_r),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["recall"], K.TM_RECALL)),
         ),
         "hit_rate": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
             *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["hit_rate"])),
         ),
         "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
                       "catboost", "torchmetrics", "evidently"),
@@ -337,7 +382,7 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
         ),
         "r_precision": (
             *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
-            _differs(*tm),
+            use("name", "torchmetrics", use=tm(b["r_precision"])),
         ),
         **_new_rules(b),
         **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
@@ -348,6 +393,10 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
     # ir_measures' NumRel: 0 for a judged query missing from the run (its Evaluator's default value)
     out["num_rel"] += (use("name", "ir_measures", use=replace(b["num_rel"], unranked_zero=True)),)
     return out
+
+
+#: ranx writes RBP's persistence where ranklens writes a cutoff: its ``rbp.95`` is ``float("0." + "95")``
+_RANX_RBP = "; ranx reads rbp.95 as persistence 0.95, written rbp(p=0.95) here"
 
 
 def _ordered_only(name: str, preset: str = "trec_eval") -> ConventionRule:
@@ -384,7 +433,8 @@ def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...
         "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
                 _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
                 *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
-                                 f"(the whole list); {_OWN}") for c in ("trec_eval10", "ranx")),
+                                 f"(the whole list{_RANX_RBP if c == 'ranx' else ''}); {_OWN}")
+                  for c in ("trec_eval10", "ranx")),
                 use("name", "trec_eval10", use=replace(b["rbp"], code=K.RBP_TREC, graded=True, default_param=0.9)),
                 use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
         "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),

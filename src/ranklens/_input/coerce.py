@@ -29,16 +29,26 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
-from .forms import accepted, has_records, is_ranx_run, plain_tuples, pyterrier_columns, record_columns, unwrap
+from .forms import (
+    accepted,
+    array_like,
+    has_records,
+    is_ranx_run,
+    plain_tuples,
+    pyterrier_columns,
+    record_columns,
+    unwrap,
+)
 from .ids import id_length
-from .records import Records
-from .validate import check_values
+from .records import Records, left_out_rows
+from .validate import check_values, numeric
 
 __all__ = [
     "COLUMN_NAMES",
+    "MATRIX_SOURCES",
+    "is_number",
     "judgment_records",
     "nested_records",
-    "numeric",
     "pick_column",
     "ranking_records",
     "table_kind",
@@ -58,6 +68,10 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "label": ("relevance", "label", "labels", "rel", "gain", "gains", "gains_relevance_score", "y_true",
               "target", "grade", "judgment", "judgement", "relevance_score", "qrel"),
 }
+
+
+#: The source of records read from a 2-D array or a list of lists (row = query, column = item), per side.
+MATRIX_SOURCES = {"judgments": "the y_true matrix", "rankings": "the y_score matrix"}
 
 
 def _table_ids(obj: Any, kind: str, col: str, where: str) -> Any:
@@ -191,23 +205,8 @@ def pick_column(columns: list[str], role: str, given: str | None, required: bool
     return None
 
 
-def numeric(a: np.ndarray, what: str, where: str) -> np.ndarray:
-    """``a`` as float64; an error names ``what`` in ``where`` and the first value that is no number."""
-    if a.dtype.kind in "iufb":
-        return a.astype(np.float64, copy=False)
-    try:
-        out = np.asarray(a, dtype=np.float64)
-        if out.ndim != a.ndim:  # lists in the cells
-            raise ValueError
-        return out
-    except (TypeError, ValueError, OverflowError):
-        bad = next((x for x in a if not _is_number(x)), None)
-        shown = repr(bad)
-        raise InputError(f"{what} in {where} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}"
-                         f"{' (too large for a float)' if isinstance(bad, int) else ''}.") from None
-
-
-def _is_number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """Whether ``float(x)`` works (a number, or a text of one)."""
     try:
         float(x)
     except (TypeError, ValueError, OverflowError):
@@ -237,25 +236,21 @@ def _row(i: int) -> tuple[str, int | None, str | None]:
 
 
 def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate: Locate | None,
-                  missing_ok: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """A table's label/score/rank column as float64, and which rows are missing (None: none).
+                  missing: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """A table's label/score/rank column as float64, and the rows left out (None: none).
 
-    NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`), and so are missing
-    values unless ``missing_ok`` (one table holding both labels and scores: there a missing cell says
-    the row is not judged, or not ranked)."""
-    vals = numeric(_table_column(table, kind, col, where), f"{what} column {col!r}", where)
+    Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
+    ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
+    vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
     if np.isfinite(vals).all():
         return vals, None
     null = _table_nulls(table, kind, col)
-    if missing_ok:  # missing cells are allowed: any other NaN (a text "nan") or infinity is not
-        check_values(np.where(null, 0.0, vals), f"{what} ({col!r})", where, locate=locate or _row)
-    else:
-        check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null)
-    return vals, (null if null.any() else None)
+    return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,
+                              excludable=True)
 
 
-def _nested_columns(obj: Mapping[Any, Any], what: str,
-                    where: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any]]:
+def _nested_columns(obj: Mapping[Any, Any], what: str, where: str | None = None, missing: str = "error",
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any], np.ndarray | None]:
     # C-level iteration (map / chain / fromiter): no Python-level loop per query or per item
     where = where or f"the {what} dict"
     inner = list(obj.values())
@@ -278,14 +273,28 @@ def _nested_columns(obj: Mapping[Any, Any], what: str,
     keys = list(compress(obj.keys(), lengths))
     qids = np.repeat(_id_array(keys), lengths[lengths > 0])
     items = _id_array(list(chain.from_iterable(inner)))
-    raw = list(chain.from_iterable(map(_values, inner)))
-    try:
-        values = np.fromiter(raw, dtype=np.float64, count=total)
-    except (TypeError, ValueError, OverflowError):
-        values = numeric(np.fromiter(raw, dtype=object, count=total), f"{what} values", where)
-    check_values(values, "relevance label" if what == "judgments" else "score", where,
-                 locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
-    return qids, items, values, empty
+    name = "relevance label" if what == "judgments" else "score"
+    values, gone = _floats(list(chain.from_iterable(map(_values, inner))), name, where, qids, items, missing)
+    return qids, items, values, empty, gone
+
+
+def _floats(raw: list[Any], what: str, where: str, qids: Any, items: Any,
+            missing: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Values of a dict or of records as float64, checked (numbers only: ``"1.5"`` is text, refused by
+    :func:`~ranklens._input.validate.numeric`; missing values by :func:`~ranklens._input.validate.check_values`), and
+    the rows left out; read in one pass when every value is a float or an int."""
+    def locate(i: int) -> tuple[str, int | None, str | None]:
+        return f"query {qids[i]} item {items[i]}", None, None
+
+    out = None
+    if set(map(type, raw)) <= {float, int}:  # distinct types: C-level, no Python loop per value
+        try:
+            out = np.fromiter(raw, dtype=np.float64, count=len(raw))
+        except OverflowError:
+            pass
+    if out is None:
+        out = numeric(np.fromiter(raw, dtype=object, count=len(raw)), what, where, locate=locate)
+    return out, check_values(out, what, where, locate=locate, missing=missing, excludable=True)
 
 
 def _is_mapping(x: Any) -> bool:
@@ -320,6 +329,8 @@ def _matrix_rows(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndar
     n = len(obj)
     try:
         lengths = np.fromiter(map(len, obj), dtype=np.int64, count=n)
+        if not all(map(_plain_number, set(map(type, chain.from_iterable(obj))))):  # "1.5" is text: not read
+            raise TypeError
         flat = np.fromiter(chain.from_iterable(obj), dtype=np.float64, count=int(lengths.sum()))
     except (TypeError, ValueError):
         return _matrix_rows_slow(obj, what)
@@ -332,15 +343,22 @@ def _matrix_rows_slow(obj: Any, what: str) -> tuple[np.ndarray, np.ndarray] | np
     """Row by row, to name the row that is not a flat list of numbers."""
     rows = []
     for i, r in enumerate(obj):
-        try:
-            row = np.asarray(r)
+        try:  # as objects: one text among numbers would turn the whole row into text
+            row = r if isinstance(r, np.ndarray) else np.asarray(r, dtype=object)
         except ValueError:
             row = None
         if row is None or row.ndim != 1:
             raise InvalidParameterError(f"{what} row {i} must be a flat list of numbers.")
         rows.append(row)
     lengths = np.array([len(r) for r in rows], dtype=np.int64)
-    flat = numeric(np.concatenate(rows) if rows else np.zeros(0), f"{what} values", f"the {what} lists")
+    starts = np.cumsum(lengths) - lengths
+
+    def locate(k: int) -> tuple[str, int | None, str | None]:
+        row = int(np.searchsorted(starts, k, side="right")) - 1
+        return f"row {row}, column {k - int(starts[row])}", None, None
+
+    flat = numeric(np.concatenate([r.astype(object) for r in rows]) if rows else np.zeros(0),
+                   f"{what} values", f"the {what} matrix", locate=locate)
     if rows and (lengths == lengths[0]).all():
         return flat.reshape(len(rows), int(lengths[0]))
     return lengths, flat
@@ -352,13 +370,19 @@ def _long_from_rows(rows: tuple[np.ndarray, np.ndarray] | np.ndarray,
         n_q, n_i = rows.shape
         qid = np.repeat(np.arange(n_q, dtype=np.int64), n_i)
         item = np.tile(np.arange(n_i, dtype=np.int64), n_q)
-        vals = numeric(rows.reshape(-1), f"{what} values", f"the {what} array")
+        vals = numeric(rows.reshape(-1), f"{what} values", f"the {what} matrix",
+                       locate=lambda k: (f"row {k // max(n_i, 1)}, column {k % max(n_i, 1)}", None, None))
         return qid, item, vals
     lengths, vals = rows
     qid = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     item = np.arange(int(lengths.sum()), dtype=np.int64) - starts
     return qid, item, vals
+
+
+def _plain_number(t: type) -> bool:
+    """A type whose values a float64 array takes as they are: Python and numpy numbers (no text, no None)."""
+    return issubclass(t, (int, float, np.number, np.bool_)) and not issubclass(t, (str, bytes))
 
 
 def _is_matrix_like(obj: Any) -> bool:
@@ -385,16 +409,10 @@ def _is_records(obj: Any) -> bool:
     return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, np.ndarray)) and has_records(obj)
 
 
-def _record_values(values: list[Any], what: str, qids: list[Any], items: list[Any]) -> np.ndarray:
-    name = "relevance" if what == "judgments" else "score"
+def _record_values(values: list[Any], what: str, qids: list[Any], items: list[Any],
+                   missing: str) -> tuple[np.ndarray, np.ndarray | None]:
     where = "the judgment records" if what == "judgments" else "the ranking records"
-    try:
-        out = np.fromiter(values, dtype=np.float64, count=len(values))
-    except (TypeError, ValueError, OverflowError):
-        out = numeric(np.fromiter(values, dtype=object, count=len(values)), f"{name} values", where)
-    check_values(out, "relevance label" if what == "judgments" else "score", where,
-                 locate=lambda i: (f"query {qids[i]} item {items[i]}", None, None))
-    return out
+    return _floats(values, "relevance label" if what == "judgments" else "score", where, qids, items, missing)
 
 
 def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
@@ -407,8 +425,18 @@ def _matrix_rows_named(obj: Any, name: str, what: str) -> tuple[np.ndarray, np.n
         raise type(e)(f"{e} A list of lists is read as a matrix of numbers (row = query). {accepted(what)}") from None
 
 
-def _check_matrix(v: np.ndarray, q: np.ndarray, i: np.ndarray, what: str, where: str) -> None:
-    check_values(v, what, where, locate=lambda r: (f"row {q[r]}, column {i[r]}", None, None))
+def _check_matrix(v: np.ndarray, q: np.ndarray, i: np.ndarray, what: str, where: str,
+                  missing: str) -> np.ndarray | None:
+    return check_values(v, what, where, locate=lambda r: (f"row {q[r]}, column {i[r]}", None, None), missing=missing,
+                        excludable=True)
+
+
+def _side(what: str, gone: np.ndarray | None, qid: Any, item: Any, where: str) -> dict[str, Any]:
+    """The keywords of :class:`Records` leaving out the rows ``gone`` of one side (``what``), counted."""
+    if gone is None:
+        return {}
+    mask = "judged" if what == "judgments" else "ranked"
+    return {mask: ~gone, "left_out": (left_out_rows(what, gone, qid, item, where),)}
 
 
 def table_records(
@@ -422,10 +450,12 @@ def table_records(
     source: str | None = None,
     need: str = "both",
     locate: Any = None,  # a Locate; Any, as callers pass their column names as **dict[str, str]
+    missing: str = "error",
 ) -> Records:
-    """The rows of a long table (``need``: "judgments", "rankings" or "both"; with "both", a row with a
-    null label is unjudged and a row with a null score/rank unranked; NaN and infinities are refused,
-    naming the row, or the line and text given by ``locate(row)``)."""
+    """The rows of a long table (``need``: "judgments", "rankings" or "both"). A missing value, NaN or an
+    infinity is refused, naming the row, or the line and text given by ``locate(row)``; with
+    ``missing="exclude"``, a row with a missing (or NaN) label is no judgment and a row with a missing score
+    or rank is not ranked, counted in ``left_out``."""
     kind = table_kind(table)
     if kind is None:
         raise InvalidParameterError(f"expected a pandas, polars or pyarrow table; got {type(table).__name__}.")
@@ -448,66 +478,73 @@ def table_records(
         raise InputError(f"{where} has no rows.")
     # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
     item = _table_ids(table, kind, ic, where)
-    label = judged = score = rank = ranked = None
-    both = need == "both" and lc is not None and (sc is not None or rc is not None)
+    label = score = rank = gone_j = gone_r = None
     if lc is not None and need in ("judgments", "both"):
-        label, missing = _table_values(table, kind, lc, "relevance", where, locate, both)
-        judged = None if missing is None else ~missing
+        label, gone_j = _table_values(table, kind, lc, "relevance", where, locate, missing)
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
-        # one table with both columns: a row with a label but no score/rank is judged, not ranked
         if sc:
-            score, missing = _table_values(table, kind, sc, "score", where, locate, both)
+            score, gone_r = _table_values(table, kind, sc, "score", where, locate, missing)
         else:
             assert rc is not None
-            rank, missing = _table_values(table, kind, rc, "rank", where, locate, both)
-        ranked = None if missing is None else ~missing
-    return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=judged, ranked=ranked)
+            rank, gone_r = _table_values(table, kind, rc, "rank", where, locate, missing)
+    j, r = _side("judgments", gone_j, qid, item, where), _side("rankings", gone_r, qid, item, where)
+    return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=j.get("judged"),
+                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())))
 
 
-def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None) -> Records:
+def nested_records(obj: Mapping[Any, Any], what: str, source: str | None = None, missing: str = "error") -> Records:
     """The rows of a dict ``{query: {item: value}}``: labels when ``what`` is "judgments", scores when
     it is "rankings"."""
-    q, i, v, empty = _nested_columns(obj, what, source)
+    q, i, v, empty, gone = _nested_columns(obj, what, source, missing)
     src = source or f"the {what} dict"
     if what == "judgments":  # a judged query without a judgment has nothing to count: dropped
-        return Records(q, i, label=v, source=src)
-    return Records(q, i, score=v, source=src, empty_qids=_id_array(empty) if empty else None)
+        return Records(q, i, label=v, source=src, **_side(what, gone, q, i, src))
+    return Records(q, i, score=v, source=src, empty_qids=_id_array(empty) if empty else None,
+                   **_side(what, gone, q, i, src))
 
 
-def judgment_records(obj: Any, **columns: Any) -> Records:
+def judgment_records(obj: Any, missing: str = "error", **columns: Any) -> Records:
     """The rows of in-memory judgments: a dict, a table, a 2-D array or a list of lists, records
-    (:mod:`ranklens._input.forms`)."""
+    (:mod:`ranklens._input.forms`), an array of another library; ``missing``: see
+    :data:`ranklens._input.validate.MISSING`."""
     obj = unwrap(obj, "judgments")
     if isinstance(obj, Mapping):
-        return nested_records(obj, "judgments")
+        return nested_records(obj, "judgments", missing=missing)
     if table_kind(obj):
-        return table_records(obj, need="judgments", **columns)
+        return table_records(obj, need="judgments", missing=missing, **columns)
+    obj = array_like(obj, "judgments")
     if _is_empty_sequence(obj):
         raise InputError("judgments are empty.")
     if _is_records(obj):
         rq, ri, rv = record_columns(obj, "judgments")
-        return Records(_id_array(rq), _id_array(ri), label=_record_values(rv, "judgments", rq, ri),
-                       source="the judgment records")
+        q, i = _id_array(rq), _id_array(ri)
+        v, gone = _record_values(rv, "judgments", rq, ri, missing)
+        return Records(q, i, label=v, source="the judgment records",
+                       **_side("judgments", gone, q, i, "the judgment records"))
     if _is_matrix_like(obj):
         rows = _matrix_rows_named(obj, "y_true", "judgments")
         q, i, v = _long_from_rows(rows, "y_true")
         if v.size == 0:
             raise InputError("judgments are empty.")
-        _check_matrix(v, q, i, "relevance label", "the y_true matrix")
-        return Records(q, i, label=v, source="the y_true matrix")
+        gone = _check_matrix(v, q, i, "relevance label", MATRIX_SOURCES["judgments"], missing)
+        where = MATRIX_SOURCES["judgments"]
+        return Records(q, i, label=v, source=where, **_side("judgments", gone, q, i, where))
     raise InvalidParameterError(f"cannot read judgments from a {type(obj).__name__}. {accepted('judgments')}")
 
 
-def ranking_records(obj: Any, **columns: Any) -> Records:
-    """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, or
-    records (:mod:`ranklens._input.forms`)."""
+def ranking_records(obj: Any, missing: str = "error", **columns: Any) -> Records:
+    """The rows of in-memory rankings: a dict, a table, a 2-D array or list of lists, a score vector, records
+    (:mod:`ranklens._input.forms`), an array of another library; ``missing``: see
+    :data:`ranklens._input.validate.MISSING` (a score vector aligns with the judgments row by row: there a
+    missing score is always refused)."""
     in_ranx_order = is_ranx_run(obj)
     obj = unwrap(obj, "rankings")
     if isinstance(obj, Mapping):
-        rec = nested_records(obj, "rankings")
+        rec = nested_records(obj, "rankings", missing=missing)
         return replace(rec, in_ranx_order=True) if in_ranx_order else rec
     if table_kind(obj):
-        return table_records(obj, need="rankings", **columns)
+        return table_records(obj, need="rankings", missing=missing, **columns)
+    obj = array_like(obj, "rankings")
     if _is_empty_sequence(obj):
         raise InputError("rankings are empty.")
     if isinstance(obj, np.ndarray) and obj.ndim == 1:
@@ -516,13 +553,16 @@ def ranking_records(obj: Any, **columns: Any) -> Records:
         return Records(None, None, score=v, source="the score vector")
     if _is_records(obj):
         rq, ri, rv = record_columns(obj, "rankings")
-        return Records(_id_array(rq), _id_array(ri), score=_record_values(rv, "rankings", rq, ri),
-                       source="the ranking records")
+        q, i = _id_array(rq), _id_array(ri)
+        v, gone = _record_values(rv, "rankings", rq, ri, missing)
+        return Records(q, i, score=v, source="the ranking records",
+                       **_side("rankings", gone, q, i, "the ranking records"))
     if _is_matrix_like(obj):
         rows = _matrix_rows_named(obj, "y_score", "rankings")
         q, i, v = _long_from_rows(rows, "y_score")
-        _check_matrix(v, q, i, "score", "the y_score matrix")
-        return Records(q, i, score=v, source="the y_score matrix")
+        where = MATRIX_SOURCES["rankings"]
+        gone = _check_matrix(v, q, i, "score", where, missing)
+        return Records(q, i, score=v, source=where, **_side("rankings", gone, q, i, where))
     if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)):
         v = numeric(np.asarray(obj), "scores", "the score list")
         check_values(v, "score", "the score list")

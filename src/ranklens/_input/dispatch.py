@@ -31,19 +31,22 @@ def split_table(
     label_col: str | None = None,
     source: str | None = None,
     need: str = "both",
+    missing: str = "error",
 ) -> tuple[Judgments | None, Rankings | None]:
-    """Read a long table into judgments and/or rankings (rows with a null label are unjudged).
+    """Read a long table into judgments and/or rankings (with ``missing="exclude"``, a row with a null label is
+    no judgment and a row with a null score or rank is not ranked, counted; by default nulls are refused).
 
     Examples
     --------
     >>> import pyarrow as pa
     >>> from ranklens.data import split_table
-    >>> j, r = split_table(pa.table({"query": [1, 1], "item": [7, 8], "label": [1.0, None], "score": [0.3, 0.4]}))
-    >>> len(j), len(r)
-    (1, 2)
+    >>> t = pa.table({"query": [1, 1], "item": [7, 8], "label": [1.0, None], "score": [0.3, 0.4]})
+    >>> j, r = split_table(t, missing="exclude")
+    >>> len(j), len(r), j.left_out[0].count
+    (1, 2, 1)
     """
     rec = table_records(table, query_col=query_col, item_col=item_col, score_col=score_col, rank_col=rank_col,
-                        label_col=label_col, source=source, need=need)
+                        label_col=label_col, source=source, need=need, missing=missing)
     return (rec.judgments() if rec.has_labels else None), (rec.rankings() if rec.has_order else None)
 
 

@@ -6,7 +6,6 @@ The public face of this module is :mod:`ranklens.io`.
 
 from __future__ import annotations
 
-import gzip
 import json
 import mmap
 import os
@@ -20,7 +19,8 @@ from .records import Judgments, Rankings, Records
 from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
 from .validate import strip_bom, text_buffer, utf8_text
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
+__all__ = ["BINARY_PROBE", "FORMATS", "INFLATE_FLOOR", "INFLATE_RATIO", "detect_format", "inflate", "read_judgments",
+           "read_rankings", "read_records", "read_table", "refuse_binary"]
 
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
 
@@ -56,6 +56,11 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
     if mapped:
         m = _map_file(path)
         if m is not None:
+            try:
+                refuse_binary(m[:BINARY_PROBE], str(path))
+            except FormatError:
+                m.close()
+                raise
             return m
     try:
         data = path.read_bytes()
@@ -70,11 +75,102 @@ def _open_bytes(path: Path, mapped: bool = False) -> bytes | mmap.mmap:
     except ValueError:  # a NUL byte in the name
         raise InputError(f"{str(path)!r}: not a file name (it holds a NUL byte).") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise FormatError(f"corrupt gzip data ({exc})", path=str(path)) from None
+        return inflate(data, str(path))
+    refuse_binary(data[:BINARY_PROBE], str(path))
     return data
+
+
+#: Decompression is bounded: a gzip file may inflate to at most this many times its own size, or to
+#: :data:`INFLATE_FLOOR` bytes when that is more. Text such as TREC runs and qrels compresses 4 to 20 times;
+#: deflate's largest ratio is about 1,030 (a "gzip bomb"). Past the bound the file is refused at once, before
+#: the rest is inflated.
+INFLATE_RATIO = 100
+#: The bound of small files: any gzip file may inflate to 256 MiB.
+INFLATE_FLOOR = 256 << 20
+
+
+def inflate(data: bytes, path: str, limit: int | None = None) -> bytes:
+    """The bytes of gzip ``data`` (every member), decompressed piece by piece within ``limit`` bytes (by default
+    :data:`INFLATE_RATIO` times the compressed size, or :data:`INFLATE_FLOOR`); binary content
+    (:func:`refuse_binary`) refused after the first piece.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> inflate(gzip.compress(b"q1 0 d1 1\\n"), "qrels.gz")
+    b'q1 0 d1 1\\n'
+    >>> inflate(gzip.compress(b"0" * 5000), "bomb.gz", limit=4096)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.FormatError: bomb.gz: the gzip data inflates to more than 4,096 bytes (...
+    """
+    if limit is None:
+        limit = max(INFLATE_FLOOR, INFLATE_RATIO * len(data))
+    out: list[bytes] = []
+    total, pos, n, view, step = 0, 0, len(data), memoryview(data), 1 << 22
+    d = zlib.decompressobj(wbits=31)  # one gzip member; members follow one another
+    try:
+        while pos < n:
+            # the input in slices: the tails zlib copies stay small
+            piece: bytes | memoryview = view[pos:pos + (1 << 20)]
+            pos += len(piece)
+            while True:
+                chunk = d.decompress(piece, step)
+                if not out and chunk:
+                    refuse_binary(chunk[:BINARY_PROBE], path)
+                total += len(chunk)
+                if total > limit:
+                    raise FormatError(
+                        f"the gzip data inflates to more than {limit:,} bytes ({n:,} compressed bytes may inflate "
+                        f"{INFLATE_RATIO} times, or to {INFLATE_FLOOR >> 20} MiB); not read (a gzip bomb? "
+                        "decompress it yourself if it is real data)", path=path)
+                out.append(chunk)
+                if d.eof:  # the member ends: another follows, or trailing bytes gzip ignores too
+                    pos -= len(d.unused_data)
+                    if data[pos:pos + 2] != b"\x1f\x8b":
+                        pos = n
+                    else:
+                        d = zlib.decompressobj(wbits=31)
+                    break
+                piece = d.unconsumed_tail
+                if not piece:
+                    break
+        if not d.eof:
+            raise EOFError("the compressed data ends before the end-of-stream marker")
+    except (zlib.error, EOFError) as exc:
+        raise FormatError(f"corrupt gzip data ({exc})", path=path) from None
+    return b"".join(out)
+
+
+#: Bytes of a file looked at to tell binary data from text.
+BINARY_PROBE = 1 << 16
+
+#: The first bytes of binary formats given where text is expected, and what they are.
+_MAGIC = ((b"SQLite format 3\x00", "an SQLite database"), (b"PK\x03\x04", "a zip archive (or an Excel file)"),
+          (b"BZh", "a bzip2 file"), (b"\xfd7zXZ\x00", "an xz file"), (b"\x28\xb5\x2f\xfd", "a zstd file"),
+          (b"\x7fELF", "a program"), (b"\x89PNG", "an image"), (b"%PDF", "a PDF document"))
+
+
+def refuse_binary(head: Any, path: str) -> None:
+    """Refuse bytes that are not text, from the first :data:`BINARY_PROBE` bytes: a known binary format by its
+    first bytes, anything else by a NUL byte (Parquet, whose first bytes are ``PAR1``, passes).
+
+    Examples
+    --------
+    >>> refuse_binary(b"SQLite format 3\\x00...", "run.txt")
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.FormatError: run.txt: an SQLite database, not a text file (TREC, LETOR, CSV, TSV, JSON) nor Parquet
+    """
+    head = bytes(head)
+    if head[:4] == b"PAR1":
+        return
+    what = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+    nul = head.find(b"\x00")
+    if what is None and nul >= 0:
+        what = f"binary data (a NUL byte at byte {nul})"
+    if what is not None:
+        raise FormatError(f"{what}, not a text file (TREC, LETOR, CSV, TSV, JSON) nor Parquet", path=path)
 
 
 def _strip_gz(name: str) -> str:
@@ -315,6 +411,7 @@ def read_records(
     format: str | None = None,
     groups: str | os.PathLike[str] | None = None,
     need: str = "both",
+    missing: str = "error",
     **columns: Any,
 ) -> Records:
     """Read a file into :class:`~ranklens.records.Records`: every reader goes through here.
@@ -332,6 +429,10 @@ def read_records(
         The role of the file: a TREC file is read as qrels or as a run by
         it, and a table must have the columns of that role ("both": a long
         table holding the relevance and the score or rank columns).
+    missing : {"error", "exclude"}
+        A missing label, score or rank in a table (an empty CSV cell, a JSON ``null``, a null of Parquet) or a
+        ``{query: {item: value}}`` JSON: refused (default), or its row left out of that side and counted
+        (:data:`ranklens._input.validate.MISSING`).
     **columns
         ``query_col=``, ``item_col=``, ``score_col=``, ``rank_col=``,
         ``label_col=`` for tables.
@@ -342,9 +443,9 @@ def read_records(
     >>> from ranklens.io import read_records
     >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
     >>> _ = open(p, "w").write("query,item,relevance,score\\nq1,d1,2,0.5\\nq1,d2,,0.7\\n")
-    >>> rec = read_records(p)
-    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist()
-    ([2.0], [0.5, 0.7])
+    >>> rec = read_records(p, missing="exclude")
+    >>> rec.judgments().label.tolist(), rec.rankings().score.tolist(), rec.left_out[0].examples
+    ([2.0], [0.5, 0.7], ('query q1 item d2',))
     """
     p = Path(path)
     data = _open_bytes(p, mapped=True)
@@ -368,8 +469,8 @@ def read_records(
         if need == "both":
             raise InputError(
                 f"{path}: a {{query: {{item: value}}}} JSON holds either judgments or a ranking, not both.")
-        return nested_records(obj, need, source=src)
-    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), **columns)
+        return nested_records(obj, need, source=src, missing=missing)
+    return table_records(obj, need=need, source=src, locate=_row_locator(data, fmt), missing=missing, **columns)
 
 
 def read_judgments(

@@ -10,7 +10,10 @@
   never imported here: the object is recognised by its type's module and name);
 * PyTerrier frames: pandas frames with ``qid`` and ``docno`` columns, read with
   PyTerrier's documented column names (``qid``, ``docno``, ``score``, ``rank``,
-  ``label``), never its ``query`` text nor its internal ``docid``.
+  ``label``), never its ``query`` text nor its internal ``docid``;
+* array-likes of other libraries (torch tensors, JAX and CuPy arrays...): any
+  object offering DLPack (``__dlpack__``) or numpy's ``__array__``, read as a
+  numpy array (:func:`array_like`; torch and JAX are never imported).
 
 :mod:`ranklens._input.coerce` calls :func:`unwrap` first, then asks
 :func:`has_records` before it would take a list for a matrix.
@@ -23,12 +26,15 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError, InvalidParameterError
 
 __all__ = [
     "PYTERRIER_COLUMNS",
     "RECORD_FIELDS",
     "accepted",
+    "array_like",
     "has_records",
     "is_ranx_run",
     "is_record",
@@ -73,6 +79,48 @@ def accepted(what: str) -> str:
         f"a ranx {ranx}, a Hugging Face datasets.Dataset, or a pandas/polars/pyarrow table "
         f"(e.g. a PyTerrier frame: qid, docno, {col})."
     )
+
+
+def array_like(obj: Any, what: str) -> Any:
+    """``obj`` as a numpy array when it is an array of another library (a torch tensor, a JAX or CuPy array,
+    anything offering ``__dlpack__`` or ``__array__``), read through DLPack (no copy) or ``__array__``; any other
+    object as it is. An array that cannot be read on the CPU (a GPU tensor, a tensor that requires a gradient,
+    a dtype numpy lacks) is refused in one line naming ``what`` and the way out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class OnlyDLPack:
+    ...     def __init__(self, a): self.a = np.asarray(a)
+    ...     def __dlpack__(self, **kw): return self.a.__dlpack__(**kw)
+    ...     def __dlpack_device__(self): return self.a.__dlpack_device__()
+    >>> array_like(OnlyDLPack([[1.0, 0.0]]), "judgments")
+    array([[1., 0.]])
+    >>> array_like([[1, 0]], "judgments")
+    [[1, 0]]
+    """
+    t = type(obj)
+    if isinstance(obj, (np.ndarray, str, bytes, Sequence, Mapping, Iterator)) or not (
+            hasattr(t, "__dlpack__") or hasattr(t, "__array__")):
+        return obj
+    first: Exception | None = None
+    if hasattr(t, "__dlpack__"):
+        try:
+            return np.from_dlpack(obj)
+        except (TypeError, ValueError, RuntimeError, BufferError, AttributeError) as exc:
+            first = exc
+    if hasattr(t, "__array__"):
+        try:
+            arr = np.asarray(obj)
+        except (TypeError, ValueError, RuntimeError, AttributeError) as exc:
+            first = first or exc
+        else:
+            if arr.dtype.kind != "O" or arr.ndim:  # an object wrapped in a 0-d array: no array at all
+                return arr
+    why = " ".join(str(first).split())[:200] if first is not None else "it gives no array"
+    raise InvalidParameterError(
+        f"{what}: cannot read the {t.__module__.split('.')[0]} {t.__name__} as a numpy array on the CPU ({why}); "
+        "give it as one: x.detach().cpu() for a torch tensor, x.get() for CuPy, np.asarray(x) for JAX.")
 
 
 def is_record(x: Any) -> bool:

@@ -6,15 +6,20 @@ The public face of this module is :mod:`ranklens.options`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from difflib import get_close_matches
 from typing import Any
 
-from ..errors import InvalidParameterError
-from .coerce import table_kind
+import numpy as np
+
+from .._defs.conventions import Convention
+from ..errors import InputError, InvalidParameterError
+from .coerce import MATRIX_SOURCES, table_kind
 from .dispatch import as_judgments, as_rankings, is_pathlike, split_table
 from .files import detect_format, read_table
 from .forms import unwrap
 from .records import Judgments, Rankings
+from .validate import check_missing
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]
 
@@ -22,8 +27,9 @@ __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "p
 COLUMN_KEYS: dict[str, str] = {
     "query_col": "query", "item_col": "item", "score_col": "score", "rank_col": "rank", "label_col": "label",
 }
-#: The keywords about reading files (``format`` is the judgments' format, as ``judgments_format``).
-FORMAT_KEYS: tuple[str, ...] = ("format", "judgments_format", "run_format", "groups")
+#: The keywords about reading the inputs (``format`` is the judgments' format, as ``judgments_format``;
+#: ``missing`` what a missing label or score is, :data:`ranklens._input.validate.MISSING`).
+FORMAT_KEYS: tuple[str, ...] = ("format", "judgments_format", "run_format", "groups", "missing")
 
 
 @dataclass(frozen=True)
@@ -59,27 +65,31 @@ class Columns:
 
 @dataclass(frozen=True)
 class Formats:
-    """How to read the files: the judgments' and the run's formats (``None``: detected) and the group
-    file of a LETOR file without ``qid:``.
+    """How to read the inputs: the judgments' and the run's file formats (``None``: detected), the group
+    file of a LETOR file without ``qid:``, and what a missing label or score is (``"error"``: refused;
+    ``"exclude"``: its row left out of that side, counted in ``Result.excluded``).
 
     Examples
     --------
     >>> from ranklens.options import Formats
     >>> Formats(judgments="trec", run="trec")
-    Formats(judgments='trec', run='trec', groups=None)
+    Formats(judgments='trec', run='trec', groups=None, missing='error')
     """
 
     judgments: str | None = None
     run: str | None = None
     groups: Any = None
+    missing: str = "error"
 
 
-def split_options(options: Mapping[str, Any]) -> tuple[Columns, Formats, dict[str, Any]]:
+def split_options(options: Mapping[str, Any], own: tuple[str, ...] = ()) -> tuple[Columns, Formats, dict[str, Any]]:
     """``(columns, formats, convention overrides)`` of a bag of keyword options.
 
     Column keys are ``query_col``, ``item_col``, ``score_col``, ``rank_col``,
-    ``label_col``; format keys ``format`` (or ``judgments_format``), ``run_format``
-    and ``groups``; every other key is a convention field override.
+    ``label_col``; input keys ``format`` (or ``judgments_format``), ``run_format``,
+    ``groups`` and ``missing``; every other key is a convention field override. A key that is none of
+    these is refused, naming the nearest accepted one and every accepted keyword (``own``: the caller's
+    named parameters, listed first).
 
     Examples
     --------
@@ -93,9 +103,32 @@ def split_options(options: Mapping[str, Any]) -> tuple[Columns, Formats, dict[st
     columns = Columns(**{role: options.get(key) for key, role in COLUMN_KEYS.items()})
     judgments_format = options.get("format")
     formats = Formats(judgments=judgments_format if judgments_format is not None else options.get("judgments_format"),
-                      run=options.get("run_format"), groups=options.get("groups"))
+                      run=options.get("run_format"), groups=options.get("groups"),
+                      missing=check_missing(options.get("missing", "error")))
     rest = {k: v for k, v in options.items() if k not in COLUMN_KEYS and k not in FORMAT_KEYS}
+    unknown = [k for k in rest if k not in CONVENTION_FIELDS]
+    if unknown:
+        raise InvalidParameterError(_unknown_keywords(unknown, own))
     return columns, formats, rest
+
+
+#: The fields of a convention, which the other keywords of ``evaluate`` override.
+CONVENTION_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Convention))
+
+
+def _unknown_keywords(unknown: list[str], own: tuple[str, ...]) -> str:
+    """The refusal of keywords no option and no convention field takes: each with the nearest accepted one,
+    then every accepted keyword by kind."""
+    groups = [("own", own), ("table columns", tuple(COLUMN_KEYS)), ("inputs", FORMAT_KEYS),
+              ("convention fields", CONVENTION_FIELDS)]
+    accepted = [k for _, keys in groups for k in keys]
+    near = []
+    for k in unknown:
+        close = get_close_matches(str(k), accepted, n=1, cutoff=0.6)
+        near.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    listed = "; ".join(f"{name}: {', '.join(keys)}" for name, keys in groups if keys and name != "own")
+    mine = f"its own: {', '.join(own)}; " if own else ""
+    return (f"unknown keyword{'s' if len(unknown) > 1 else ''} {', '.join(near)}. Accepted: {mine}{listed}.")
 
 
 def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
@@ -112,12 +145,13 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
     """
     columns = columns or Columns()
     formats = formats or Formats()
+    missing = formats.missing
     if rankings is None:
         judgments = unwrap(judgments, "judgments")  # a Hugging Face Dataset, rows as dicts: one table
         if table_kind(judgments):
-            j, r = split_table(judgments, need="both", **columns.kwargs())
+            j, r = split_table(judgments, need="both", missing=missing, **columns.kwargs())
         elif is_pathlike(judgments):
-            j, r = read_table(judgments, format=formats.judgments, **columns.kwargs())
+            j, r = read_table(judgments, format=formats.judgments, missing=missing, **columns.kwargs())
         else:
             raise InvalidParameterError(
                 "`rankings` is missing; it may be left out only when `judgments` is a table with both a "
@@ -135,8 +169,30 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
         jfiles = {"format": formats.judgments, "groups": formats.groups}
     if is_pathlike(rankings):
         rfiles = {"format": formats.run}
-    return (as_judgments(judgments, **columns.judgments_kwargs(), **jfiles),
-            as_rankings(rankings, **columns.rankings_kwargs(), **rfiles))
+    j = as_judgments(judgments, missing=missing, **columns.judgments_kwargs(), **jfiles)
+    r = as_rankings(rankings, missing=missing, **columns.rankings_kwargs(), **rfiles)
+    _same_rows(j, r)
+    return j, r
+
+
+def _same_rows(j: Judgments, r: Rankings) -> None:
+    """Refuse two matrices (2-D arrays, lists of lists) whose rows differ in length: row ``q`` of the labels and
+    row ``q`` of the scores are one query's list, item by item; a longer row would leave items unranked or
+    unjudged without a word."""
+    if j.source != MATRIX_SOURCES["judgments"] or r.source != MATRIX_SOURCES["rankings"]:
+        return
+    gone_j, gone_r = sum(x.count for x in j.left_out), sum(x.count for x in r.left_out)
+    if gone_j or gone_r:  # rows left out (missing="exclude"): the lengths were checked before, per cell
+        return
+    nj, nr = np.bincount(j.qid), np.bincount(r.qid)
+    if nj.shape == nr.shape and (nj == nr).all():
+        return
+    if nj.shape != nr.shape:
+        raise InputError(f"the y_true and y_score matrices have {nj.shape[0]} and {nr.shape[0]} rows: one row per "
+                         "query in both.")
+    q = int(np.flatnonzero(nj != nr)[0])
+    raise InputError(f"row {q} of the y_true matrix has {nj[q]} labels and row {q} of the y_score matrix "
+                     f"{nr[q]} scores: a row's labels and scores are one list, item by item, of the same length.")
 
 
 
@@ -184,6 +240,11 @@ def parse_sets(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
         if not sep or not name.strip():
             raise InvalidParameterError(f"--set expects FIELD=VALUE, got {item!r}.")
         name = name.strip()
+        if name not in CONVENTION_FIELDS:
+            close = get_close_matches(name, CONVENTION_FIELDS, n=1, cutoff=0.6)
+            raise InvalidParameterError(f"--set {item}: unknown convention field {name!r}"
+                                        f"{f' (did you mean {close[0]!r}?)' if close else ''}; valid fields: "
+                                        f"{', '.join(CONVENTION_FIELDS)}.")
         out[name] = value.strip() if name in TEXT_FIELDS else _set_value(value.strip(), name)
     return out
 

@@ -11,9 +11,49 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .ids import IdColumn, filter_ids
+from .ids import IdColumn, filter_ids, ids_to_numpy, take_ids
 
-__all__ = ["Judgments", "Rankings", "Records"]
+__all__ = ["Judgments", "LeftOut", "Rankings", "Records", "left_out_rows"]
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Rows an input left out of one side because a value was missing, as ``missing="exclude"`` asks (the
+    default refuses them): a row without a label is no judgment, a row without a score or rank is not ranked.
+
+    Attributes
+    ----------
+    side : {"judgments", "rankings"}
+        The side the rows are left out of.
+    count : int
+        How many rows.
+    examples : tuple of str
+        The first (up to 5) of them, as ``"query q1 item d2"``.
+    source : str
+        The input they come from.
+    """
+
+    side: str
+    count: int
+    examples: tuple[str, ...]
+    source: str
+
+
+def left_out_rows(side: str, mask: np.ndarray, qid: Any, item: Any, source: str) -> LeftOut:
+    """The :class:`LeftOut` of the rows where ``mask`` holds (ids in any layout; only the first five are read).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> left_out_rows("rankings", np.array([False, True]), np.array([1, 1]), np.array([7, 8]), "t").examples
+    ('query 1 item 8',)
+    """
+    idx = np.flatnonzero(mask)
+    first = idx[:5]
+    q = ids_to_numpy(take_ids(qid, first)) if qid is not None else first
+    it = ids_to_numpy(take_ids(item, first)) if item is not None else None
+    examples = tuple(f"query {q[t]}" + (f" item {it[t]}" if it is not None else "") for t in range(first.size))
+    return LeftOut(side, int(idx.size), examples, source)
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +84,8 @@ class Judgments:
     item: Any
     label: np.ndarray
     source: str | None = None
+    #: rows the input left out because their label was missing (``missing="exclude"``)
+    left_out: tuple[LeftOut, ...] = ()
 
     def __len__(self) -> int:
         return int(self.label.shape[0])
@@ -85,6 +127,8 @@ class Rankings:
     #: the rows are in the order a ``ranx.Run`` keeps them (sorted when the Run was built), the order
     #: ranx evaluates: the ``ranx`` tie rule then keeps it instead of sorting again
     in_ranx_order: bool = False
+    #: rows the input left out because their score or rank was missing (``missing="exclude"``)
+    left_out: tuple[LeftOut, ...] = ()
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -116,8 +160,10 @@ class Records:
     source : str or None
         Where the rows came from, for messages.
     judged, ranked : ndarray of bool or None
-        Which rows have a label / a score or rank, when one table holds both
-        and some rows lack one (``None``: every row).
+        Which rows play each role, when some rows lack a label / a score or rank (``missing="exclude"``)
+        (``None``: every row).
+    left_out : tuple of LeftOut
+        What those masks leave out, per side, to be counted in ``Result.excluded``.
 
     Examples
     --------
@@ -141,6 +187,7 @@ class Records:
     empty_qids: Any = None
     #: see :attr:`Rankings.in_ranx_order`
     in_ranx_order: bool = False
+    left_out: tuple[LeftOut, ...] = ()
 
     @property
     def has_labels(self) -> bool:
@@ -156,21 +203,25 @@ class Records:
         """The judged rows (requires labels)."""
         if self.label is None:
             raise InputError(f"{self.source or 'the input'} has no relevance labels: it cannot be the judgments.")
+        gone = tuple(x for x in self.left_out if x.side == "judgments")
         if self.judged is None:
-            return Judgments(self.qid, self.item, self.label, source=self.source)
+            return Judgments(self.qid, self.item, self.label, source=self.source, left_out=gone)
         m = self.judged
-        return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), self.label[m], source=self.source)
+        return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), self.label[m], source=self.source,
+                         left_out=gone)
 
     def rankings(self) -> Rankings:
         """The ranked rows (requires a score or a rank), with their labels when the records hold both."""
         if not self.has_order:
             raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
+        gone = tuple(x for x in self.left_out if x.side == "rankings")
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
-                            label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order)
+                            label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order,
+                            left_out=gone)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
                         score=self.score[m] if self.score is not None else None,
                         rank=self.rank[m] if self.rank is not None else None, source=self.source,
                         label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids,
-                        in_ranx_order=self.in_ranx_order)
+                        in_ranx_order=self.in_ranx_order, left_out=gone)

@@ -4,11 +4,13 @@
   ``\\n``, ``\\r\\n`` and a bare ``\\r`` (old Mac) all end a line (``\\r`` before ``\\n`` is a space to the
   scanners, as it is to trec_eval's ``isspace``; a bare ``\\r`` becomes ``\\n``, so a file of ``\\r`` lines is
   not read as one line); bytes that are not UTF-8 are refused with the line of the first bad byte.
-* **Values** (:func:`check_values`): relevance labels, scores and ranks must be finite numbers: NaN,
-  infinities and nulls are refused with the file and line (or the row, or the query and item) and the
-  offending text. A long table holding both labels and scores is the one exception: there a null cell
-  (an empty CSV cell, a JSON ``null``, a missing value of pandas) says the row is not judged or not
-  ranked, which is what such a table is for; NaN and infinities are still refused.
+* **Values** (:func:`numeric`, :func:`check_values`): relevance labels, scores and ranks must be numbers
+  (text such as ``"1.5"`` is refused, not read) and finite: a missing value (a null of Arrow or polars,
+  ``None``, pandas' ``NA``, an empty CSV cell, a JSON ``null``), NaN and infinities are refused with the form,
+  the file and line (or the row, or the query and item) and the column, in every input form alike. Only
+  where the user asks, with ``missing="exclude"`` (:data:`MISSING`), is a row whose label or score is
+  missing or NaN left out of that side instead (a row without a label is no judgment, a row without a score
+  or rank is not ranked) and counted in ``Result.excluded``; infinities are refused even then.
 * **TREC field counts** (:data:`TREC_FIELDS`): as trec_eval's ``get_qrels.c`` and ``get_trec_results.c``
   read them, a qrels line has exactly 4 fields and a run line at least 6 (fewer is "Malformed line"
   there); past the sixth, the rest of a run line is skipped, as trec_eval does (its own test run
@@ -21,14 +23,20 @@ readers cannot drift apart.
 from __future__ import annotations
 
 import codecs
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import FormatError, InputError
+from ..errors import FormatError, InputError, InvalidParameterError
 
-__all__ = ["BOM", "TREC_FIELDS", "check_utf8", "check_values", "strip_bom", "text_buffer", "utf8_text"]
+__all__ = ["BOM", "MISSING", "TREC_FIELDS", "check_missing", "check_utf8", "check_values", "numeric", "strip_bom",
+           "text_buffer", "utf8_text"]
+
+#: What a missing label, score or rank is (``missing=``): refused (``"error"``, the default), or its row left out
+#: of that side and counted in ``Result.excluded`` (``"exclude"``).
+MISSING = ("error", "exclude")
 
 #: The UTF-8 byte-order mark, dropped from the start of every text file.
 BOM = b"\xef\xbb\xbf"
@@ -151,12 +159,87 @@ def utf8_text(data: bytes, path: str) -> str:
         raise _utf8_error(np.frombuffer(data, np.uint8), exc.start, path) from None
 
 
+def check_missing(missing: Any) -> str:
+    """``missing`` checked against :data:`MISSING`.
+
+    >>> check_missing("exclude")
+    'exclude'
+    """
+    if not isinstance(missing, str) or missing not in MISSING:
+        raise InvalidParameterError(f"`missing` must be 'error' (refuse a missing label or score, the default) or "
+                                    f"'exclude' (leave its row out of that side, counted); got {missing!r}.")
+    return missing
+
+
+def numeric(a: np.ndarray, what: str, where: str, *,
+            locate: Callable[[int], tuple[str, int | None, str | None]] | None = None) -> np.ndarray:
+    """``a`` as float64; text (``"1.5"``) and other objects that are no number are refused, naming ``what`` in
+    ``where``, the first of them and where it is (``locate(i)``, as for :func:`check_values`); missing values
+    (``None``, pandas' ``NA``) become NaN, for :func:`check_values` to judge.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> numeric(np.array([1, None, 2.5], dtype=object), "scores", "the dict").tolist()
+    [1.0, nan, 2.5]
+    >>> numeric(np.array([1.0, "1.5"], dtype=object), "scores", "the dict")
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InputError: the dict, row 1: scores must be numbers; found '1.5' (text).
+    """
+    if a.dtype.kind in "iufb":
+        return a.astype(np.float64, copy=False)
+    flat = a.reshape(-1) if a.ndim else a.reshape(1)
+    types = set(map(type, flat))  # distinct types: the check below loops over them, not over the values
+    if all(map(_numeric_type, types)):
+        nulls = np.array([t for t in types if _null_type(t)], dtype=object)
+        if nulls.size:
+            flat = np.where(np.isin(np.fromiter(map(type, flat), dtype=object, count=flat.size), nulls), np.nan, flat)
+        try:
+            return np.asarray(flat, dtype=np.float64).reshape(a.shape)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    i = next(i for i, x in enumerate(flat) if not _numeric_type(type(x)) or not _floats(x))  # the error path only
+    first = flat[i]
+    shown = repr(first.item() if isinstance(first, np.generic) else first)
+    kind = " (text)" if isinstance(first, (str, bytes)) else (
+        " (too large for a float)" if isinstance(first, int) else "")
+    at, line, text = locate(i) if locate is not None else (f"row {i}", None, None)
+    msg = f"{what} must be numbers; found {shown[:57] + '...' if len(shown) > 60 else shown}{kind}"
+    if line is not None:
+        raise FormatError(msg, path=where, line=line, text=text)
+    raise InputError(f"{where}, {at}: {msg}.")
+
+
+def _numeric_type(t: type) -> bool:
+    """A number type (bools and numpy scalars too), or a missing value's (None, pandas' NA)."""
+    return (issubclass(t, (numbers.Number, np.number, np.bool_)) and not issubclass(t, (complex, np.complexfloating))
+            ) or _null_type(t)
+
+
+def _null_type(t: type) -> bool:
+    return t is type(None) or t.__name__ in ("NAType", "NaTType")
+
+
+def _floats(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
 def check_values(values: np.ndarray, what: str, where: str, *,
                  locate: Callable[[int], tuple[str, int | None, str | None]] | None = None,
-                 null: np.ndarray | None = None) -> None:
-    """Refuse NaN and infinite ``values`` (and ``null`` rows, when given) of the column ``what``.
+                 null: np.ndarray | None = None, missing: str = "error",
+                 excludable: bool = False) -> np.ndarray | None:
+    """Refuse NaN and infinite ``values`` (and ``null`` rows, when given) of the column ``what``; with
+    ``missing="exclude"``, return the rows whose value is missing or NaN instead (None when there is none), for
+    the caller to leave out and count: infinities are refused either way.
 
-    ``locate(i)`` gives, for the first bad row ``i``, where it is (``"row 3"``, ``"query q1, item d2"``),
+    ``excludable``: the input form takes ``missing="exclude"`` (tables, dicts, records, matrices), which the
+    refusal of a missing or NaN value then says. ``locate(i)`` gives, for the first bad row ``i``, where it is
+    (``"row 3"``, ``"query q1, item d2"``),
     its line in the file ``where`` (or None) and its text (or None); without it the row is named.
     With a line the error is a :class:`~ranklens.errors.FormatError` (file, line, text).
 
@@ -171,22 +254,32 @@ def check_values(values: np.ndarray, what: str, where: str, *,
     Traceback (most recent call last):
     ...
     ranklens.errors.InputError: the judgments dict, row 0: label is nan: missing, NaN or infinite values are refused
+    >>> check_values(np.array([1.0, np.nan]), "label", "the judgments dict", missing="exclude").tolist()
+    [False, True]
     """
-    if values.dtype.kind not in "fc":
+    floats = values.dtype.kind in "fc"
+    if missing == "exclude":
+        gone = np.isnan(values) if floats else np.zeros(values.shape[0], dtype=bool)
+        if null is not None:
+            gone = gone | null
+        check_values(np.where(gone, 0.0, values) if floats else values, what, where, locate=locate)
+        return gone if gone.any() else None
+    if not floats:
         if null is None or not null.any():
-            return
+            return None
         bad = null
     else:
         ok = np.isfinite(values)
         if ok.all() and (null is None or not null.any()):
-            return
+            return None
         bad = ~ok if null is None else (~ok | null)
     i = int(np.flatnonzero(bad)[0])
     n = int(np.count_nonzero(bad))
     shown = "missing" if null is not None and null[i] else f"{values[i]}"
     at, line, text = locate(i) if locate is not None else (f"row {i}", None, None)
     more = f" ({n} such values)" if n > 1 else ""
-    msg = f"{what} is {shown}{more}: missing, NaN or infinite values are refused"
+    hint = "" if not excludable or (np.isinf(values[i]) and not (null is not None and null[i])) else _EXCLUDE_HINT
+    msg = f"{what} is {shown}{more}: missing, NaN or infinite values are refused{hint}"
     if line is not None:
         raise FormatError(msg, path=where, line=line, text=text)
     shown_text = ""
@@ -194,3 +287,7 @@ def check_values(values: np.ndarray, what: str, where: str, *,
         t = text.rstrip("\r\n")
         shown_text = f": {(t[:117] + '...') if len(t) > 120 else t!r}"
     raise InputError(f"{where}, {at}: {msg}{shown_text}")
+
+
+#: Said with a refused missing or NaN value: the way to leave such rows out instead.
+_EXCLUDE_HINT = " (missing='exclude', --missing exclude: leave such rows out, counted)"

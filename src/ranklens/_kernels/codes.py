@@ -9,9 +9,10 @@ __all__ = [
     "AP", "AP_MIN", "AUC", "BING", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "GAIN_EXP", "GAIN_LINEAR",
     "GAIN_MAP", "G_GAIN", "HIT", "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "NDCG", "NDCG_REL",
     "NONREL_JUDGED", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC",
-    "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_WORST", "P", "PT11", "PT11_V9",
-    "P_DEPTH", "RBP", "RBP_GAIN", "RBP_RESID", "RBP_TREC", "RECALL", "REL_P", "RNDCG", "RPREC", "RPREC_MULT", "RR",
-    "SET_MAP", "TIES_AVERAGE", "TIES_NONE", "TIES_SHARED_RANK", "UNJ", "UTILITY",
+    "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_QUICKSORT_TWICE", "ORDER_WORST", "P",
+    "PT11", "PT11_V9", "P_DEPTH", "RBP", "RBP_GAIN", "RBP_RESID", "RBP_TREC", "RECALL", "REL_P", "RNDCG", "RPREC",
+    "RPREC_MULT", "RR", "SET_MAP", "TIES_AVERAGE", "TIES_NONE", "TIES_SHARED_RANK", "TM_AP", "TM_P", "TM_RECALL",
+    "TM_RR", "UNJ", "UTILITY",
 ]
 
 # measures
@@ -35,11 +36,16 @@ AUC = 26
 # Rprec_mult, utility, relative_P / set_relative_P, set_map, num_nonrel_judged_ret, unj, rbp_resid, binG
 G_GAIN, NDCG_REL, RNDCG = 28, 29, 30
 RPREC_MULT, UTILITY, REL_P, SET_MAP, NONREL_JUDGED, UNJ, RBP_RESID, BING = range(31, 39)
+# torchmetrics' retrieval measures (their `preds > 0`: a relevant item scored 0 or less is no hit): average precision
+# over the hits in the top k, reciprocal rank, precision at k, recall at k
+TM_AP, TM_RR, TM_P, TM_RECALL = range(39, 43)
 # tied scores: in the given order, averaged over the orders of each tie group, or one shared rank
 TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
 # how a query's rows are put in ranked order
 ORDER_INPUT, ORDER_QUICKSORT, ORDER_WORST, ORDER_BEST, ORDER_ITEM_DESC, ORDER_ITEM_ASC = range(6)
 # ranx.evaluate given plain dicts: numba's quicksort of the scores ascending, reversed
 ORDER_QUICKSORT_REVERSED = 6
+# ranx.evaluate(..., make_comparable=True): the Run's quicksort of the negated scores, then make_comparable's again
+ORDER_QUICKSORT_TWICE = 7
 # gain of a label
 GAIN_LINEAR, GAIN_EXP, GAIN_MAP = range(3)

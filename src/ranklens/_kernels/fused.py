@@ -45,6 +45,7 @@ from .codes import (
     ORDER_ITEM_DESC,
     ORDER_QUICKSORT,
     ORDER_QUICKSORT_REVERSED,
+    ORDER_QUICKSORT_TWICE,
     ORDER_WORST,
     P_DEPTH,
     PT11,
@@ -81,8 +82,8 @@ from .trec_more import any_at, binary_more, graded_more
 __all__ = [
     "NUM_REL",
     "GAIN_EXP", "GAIN_LINEAR", "GAIN_MAP", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC", "ORDER_ITEM_DESC",
-    "ORDER_QUICKSORT", "ORDER_WORST", "evaluate_queries", "explain_query", "label_gain", "list_stats", "order_into",
-    "order_rows",
+    "ORDER_QUICKSORT", "ORDER_QUICKSORT_TWICE", "ORDER_WORST", "evaluate_queries", "explain_query", "label_gain",
+    "list_stats", "order_into", "order_rows",
 ]
 
 
@@ -151,10 +152,11 @@ def _item_ties(o, s, rows, mode, offs, data):  # pragma: no cover - compiled
 def order_rows(s, lab, rows, mode, offs, data):  # pragma: no cover - compiled
     n = s.shape[0]
     neg = np.empty(n, np.float64)
-    if mode == ORDER_QUICKSORT:
+    if mode == ORDER_QUICKSORT or mode == ORDER_QUICKSORT_TWICE:
         for i in range(n):
             neg[i] = -s[i]
-        return np.argsort(neg)
+        o = np.argsort(neg)  # ranx's make_comparable sorts the sorted Run once more: its quicksort moves ties again
+        return o if mode == ORDER_QUICKSORT else o[np.argsort(neg[o])]
     if mode == ORDER_QUICKSORT_REVERSED:
         return np.argsort(s)[::-1].copy()
     if mode == ORDER_WORST or mode == ORDER_BEST:
@@ -192,8 +194,7 @@ def order_into(s, lab, rows, mode, offs, data, o_buf):  # pragma: no cover - com
     an insertion sort by descending score keeps tied rows in input order, as the stable mergesort
     of the negated scores does."""
     n = s.shape[0]
-    if n > _SMALL_SORT or mode == ORDER_QUICKSORT or mode == ORDER_QUICKSORT_REVERSED or mode == ORDER_WORST \
-            or mode == ORDER_BEST:
+    if n > _SMALL_SORT or not (mode == ORDER_INPUT or mode == ORDER_ITEM_DESC or mode == ORDER_ITEM_ASC):
         return order_rows(s, lab, rows, mode, offs, data)
     o = o_buf[:n]
     for a in range(n):
@@ -245,7 +246,8 @@ def evaluate_queries(
     empty = np.zeros((n_q, n_m), np.bool_)
     any_map = False
     binary = False  # a binary measure counts the relevant labels of the whole list
-    full_depth = order_mode == ORDER_QUICKSORT or order_mode == ORDER_QUICKSORT_REVERSED  # ranx: whole list
+    full_depth = order_mode == ORDER_QUICKSORT or order_mode == ORDER_QUICKSORT_REVERSED or \
+        order_mode == ORDER_QUICKSORT_TWICE  # ranx: whole list
     depth_max = 0  # the ideal list and the ordered rows are needed to the deepest cutoff only
     for mi in range(n_m):
         if m_gain[mi] == GAIN_MAP:

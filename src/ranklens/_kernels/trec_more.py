@@ -1,4 +1,5 @@
-"""trec_eval's experimental, set and cutoff measures on one query's rows in ranked order.
+"""trec_eval's experimental, set and cutoff measures on one query's rows in ranked order (and torchmetrics' retrieval
+measures other than NDCG, :func:`torchmetrics_at`).
 
 :func:`ranklens._kernels.fused.evaluate_queries` calls :func:`graded_more` (G, ndcg_rel, Rndcg: the rows'
 gains ``g`` and the ideal gains ``ig``, descending) and :func:`binary_more` (Rprec_mult, utility,
@@ -17,10 +18,24 @@ import math
 
 from numba import njit
 
-from .codes import BING, G_GAIN, NONREL_JUDGED, RBP_RESID, REL_P, RNDCG, RPREC_MULT, SET_MAP, UNJ, UTILITY
-from .measures import rel_in_top
+from .codes import (
+    BING,
+    G_GAIN,
+    NONREL_JUDGED,
+    RBP_RESID,
+    REL_P,
+    RNDCG,
+    RPREC_MULT,
+    SET_MAP,
+    TM_AP,
+    TM_P,
+    TM_RR,
+    UNJ,
+    UTILITY,
+)
+from .measures import ap_sum, rel_in_top, rr_at
 
-__all__ = ["any_at", "binary_more", "g_at", "graded_more", "ndcg_rel_at", "rbp_resid_at", "rndcg_at"]
+__all__ = ["any_at", "binary_more", "g_at", "graded_more", "ndcg_rel_at", "rbp_resid_at", "rndcg_at", "torchmetrics_at"]
 
 
 @njit(cache=True, inline="always")
@@ -241,4 +256,29 @@ def binary_more(code, ss, sl, rel, cut, n, k, big_r, level, param, ties):  # pra
         empty = False
     elif code == BING:
         v = _bing(rel, cut, big_r)
+    elif code >= TM_AP:
+        v = torchmetrics_at(code, ss, rel, cut, n, k, big_r, ties)
     return v, empty
+
+
+@njit(cache=True)
+def torchmetrics_at(code, ss, rel, cut, n, k, big_r, ties):  # pragma: no cover - compiled
+    """torchmetrics 1.9's retrieval_average_precision / reciprocal_rank / precision / recall of one list on the
+    ``cut`` rows in order (``ss`` their scores): a relevant row scored 0 or less is no hit (their
+    ``torch.where(preds > 0, target, 0)``, ``rel`` overwritten), the top ``k`` rows taken (all for ``k`` 0). AP is
+    the mean of the precisions at the hits in the top k (0 without a hit: its denominator is the hits, not R);
+    precision the hits over ``k`` (``n`` without a cutoff); recall the hits over ``big_r``, every relevant row of
+    the list. The order of tied scores is torch's, which callers refuse (``MeasureSpec.untied_only``)."""
+    for t in range(cut):
+        if not ss[t] > 0.0:
+            rel[t] = 0.0
+    depth = n if k <= 0 else min(k, n)
+    hits = rel_in_top(ss, rel, 0, cut, depth, ties)
+    if code == TM_AP:
+        return ap_sum(ss, rel, 0, cut, depth, ties) / hits if hits > 0 else 0.0
+    if code == TM_RR:
+        return rr_at(ss, rel, 0, cut, depth, ties)
+    if code == TM_P:
+        denom = n if k <= 0 else k
+        return hits / denom if denom > 0 else 0.0
+    return hits / big_r if big_r > 0 else 0.0

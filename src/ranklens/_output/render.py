@@ -51,6 +51,7 @@ __all__ = [
     "comparison_header",
     "comparison_legend",
     "flat_dict",
+    "format_p",
     "format_value",
     "plain",
     "render",
@@ -76,7 +77,8 @@ CORRECTION_NAMES = {
 # -- comparisons: cells -------------------------------------------------------------------------------------
 
 
-def _pfmt(p: Any) -> str:
+def format_p(p: Any) -> str:
+    """A p-value as the tables print it: 4 decimals, or 1.9e-05 below 0.0001; n/a when missing."""
     if p is None or math.isnan(p):
         return "n/a"
     return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
@@ -103,8 +105,8 @@ def comparison_cells(c: ComparisonLike, r: Mapping[str, Any], digits: int = 4) -
         f"[{f(r['diff_low'])}, {f(r['diff_high'])}]",
         f"{r['wins']}/{r['ties']}/{r['losses']}",
         f"{r['effect_size']:.2f}" if not math.isnan(r["effect_size"]) else "n/a",
-        _pfmt(r["p_value"]),
-        _pfmt(r["p_adjusted"]) + sig,
+        format_p(r["p_value"]),
+        format_p(r["p_adjusted"]) + sig,
     ]
 
 

@@ -178,6 +178,11 @@ class Baseline:
             unknown = set(spec) - {"environment", "start", "end", "previous"}
             if unknown:
                 raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
+            for key, want in (("environment", str), ("start", (str, _dt.date)), ("end", (str, _dt.date)),
+                              ("previous", bool)):
+                if key in spec and not isinstance(spec[key], want):
+                    kind = "true or false" if want is bool else "a string" if want is str else "a date or a string"
+                    raise InvalidParameterError(f"{where}: `{key}` must be {kind}; got {_shown(spec[key])}.")
             if spec.get("previous"):
                 return cls(kind="previous")
             if "start" in spec or "end" in spec:
@@ -226,7 +231,8 @@ class MonitorSpec:
     correction: str = "holm"
 
     def __post_init__(self) -> None:
-        if str(self.metric).strip().lower() == "quarantine_rate" and self.by == _SERIES:
+        _check_monitor_types(self)
+        if self.metric.strip().lower() == "quarantine_rate" and self.by == _SERIES:
             object.__setattr__(self, "by", ())  # the store's: quarantined rows may have no model
         if self.slices is not None and self.slices != "auto":
             raise InvalidParameterError(f"monitor {self.name!r}: `slices` must be \"auto\"; got {self.slices!r}.")
@@ -264,6 +270,51 @@ class MonitorSpec:
     def kind(self) -> str:
         """``"measure"``, ``"signal"`` or ``"quality"`` (:func:`ranklens.monitor.kinds.monitor_kind`)."""
         return kinds.monitor_kind(self.metric)
+
+
+def _is_number(v: Any) -> bool:
+    """A finite int or float (not a bool: TOML's ``true`` is no number)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    hint = " (a string: write the number without quotes)" if isinstance(v, str) and _is_text_number(v) else ""
+    return (text if len(text) <= 60 else text[:57] + "...") + hint
+
+
+def _is_text_number(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_monitor_types(m: MonitorSpec) -> None:
+    """Refuse a monitor whose keys have the wrong type (a number written as a string, NaN, a list...), in one line
+    naming the monitor and the key: the checks after this one compare and parse them."""
+    if not isinstance(m.name, str) or not m.name.strip():
+        raise InvalidParameterError(f"a monitor's `name` must be a non-empty string; got {_shown(m.name)}.")
+    who = f"monitor {m.name!r}"
+    for key in ("metric", "window"):
+        if not isinstance(getattr(m, key), str):
+            raise InvalidParameterError(f"{who}: `{key}` must be a string; got {_shown(getattr(m, key))}.")
+    for key in ("threshold", "relative_drop", "absolute_drop", "significance"):
+        v = getattr(m, key)
+        if v is not None and not _is_number(v):
+            raise InvalidParameterError(f"{who}: `{key}` must be a finite number; got {_shown(v)}.")
+    if isinstance(m.min_groups, bool) or not isinstance(m.min_groups, int):
+        raise InvalidParameterError(f"{who}: `min_groups` must be an integer >= 1; got {_shown(m.min_groups)}.")
+    if not isinstance(m.where, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+            and (not isinstance(v, float) or math.isfinite(v)) for k, v in m.where.items()):
+        raise InvalidParameterError(f"{who}: `where` must be a table of column = value (a string or a number), "
+                                    f"e.g. {{ environment = \"production\" }}; got {_shown(m.where)}.")
+    if not isinstance(m.by, tuple) or not all(isinstance(c, str) for c in m.by):
+        raise InvalidParameterError(f"{who}: `by` must be a list of column names; got {_shown(m.by)}.")
+    if m.baseline is not None and not isinstance(m.baseline, Baseline):
+        raise InvalidParameterError(f"{who}: `baseline` must be a Baseline; got {_shown(m.baseline)}.")
 
 
 # used when the configuration declares no [[monitors]]: production NDCG@10 per model version, daily,
@@ -352,9 +403,16 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidParameterError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:  # arrays or tables nested thousands deep: the reader's recursion gives up
+        raise InvalidParameterError(f"{path}: not valid TOML for ranklens: values nested too deeply (a "
+                                    "configuration nests tables two or three levels).") from None
 
 
-def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+def _check_keys(table: Any, allowed: set[str], where: str) -> None:
+    if not isinstance(table, Mapping):
+        raise InvalidParameterError(f"{where}: expected a table of keys; got {_shown(table)}.")
     unknown = set(table) - allowed
     if unknown:
         raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
@@ -404,14 +462,25 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
                 path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
-    positive = a.get("positive", ("click",))
-    if isinstance(positive, str):
-        positive = (positive,)
-    attribution = Attribution(rule=a.get("rule", "binary"), positive=tuple(positive), weights=a.get("weights", {}))
+    positive = _strings(a.get("positive", ("click",)), "positive", _where(path, "attribution"))
+    weights = a.get("weights", {})
+    if not isinstance(weights, Mapping):
+        raise InvalidParameterError(f"{_where(path, 'attribution')}: `weights` must be a table of label = weight, "
+                                    f"e.g. {{ click = 1, buy = 3 }}; got {_shown(weights)}.")
+    if not isinstance(a.get("rule", "binary"), str):
+        raise InvalidParameterError(f"{_where(path, 'attribution')}: `rule` must be a string; got {_shown(a['rule'])}.")
+    attribution = Attribution(rule=a.get("rule", "binary"), positive=positive, weights=weights)
     e = doc.get("evaluation", {})
     _check_keys(e, {"convention", "empty", "tracked", "partial"}, _where(path, "evaluation"))
+    if not isinstance(e.get("convention", "ranklens"), str):
+        raise InvalidParameterError(f"{_where(path, 'evaluation')}: `convention` must be a string; got "
+                                    f"{_shown(e['convention'])}.")
+    tracked = _strings(e.get("tracked", DEFAULT_TRACKED), "tracked", _where(path, "evaluation"))
     baseline = Baseline.parse(doc.get("baseline"), _where(path, "baseline"))
     monitors = []
+    if not isinstance(doc.get("monitors", []), (list, tuple)):
+        raise InvalidParameterError(f"{_where(path, 'monitors')}: expected [[monitors]] tables; got "
+                                    f"{_shown(doc['monitors'])}.")
     for i, m in enumerate(doc.get("monitors", [])):
         where = _where(path, f"monitors {i + 1}")
         if not isinstance(m, Mapping):
@@ -420,11 +489,11 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         kw = dict(m)
         kw.setdefault("name", f"{kw.get('metric', 'ndcg@10')} monitor {i + 1}")
         if "by" in kw:
-            kw["by"] = tuple(kw["by"]) if not isinstance(kw["by"], str) else (kw["by"],)
+            kw["by"] = _strings(kw["by"], "by", where)
         if "baseline" in kw:
             kw["baseline"] = Baseline.parse(kw["baseline"], where)
         if "columns" in kw:
-            kw["columns"] = tuple(kw["columns"]) if not isinstance(kw["columns"], str) else (kw["columns"],)
+            kw["columns"] = _strings(kw["columns"], "columns", where)
         monitors.append(MonitorSpec(**kw))
     al, lab = doc.get("alerts", {}), doc.get("labels", {})
     for name, table in (("alerts", al), ("labels", lab)):
@@ -444,7 +513,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         attribution=attribution,
         convention=e.get("convention", "ranklens"),
         empty=e.get("empty", "skip"),
-        tracked=tuple(e.get("tracked", DEFAULT_TRACKED)),
+        tracked=tracked,
         baseline=baseline,
         monitors=tuple(monitors) if "monitors" in doc else DEFAULT_MONITORS,
         webhook=al.get("webhook"),
@@ -459,6 +528,15 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
     )
 
 
+def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
+    """A key holding one string or a list of strings, as a tuple; anything else refused naming the key."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise InvalidParameterError(f"{where}: `{key}` must be a string or a list of strings; got {_shown(value)}.")
+
+
 def _signals_table(table: Any, path: str) -> dict[str, Any]:
     """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size."""
     where = _where(path, "signals")
@@ -466,6 +544,9 @@ def _signals_table(table: Any, path: str) -> dict[str, Any]:
         raise InvalidParameterError(f"{where}: expected a table.")
     _check_keys(table, {"items", "attribute", "catalogue_size"}, where)
     out: dict[str, Any] = {}
+    for key in ("items", "attribute"):
+        if key in table and not isinstance(table[key], str):
+            raise InvalidParameterError(f"{where}: `{key}` must be a string; got {_shown(table[key])}.")
     if "items" in table:
         p = Path(str(table["items"]))
         out["items"] = str(Path(path).parent / p) if path and not p.is_absolute() else str(p)

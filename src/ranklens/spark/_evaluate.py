@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .._core.plan import make_plan
@@ -116,15 +117,16 @@ def evaluate(
     if "weights" in options:
         raise InvalidParameterError("`weights` is not supported on Spark; use ranklens.evaluate for weighted means.")
     gb = [group_by] if isinstance(group_by, str) else list(group_by or [])
-    columns, formats, overrides = split_options(options)
-    if formats != Formats():
+    columns, formats, overrides = split_options(
+        options, own=("metrics", "convention", "per_query", "group_by", "partitions", "rows_per_call"))
+    if replace(formats, missing="error") != Formats():
         raise InvalidParameterError("`format`, `judgments_format`, `run_format` and `groups` are for files; "
                                     "ranklens.spark.evaluate takes DataFrames.")
     plan = make_plan(get_convention(convention, **overrides), metrics)
     keys = plan.keys
     if len(set(keys)) != len(keys):
         raise InvalidParameterError(f"a measure is asked twice: {keys}.")
-    lay = Layout(rankings_df, judgments_df, plan, gb, columns)
+    lay = Layout(rankings_df, judgments_df, plan, gb, columns, missing=formats.missing)
     prepared = prepare(rankings_df, judgments_df, lay)
     check_universe(prepared, lay)
     labels_max = max_labels(prepared, lay) if lay.need_max else None

@@ -28,8 +28,10 @@ SIDE_RANKED, SIDE_JUDGED = 0, 1
 class Layout:
     """What was asked, resolved against the DataFrames' columns."""
 
-    def __init__(self, rankings_df: Any, judgments_df: Any, plan: Plan, group_by: list[str], columns: Columns) -> None:
+    def __init__(self, rankings_df: Any, judgments_df: Any, plan: Plan, group_by: list[str], columns: Columns,
+                 missing: str = "error") -> None:
         self.plan = plan
+        self.missing = missing  # refused, or rows left out: ranklens._input.validate.MISSING
         self.group_by = group_by
         self.two_tables = judgments_df is not None
         rwhere = "the rankings DataFrame"

@@ -92,6 +92,7 @@ class Worker:
         self.out_schema = out_schema
         self.max_labels = max_labels
         self.rows_per_call = rows_per_call
+        self.missing = lay.missing
 
     # -- streaming whole queries -----------------------------------------------------------------
     def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
@@ -162,12 +163,13 @@ class Worker:
             r = j = None
             if r_tbl.num_rows:
                 rec = table_records(r_tbl, need="rankings", query_col="query", item_col="item",
-                                    source="the rankings DataFrame", **{f"{key_name}_col": key_name})
+                                    source="the rankings DataFrame", missing=self.missing,
+                                    **{f"{key_name}_col": key_name})
                 r = rec.rankings()
                 rpos = rpos if rec.ranked is None else rpos[rec.ranked]
             if j_tbl.num_rows:
                 rec = table_records(j_tbl, need="judgments", query_col="query", item_col="item", label_col="label",
-                                    source="the judgments DataFrame")
+                                    source="the judgments DataFrame", missing=self.missing)
                 j = rec.judgments()
                 jpos = jpos if rec.judged is None else jpos[rec.judged]
             # a side without rows in this chunk: no rows, of the other side's id types
@@ -182,8 +184,8 @@ class Worker:
         else:
             tbl = pa.table({"query": query, "item": item_col, key_name: t.column(SCORE), "label": t.column(LABEL)})
             rec = table_records(tbl, need="both", query_col="query", item_col="item", label_col="label",
-                                source="the rankings DataFrame", **{f"{key_name}_col": key_name})
-            j, r = rec.judgments(), rec.rankings()  # rows without a label are unjudged, without a score unranked
+                                source="the rankings DataFrame", missing=self.missing, **{f"{key_name}_col": key_name})
+            j, r = rec.judgments(), rec.rankings()  # missing="exclude": rows without a label are unjudged, etc.
             every = np.arange(t.num_rows)
             rpos = every if rec.ranked is None else np.flatnonzero(rec.ranked)
             jpos = every if rec.judged is None else np.flatnonzero(rec.judged)

@@ -48,7 +48,7 @@ from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline
 from ..reports.baseline import baseline_candidates
-from ..storage.db import column_sql, fetch_arrow, filters_sql, quote, slice_columns
+from ..storage.db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.params import check_window, window_delta
 from .names import SignalName, parse_signal, signal_keys
 
@@ -170,7 +170,7 @@ def read_items(source: Any, attribute: str) -> Any:
             raise InvalidParameterError(f"item attributes file {path!r} does not exist"
                                         + (" (the pattern matches no file)." if pattern else "."))
         duckdb = require("duckdb")
-        con = duckdb.connect()
+        con = duckdb_connect()
         try:
             low = path.lower()
             reader = ("read_parquet" if low.endswith(".parquet") else

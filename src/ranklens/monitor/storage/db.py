@@ -16,14 +16,67 @@ from pathlib import Path
 from typing import Any
 
 from ..._base.deps import require
-from ...errors import InputError, InvalidParameterError, RanklensError, StoreBusyError
+from ...errors import InputError, InvalidParameterError, RanklensError, ResourceError, StoreBusyError
 from .params import parse_time
 from .schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version
 
 __all__ = [
-    "BASE_COLUMNS", "Database", "column_sql", "fetch_arrow", "filters_sql", "metric_columns", "quote",
-    "slice_columns", "store_failure", "transaction",
+    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "fetch_arrow", "filters_sql", "metric_columns",
+    "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
 ]
+
+#: Every connection ranklens opens: DuckDB installs and loads no extension by itself (given a file of another
+#: database, or a query naming a format, it would otherwise download one over the network and run it).
+CONNECT_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def duckdb_connect(path: str | None = None, read_only: bool = False) -> Any:
+    """A DuckDB connection (to ``path``, or in memory) with extension auto-install and auto-load off.
+
+    Examples
+    --------
+    >>> con = duckdb_connect()
+    >>> con.execute("SELECT current_setting('autoinstall_known_extensions')").fetchone()
+    (False,)
+    >>> con.close()
+    """
+    duckdb = require("duckdb")
+    if path is None:
+        return duckdb.connect(config=dict(CONNECT_CONFIG))
+    return duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
+
+
+#: What the first bytes of other files say they are (DuckDB's own file has ``DUCK`` at byte 8).
+_FOREIGN = ((b"SQLite format 3\x00", "an SQLite database"), (b"PAR1", "a Parquet file"),
+            (b"\x1f\x8b", "a gzip file"), (b"PK\x03\x04", "a zip archive"))
+
+
+def not_duckdb(path: Path) -> str | None:
+    """Why a file is not a DuckDB database, by its first bytes ("it is an SQLite database"), else None (a DuckDB
+    file, an empty or missing one: DuckDB makes a new store there).
+
+    Examples
+    --------
+    >>> import sqlite3, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "s.db")
+    >>> sqlite3.connect(p).execute("CREATE TABLE t (a)").connection.commit()
+    >>> not_duckdb(Path(p))
+    'it is an SQLite database'
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return None  # missing, a directory, unreadable: DuckDB's own error names it
+    if not head or head[8:12] == b"DUCK":
+        return None
+    return next((f"it is {what}" for magic, what in _FOREIGN if head.startswith(magic)),
+                "its first bytes are not DuckDB's header")
+
+
+#: DuckDB's message when another process holds the file's lock ("Could not set lock on file ...: Conflicting
+#: lock is held in ... (PID 123)"); only this one is waited for ("block" in "Corrupt ... in block" is no lock).
+_LOCK_HELD = re.compile(r"could not set lock|conflicting lock", re.IGNORECASE)
 
 BASE_COLUMNS = ("model", "model_version", "environment", "group_id")
 
@@ -81,6 +134,8 @@ def _from_the_store(exc: BaseException) -> bool:
     return isinstance(exc, kinds) or any(w in low for w, _ in _CAUSES) or any(w in low for w in _DAMAGE)
 
 
+_OUT_OF = ("no space left on device", "file too large", "disk quota exceeded")
+
 _DAMAGE = ("corrupt", "checksum", "invalid block", "not a valid duckdb", "unexpected end", "failed to read",
            "could not read")
 
@@ -98,8 +153,9 @@ def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensEr
     low = text.lower()
     for needle, cause in _CAUSES:
         if needle in low:
-            return RanklensError(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not "
-                                 "stored")
+            # out of disk space, quota or file size: the machine's resource (exit 71); else the path's (exit 2)
+            kind = ResourceError if needle in _OUT_OF else RanklensError
+            return kind(f"store {str(path)!r}: cannot write: {cause}; the batch or update under way was not stored")
     if any(w in low for w in _DAMAGE):
         return RanklensError(f"store {str(path)!r} is damaged: {text[:300]}")
     return RanklensError(f"store {str(path)!r}{' ' + doing if doing else ''}: {text[:300]}")
@@ -135,15 +191,19 @@ class Database:
         if not (write and self.create) and not self.path.is_file():
             what = "is not a file" if self.path.exists() else "does not exist"
             raise InputError(f"store {str(self.path)!r} {what}; ingest events first (ranklens monitor ingest).")
+        other = not_duckdb(self.path)
+        if other is not None:
+            raise InputError(f"store {str(self.path)!r} is not a DuckDB database ({other}); give --store a ranklens "
+                             "store, or a new file.")
         deadline = time.monotonic() + self.wait
         delay = 0.02
         while True:
             try:
-                con = duckdb.connect(str(self.path), read_only=not write)
+                con = duckdb_connect(str(self.path), read_only=not write)
                 break
             except duckdb.Error as exc:
                 text = str(exc)
-                if "lock" not in text.lower():
+                if not _LOCK_HELD.search(text):
                     raise store_failure(self.path, exc, "cannot be opened") from None
                 if time.monotonic() >= deadline:
                     holder = re.search(r"PID (\d+)", text)
