@@ -243,7 +243,8 @@ class Store:
         -------
         pyarrow.Table
             ``group_id``, ``model``, ``model_version``, ``environment``, ``timestamp``, the slice columns,
-            ``measure``, ``value``, ``n_items``, ``n_relevant``.
+            ``measure``, ``value``, ``n_items``, ``n_relevant``, ``provisional`` (served after the labels'
+            maturity: its labels may still arrive).
         """
         measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
         return self._reports().groups(measure, start, end, where, order, limit)

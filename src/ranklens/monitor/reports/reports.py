@@ -117,7 +117,8 @@ class Reports:
 
     def groups(self, metric: str = "ndcg@10", start: Any = None, end: Any = None,
                where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20) -> Any:
-        """Served lists of a selection with their value, the worst (or best) first."""
+        """Served lists of a selection with their value, the worst (or best) first; ``provisional`` when a list
+        was served after the labels' maturity (its labels may still arrive)."""
         pa = require("pyarrow")
         if order not in ("worst", "best"):
             raise InvalidParameterError(f"`order` must be 'worst' or 'best'; got {order!r}.")
@@ -130,6 +131,7 @@ class Reports:
             extra += [f"{quote(c)} AS {quote(s)}" for s, c in slices.items()]
             extra += ["n_items", "n_relevant"]
             groups, values = select_values(con, self.config, [key], where, start, end, extra)
+            until = maturity_of(con, self.config).mature_until
         v = values[:, 0]
         counted = ~np.isnan(v)
         o = np.argsort(v if order == "worst" else -v, kind="stable")
@@ -141,6 +143,9 @@ class Reports:
         out["value"] = pa.array(v[o])
         out["n_items"] = cols["n_items"]
         out["n_relevant"] = cols["n_relevant"]
+        # served after the store's clock minus the maturity: its labels may still arrive, its value rise
+        out["provisional"] = pa.array([until is not None and t > until for t in cols["timestamp"].to_pylist()],
+                                      pa.bool_())
         return pa.table(out)
 
     def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
