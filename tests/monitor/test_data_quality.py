@@ -64,6 +64,14 @@ def test_a_file_with_90_percent_bad_rows_raises_an_alert(tmp_path):
     # the quarantine records are the rows as they came: no internal field
     for rec in Store(store).quarantine(limit=1000).column("record").to_pylist():
         assert set(json.loads(rec)) == set(cols)
+    # the HTML report lists the data-quality alert beside the others, with its root cause (training lists of the
+    # day before added: the report's overview compares production with them)
+    Store(store).ingest(pa.Table.from_pylist(_rows(D0 - dt.timedelta(days=1), 10, prefix="t", env="training")))
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(cli, ["monitor", "report", "--store", store, "--html", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert "No alert in the range" not in page and "quarantine_rate" in page and "source=" in page
 
 
 def test_partial_lists_are_left_out_and_counted(tmp_path):
