@@ -17,7 +17,7 @@ __all__ = ["conventions_cmd"]
 @format_option(("table", "json"))
 def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
     """List the named conventions, or show the fields of some."""
-    from .._defs.conventions import CONVENTIONS, get_convention
+    from .._defs.presets import CONVENTIONS, get_convention
 
     if fmt == "json":
         from .._output.render import plain

@@ -54,8 +54,12 @@ def monitor() -> None:
                    "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format of the summary.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="spark: reduce the events to served lists in Spark's executors (needs pip install "
+                   "'ranklens[spark]'); the store's contents are the same as with local.")
+@click.option("--master", default=None, help="Spark master URL (with --engine spark; default: local[*]).")
 def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float,
-               max_quarantine: float | None, fmt: str) -> None:
+               max_quarantine: float | None, fmt: str, engine: str, master: str | None) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
 
     Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
@@ -63,7 +67,9 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     other files are ingested), 2 for an error.
     """
     st = open_store(store_path, config_path, wait)
-    summary = st.ingest(list(sources), max_quarantine=max_quarantine)
+    if master is not None and engine != "spark":
+        raise click.UsageError("--master needs --engine spark.")
+    summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master)
     if fmt == "json":
         click.echo(json.dumps(summary.to_dict(), indent=1))
     else:

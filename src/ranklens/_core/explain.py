@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
+from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention
 from .._defs.irmeasures import measure_convention
 from .._defs.measures import Measure, parse_measure
+from .._defs.presets import get_convention
 from .._input.dispatch import Judgments, Rankings
 from .._input.ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
 from .._input.options import load_inputs, split_options

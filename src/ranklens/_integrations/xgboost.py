@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._defs.conventions import Convention, get_convention
+from .._defs.conventions import Convention
 from .._defs.measures import Measure
+from .._defs.presets import get_convention
 from ..errors import InvalidParameterError
 from .grouped import GroupedMetric, measure_list
 

@@ -51,13 +51,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._defs.conventions import CONVENTIONS, get_convention
 from .._defs.measures import parse_measure
+from .._defs.presets import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from . import kinds
 from .kinds import SEVERITIES, check_limits
 from .reports.search import MAX_COLUMNS
 from .routing import Route, parse_routes
+from .signals.names import parse_features
 from .storage.params import parse_duration
 
 __all__ = ["TRAILING_WEEKS", "Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config",
@@ -376,9 +377,12 @@ class MonitorConfig:
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 60:
             raise InvalidParameterError(f"[alerts] backoff must be a number of seconds in [0, 60]; got {b!r}.")
 
-    def all_routes(self) -> tuple[Route, ...]:
+    def all_routes(self, webhook: str | None = None) -> tuple[Route, ...]:
         """Every webhook of the configuration: ``webhook`` (the route named "webhook", every change) and the
-        ``[[alerts.routes]]``."""
+        ``[[alerts.routes]]``; a ``webhook`` given here replaces the route named "webhook"."""
+        if webhook is not None:
+            return (Route("webhook", webhook, self.webhook_format),) + tuple(
+                r for r in self.all_routes() if r.name != "webhook")
         main = () if self.webhook is None or any(r.name == "webhook" for r in self.routes) else (
             Route("webhook", self.webhook, self.webhook_format),)
         return main + tuple(self.routes)
@@ -538,12 +542,15 @@ def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def _signals_table(table: Any, path: str) -> dict[str, Any]:
-    """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size."""
+    """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size,
+    the feature columns of the events (``features = {price = "numeric", brand = "categorical"}``)."""
     where = _where(path, "signals")
     if not isinstance(table, Mapping):
         raise InvalidParameterError(f"{where}: expected a table.")
-    _check_keys(table, {"items", "attribute", "catalogue_size"}, where)
+    _check_keys(table, {"items", "attribute", "catalogue_size", "features"}, where)
     out: dict[str, Any] = {}
+    if "features" in table:
+        out["features"] = parse_features(table["features"], where)
     for key in ("items", "attribute"):
         if key in table and not isinstance(table[key], str):
             raise InvalidParameterError(f"{where}: `{key}` must be a string; got {_shown(table[key])}.")

@@ -127,7 +127,7 @@ def run_check(w: Window, monitors: Sequence[MonitorSpec], *, record: bool, route
     with w.db.reading() as con:
         w.slices = list(slice_columns(con))
     verdicts = [v for kind, specs in by_kind.items() for v in JUDGES[kind](w, specs)]
-    with (w.db.writing() if record else w.db.reading()) as con:
+    with (w.db.writing("alerts") if record else w.db.reading()) as con:
         events = advance(con, verdicts, record=record)
     out = CheckResult(events, maturity=w.maturity)
     for v in verdicts:

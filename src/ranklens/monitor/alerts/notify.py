@@ -58,7 +58,7 @@ def deliver_pending(db: Any, routes: Sequence[Any], *, retries: int, backoff: fl
     now = now or _now()
     # one process delivers at a time: a concurrent check waits, then finds these changes delivered
     with db.notifying():
-        with db.writing() as con:
+        with db.reading() as con:
             rows = pending_notifications(con)
             held = {(m, s) for m, s in con.execute("SELECT monitor, series FROM snoozes WHERE until > ?",
                                                    [now]).fetchall()}
@@ -66,9 +66,12 @@ def deliver_pending(db: Any, routes: Sequence[Any], *, retries: int, backoff: fl
             done: dict[tuple[int, str], set[str]] = {}
             for aid, st, route in con.execute("SELECT alert_id, state, route FROM deliveries WHERE ok").fetchall():
                 done.setdefault((aid, st), set()).add(route)
-            if not routes:  # nowhere to deliver to: nothing stays pending
+        if not rows:
+            return 0, []
+        if not routes:  # nowhere to deliver to: nothing stays pending
+            with db.writing("alerts") as con:
                 mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
-                return 0, []
+            return 0, []
         rows.sort(key=lambda r: r["alert_id"])
         changes = [webhook_change(r) for r in rows]
         wants = [[rt.name for rt in routes if rt.matches(c) and rt.name not in done.get((r["alert_id"], r["state"]),
@@ -92,7 +95,7 @@ def deliver_pending(db: Any, routes: Sequence[Any], *, retries: int, backoff: fl
                 errors.append(label + str(exc))
                 records += [[rows[i]["alert_id"], rows[i]["state"], rt.name, now, False, str(exc)] for i in idx]
         complete = [(r["alert_id"], r["state"]) for r, w in zip(rows, wants, strict=True) if not set(w) & failed]
-        with db.writing() as con:
+        with db.writing("alerts") as con:
             if records:
                 with transaction(con):
                     con.executemany("INSERT INTO deliveries VALUES (?, ?, ?, ?, ?, ?)", records)

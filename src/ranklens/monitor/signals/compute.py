@@ -29,7 +29,9 @@ previous window). Definitions (``docs/monitoring.md``, "Signals without labels")
   each of its lists, the other baseline lists only (``p(i) = (c(i) - 1) / (n - 1)``), as for a window;
 * ``ild@k``: intra-list diversity with an item attribute (a category): per list, the share of pairs of
   its items at positions 1..k whose attribute differs (items without one are left out; lists with fewer
-  than two are left out and counted); then the mean over lists.
+  than two are left out and counted); then the mean over lists;
+* ``psi(feature:NAME)``, ``js(feature:NAME)``, ``ks(feature:NAME)``: feature drift
+  (:mod:`ranklens.monitor.signals.features`).
 
 The rows are read in SQL (DuckDB); the arithmetic runs on flat numpy arrays, one pass per cell (window
 and series), never per list or event.
@@ -48,104 +50,14 @@ from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline
 from ..reports.baseline import baseline_candidates
-from ..storage.db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
+from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.params import check_window, window_delta
-from .names import SignalName, parse_signal, signal_keys
+from .arithmetic import EPSILON, POSITION_BINS, gini, ild_per_list, ks_asymptotic, psi
+from .features import DECILES, check_features, feature_arrays, feature_distance
+from .names import SignalName, feature_signals, parse_signal, signal_keys
 
 __all__ = ["CELL_VALUES", "EPSILON", "POSITION_BINS", "definition_of", "gini", "ild_per_list", "ks_asymptotic", "psi",
            "read_items", "signals"]
-
-#: Share given to an empty bin in the PSI (Evidently's rule), so that the logarithm stays finite.
-EPSILON = 1e-4
-#: Positions 1..POSITION_BINS each have a bin in psi(position); deeper ones share one more.
-POSITION_BINS = 20
-_DECILES = np.arange(1, 10) / 10.0
-
-
-# -- definitions on flat arrays --------------------------------------------------------------------------------
-def psi(window_counts: np.ndarray, baseline_counts: np.ndarray) -> float:
-    """Population stability index of two histograms over the same bins (empty shares -> EPSILON).
-
-    Examples
-    --------
-    >>> round(psi(np.array([30, 70]), np.array([50, 50])), 6)  # (0.3-0.5) ln(0.3/0.5) + (0.7-0.5) ln(0.7/0.5)
-    0.16946
-    """
-    w = np.asarray(window_counts, dtype=np.float64)
-    r = np.asarray(baseline_counts, dtype=np.float64)
-    if w.sum() == 0 or r.sum() == 0:
-        return math.nan
-    w = w / w.sum()
-    r = r / r.sum()
-    w[w == 0] = EPSILON
-    r[r == 0] = EPSILON
-    return float(np.sum((w - r) * np.log(w / r)))
-
-
-def ks_asymptotic(window: np.ndarray, baseline: np.ndarray) -> tuple[float, float]:
-    """(D, p-value) of the two-sample Kolmogorov-Smirnov test, two-sided, Smirnov's asymptotic p-value.
-
-    Examples
-    --------
-    >>> d, p = ks_asymptotic(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.5, 3.5, 4.5]))
-    >>> round(d, 4)
-    0.5
-    """
-    require("scipy")
-    import scipy.stats as scipy_stats
-
-    a = np.sort(np.asarray(window, dtype=np.float64))
-    b = np.sort(np.asarray(baseline, dtype=np.float64))
-    n, m = a.shape[0], b.shape[0]
-    if n == 0 or m == 0:
-        return math.nan, math.nan
-    x = np.concatenate([a, b])
-    d = float(np.max(np.abs(np.searchsorted(a, x, side="right") / n - np.searchsorted(b, x, side="right") / m)))
-    big, small = max(n, m), min(n, m)
-    en = big * small / (big + small)
-    p = float(np.clip(scipy_stats.kstwo.sf(d, np.round(en)), 0.0, 1.0))
-    return d, p
-
-
-def gini(exposure: np.ndarray) -> float:
-    """Gini coefficient of the exposures of the items served (Evidently's: ``(n - 1)`` in the denominator).
-
-    Examples
-    --------
-    >>> gini(np.array([5, 5, 5])), gini(np.array([0, 0, 9]))
-    (0.0, 1.0)
-    """
-    c = np.sort(np.asarray(exposure, dtype=np.float64))
-    n = c.shape[0]
-    if n < 2 or c.sum() == 0:
-        return math.nan
-    i = np.arange(1, n + 1)
-    return float(np.sum((2 * i - n - 1) * c) / ((n - 1) * c.sum()))
-
-
-def ild_per_list(list_code: np.ndarray, attribute_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(list codes, ILD) of the lists with at least two attributed items: the share of distinct-attribute pairs.
-
-    ``list_code`` and ``attribute_code`` are one entry per item (attribute -1: none, left out).
-
-    Examples
-    --------
-    >>> ild_per_list(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 2, -1]))  # list 0: pairs aa, ab, ab
-    (array([0]), array([0.66666667]))
-    """
-    ok = attribute_code >= 0
-    lc, ac = np.asarray(list_code)[ok].astype(np.int64), np.asarray(attribute_code)[ok].astype(np.int64)
-    if lc.shape[0] == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    key = lc * (int(ac.max()) + 1) + ac
-    uk, cnt = np.unique(key, return_counts=True)
-    owner = uk // (int(ac.max()) + 1)
-    lists, inv = np.unique(owner, return_inverse=True)
-    n = np.bincount(inv, weights=cnt)
-    same = np.bincount(inv, weights=cnt * (cnt - 1.0))
-    keep = n >= 2
-    return lists[keep], 1.0 - same[keep] / (n[keep] * (n[keep] - 1.0))
-
 
 # -- rows of a selection ----------------------------------------------------------------------------------------
 def read_items(source: Any, attribute: str) -> Any:
@@ -221,17 +133,21 @@ class _Rows:
     score: np.ndarray
     position: np.ndarray
     attr: np.ndarray  # attribute code, -1 when none
+    features: dict[str, np.ndarray]  # feature name -> values (NaN: missing) or codes (-1: missing)
 
     def take(self, lo: int, hi: int) -> _Rows:
         return _Rows(self.cell[lo:hi], self.gid[lo:hi], self.item[lo:hi], self.score[lo:hi],
-                     self.position[lo:hi], self.attr[lo:hi])
+                     self.position[lo:hi], self.attr[lo:hi], {f: v[lo:hi] for f, v in self.features.items()})
 
 
-def _fetch(con: Any, cond: str, params: list[Any], cell_exprs: list[str], with_attr: bool) -> Any:
-    """Served rows of the groups matching ``cond`` (alias g), with their position and the cell columns."""
+def _fetch(con: Any, cond: str, params: list[Any], cell_exprs: list[str], with_attr: bool,
+           features: Iterable[str] = ()) -> Any:
+    """Served rows of the groups matching ``cond`` (alias g), with their position, the cell columns and the
+    values of the ``features``."""
     cells = ", ".join(cell_exprs) if cell_exprs else "NULL AS \"c:none\""
     order = ", ".join(f"{i + 1}" for i in range(max(len(cell_exprs), 1)))
     attr = ", a.attr" if with_attr else ", CAST(NULL AS VARCHAR) AS attr"
+    attr += "".join(f", i.{quote('feature:' + f)}" for f in features)
     join = " LEFT JOIN _sig_attr a ON a.item_id = i.item_id" if with_attr else ""
     return fetch_arrow(con.sql(f"""
         SELECT {cells}, i.gid, i.item_id, i.score,
@@ -249,7 +165,7 @@ class _Baseline:
         self.rows = rows
         s = rows.score[~np.isnan(rows.score)]
         self.scores = np.sort(s)
-        self.edges = np.unique(np.quantile(s, _DECILES)) if s.shape[0] else np.zeros(0)
+        self.edges = np.unique(np.quantile(s, DECILES)) if s.shape[0] else np.zeros(0)
         self.exposure = np.bincount(rows.item, minlength=n_items)  # lists serving each item (one row per list)
         self.n_lists = int(np.unique(rows.gid).shape[0])
         self.items = np.flatnonzero(self.exposure)
@@ -259,7 +175,7 @@ class _Baseline:
     def popularity_edges(self, top: np.ndarray) -> np.ndarray:
         """Decile edges of the baseline popularity of the baseline rows selected by ``top``."""
         x = self.own_popularity[top]
-        return np.unique(np.quantile(x, _DECILES)) if x.shape[0] else np.zeros(0)
+        return np.unique(np.quantile(x, DECILES)) if x.shape[0] else np.zeros(0)
 
 
 def _empty_out() -> dict[str, Any]:
@@ -376,11 +292,21 @@ def _ild(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) ->
     return out
 
 
-#: The definition of each signal family (``SignalName.family``): one entry per family of ``names.SIGNALS``.
+def _feature_drift(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi, ks or js of a feature column (:mod:`ranklens.monitor.signals.features`): the window's values
+    against the baseline's."""
+    f = str(sig.feature)
+    return feature_distance(sig.kind, w.features[f].dtype.kind == "i", w.features[f], b.rows.features[f], psi,
+                            ks_asymptotic)
+
+
+#: The definition of each signal family (``SignalName.family``): one entry per family of ``names.SIGNALS``,
+#: and the feature drift signals (``psi(feature)``, ``ks(feature)``, ``js(feature)``: any feature column).
 #: A family without an entry is refused by name (:func:`definition_of`), never computed by another's rule.
 CELL_VALUES: dict[str, Callable[[SignalName, _Rows, _Baseline, int | None], dict[str, Any]]] = {
     "psi(score)": _score_distance, "ks(score)": _score_distance, "psi(position)": _position_psi,
     "psi(popularity)": _popularity_psi, "coverage": _coverage, "gini": _gini, "novelty": _novelty, "ild": _ild,
+    "psi(feature)": _feature_drift, "ks(feature)": _feature_drift, "js(feature)": _feature_drift,
 }
 
 
@@ -426,8 +352,12 @@ def signals(
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
     window = check_window(window)
+    stored = feature_columns(con)
     keys = [parse_signal(k) for k in signal_keys(names)]
+    if names is None or (not isinstance(names, str) and not list(names)):  # every signal: the features' too
+        keys += [parse_signal(k) for k in feature_signals(stored)]
     fns = {sig.key: definition_of(sig) for sig in keys}  # an unknown family is refused before any read
+    features = check_features(keys, stored)
     by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
     bspec = baseline or Baseline()
     if catalogue_size is not None and (isinstance(catalogue_size, bool) or not isinstance(catalogue_size, int)
@@ -448,23 +378,27 @@ def signals(
     cell_exprs = [f"date_trunc('{window}', g.ts) AS {quote('c:window')}"]
     cell_exprs += [f"g.{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
     cond, params = filters_sql(con, where, start, end, alias="g")
-    wt = _fetch(con, cond, params, cell_exprs, wants_ild)
+    wt = _fetch(con, cond, params, cell_exprs, wants_ild, features)
     cell_cols = ["c:window"] + ["c:" + b for b in by]
     bounds = _cell_starts(wt, cell_cols)
     cell_keys = [{c: wt.column(c)[int(i)].as_py() for c in cell_cols} for i in bounds]
     ends = np.append(bounds[1:], wt.num_rows).astype(np.int64)
     bsel, cell_base = _baseline_selections(con, cell_keys, by, where, bspec, window)
     empty: tuple[str, list[Any]] = ("FALSE", [])
-    btables = {key: _fetch(con, *(sel or empty), [], wants_ild) for key, sel in bsel.items()}
+    btables = {key: _fetch(con, *(sel or empty), [], wants_ild, features) for key, sel in bsel.items()}
     # one dictionary of item ids (sorted), and of attribute values, shared by the window and every baseline
     all_items = pa.chunked_array([t.column("item_id") for t in [wt, *btables.values()]], pa.string())
     dictionary = pc.unique(all_items).sort() if all_items.length() else pa.array([], pa.string())
     all_attr = pa.chunked_array([t.column("attr") for t in [wt, *btables.values()]], pa.string())
     attr_dict = pc.unique(all_attr.drop_null()) if all_attr.length() else pa.array([], pa.string())
     n_items = len(dictionary)
+    codes = {f: pc.unique(pa.chunked_array([t.column("feature:" + f) for t in [wt, *btables.values()]],
+                                           pa.string()).drop_null())
+             for f in features if stored[f] == "categorical"}  # each categorical feature's values, shared
 
-    wrows = _rows_of(wt, dictionary, attr_dict)
-    bases = {key: _Baseline(_rows_of(t, dictionary, attr_dict), n_items) for key, t in btables.items()}
+    wrows = _rows_of(wt, dictionary, attr_dict, features, codes)
+    bases = {key: _Baseline(_rows_of(t, dictionary, attr_dict, features, codes), n_items)
+             for key, t in btables.items()}
     out: dict[str, list[Any]] = {c: [] for c in ["window", *by, "signal", "value", "baseline", "p_value",
                                                   "n_groups", "n", "n_baseline", "n_excluded"]}
     for ck, lo, hi, bkey in zip(cell_keys, bounds, ends, cell_base):
@@ -532,13 +466,16 @@ def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str
     return bsel, cell_base
 
 
-def _rows_of(t: Any, dictionary: Any, attr_dict: Any) -> _Rows:
-    """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries."""
+def _rows_of(t: Any, dictionary: Any, attr_dict: Any, features: Iterable[str] = (),
+             codes: Mapping[str, Any] | None = None) -> _Rows:
+    """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries, the
+    features' values as floats (NaN: missing) or, for categorical ones (in ``codes``), codes (-1: missing)."""
     pc = require("pyarrow.compute")
     code = np.asarray(pc.index_in(t.column("item_id"), value_set=dictionary).to_numpy(zero_copy_only=False))
     attr = pc.fill_null(pc.index_in(t.column("attr"), value_set=attr_dict), -1)
+    feats = feature_arrays(t, features, codes or {})
     return _Rows(np.zeros(t.num_rows, np.int64), t.column("gid").to_numpy(zero_copy_only=False).astype(np.int64),
                  code.astype(np.int64),
                  t.column("score").to_numpy(zero_copy_only=False).astype(np.float64),
                  t.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
-                 np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64))
+                 np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64), feats)
