@@ -31,6 +31,7 @@ __all__ = [
     "integer",
     "main",
     "number",
+    "parse_gates",
     "quiet_option",
 ]
 
@@ -135,10 +136,15 @@ def format_option(choices: tuple[str, ...], default: str = "table") -> Any:
 _COMPARISON_OPTS = [
     click.option("-b", "--baseline", default=None,
                  help="The run the others are compared with (path or name; default: the first)."),
-    click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
-                 default="randomization", show_default=True, help="Paired test against the baseline (two-sided)."),
-    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-                 show_default=True, help="Multiple-testing correction over runs x measures."),
+    click.option("-t", "--test", "test",
+                 type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey",
+                                    "tukey_oneway"]),
+                 default="randomization", show_default=True,
+                 help="Paired test against the baseline, or of every pair (two-sided); the Tukey HSD "
+                      "(randomized_tukey, tukey: queries as blocks, tukey_oneway) with --pairs all."),
+    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default=None,
+                 help="Multiple-testing correction over runs (or pairs) x measures (default: holm; none needed "
+                      "with a Tukey test)."),
     click.option("--alpha", type=number(), default=0.05, show_default=True,
                  help="Significance level after correction."),
     click.option("--confidence", type=number(), default=0.95, show_default=True, help="Level of the intervals."),
@@ -195,6 +201,26 @@ def gate_failed(lines: list[str]) -> None:
     sys.exit(1)
 
 
+def parse_gates(items: tuple[str, ...], flag: str) -> list[tuple[str, float]]:
+    """The ``MEASURE=VALUE`` values of a gate option (``--fail-under``, ``--max-drop``); the measure may hold
+    '=' itself (``recall@100(rel=2)=0.5``).
+
+    >>> parse_gates(("ndcg@10=0.01",), "--max-drop")
+    [('ndcg@10', 0.01)]
+    """
+    gates = []
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = math.nan
+        if not sep or not key.strip() or not math.isfinite(threshold):
+            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}", param_hint=flag)
+        gates.append((key.strip(), threshold))
+    return gates
+
+
 # Every command lives in its own module, imported only when it is invoked, so that `ranklens --help` and
 # `ranklens eval` import neither duckdb, the web stack nor pyspark.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -208,6 +234,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                    "Online experiments: A/B tests, interleaving, calibration, simulator."),
     "counterfactual": ("ranklens._cli.counterfactual", "counterfactual", "Click models and off-policy estimates."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
+    "fuse": ("ranklens._cli.fuse", "fuse_cmd", "Fuse runs into one run (ranx's methods: rrf, sum, mnz, ...)."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
     "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),

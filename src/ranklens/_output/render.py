@@ -38,6 +38,7 @@ from .._core.schema import (
     to_json,
 )
 from ..errors import InvalidParameterError
+from .pairs import PairwiseLike, format_p, render_pairs
 
 __all__ = [
     "COMPARISON_FIELDS",
@@ -75,13 +76,6 @@ CORRECTION_NAMES = {
 
 
 # -- comparisons: cells -------------------------------------------------------------------------------------
-
-
-def format_p(p: Any) -> str:
-    """A p-value as the tables print it: 4 decimals, or 1.9e-05 below 0.0001; n/a when missing."""
-    if p is None or math.isnan(p):
-        return "n/a"
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
 
 
 def comparison_header(c: ComparisonLike) -> list[str]:
@@ -230,13 +224,14 @@ def _comparison_csv(c: ComparisonLike) -> str:
 
 
 # -- the entry point ------------------------------------------------------------------------------------------
-def render(obj: Renderable, format: str = "table", *, digits: int = 4, per_query: bool = False) -> str:
+def render(obj: Renderable | PairwiseLike, format: str = "table", *, digits: int = 4, per_query: bool = False) -> str:
     """Render a result, named results (``{run name: Result}``) or a comparison.
 
     Parameters
     ----------
-    obj : Result, mapping of str to Result, or Comparison
-        What to show; named results get one column (table) or one ``run`` value (csv) each.
+    obj : Result, mapping of str to Result, Comparison or PairwiseComparison
+        What to show; named results get one column (table) or one ``run`` value (csv) each; a comparison of
+        every pair is rendered by :func:`ranklens._output.pairs.render_pairs`.
     format : {"table", "json", "csv", "trec", "markdown", "latex", "html"}
         ``table``: aligned plain text. ``json``: the schema of this module (full precision).
         ``csv``: long form, full precision (a result: ``[run,]query,measure,value``; a comparison:
@@ -272,6 +267,8 @@ def render(obj: Renderable, format: str = "table", *, digits: int = 4, per_query
     if format not in FORMATS:
         raise InvalidParameterError(f"`format` must be one of {', '.join(FORMATS)}; got {format!r}.")
     digits = check_digits(digits)
+    if isinstance(obj, PairwiseLike):
+        return render_pairs(obj, format, digits)
     if format == "json":
         return to_json(obj, per_query=per_query)
     if isinstance(obj, ComparisonLike):

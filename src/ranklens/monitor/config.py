@@ -51,11 +51,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._defs.measures import parse_measure
 from .._defs.presets import CONVENTIONS, get_convention
+from .._input.validate import is_number
 from ..errors import InvalidParameterError
 from . import kinds
 from .kinds import SEVERITIES, check_limits
+from .propensity import parse_propensity, parse_store_measure
 from .reports.search import MAX_COLUMNS
 from .routing import Route, parse_routes
 from .signals.names import parse_features
@@ -280,16 +281,8 @@ def _is_number(v: Any) -> bool:
 
 def _shown(v: Any) -> str:
     text = repr(v)
-    hint = " (a string: write the number without quotes)" if isinstance(v, str) and _is_text_number(v) else ""
+    hint = " (a string: write the number without quotes)" if isinstance(v, str) and is_number(v) else ""
     return (text if len(text) <= 60 else text[:57] + "...") + hint
-
-
-def _is_text_number(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_monitor_types(m: MonitorSpec) -> None:
@@ -348,6 +341,7 @@ class MonitorConfig:
     webhook_backoff: float = 1.0
     routes: tuple[Route, ...] = ()  # [[alerts.routes]]: webhooks by severity, model or monitor
     partial: str = "skip"  # [evaluation] partial: lists that lost rows to the quarantine left out ("keep": counted)
+    propensity: Mapping[str, Any] = field(default_factory=dict)  # [propensity]: monitor.propensity
 
     def __post_init__(self) -> None:
         if self.partial not in ("skip", "keep"):
@@ -358,8 +352,9 @@ class MonitorConfig:
             )
         if self.empty not in ("skip", 0, 0.0, 1, 1.0):
             raise InvalidParameterError(f"evaluation `empty` must be 'skip', 0 or 1; got {self.empty!r}.")
-        keys = [m.key for t in self.tracked for m in parse_measure(t)]
+        keys = [m.key for t in self.tracked for m in parse_store_measure(t)]
         object.__setattr__(self, "tracked", tuple(dict.fromkeys(keys)))
+        object.__setattr__(self, "propensity", parse_propensity(self.propensity, "[propensity]"))
         if self.maturity is not None:
             object.__setattr__(self, "maturity", parse_duration(self.maturity, "[labels] maturity"))
         if self.webhook is not None and (not isinstance(self.webhook, str)
@@ -394,6 +389,8 @@ class MonitorConfig:
     def fingerprint(self) -> str:
         """Hash of what stored per-group values depend on (attribution and evaluation)."""
         doc = {"attribution": asdict(self.attribution), "convention": self.convention, "empty": self.empty}
+        if self.propensity:  # only then: stores without one keep their fingerprint
+            doc["propensity"] = dict(self.propensity)
         return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -462,7 +459,8 @@ def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = 
 
 
 def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
-    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels", "ingest"},
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels", "ingest",
+                      "propensity"},
                 path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
@@ -529,6 +527,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         max_quarantine=None if max_q is None else float(max_q),
         routes=parse_routes(None, "json", al.get("routes"), _where(path, "alerts")),
         partial=e.get("partial", "skip"),
+        propensity=parse_propensity(doc.get("propensity"), _where(path, "propensity")),
     )
 
 

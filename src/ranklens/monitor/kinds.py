@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._defs.measures import parse_measure
 from ..errors import InvalidParameterError
+from .propensity import parse_store_measure
 from .signals.names import check_signal_monitor, is_signal
 from .storage.params import monitor_refusal
 
@@ -41,13 +41,14 @@ SEVERITIES = ("critical", "error", "warning", "info")
 
 def monitor_kind(metric: str) -> str:
     """``"quality"``, ``"signal"`` or ``"measure"``: the kind of what a monitor watches (a measure is checked by
-    :func:`ranklens.measures.parse_measure`, which names what it does not know)."""
+    :func:`ranklens.monitor.propensity.parse_store_measure`: the core's measures and their ``ips_`` forms; it
+    names what it does not know)."""
     name = str(metric).strip().lower()
     if name in QUALITY:
         return "quality"
     if is_signal(name):
         return "signal"
-    parse_measure(metric)
+    parse_store_measure(metric)
     return "measure"
 
 
