@@ -90,7 +90,7 @@ demo: $(VENV)/.runtime
 	@$(BIN)/ranklens monitor check --store .demo/broken.duckdb --config examples/signals.toml --no-record -f table \
 	    || echo "(exit status 1: alerts fired)"
 	$(BIN)/ranklens monitor signals --store .demo/broken.duckdb --config examples/signals.toml \
-	    --where environment=production --by model_version -m "psi(score)" -m "ks(score)" --start 2026-10-03
+	    --where environment=production --by model_version -s "psi(score)" -s "ks(score)" --start 2026-10-03
 	$(BIN)/ranklens monitor ingest .demo/broken/events-2026-10-06.parquet .demo/broken/events-2026-10-07.parquet \
 	    --store .demo/broken.duckdb --config examples/signals.toml | tail -1
 	@echo "-- the labels of 2026-10-05 are in and mature (1 day, learned): NDCG confirms what the scores said first"

@@ -97,7 +97,7 @@ def step_report(args: argparse.Namespace) -> dict[str, Any]:
     from ranklens.monitor import Store
 
     st = Store(args.store, config={}, read_only=True)
-    kw: dict[str, Any] = {"metrics": ("ndcg@10",), "window": "day"}
+    kw: dict[str, Any] = {"measures": ("ndcg@10",), "window": "day"}
     if args.ci != "none":
         kw["ci"] = args.ci
     else:
@@ -206,7 +206,7 @@ def compare(store_path: Path, pandas_path: Path) -> dict[str, Any]:
     def key(r: dict[str, Any], col: str) -> tuple[Any, ...]:
         return (r[col].date().isoformat(), *(r[c] for c in SERIES))
 
-    a = {key(r, "window"): r for r in st if r["metric"] == "ndcg@10"}
+    a = {key(r, "window"): r for r in st if r["measure"] == "ndcg@10"}
     b = {key(r, "day"): r for r in pd_rows}
     common = sorted(set(a) & set(b))
     diffs = [abs(a[k]["value"] - b[k]["value"]) for k in common if a[k]["value"] is not None]
@@ -390,7 +390,7 @@ def write_report(path: Path, args: argparse.Namespace, gen: dict[str, Any], inge
         ("ingest", f"`Store(...).ingest(files)`, {events} events", ingest, "<= 10 s", ingest["seconds"] <= 10),
         *([("ingest on Spark", f"`ingest(files, engine='spark', master='{args.spark}')` (session up before)",
             ingest_spark, "same store (tests)", None)] if ingest_spark else []),
-        ("daily NDCG@10", f"`report(metrics=('ndcg@10',), window='day', ci=None)`: {rep['rows']} rows", rep,
+        ("daily NDCG@10", f"`report(measures=('ndcg@10',), window='day', ci=None)`: {rep['rows']} rows", rep,
          "< 1 s", rep["seconds"] < 1),
         ("the same, again", "a second process (file in the OS cache)", rep_warm, "< 1 s", rep_warm["seconds"] < 1),
         ("with intervals", "`ci='bootstrap'` (default: 1000 resamples)", rep_ci, "", None),

@@ -117,7 +117,7 @@ def test_every_connection_has_extension_autoinstall_and_autoload_off(store, tmp_
 
     settings = "SELECT current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')"
     for con in (duckdb_connect(), Database(store, read_only=True, wait=0).connect(write=False),
-                Database(tmp_path / "new.duckdb", read_only=False, wait=0).connect(write=True)):
+                Database(tmp_path / "new.duckdb", read_only=False, wait=0, create=True).connect(write=True)):
         assert con.execute(settings).fetchone() == (False, False)
         con.close()
 

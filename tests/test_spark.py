@@ -529,7 +529,7 @@ def test_per_query_results_into_the_monitoring_store(spark, tmp_path):
     st = Store(tmp_path / "m.duckdb")
     s = st.ingest_results(str(tmp_path / "per_query"))
     assert s.groups == 3
-    rep = {(r["window"].day, r["metric"]): r for r in st.report(["ndcg@10", "mrr@10"], ci=None).to_pylist()}
+    rep = {(r["window"].day, r["measure"]): r for r in st.report(["ndcg@10", "mrr@10"], ci=None).to_pylist()}
     hand_x, hand_y = 1.3175293 / 2.1309297, 1.8868528 / 2.1309297  # the seed's DCG / IDCG, 7 digits
     assert abs(rep[(20, "ndcg@10")]["value"] - (hand_x + hand_y) / 2) <= 1e-6
     assert rep[(21, "ndcg@10")]["value"] == 1.0

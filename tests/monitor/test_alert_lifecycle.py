@@ -174,17 +174,19 @@ def test_lifecycle_and_webhook_on_changes_only(store, tmp_path, hook):
         (day(8), 3, "open"), (day(7), 3, "open"), (day(6), 3, "open"), (day(3), 1, "resolved"),
         (day(3), 2, "resolved"), (day(2), 1, "resolved")]
     table = CliRunner().invoke(cli, ["monitor", "alerts", "--store", str(store), "--state", "resolved"]).stdout
-    assert table.splitlines()[0].split()[:3] == ["alert_id", "state", "monitor"] and len(table.splitlines()) == 3
+    assert table.splitlines()[0].split()[:4] == ["alert_id", "state", "severity", "monitor"]
+    assert len(table.splitlines()) == 3
 
 
-def test_webhook_retried_with_backoff_then_failure_exits_3(store, tmp_path, hook):
+def test_webhook_retried_with_backoff_then_failure_never_hides_a_firing_alert(store, tmp_path, hook):
     cfg = _config(tmp_path, hook.url, retries=3)
     hook.plan = [500, 503]  # fails twice, then succeeds: the third try delivers
     check(store, cfg, "--at", day(2), code=1)
     assert hook.tries == 3 and len(hook.bodies) == 1
-    # failing every try: the alerts are printed all the same, one line on stderr, exit 3, the change stays pending
+    # failing every try: the alerts are printed all the same, one line on stderr, the change stays pending; the
+    # window fired, so the exit status is 1 (3 only when nothing fires)
     hook.plan, hook.tries = [500, 500, 500], 0
-    r = check(store, cfg, "--at", day(3), code=3)
+    r = check(store, cfg, "--at", day(3), code=1)
     assert hook.tries == 3 and len(hook.bodies) == 1
     assert sorted(a["status"] for a in json.loads(r.stdout)) == ["firing", "opened"]
     err = [ln for ln in r.stderr.splitlines() if "webhook" in ln]
@@ -195,7 +197,7 @@ def test_webhook_retried_with_backoff_then_failure_exits_3(store, tmp_path, hook
         ("opened", {"model_version": "v2"})]
     check(store, cfg, "--at", day(3), code=1)
     assert len(hook.bodies) == 2
-    # a client error is not tried again
+    # a client error is not tried again; nothing fires on day 4 (the alerts resolve): exit 3
     hook.plan, hook.tries = [404], 0
     check(store, cfg, "--at", day(4), code=3)
     assert hook.tries == 1
@@ -205,7 +207,7 @@ def test_unreachable_webhook_prints_the_alerts(store, tmp_path):
     with http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler) as s:
         port = s.server_port  # a port nobody listens on once closed
     cfg = _config(tmp_path, f"http://127.0.0.1:{port}/hook", retries=2)
-    r = check(store, cfg, "--at", day(2), "-f", "table", code=3)
+    r = check(store, cfg, "--at", day(2), "-f", "table", code=1)  # the alert fired: 1, whatever the webhook
     assert r.stdout.startswith("OPENED 'drop' " + day(2) + " model_version=v1: ndcg@10 = ")
     assert r.stderr.count("\n") == 1 and "could not be reached" in r.stderr and "after 2 tries" in r.stderr
     assert "Traceback" not in r.output

@@ -43,7 +43,7 @@ def store(tmp_path):
 
 def test_per_list_measures_by_hand(store):
     keys = ["auc", "rbp@3(p=0.5)", "f1@2", "set_P"]
-    rep = {r["metric"]: r for r in store.report(keys, ci=None).to_pylist()}
+    rep = {r["measure"]: r for r in store.report(keys, ci=None).to_pylist()}
     assert rep["auc"]["value"] == pytest.approx(sum(_auc(g) for g in GAINS.values()) / 3)
     assert rep["rbp@3(p=0.5)"]["value"] == pytest.approx(sum(_rbp(g, 0.5, 3) for g in GAINS.values()) / 3)
     f1 = [2 * sum(g[:2]) / (2 + sum(g)) for g in GAINS.values()]
@@ -62,7 +62,7 @@ def test_groupauc_report_weighs_lists_by_their_items(tmp_path):
     gains = {"a": [1, 0, 0, 1, 0], "b": [0, 1, 0], "c": [1, 0, 1, 0]}
     s = Store(tmp_path / "g.duckdb", config={"monitors": []})
     s.ingest(pa.Table.from_pylist(events(groups)))
-    rep = {r["metric"]: r for r in s.report(["gauc", "auc", "gauc@3"], ci="bootstrap").to_pylist()}
+    rep = {r["measure"]: r for r in s.report(["gauc", "auc", "gauc@3"], ci="bootstrap").to_pylist()}
     auc = {g: _auc(v) for g, v in gains.items()}
     assert rep["gauc"]["value"] == pytest.approx(sum(len(gains[g]) * auc[g] for g in gains) / 12)
     assert rep["auc"]["value"] == pytest.approx(sum(auc.values()) / 3)
@@ -78,7 +78,7 @@ def test_trec_eval_set_measures_by_hand(store):
     a² / (n R), relative_P@2 hits / min(2, R), utility a - (n - a), Rprec_mult(mult=0.5) precision at
     (long)(0.5 R + 0.9) items; unj (nothing is unjudged in the store: 0); those needing a tie order refused by name."""
     keys = ["set_map", "relative_P@2", "utility", "Rprec_mult(mult=0.5)"]
-    rep = {r["metric"]: r["value"] for r in store.report(keys, ci=None).to_pylist()}
+    rep = {r["measure"]: r["value"] for r in store.report(keys, ci=None).to_pylist()}
     n = {gid: len(g) for gid, g in GAINS.items()}
     big_r = {gid: sum(g) for gid, g in GAINS.items()}
     cut = {gid: int(0.5 * big_r[gid] + 0.9) for gid in GAINS}

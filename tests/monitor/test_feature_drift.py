@@ -122,17 +122,18 @@ def test_feature_monitor_fires_with_its_root_cause_and_cli(tmp_path):
     prod = [(1.0, "c" if j % 4 == 0 else "ab"[j % 2]) for j in range(40)]
     extra = {(env, j): {"device": "mobile" if j % 4 == 0 else "desktop"} for env in ("training", "production")
              for j in range(40)}
+    # the root cause's slice search counts a slice from min_support lists (default 30): mobile has 10 a day
     cfg = {**FEATURES, "monitors": [{"name": "brand drift", "metric": "js(feature:brand)", "threshold": 0.1,
-                                     "where": {"environment": "production"}}]}
+                                     "min_support": 5, "where": {"environment": "production"}}]}
     st = store(tmp_path, train, prod, config=cfg, extra=extra)
     value = one(st.signals(["js(feature:brand)"]), "js(feature:brand)")["value"]
     assert value == pytest.approx(jensenshannon([10, 20, 10], [20, 20, 0]), rel=1e-12)
     alerts = [a.to_dict() for a in st.check(record=False, notify=False)]
     assert len(alerts) == 1 and alerts[0]["metric"] == "js(feature:brand)" and alerts[0]["value"] == value
-    assert "device=mobile" in json.dumps(alerts[0], default=str)
+    assert alerts[0]["top_slices"][0]["slice"] == "device=mobile", alerts[0]["top_slices"]
     args = ["monitor", "signals", "--store", str(st.path), "--where", "environment=production", "-f", "json"]
-    r = CliRunner().invoke(cli, [*args, "-m", "js(feature:brand)"])
+    r = CliRunner().invoke(cli, [*args, "-s", "js(feature:brand)"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)[0]["value"] == pytest.approx(value, rel=1e-12)
-    r = CliRunner().invoke(cli, [*args, "-m", "ks(feature:brand)"])
+    r = CliRunner().invoke(cli, [*args, "-s", "ks(feature:brand)"])
     assert r.exit_code == 2 and "categorical feature" in r.output and "Traceback" not in r.output

@@ -65,7 +65,7 @@ def test_store_reports_equal_the_raw_events_computation(tmp_path, files_per_call
     for i in range(0, len(paths), files_per_call):  # one call per file, or all files in one call
         st.ingest(paths[i:i + files_per_call])
     rep = st.report(["ndcg@10", "mrr@10"], window="day", ci=None).to_pylist()
-    got = {(r["window"].date(), r["model"], r["model_version"], r["environment"], r["metric"]): r for r in rep}
+    got = {(r["window"].date(), r["model"], r["model_version"], r["environment"], r["measure"]): r for r in rep}
     assert {k[:4] for k in got} == set(expected)
     for key, cell in expected.items():
         for metric, values in (("ndcg@10", cell["ndcg"]), ("mrr@10", cell["rr"])):

@@ -57,7 +57,7 @@ def test_premise_by_hand():
 
 def test_debiased_dcg_matches_truth_and_does_not_prefer_past_clicks_first(store):
     rep = store.report(["dcg@10", "ips_dcg@10"], window="week", by=["model_version"], ci="t", confidence=0.99)
-    got = {(r["model_version"], r["metric"]): r for r in rep.to_pylist()}
+    got = {(r["model_version"], r["measure"]): r for r in rep.to_pylist()}
     for v, alpha in (("A", A), ("B", B)):
         naive, ips = got[v, "dcg@10"], got[v, "ips_dcg@10"]
         assert naive["n_groups"] == ips["n_groups"] == N
@@ -75,7 +75,7 @@ def test_ips_values_per_list_by_hand(tmp_path):
              "group_id": "q", "item_id": f"i{r}", "rank": r, "labels": ["click"] if r in (2, 5) else []}
             for r in range(1, 7)]
     st.ingest(pa.Table.from_pylist(rows))
-    got = {r["metric"]: r["value"] for r in st.report(["ips_dcg@10", "ips_ndcg@10", "dcg@10"], ci=None).to_pylist()}
+    got = {r["measure"]: r["value"] for r in st.report(["ips_dcg@10", "ips_ndcg@10", "dcg@10"], ci=None).to_pylist()}
     dcg = 2 / math.log2(3) + 5 / math.log2(6)
     assert got["ips_dcg@10"] == pytest.approx(dcg, abs=1e-12)
     assert got["ips_ndcg@10"] == pytest.approx(dcg / (5 + 2 / math.log2(3)), abs=1e-12)

@@ -156,6 +156,12 @@ def test_learned_maturity_and_provisional_flags(tmp_path):
         end = r["window"] + dt.timedelta(days=1)
         assert r["provisional"] is (end + dt.timedelta(hours=hours) > clock), r
     assert [r["provisional"] for r in rep] == [False] * (DAYS - 2) + [True, True]
+    # a served list: provisional when served later than the clock minus the maturity (its labels may still come)
+    lists = st.groups("ndcg@10", where={"environment": "production"}, limit=10_000).to_pylist()
+    assert len(lists) == DAYS * LISTS_PER_DAY
+    for r in lists:
+        assert r["provisional"] is (r["timestamp"] + dt.timedelta(hours=hours) > clock), r
+    assert 0 < sum(r["provisional"] for r in lists) < len(lists)
     # hour windows: the same rule per hour
     hrep = st.report(["ndcg@10"], window="hour", where={"environment": "production"}, ci=None).to_pylist()
     for r in hrep:

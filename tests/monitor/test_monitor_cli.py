@@ -49,8 +49,8 @@ def test_report_csv(sim):
     out = run(["monitor", "report", "--store", str(store), "-m", "ndcg", "-k", "1", "-k", "5", "-k", "10",
                "--where", "environment=production", "--by", "model_version", "-f", "csv", "--ci", "none"]).output
     lines = out.strip().splitlines()
-    assert lines[0] == "window,model_version,metric,value,n_groups,n_excluded,provisional"
-    assert {line.split(",")[6] for line in lines[1:]} <= {"True", "False"}
+    assert lines[0] == "window,model_version,measure,value,n_groups,n_excluded,n_partial,provisional"
+    assert {line.split(",")[7] for line in lines[1:]} <= {"True", "False"}
     metrics = {line.split(",")[2] for line in lines[1:]}
     assert metrics == {"ndcg@1", "ndcg@5", "ndcg@10"}
     assert all(0 <= float(line.split(",")[3]) <= 1 for line in lines[1:])

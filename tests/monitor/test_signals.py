@@ -277,14 +277,14 @@ def test_planted_case_signal_fires_a_day_before_ndcg(tmp_path):
 def test_cli_signals_formats_and_errors(tmp_path):
     st = store(tmp_path, {"t0": [("a", 1.0), ("b", 2.0)]}, {"p0": [("a", 1.5), ("c", 0.5)]})
     args = ["monitor", "signals", "--store", str(st.path), "--where", "environment=production"]
-    r = CliRunner().invoke(cli, [*args, "-m", "psi(score)", "-m", "coverage", "-f", "json"])
+    r = CliRunner().invoke(cli, [*args, "-s", "psi(score)", "-s", "coverage", "-f", "json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert {d["signal"] for d in data} == {"psi(score)", "coverage"}
-    r = CliRunner().invoke(cli, [*args, "-m", "gini", "-f", "csv"])
+    r = CliRunner().invoke(cli, [*args, "-s", "gini", "-f", "csv"])
     assert r.output.splitlines()[0] == ("window,model,model_version,environment,signal,value,baseline,p_value,"
                                         "n_groups,n,n_baseline,n_excluded")
-    for bad, text in ((["-m", "psi(foo)"], "unknown signal"), (["-m", "ild"], "--items and --attribute"),
+    for bad, text in ((["-s", "psi(foo)"], "unknown signal"), (["-s", "ild"], "--items and --attribute"),
                       (["--catalogue-size", "0"], "catalogue-size")):
         r = CliRunner().invoke(cli, [*args, *bad])
         assert r.exit_code == 2 and text in r.output and "Traceback" not in r.output, r.output
@@ -304,15 +304,16 @@ def test_signal_alert_names_the_slice_that_moved(tmp_path):
     alerts = [a.to_dict() for a in st.check(record=False, notify=False)]
     assert alerts and all(a["window_start"] == "2026-10-03T00:00:00" for a in alerts)
     for a in alerts:
-        top = a["signal"]["top_slices"]
-        assert (top[0]["column"], top[0]["value"]) == ("device", "mobile")
+        top = a["top_slices"]
+        assert (top[0]["column"], top[0]["value"], top[0]["column2"]) == ("device", "mobile", None)
         assert "most in device=mobile" in a["reason"]
         # the same number as the signal of that slice value of the series, computed directly
         where = {"environment": "production", **{k: v for k, v in a["series"].items() if v is not None}}
         rows = st.signals(["psi(score)"], by=["device"], where=where, start="2026-10-03",
                           end="2026-10-04").to_pylist()
         mobile = [r for r in rows if r["device"] == "mobile"][0]
-        assert top[0]["signal"] == pytest.approx(mobile["value"], rel=1e-12)
+        assert top[0]["window_value"] == pytest.approx(mobile["value"], rel=1e-12)
+        assert top[0]["signal"] == "psi(score)" and top[0]["slice"] == "device=mobile"
         assert mobile["value"] == max(r["value"] for r in rows)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -24,6 +25,7 @@ TABLES = {
     "quarantine": "SELECT * FROM quarantine",
     "batches": "SELECT * EXCLUDE (ingested_at) FROM batches",
     "slice_columns": "SELECT * FROM slice_columns",
+    "row_counts": "SELECT * FROM row_counts",
 }
 CONFIG = {"signals": {"features": {"price": "numeric", "brand": "categorical"}}}
 
@@ -40,8 +42,6 @@ def spark():
 
 
 def contents(st):
-    import duckdb
-
     with duckdb.connect(str(st.path), read_only=True) as con:
         return {t: sorted(con.execute(q).fetchall(), key=repr) for t, q in TABLES.items()}
 
@@ -78,7 +78,10 @@ def files(tmp_path):
         f"{ev.column('environment')[0].as_py()},{first_group},zz,1,,,,,\n"
         f"2026-10-02T05:00:00,,,,{first_group},zz,,,purchase,,,\n"
         f"2026-10-02T05:00:00,,,,{first_group},zz,,,purchase,,,\n"
-        "2026-10-02T06:00:00,,,,dup,a,,,purchase,,,\n")
+        "2026-10-02T06:00:00,,,,dup,a,,,purchase,,,\n"
+        "2026-10-02T07:00:00,m,v1,production,part,a,1,,,,,desktop\n"
+        "2026-10-02T07:00:00,m,v1,production,part,b,two,,,,,desktop\n"
+        "not a time,m,v1,production,part,c,3,,,,,desktop\n")
     return out, csv
 
 
@@ -96,6 +99,9 @@ def test_spark_ingest_stores_what_the_local_ingest_stores(tmp_path, spark):
         assert a == b
     got, want = contents(on_spark), contents(local)
     assert want["quarantine"] and want["feedback"] and want["slice_columns"]  # the edges were exercised
+    with duckdb.connect(str(local.path), read_only=True) as con:  # a partial list, rows without a time
+        assert con.execute("SELECT n_lost FROM groups WHERE group_id = 'part'").fetchall() == [(2,)]
+        assert con.execute("SELECT count(*) FROM row_counts WHERE quarantined > 0").fetchall()[0][0] > 0
     for t in TABLES:
         assert got[t] == want[t], t
     # the reports and signals read from either store (repr: NaN equals NaN)

@@ -244,7 +244,7 @@ def test_report_against_hand_computation(tmp_path):
             vals = [ndcg(g, k) for gid, (d, v, c, g) in truth.items()
                     if d == r["window"].day - 1 and v == r["model_version"]]
             counted = [x for x in vals if x is not None]
-            assert r["metric"] == f"ndcg@{k}"
+            assert r["measure"] == f"ndcg@{k}"
             assert r["n_groups"] == len(counted) and r["n_excluded"] == len(vals) - len(counted)
             assert r["value"] == pytest.approx(np.mean(counted), abs=1e-12)
             from scipy import stats
@@ -381,8 +381,8 @@ def test_results_from_elsewhere(tmp_path):
     assert s.groups == 3
     rep = st.report(["ndcg@10", "mrr@10"], ci=None).to_pylist()
     d1 = [r for r in rep if r["window"].day == 1]
-    assert d1[0]["metric"] == "ndcg@10" and d1[0]["value"] == 0.5 and d1[0]["n_excluded"] == 1
-    assert d1[1]["metric"] == "mrr@10" and d1[1]["value"] == 0.5
+    assert d1[0]["measure"] == "ndcg@10" and d1[0]["value"] == 0.5 and d1[0]["n_excluded"] == 1
+    assert d1[1]["measure"] == "mrr@10" and d1[1]["value"] == 0.5
     assert st.ingest_results(res).groups == 0  # the same batch again adds nothing
 
 

@@ -75,7 +75,7 @@ def store(tmp_path_factory):
 def test_report_per_window_against_pytrec_eval(store):
     keys = ["bpref", "judged@5", "gm_map", "num_ret", "num_rel", "num_rel_ret"]
     rep = store.report(keys, by=["environment"], ci="t", confidence=0.9)
-    got = {(r["environment"], r["metric"]): r for r in rep.to_pylist()}
+    got = {(r["environment"], r["measure"]): r for r in rep.to_pylist()}
     for env, per in (("training", P_TRAIN), ("production", P_PROD)):
         n = len(per)
         assert got[env, "bpref"]["value"] == pytest.approx(_col(per, "bpref").mean(), abs=1e-12)
@@ -96,7 +96,7 @@ def test_report_per_window_against_pytrec_eval(store):
         assert (got[env, "num_rel_ret"]["ci_low"], got[env, "num_rel_ret"]["ci_high"]) == pytest.approx(
             (n * (x.mean() - half), n * (x.mean() + half)), abs=1e-9)
     # bootstrap: the interval of the geometric mean / of the total, within what resampled lists can give
-    boot = {(r["environment"], r["metric"]): r for r in
+    boot = {(r["environment"], r["measure"]): r for r in
             store.report(["gm_map", "num_rel_ret"], by=["environment"], ci="bootstrap").to_pylist()}
     for env, per in (("training", P_TRAIN), ("production", P_PROD)):
         ap, x, n = _col(per, "map"), _col(per, "num_rel_ret"), len(per)
@@ -199,7 +199,7 @@ def run(args, code):
 def test_cli_report(store):
     r = run(["monitor", "report", "-m", "bpref", "-m", "gm_map", "-m", "num_rel_ret", "--by", "environment",
              "--ci", "none", "-f", "json", "--store", str(store.path)], 0)
-    got = {(x["environment"], x["metric"]): x["value"] for x in json.loads(r.output)}
+    got = {(x["environment"], x["measure"]): x["value"] for x in json.loads(r.output)}
     assert got["production", "bpref"] == pytest.approx(_col(P_PROD, "bpref").mean(), abs=1e-12)
     assert got["production", "gm_map"] == pytest.approx(_gm(_col(P_PROD, "map")), abs=1e-12)
     # without -k the CLI adds cutoffs 1, 5 and 10 to the measures that take one (lists here are 7 at most)

@@ -115,7 +115,7 @@ def test_attribution_rules_are_the_stores(tmp_path):
         store.ingest(ev.drop_columns(["arm", "user_id", "segment", "pre_period", "grade", "examination",
                                       "attractiveness"]))
         rep = store.report(["ndcg@5", "map"], window="day", by=["model_version"], ci=None).to_pylist()
-    got = {(r["metric"], r["model_version"]): r["value"] for r in rep}
+    got = {(r["measure"], r["model_version"]): r["value"] for r in rep}
     for m in ("ndcg@5", "map"):
         row = res.row(m, "treatment")
         assert row["control_mean"] == pytest.approx(got[(m, "control")], rel=1e-12)

@@ -38,7 +38,7 @@ def _plain(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # -- hand-computed values (the seed's groups) ----------------------------------------------------------------
 def test_report_means_per_day_match_the_seed(seed_client: Any) -> None:
-    body = _j(seed_client.get("/api/report", params={"metric": "ndcg@5", "ci": "none"}))
+    body = _j(seed_client.get("/api/report", params={"measure": "ndcg@5", "ci": "none"}))
     got = {(r["window"][:10], r["model_version"], r["environment"]): r for r in body["rows"]}
     prod = got[("2026-10-02", "v1", "production")]
     # the seed: (0.61828 + 0.88546 + 1) / 3 = 0.83458
@@ -88,7 +88,7 @@ def test_explain_y_whole_list(seed_client: Any) -> None:
 
 
 def test_groups_worst_first(seed_client: Any) -> None:
-    rows = _j(seed_client.get("/api/groups?metric=ndcg@5&environment=production&limit=3"))["rows"]
+    rows = _j(seed_client.get("/api/groups?measure=ndcg@5&environment=production&limit=3"))["rows"]
     every = {**SEED, **V2}
     expected = sorted(every, key=lambda g: ndcg(every[g]))[:3]
     assert [r["group_id"] for r in rows] == expected
@@ -170,9 +170,11 @@ def test_api_equals_the_store_methods(sim_store: str, sim_client: Any) -> None:
 
     st = Store(sim_store, config={}, read_only=True)
     info = _j(sim_client.get("/api/info"))
-    assert {k: v for k, v in info.items() if k not in ("windows", "read_only")} == json.loads(json.dumps(st.info()))
+    assert {k: v for k, v in info.items() if k not in ("windows", "read_only", "actions")} == json.loads(
+        json.dumps(st.info()))
+    assert info["actions"] == []  # no token: the dashboard only reads
     rep = _j(sim_client.get("/api/report?metric=ndcg@10&window=day&model=ranker&n_resamples=200&seed=4"))
-    ref = st.report(metrics=("ndcg@10",), window="day", where={"model": "ranker"}, n_resamples=200, seed=4)
+    ref = st.report(measures=("ndcg@10",), window="day", where={"model": "ranker"}, n_resamples=200, seed=4)
     assert rep["rows"] == _plain(ref.to_pylist())
     assert _j(sim_client.get("/api/baseline?metric=ndcg@5")) == json.loads(json.dumps(st.baseline("ndcg@5")))
     assert _j(sim_client.get("/api/alerts"))["rows"] == _plain(st.alerts().to_pylist())
@@ -207,7 +209,8 @@ def test_responses_are_cached_by_store_version(sim_store: str) -> None:
 
 # -- errors: a 400 naming the parameter -------------------------------------------------------------------------
 @pytest.mark.parametrize(("url", "parameter"), [
-    ("/api/report?metric=ndcg@", "metric"),
+    ("/api/report?metric=ndcg@", "metric"),  # the old spelling, named as given
+    ("/api/report?measure=ndcg@", "measure"),
     ("/api/report?metric=nonsense@10", "metric"),
     ("/api/report?window=month", "window"),
     ("/api/report?start=yesterday", "start"),

@@ -66,7 +66,7 @@ def test_cli_writes_the_page_and_refuses_several_measures(sim_store: str, tmp_pa
     assert r.exit_code == 0, r.output
     page = out.read_text(encoding="utf-8")
     data = _data(page)
-    assert data["metric"] == "ndcg@10" and data["markers"]  # the simulated decay fired alerts in the range
+    assert data["measure"] == "ndcg@10" and data["markers"]  # the simulated decay fired alerts in the range
     assert "Slices" in page and "Alerts" in page
     from ranklens.cli import main
 

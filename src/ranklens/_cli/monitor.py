@@ -10,55 +10,24 @@ from typing import Any
 import click
 
 from .main import integer, number
+from .monitor_alerts import ALERT_COMMANDS
+from .monitor_options import (
+    CONFIG,
+    FORMAT,
+    RANGE,
+    STORE,
+    WAIT,
+    WHERE,
+    one_of,
+    open_store,
+    opts,
+    parse_where,
+    print_table,
+    renamed_option,
+)
 from .monitor_simulate import simulate_command
 
 __all__ = ["monitor"]
-
-_STORE = click.option("--store", "store_path", default="ranklens.duckdb", envvar="RANKLENS_STORE", show_default=True,
-                      type=click.Path(dir_okay=False), help="The DuckDB store (env RANKLENS_STORE).")
-_CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_CONFIG",
-                       type=click.Path(dir_okay=False),
-                       help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
-_WAIT = click.option("--wait", default=30.0, show_default=True, type=number(min=0),
-                     help="Seconds to wait for another process writing the store.")
-_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-                       show_default=True, help="Output format.")
-_WHERE = click.option("--where", "where", multiple=True, metavar="COL=VALUE",
-                      help="Filter, repeatable: environment=production, country=BR, model_version=v2 ...")
-_RANGE = [click.option("--start", default=None, help="Start of the time range (ISO date/time, UTC, inclusive)."),
-          click.option("--end", default=None, help="End of the time range (ISO date/time, UTC, exclusive).")]
-
-
-def _opts(*decorators: Any) -> Any:
-    def apply(f: Any) -> Any:
-        for d in reversed(decorators):
-            f = d(f)
-        return f
-
-    return apply
-
-
-def _store(store_path: str, config_path: str | None, wait: float = 30.0, read_only: bool = False) -> Any:
-    from ..monitor.store import Store
-
-    return Store(store_path, config=config_path, wait=wait, read_only=read_only)
-
-
-def _where(items: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for it in items:
-        col, sep, val = it.partition("=")
-        if not sep or not col.strip():
-            raise click.UsageError(f"--where expects COLUMN=VALUE, got {it!r}")
-        out.setdefault(col.strip(), []).append(val.strip())
-    return {k: (v[0] if len(v) == 1 else v) for k, v in out.items()}
-
-
-def _print_table(table: Any, fmt: str, digits: int = 4) -> None:
-    from .._output.render import render_rows
-
-    click.echo(render_rows(table, fmt, digits=digits))
-
 
 @click.group("monitor")
 def monitor() -> None:
@@ -79,7 +48,7 @@ def monitor() -> None:
 
 @monitor.command("ingest")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
-@_opts(_STORE, _CONFIG, _WAIT)
+@opts(STORE, CONFIG, WAIT)
 @click.option("--max-quarantine", "max_quarantine", default=None, type=number(min=0, max=1), metavar="FRACTION",
               help="Keep out whole (nothing stored) a file with more than this fraction of its rows quarantined, "
                    "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
@@ -97,7 +66,7 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     with their reason and counted. Exit status 3 when a file was kept out by --max-quarantine (the
     other files are ingested), 2 for an error.
     """
-    st = _store(store_path, config_path, wait)
+    st = open_store(store_path, config_path, wait)
     if master is not None and engine != "spark":
         raise click.UsageError("--master needs --engine spark.")
     summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master)
@@ -114,44 +83,46 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
 
 @monitor.command("ingest-results")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=False))
-@_opts(_STORE, _CONFIG, _WAIT)
+@opts(STORE, CONFIG, WAIT)
 def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float) -> None:
     """Load per-group values computed elsewhere (e.g. ranklens.spark.evaluate(..., per_query=True)).
 
     Columns: timestamp, model, model_version, environment, group_id, slice columns, and one column per
     measure named by its key (ndcg@10, ...).
     """
-    st = _store(store_path, config_path, wait)
+    st = open_store(store_path, config_path, wait)
     summary = st.ingest_results(list(sources))
     for b in summary.batches:
         click.echo(f"{b['source']}: {b['status']}, {b['groups']} groups added, {b['skipped']} skipped")
 
 
 @monitor.command("report")
-@click.option("-m", "--metric", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
+@click.option("-m", "--measure", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
+@renamed_option("--metric", "-m/--measure", "old_metrics", multiple=True)
 @click.option("-k", "ks", multiple=True, type=integer(min=1, max=1000),
               help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
 @click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
 @click.option("--by", "by", multiple=True,
               help="Series column, repeatable (default: model, model_version, environment).")
-@_opts(_WHERE, *_RANGE)
+@opts(WHERE, *RANGE)
 @click.option("--ci", type=click.Choice(["bootstrap", "t", "none"]), default="bootstrap", show_default=True,
               help="Confidence interval of each mean (bootstrap over groups).")
 @click.option("--resamples", default=1000, show_default=True, type=integer(min=10, max=10**7))
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False), metavar="FILE",
               help="Instead: write the monitoring of the time range (overview, slices, alerts) as one self-contained "
                    "HTML page to share (one measure; default ndcg@10).")
-@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
-def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: tuple[str, ...], where: tuple[str, ...],
-               start: str | None, end: str | None, ci: str, resamples: int, html_path: str | None, store_path: str,
-               config_path: str | None, wait: float, fmt: str) -> None:
+@opts(STORE, CONFIG, WAIT, FORMAT)
+def report_cmd(metrics: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple[int, ...], window: str,
+               by: tuple[str, ...], where: tuple[str, ...], start: str | None, end: str | None, ci: str, resamples: int,
+               html_path: str | None, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Metric per time window and series, with confidence intervals.
 
     With --html FILE: the monitoring of [--start, --end) as one HTML file (no server, no network needed): the
     measure per window and series against each series' baseline, the slices of the range (the last day when no
     range is given) and the alerts recorded.
     """
-    st = _store(store_path, config_path, wait, read_only=True)
+    metrics = tuple(metrics) + tuple(old_metrics)
+    st = open_store(store_path, config_path, wait, read_only=True)
     if html_path:
         from ..monitor.storage.params import metric_keys
         from ..web.monitor_report import write_monitor_report
@@ -161,106 +132,29 @@ def report_cmd(metrics: tuple[str, ...], ks: tuple[int, ...], window: str, by: t
             raise click.UsageError(f"--html draws one measure; got {', '.join(keys)}")
         out = write_monitor_report(html_path, st, metric=keys[0], window=window,
                                    by=list(by) if by else ("model", "model_version", "environment"),
-                                   where=_where(where), start=start, end=end, ci=ci)
+                                   where=parse_where(where), start=start, end=end, ci=ci)
         click.echo(f"ranklens: wrote {out}", err=True)
         return
     metrics = metrics or ("ndcg",)
     if not ks and any("@" not in m and "." not in m for m in metrics):
         ks = (1, 5, 10)
     table = st.report(list(metrics), window=window, by=list(by) if by else ("model", "model_version", "environment"),
-                      where=_where(where), start=start, end=end, k=list(ks), ci=None if ci == "none" else ci,
+                      where=parse_where(where), start=start, end=end, k=list(ks), ci=None if ci == "none" else ci,
                       n_resamples=resamples)
     if ci == "none":
         table = table.drop_columns(["ci_low", "ci_high"])
-    _print_table(table, fmt)
-
-
-#: Exit status of ``monitor check``: no window fired, a window fired, the webhook could not be reached.
-EXIT_NONE, EXIT_FIRED, EXIT_WEBHOOK = 0, 1, 3
-
-
-def _alert_line(d: dict[str, Any]) -> str:
-    series = " ".join(f"{k}={v}" for k, v in d["series"].items())
-    top = d.get("top_slices") or []
-    pair = f" {top[0]['column2']}={top[0]['value2']}" if top and top[0].get("column2") else ""
-    cause = f"  top slice {top[0]['column']}={top[0]['value']}{pair} ({top[0]['baseline_value']:.4f} -> " \
-            f"{top[0]['window_value']:.4f})" if top else ""
-    status = str(d.get("status") or "fired").upper()
-    since = f" (open since {d['opened_window'][:10]})" if status in ("FIRING", "RESOLVED") and d.get("opened_window") \
-        else ""
-    return f"{status} {d['monitor']!r} {d['window_start'][:10]} {series}: {d['reason']}{cause}{since}"
-
-
-@monitor.command("check")
-@click.option("--at", default=None,
-              help="Judge the window holding this time (default: each monitor's latest mature window).")
-@click.option("--all", "all_windows", is_flag=True, help="Judge every window (in --start/--end when given).")
-@_opts(*_RANGE)
-@click.option("--webhook", default=None, help="POST alert changes to this URL (default: [alerts] webhook).")
-@click.option("--no-record", is_flag=True, help="A dry run: store no alert state and send nothing.")
-@_opts(_STORE, _CONFIG, _WAIT)
-@click.option("-f", "--format", "fmt", type=click.Choice(["json", "table"]), default="json", show_default=True,
-              help="Alerts as JSON, or one line each.")
-def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
-              no_record: bool, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
-    """Judge the monitors' windows; print the alerts (opened, firing, resolved) as JSON.
-
-    Exit status 0 when no judged window fired, 1 when one did, 3 when the webhook could not be
-    reached (the alerts are printed all the same; the changes are sent again by the next check).
-    Provisional windows (labels not mature yet) are never judged: their number is printed on stderr.
-    """
-    st = _store(store_path, config_path, wait)
-    if (start or end) and not all_windows:
-        raise click.UsageError("--start/--end go with --all")
-    res = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
-    if fmt == "table":
-        if not res:
-            click.echo("no alert")
-        for a in res:
-            click.echo(_alert_line(a.to_dict()))
-    else:
-        click.echo(json.dumps([a.to_dict() for a in res], indent=1))
-    if res.not_judged:
-        m = res.maturity
-        parts = []
-        for why, n in sorted(res.not_judged.items()):
-            if why == "provisional" and m is not None:
-                why = (f"provisional: labels mature {m.to_dict()['delay']} ({m.source}) after a window ends, "
-                       f"store clock {m.clock.isoformat(sep=' ')[:19] if m.clock else '-'}")
-            parts.append(f"{n} {why}")
-        click.echo(f"ranklens: windows not judged: {'; '.join(parts)}", err=True)
-    if res.webhook_error:
-        click.echo(f"ranklens: error: {res.webhook_error}", err=True)
-        sys.exit(EXIT_WEBHOOK)
-    if res.fired:
-        sys.exit(EXIT_FIRED)
-
-
-@monitor.command("alerts")
-@click.option("--state", type=click.Choice(["open", "resolved"]), default=None, help="Only open or resolved alerts.")
-@_opts(*_RANGE)
-@click.option("--limit", default=50, show_default=True, type=integer(min=1, max=10**6))
-@click.option("--offset", default=0, show_default=True, type=integer(min=0, max=10**9))
-@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
-def alerts_cmd(state: str | None, start: str | None, end: str | None, limit: int, offset: int, store_path: str,
-               config_path: str | None, wait: float, fmt: str) -> None:
-    """Alerts recorded by check, one row per alert: state, windows, last values, root cause; newest first."""
-    st = _store(store_path, config_path, wait, read_only=True)
-    table = st.alert_list(start=start, end=end, state=state, limit=limit, offset=offset)
-    if fmt == "table":
-        table = table.select(["alert_id", "state", "monitor", "model", "model_version", "environment",
-                              "opened_window", "last_window", "resolved_window", "value", "baseline", "root_cause"])
-    _print_table(table, fmt)
+    print_table(table, fmt)
 
 
 @monitor.command("signals")
-@click.option("-m", "--metric", "names", multiple=True,
+@renamed_option("--metric", "-s/--signal", "old_names", multiple=True, short="-m")
+@click.option("-s", "--signal", "names", multiple=True,
               help="Signal, repeatable (default: all): psi(score), ks(score), psi(position), psi(popularity@K), "
                    "coverage[@K], gini[@K], novelty[@K], ild[@K].")
 @click.option("--window", type=click.Choice(["hour", "day", "week"]), default="day", show_default=True)
 @click.option("--by", "by", multiple=True,
               help="Series column, repeatable (default: model, model_version, environment).")
-@_opts(_WHERE, *_RANGE)
+@opts(WHERE, *RANGE)
 @click.option("--baseline", default=None,
               help="training | validation | production | previous | START..END (default: the configuration's).")
 @click.option("--items", "items_path", default=None, type=click.Path(dir_okay=False),
@@ -269,8 +163,9 @@ def alerts_cmd(state: str | None, start: str | None, end: str | None, limit: int
 @click.option("--attribute", default=None, help="The item attribute column of --items (e.g. category).")
 @click.option("--catalogue-size", type=integer(min=1), default=None,
               help="Catalogue size for coverage (default: the items the baseline served).")
-@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
-def signals_cmd(names: tuple[str, ...], window: str, by: tuple[str, ...], where: tuple[str, ...], start: str | None,
+@opts(STORE, CONFIG, WAIT, FORMAT)
+def signals_cmd(old_names: tuple[str, ...], names: tuple[str, ...], window: str, by: tuple[str, ...],
+                where: tuple[str, ...], start: str | None,
                 end: str | None, baseline: str | None, items_path: str | None, attribute: str | None,
                 catalogue_size: int | None, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Label-free signals per window and series against the baseline: score drift (PSI, KS), positions,
@@ -278,38 +173,51 @@ def signals_cmd(names: tuple[str, ...], window: str, by: tuple[str, ...], where:
 
     They need no outcome, so they move as soon as a broken ranker serves (docs/monitoring.md).
     """
-    st = _store(store_path, config_path, wait, read_only=True)
+    st = open_store(store_path, config_path, wait, read_only=True)
+    names = tuple(names) + tuple(old_names)
     table = st.signals(list(names) or None, window=window, by=list(by) if by else ("model", "model_version",
-                       "environment"), where=_where(where), start=start, end=end, baseline=baseline,
+                       "environment"), where=parse_where(where), start=start, end=end, baseline=baseline,
                        items=items_path, attribute=attribute, catalogue_size=catalogue_size)
-    _print_table(table, fmt)
+    print_table(table, fmt)
 
 
 @monitor.command("slices")
-@click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
-@_opts(*_RANGE)
+@click.option("-m", "--measure", "metric", default=None, help="Measure (as in report and eval; default ndcg@10).")
+@renamed_option("--metric", "-m/--measure", "old_metric")
+@opts(*RANGE)
 @click.option("--baseline", default=None,
               help="training | validation | production | previous | START..END (default: the configuration's).")
 @click.option("--column", "columns", multiple=True, help="Slice column, repeatable (default: all).")
 @click.option("--by", "by", multiple=True,
               help="Series column, repeatable (default: model, model_version, environment); each series is "
                    "compared with its own baseline, as the monitors do.")
-@click.option("--depth", type=click.Choice(["1", "2"]), default="2", show_default=True,
-              help="1: one column at a time; 2: also every pair of columns (country x device).")
+@click.option("--depth", type=click.Choice(["1", "2", "3"]), default="2", show_default=True,
+              help="1: one column at a time; 2: also every pair of columns (country x device); 3: also triples.")
 @click.option("--min-support", default=30, show_default=True, type=integer(min=1),
               help="Counted groups a slice needs in the window and in the baseline to be listed alone "
                    "(smaller ones are pooled into one '(other)' row).")
 @click.option("--correction", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
               help="Correction of the p-values for the number of slices listed (Holm, Benjamini-Hochberg).")
-@_opts(_WHERE)
+@opts(WHERE)
 @click.option("--drill", default=None, metavar="COL=VALUE",
               help="Instead: the worst groups of one slice value in the window (repeatable with --where).")
 @click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
-@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
-def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | None, columns: tuple[str, ...],
-               by: tuple[str, ...], depth: str, min_support: int, correction: str, where: tuple[str, ...],
-               drill: str | None, limit: int, store_path: str, config_path: str | None, wait: float,
-               fmt: str) -> None:
+@click.option("--auto", "auto", is_flag=True,
+              help="Instead: the automatic slice search of `slices = \"auto\"` monitors: the slices (values and "
+                   "combinations of up to --depth columns) that cross the rule against their own baseline, "
+                   "significant once the p-values are adjusted over every slice tested.")
+@click.option("--relative-drop", default=None, type=number(min=0, max=1), help="--auto: fire more than this "
+              "fraction below the slice's baseline (default 0.1 when no rule is given).")
+@click.option("--absolute-drop", default=None, type=number(min=0), help="--auto: more than this below it.")
+@click.option("--threshold", default=None, type=float, help="--auto: below this value.")
+@click.option("--significance", default=0.05, show_default=True, type=number(min=0, max=1),
+              help="--auto: adjusted one-sided p-value of the drop below this.")
+@opts(STORE, CONFIG, WAIT, FORMAT)
+def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, end: str | None, baseline: str | None,
+               columns: tuple[str, ...], by: tuple[str, ...], depth: str, min_support: int, correction: str,
+               where: tuple[str, ...], drill: str | None, limit: int, auto: bool, relative_drop: float | None,
+               absolute_drop: float | None, threshold: float | None, significance: float, store_path: str,
+               config_path: str | None, wait: float, fmt: str) -> None:
     """Rank slices (one column's values, and pairs of two columns' values) by their contribution to the change
     between each series' baseline and a window.
 
@@ -318,27 +226,36 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
     """
     from ..monitor.reports.links import groups_command
 
-    st = _store(store_path, config_path, wait, read_only=True)
-    w = _where(where)
+    metric = one_of(metric, old_metric, "ndcg@10", "-m/--measure")
+    st = open_store(store_path, config_path, wait, read_only=True)
+    w = parse_where(where)
     s, e = st.window(start, end)
+    if auto:
+        rule = {"threshold": threshold, "relative_drop": relative_drop, "absolute_drop": absolute_drop}
+        if all(v is None for v in rule.values()):
+            rule["relative_drop"] = 0.1
+        _auto_slices(st, metric, s, e, baseline, columns, by, int(depth), min_support, correction, w, rule,
+                     significance, limit, fmt)
+        return
     if drill:
-        w.update(_where((drill,)))
+        w.update(parse_where((drill,)))
         table = st.groups(metric, start=s, end=e, where=w, order="worst", limit=limit)
-        _print_table(table, fmt)
+        print_table(table, fmt)
         return
     series = list(by) if by else ["model", "model_version", "environment"]
     table = st.slices(metric, start=s, end=e, baseline=baseline, columns=list(columns) or None, where=w, by=series,
                       depth=int(depth), min_support=min_support, correction=correction)
     meta = json.loads(table.schema.metadata[b"ranklens"])
     rows = table.to_pylist()[:limit]
-    commands = [groups_command(meta["metric"], meta["window_start"], meta["window_end"], w, r, series) for r in rows]
+    commands = [groups_command(meta["measure"], meta["window_start"], meta["window_end"], w, r, series) for r in rows]
     if fmt != "table":
         import pyarrow as pa
 
         table = table.slice(0, limit).append_column("groups_command", pa.array(commands, pa.string()))
-        _print_table(table, fmt)
+        print_table(table, fmt)
         return
-    click.echo(f"{meta['metric']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}, p-values "
+    click.echo(f"{meta['measure']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}"
+               f"{_provisional_note(meta)}, p-values "
                f"{ {'holm': 'Holm', 'bh': 'Benjamini-Hochberg', 'none': 'not'}[correction]}-adjusted over "
                f"{meta['n_tested']} slices:")
     for sm in meta["series"]:
@@ -355,12 +272,46 @@ def slices_cmd(metric: str, start: str | None, end: str | None, baseline: str | 
               **{p: _pvalue(r[p]) for p in ("p_value", "p_adjusted")}} for r in rows]
     import pyarrow as pa
 
-    _print_table(pa.Table.from_pylist([{k: d.get(k) for k in keep} for d in shown]) if shown else table, fmt)
+    print_table(pa.Table.from_pylist([{k: d.get(k) for k in keep} for d in shown]) if shown else table, fmt)
     if any(commands):
         click.echo("\nthe groups of each row (worst first):")
         for i, c in enumerate(commands, start=1):
             if c:
                 click.echo(f"  {i:>3}  {c}")
+
+
+def _auto_slices(st: Any, metric: str, s: Any, e: Any, baseline: str | None, columns: tuple[str, ...],
+                 by: tuple[str, ...], depth: int, min_support: int, correction: str, w: dict[str, Any],
+                 rule: dict[str, Any], significance: float, limit: int, fmt: str) -> None:
+    """``monitor slices --auto``: the slices that cross the rule, most harmful first."""
+    import pyarrow as pa
+
+    series = list(by) if by else ["model", "model_version", "environment"]
+    table = st.auto_slices(metric, s, e, baseline, list(columns) or None, w, by=series, max_columns=depth,
+                           min_support=min_support, correction=correction, significance=significance, **rule)
+    meta = json.loads(table.schema.metadata[b"ranklens"])
+    rows = table.to_pylist()[:limit]
+    if fmt != "table":
+        print_table(table.slice(0, limit) if table.num_rows else pa.table({}), fmt)
+        return
+    how = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "not"}[correction]
+    click.echo(f"{meta['measure']}, window {meta['window_start'][:19]}..{meta['window_end'][:19]}"
+               f"{_provisional_note(meta)}: {len(table)} of "
+               f"{meta['n_tested']} slices tested cross the rule (p-values of the drop {how}-adjusted, < "
+               f"{significance:g}):")
+    keep = [*series, "slice", "n_baseline", "n_window", "baseline_value", "window_value", "relative_change",
+            "contribution", "p_drop_adjusted"]
+    from ..monitor.reports.search import cell_name
+
+    shown = [{**{k: r.get(k) for k in keep}, "slice": cell_name(r), "p_drop_adjusted": _pvalue(r["p_drop_adjusted"])}
+             for r in rows]
+    if shown:
+        print_table(pa.Table.from_pylist(shown), fmt)
+
+
+def _provisional_note(meta: dict[str, Any]) -> str:
+    """`` (provisional: ...)`` when the window ends after the labels' maturity (its values may still rise)."""
+    return " (provisional: its labels are not mature, values may still rise)" if meta.get("provisional") else ""
 
 
 def _pvalue(p: float | None) -> str:
@@ -371,17 +322,21 @@ def _pvalue(p: float | None) -> str:
 
 
 @monitor.command("groups")
-@click.option("-m", "--metric", default="ndcg@10", show_default=True, help="Measure (as in report and eval).")
-@_opts(*_RANGE, _WHERE)
+@click.option("-m", "--measure", "metric", default=None, help="Measure (as in report and eval; default ndcg@10).")
+@renamed_option("--metric", "-m/--measure", "old_metric")
+@opts(*RANGE, WHERE)
 @click.option("--best", is_flag=True, help="Best first (default: worst first).")
 @click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
-@_opts(_STORE, _CONFIG, _WAIT, _FORMAT)
-def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str, ...], best: bool, limit: int,
-               store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
+@opts(STORE, CONFIG, WAIT, FORMAT)
+def groups_cmd(metric: str | None, old_metric: str | None, start: str | None, end: str | None,
+               where: tuple[str, ...], best: bool, limit: int, store_path: str, config_path: str | None, wait: float,
+               fmt: str) -> None:
     """Served lists with their value, worst first."""
-    st = _store(store_path, config_path, wait, read_only=True)
-    table = st.groups(metric, start=start, end=end, where=_where(where), order="best" if best else "worst", limit=limit)
-    _print_table(table, fmt)
+    metric = one_of(metric, old_metric, "ndcg@10", "-m/--measure")
+    st = open_store(store_path, config_path, wait, read_only=True)
+    table = st.groups(metric, start=start, end=end, where=parse_where(where), order="best" if best else "worst",
+                      limit=limit)
+    print_table(table, fmt)
 
 
 @monitor.command("explain")
@@ -391,23 +346,25 @@ def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str
 @click.option("--environment", default=None)
 @click.option("-k", "k", default=10, show_default=True, type=integer(min=1, max=1000),
               help="Cutoff of the measure (rows below it are shown too, marked).")
-@_opts(_STORE, _CONFIG, _WAIT)
+@opts(STORE, CONFIG, WAIT)
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Output format.")
 def explain_cmd(group_id: str, model: str | None, model_version: str | None, environment: str | None, k: int,
                 store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """One served list position by position: labels, gains, discounts, contributions, ideal order."""
-    st = _store(store_path, config_path, wait, read_only=True)
+    st = open_store(store_path, config_path, wait, read_only=True)
     e = st.explain(group_id, model=model, model_version=model_version, environment=environment, k=k)
     click.echo(json.dumps(e.to_dict(), indent=1, default=str) if fmt == "json" else e.table())
 
 
 @monitor.command("info")
-@_opts(_STORE, _CONFIG, _WAIT)
+@opts(STORE, CONFIG, WAIT)
 def info_cmd(store_path: str, config_path: str | None, wait: float) -> None:
     """What the store holds."""
-    st = _store(store_path, config_path, wait, read_only=True)
+    st = open_store(store_path, config_path, wait, read_only=True)
     click.echo(json.dumps(st.info(), indent=1, default=str))
 
 
 monitor.add_command(simulate_command, "simulate")
+for _name, _command in ALERT_COMMANDS.items():
+    monitor.add_command(_command, _name)

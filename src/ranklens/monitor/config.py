@@ -11,6 +11,7 @@ A small TOML file (``ranklens.toml`` by default) holds it; every key is optional
     convention = "ranklens"           # any preset of ranklens.CONVENTIONS
     empty = "skip"                    # lists without any gain: "skip" (counted as excluded) or 0
     tracked = ["ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10"]   # stored per group at ingest
+    partial = "skip"                  # lists that lost rows to the quarantine: left out (counted), or "keep"
 
     [baseline]
     environment = "training"          # or: start = "2026-10-01", end = "2026-10-08"; or: previous = true
@@ -32,6 +33,10 @@ A small TOML file (``ranklens.toml`` by default) holds it; every key is optional
     webhook_format = "json"           # or "slack" (an incoming webhook's {"text", "blocks"})
     retries = 3                       # tries per delivery, waiting backoff, 2 x backoff ... seconds between
     backoff = 1.0
+
+    [[alerts.routes]]                 # more webhooks, each for some severities, models or monitors
+    webhook = "https://pager.example/hook"
+    severities = ["critical"]
 """
 
 from __future__ import annotations
@@ -40,7 +45,6 @@ import datetime as _dt
 import hashlib
 import json
 import math
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -50,47 +54,23 @@ from typing import Any
 from .._defs.presets import CONVENTIONS, get_convention
 from .._input.validate import is_number
 from ..errors import InvalidParameterError
+from . import kinds
+from .kinds import SEVERITIES, check_limits
 from .propensity import parse_propensity, parse_store_measure
-from .signals.names import check_signal_monitor, is_signal, parse_features
-from .storage.params import monitor_refusal
+from .reports.search import MAX_COLUMNS
+from .routing import Route, parse_routes
+from .signals.names import parse_features
+from .storage.params import parse_duration
 
-__all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config", "parse_duration"]
+__all__ = ["TRAILING_WEEKS", "Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config",
+           "parse_duration"]
 
 _RULES = ("binary", "count", "weighted")
 _WINDOWS = ("hour", "day", "week")
 DEFAULT_TRACKED = ("ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10")
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
-    """A delay from ``"2d"``, ``"36h"``, ``"90m"``, ``"45s"``, ``"1w"`` (or ``"1d12h"``, or ``0``).
-
-    Examples
-    --------
-    >>> parse_duration("2d"), parse_duration("1d12h")
-    (datetime.timedelta(days=2), datetime.timedelta(days=1, seconds=43200))
-    >>> parse_duration("two days", "[labels] maturity")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ranklens.errors.InvalidParameterError: [labels] maturity must be a duration like '2d', '36h' or '90m' ...
-    """
-    if isinstance(value, _dt.timedelta):
-        if value < _dt.timedelta(0):
-            raise InvalidParameterError(f"{name} must not be negative; got {value}.")
-        return value
-    if value == 0 and not isinstance(value, bool):
-        return _dt.timedelta(0)
-    text = value.strip().lower() if isinstance(value, str) else None
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text) if text else []
-    if not text or not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([smhdw])", "", text).strip():
-        raise InvalidParameterError(f"{name} must be a duration like '2d', '36h' or '90m' (units s, m, h, d, w); "
-                                    f"got {value!r}.")
-    seconds = sum(float(n) * _UNITS[u] for n, u in parts)
-    if seconds > 366 * 86400:
-        raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
-    return _dt.timedelta(seconds=seconds)
+#: Weeks a ``trailing`` baseline averages over (the same window of each).
+TRAILING_WEEKS = 4
+_SERIES = ("model", "model_version", "environment")
 
 
 def _where(path: str, key: str) -> str:
@@ -159,7 +139,9 @@ class Baseline:
     """What a window is compared with.
 
     ``kind`` is ``"environment"`` (groups of that environment, e.g. training, of the same model), ``"range"``
-    (the same series over a fixed ``[start, end)``) or ``"previous"`` (the same series, the window before).
+    (the same series over a fixed ``[start, end)``), ``"previous"`` (the same series, the window before) or
+    ``"trailing"`` (data-quality monitors only: the same window of each of the :data:`TRAILING_WEEKS` weeks
+    before, their mean).
     """
 
     kind: str = "environment"
@@ -168,8 +150,9 @@ class Baseline:
     end: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("environment", "range", "previous"):
-            raise InvalidParameterError(f"baseline kind must be environment, range or previous; got {self.kind!r}.")
+        if self.kind not in ("environment", "range", "previous", "trailing"):
+            raise InvalidParameterError(
+                f"baseline kind must be environment, range, previous or trailing; got {self.kind!r}.")
         if self.kind == "range" and not (self.start and self.end):
             raise InvalidParameterError("a baseline range needs both `start` and `end`.")
 
@@ -184,14 +167,15 @@ class Baseline:
             s = spec.strip()
             if s == "previous":
                 return cls(kind="previous")
+            if s == "trailing":
+                return cls(kind="trailing")
             if ".." in s:
                 a, _, b = s.partition("..")
                 return cls(kind="range", start=a.strip(), end=b.strip())
             if s in ("training", "validation", "production"):
                 return cls(kind="environment", environment=s)
-            raise InvalidParameterError(
-                f"{where}: expected 'training', 'validation', 'production', 'previous' or 'START..END'; got {spec!r}."
-            )
+            raise InvalidParameterError(f"{where}: expected 'training', 'validation', 'production', 'previous', "
+                                        f"'trailing' or 'START..END'; got {spec!r}.")
         if isinstance(spec, Mapping):
             unknown = set(spec) - {"environment", "start", "end", "previous"}
             if unknown:
@@ -213,12 +197,22 @@ class Baseline:
             return f"environment={self.environment}"
         if self.kind == "range":
             return f"{self.start}..{self.end}"
+        if self.kind == "trailing":
+            return f"the same window of the {TRAILING_WEEKS} weeks before"
         return "previous window"
 
 
 @dataclass(frozen=True)
 class MonitorSpec:
-    """One monitor: fire when ``metric`` of a window falls below a threshold or drops against the baseline."""
+    """One monitor: fire when ``metric`` of a window crosses its limit (see :mod:`ranklens.monitor.kinds`).
+
+    ``metric`` is a measure (``ndcg@10``), a label-free signal (``psi(score)``) or a data-quality metric
+    (``volume``, ``label_arrival``, ``quarantine_rate``, ``partial_lists``). ``severity`` (``critical``,
+    ``error``, ``warning``, ``info``) goes with its alerts and chooses their webhooks (``[alerts] routes``).
+    ``slices = "auto"`` (measures only) judges, instead of each series, every slice of it (the values of the
+    slice ``columns``, default all, and their combinations of up to ``max_columns``) with at least
+    ``min_support`` lists in the window and in the baseline, the p-values adjusted by ``correction``.
+    """
 
     name: str
     metric: str = "ndcg@10"
@@ -229,19 +223,22 @@ class MonitorSpec:
     min_groups: int = 1
     significance: float | None = None
     where: Mapping[str, Any] = field(default_factory=dict)
-    by: tuple[str, ...] = ("model", "model_version", "environment")
+    by: tuple[str, ...] = _SERIES
     baseline: Baseline | None = None
+    severity: str = "warning"
+    slices: str | None = None
+    columns: tuple[str, ...] | None = None
+    max_columns: int = 2
+    min_support: int = 30
+    correction: str = "holm"
 
     def __post_init__(self) -> None:
         _check_monitor_types(self)
-        if is_signal(self.metric):  # a label-free signal (docs/monitoring.md): its own limits
-            check_signal_monitor(self.name, self.metric, self.threshold, self.relative_drop, self.absolute_drop,
-                                 self.significance)
-        else:
-            parse_store_measure(self.metric)
-            why = monitor_refusal(self.metric)
-            if why:
-                raise InvalidParameterError(f"monitor {self.name!r}: `metric` {self.metric!r} {why}")
+        if self.metric.strip().lower() == "quarantine_rate" and self.by == _SERIES:
+            object.__setattr__(self, "by", ())  # the store's: quarantined rows may have no model
+        if self.slices is not None and self.slices != "auto":
+            raise InvalidParameterError(f"monitor {self.name!r}: `slices` must be \"auto\"; got {self.slices!r}.")
+        check_limits(self)  # by the rule of the monitor's kind (measure, signal, data quality)
         if self.window not in _WINDOWS:
             raise InvalidParameterError(
                 f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}."
@@ -258,6 +255,23 @@ class MonitorSpec:
                 raise InvalidParameterError(f"monitor {self.name!r}: `{k}` must be a number {rng}; got {v!r}.")
         if not isinstance(self.min_groups, int) or self.min_groups < 1:
             raise InvalidParameterError(f"monitor {self.name!r}: `min_groups` must be an integer >= 1.")
+        if self.severity not in SEVERITIES:
+            raise InvalidParameterError(f"monitor {self.name!r}: `severity` must be one of {', '.join(SEVERITIES)}; "
+                                        f"got {self.severity!r}.")
+        if isinstance(self.max_columns, bool) or not isinstance(self.max_columns, int) or \
+                not 1 <= self.max_columns <= MAX_COLUMNS:
+            raise InvalidParameterError(f"monitor {self.name!r}: `max_columns` must be an integer in "
+                                        f"[1, {MAX_COLUMNS}]; got {self.max_columns!r}.")
+        if isinstance(self.min_support, bool) or not isinstance(self.min_support, int) or self.min_support < 1:
+            raise InvalidParameterError(f"monitor {self.name!r}: `min_support` must be an integer >= 1.")
+        if self.correction not in ("holm", "bh", "none"):
+            raise InvalidParameterError(f"monitor {self.name!r}: `correction` must be holm, bh or none; "
+                                        f"got {self.correction!r}.")
+
+    @property
+    def kind(self) -> str:
+        """``"measure"``, ``"signal"`` or ``"quality"`` (:func:`ranklens.monitor.kinds.monitor_kind`)."""
+        return kinds.monitor_kind(self.metric)
 
 
 def _is_number(v: Any) -> bool:
@@ -299,9 +313,11 @@ def _check_monitor_types(m: MonitorSpec) -> None:
 
 # used when the configuration declares no [[monitors]]: production NDCG@10 per model version, daily,
 # significantly (Welch, p < 0.05) more than 5% below the training baseline, over at least 30 groups
+# and the store's quarantine: more than 5% of a day's rows quarantined at ingest
 DEFAULT_MONITORS = (
     MonitorSpec(name="ndcg@10 below training", metric="ndcg@10", window="day", relative_drop=0.05, min_groups=30,
                 significance=0.05, where={"environment": "production"}),
+    MonitorSpec(name="quarantine above 5%", metric="quarantine_rate", window="day", threshold=0.05, severity="error"),
 )
 
 
@@ -323,9 +339,13 @@ class MonitorConfig:
     webhook_format: str = "json"
     webhook_retries: int = 3
     webhook_backoff: float = 1.0
+    routes: tuple[Route, ...] = ()  # [[alerts.routes]]: webhooks by severity, model or monitor
+    partial: str = "skip"  # [evaluation] partial: lists that lost rows to the quarantine left out ("keep": counted)
     propensity: Mapping[str, Any] = field(default_factory=dict)  # [propensity]: monitor.propensity
 
     def __post_init__(self) -> None:
+        if self.partial not in ("skip", "keep"):
+            raise InvalidParameterError(f"evaluation `partial` must be 'skip' or 'keep'; got {self.partial!r}.")
         if self.convention not in CONVENTIONS:
             raise InvalidParameterError(
                 f"evaluation `convention` must be one of {', '.join(CONVENTIONS)}; got {self.convention!r}."
@@ -351,6 +371,16 @@ class MonitorConfig:
         b = self.webhook_backoff
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 60:
             raise InvalidParameterError(f"[alerts] backoff must be a number of seconds in [0, 60]; got {b!r}.")
+
+    def all_routes(self, webhook: str | None = None) -> tuple[Route, ...]:
+        """Every webhook of the configuration: ``webhook`` (the route named "webhook", every change) and the
+        ``[[alerts.routes]]``; a ``webhook`` given here replaces the route named "webhook"."""
+        if webhook is not None:
+            return (Route("webhook", webhook, self.webhook_format),) + tuple(
+                r for r in self.all_routes() if r.name != "webhook")
+        main = () if self.webhook is None or any(r.name == "webhook" for r in self.routes) else (
+            Route("webhook", self.webhook, self.webhook_format),)
+        return main + tuple(self.routes)
 
     def convention_obj(self) -> Any:
         """The core Convention the store evaluates with."""
@@ -443,7 +473,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         raise InvalidParameterError(f"{_where(path, 'attribution')}: `rule` must be a string; got {_shown(a['rule'])}.")
     attribution = Attribution(rule=a.get("rule", "binary"), positive=positive, weights=weights)
     e = doc.get("evaluation", {})
-    _check_keys(e, {"convention", "empty", "tracked"}, _where(path, "evaluation"))
+    _check_keys(e, {"convention", "empty", "tracked", "partial"}, _where(path, "evaluation"))
     if not isinstance(e.get("convention", "ranklens"), str):
         raise InvalidParameterError(f"{_where(path, 'evaluation')}: `convention` must be a string; got "
                                     f"{_shown(e['convention'])}.")
@@ -464,12 +494,14 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
             kw["by"] = _strings(kw["by"], "by", where)
         if "baseline" in kw:
             kw["baseline"] = Baseline.parse(kw["baseline"], where)
+        if "columns" in kw:
+            kw["columns"] = _strings(kw["columns"], "columns", where)
         monitors.append(MonitorSpec(**kw))
     al, lab = doc.get("alerts", {}), doc.get("labels", {})
     for name, table in (("alerts", al), ("labels", lab)):
         if not isinstance(table, Mapping):
             raise InvalidParameterError(f"{_where(path, name)}: expected a table of keys; got {table!r}.")
-    _check_keys(al, {"webhook", "webhook_format", "retries", "backoff"}, _where(path, "alerts"))
+    _check_keys(al, {"webhook", "webhook_format", "retries", "backoff", "routes"}, _where(path, "alerts"))
     _check_keys(lab, {"maturity"}, _where(path, "labels"))
     signals = _signals_table(doc.get("signals", {}), path)
     ing = doc.get("ingest", {})
@@ -493,6 +525,8 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         webhook_retries=al.get("retries", 3),
         webhook_backoff=al.get("backoff", 1.0),
         max_quarantine=None if max_q is None else float(max_q),
+        routes=parse_routes(None, "json", al.get("routes"), _where(path, "alerts")),
+        partial=e.get("partial", "skip"),
         propensity=parse_propensity(doc.get("propensity"), _where(path, "propensity")),
     )
 

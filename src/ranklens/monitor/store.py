@@ -33,61 +33,24 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, InvalidParameterError
-from .alerts.judge import Alert, judge
-from .alerts.lifecycle import advance, alert_list, recorded_alerts
-from .alerts.notify import deliver_pending
-from .config import Baseline, MonitorConfig, load_config
+from ..errors import InvalidParameterError
+from .alerts.check import CheckResult, Window, run_check
+from .alerts.lifecycle import alert_list, recorded_alerts
+from .alerts.operations import acknowledge, snooze
+from .config import Baseline, MonitorConfig, load_config, parse_duration
+from .reports.quality import quality_report
 from .reports.reports import Reports
 from .signals.compute import signals as compute_signals
-from .signals.monitors import judge_signal_monitors, signal_specs
-from .storage.db import Database, slice_columns
+from .storage.db import Database
 from .storage.ingest import IngestSummary
 from .storage.ingest_call import ingest_call
 from .storage.ingest_results import ingest_results
 from .storage.maturity import Maturity
+from .storage.params import parse_time, renamed
 from .storage.read import sources
 from .storage.values import refresh
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
-
-
-class CheckResult(list[Alert]):
-    """The alerts of one :meth:`Store.check` run, in window order, each with its ``status`` (in ``extra``):
-    ``"opened"``, ``"firing"`` (still open), ``"fired"`` (a window checked again whose alert was since
-    resolved) or ``"resolved"``.
-
-    Attributes
-    ----------
-    not_judged : dict
-        Windows left out, counted by reason: ``provisional`` (labels not mature), ``too few groups``,
-        ``no baseline``.
-    maturity : Maturity
-        The label maturity in force and the store's clock.
-    notified : int
-        Alert changes delivered to the webhook by this run.
-    webhook_error : str or None
-        One line when the webhook could not be reached (the changes stay pending for the next check).
-
-    Examples
-    --------
-    >>> r = CheckResult([], not_judged={"provisional": 2})
-    >>> len(r), r.not_judged, r.fired, r.webhook_error
-    (0, {'provisional': 2}, [], None)
-    """
-
-    def __init__(self, alerts: Iterable[Alert] = (), *, not_judged: Mapping[str, int] | None = None,
-                 maturity: Maturity | None = None, notified: int = 0, webhook_error: str | None = None) -> None:
-        super().__init__(alerts)
-        self.not_judged: dict[str, int] = dict(not_judged or {})
-        self.maturity = maturity
-        self.notified = notified
-        self.webhook_error = webhook_error
-
-    @property
-    def fired(self) -> list[Alert]:
-        """The alerts of windows that fired (every status but ``"resolved"``)."""
-        return [a for a in self if a.extra.get("status") != "resolved"]
 
 
 class Store:
@@ -146,8 +109,8 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def _db(self) -> Database:
-        return Database(self.path, self.read_only, self.wait)
+    def _db(self, create: bool = False) -> Database:
+        return Database(self.path, self.read_only, self.wait, create=create)
 
     def _reports(self) -> Reports:
         return Reports(self._db(), self.config)
@@ -176,7 +139,7 @@ class Store:
         IngestSummary
         """
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
-        return ingest_call(self._db(), sources(source, source_name), self.config, limit, engine, master)
+        return ingest_call(self._db(create=True), sources(source, source_name), self.config, limit, engine, master)
 
     def refresh(self) -> int:
         """Compute and store the tracked values of the groups whose values are stale; returns their number.
@@ -197,7 +160,7 @@ class Store:
         store's own. Groups already in the store are skipped; a batch ingested before adds nothing.
         """
         summary = IngestSummary()
-        db = self._db()
+        db = self._db(create=True)
         for name, kind, obj in sources(source, source_name):
             summary.batches.append(ingest_results(db, self.config.fingerprint(), name, kind, obj))
         return summary
@@ -205,7 +168,7 @@ class Store:
     # -- reports ---------------------------------------------------------------------------------------------
     def report(
         self,
-        metrics: Any = ("ndcg@10",),
+        measures: Any = None,
         window: str = "day",
         by: Iterable[str] = ("model", "model_version", "environment"),
         where: Mapping[str, Any] | None = None,
@@ -217,6 +180,7 @@ class Store:
         confidence: float = 0.95,
         n_resamples: int = 1000,
         seed: int = 0,
+        metrics: Any = None,
     ) -> Any:
         """Each measure per time window and per series: the mean of the per-list values, or the measure's own
         aggregate (``gm_map``: geometric mean; ``gauc``: weighted by each list's items; counts such as
@@ -224,9 +188,10 @@ class Store:
 
         Parameters
         ----------
-        metrics : str or list of str, default=("ndcg@10",)
+        measures : str or list of str, default=("ndcg@10",)
             Measure keys (``"ndcg@10"``, ``"map@10"``, ``"mrr@10"``, ``"P@5"``...); with ``k``, names
-            without a cutoff are expanded (``metrics=["ndcg"], k=[1, 5, 10]``).
+            without a cutoff are expanded (``measures=["ndcg"], k=[1, 5, 10]``). ``metrics=`` is its
+            deprecated name.
         window : {"hour", "day", "week"}, default="day"
         by : list of str, default=("model", "model_version", "environment")
             Series columns: any of model, model_version, environment, group_id and the slice columns.
@@ -241,29 +206,37 @@ class Store:
         Returns
         -------
         pyarrow.Table
-            ``window``, the ``by`` columns, ``metric``, ``value``, ``n_groups`` (groups counted),
+            ``window``, the ``by`` columns, ``measure``, ``value``, ``n_groups`` (groups counted),
             ``n_excluded`` (groups left out by the empty-list rule), ``ci_low``, ``ci_high``.
         """
-        return self._reports().report(metrics, window, by, where, start, end, k=k, ci=ci, confidence=confidence,
+        measures = renamed(measures, metrics, "measures", "metrics", ("ndcg@10",))
+        return self._reports().report(measures, window, by, where, start, end, k=k, ci=ci, confidence=confidence,
                                       n_resamples=n_resamples, seed=seed)
 
-    def baseline(self, metric: str = "ndcg@10", baseline: Any = None, where: Mapping[str, Any] | None = None,
-                 *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-        """Value of ``metric`` over the baseline groups (environment or date range), with a bootstrap interval."""
-        return self._reports().baseline(metric, baseline, where, confidence=confidence, n_resamples=n_resamples,
+    def baseline(self, measure: str | None = None, baseline: Any = None, where: Mapping[str, Any] | None = None,
+                 *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
+                 metric: str | None = None) -> dict[str, Any]:
+        """Value of ``measure`` over the baseline groups (environment or date range), with a bootstrap interval
+        (``metric=``: its deprecated name)."""
+        measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
+        return self._reports().baseline(measure, baseline, where, confidence=confidence, n_resamples=n_resamples,
                                         seed=seed)
 
-    def groups(self, metric: str = "ndcg@10", start: Any = None, end: Any = None,
-               where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20) -> Any:
-        """Served lists of a selection with their value: the worst (or best) first.
+    def groups(self, measure: str | None = None, start: Any = None, end: Any = None,
+               where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20, *,
+               metric: str | None = None) -> Any:
+        """Served lists of a selection with their value of ``measure`` (``metric=``: its deprecated name): the
+        worst (or best) first.
 
         Returns
         -------
         pyarrow.Table
             ``group_id``, ``model``, ``model_version``, ``environment``, ``timestamp``, the slice columns,
-            ``value``, ``n_items``, ``n_relevant``.
+            ``measure``, ``value``, ``n_items``, ``n_relevant``, ``provisional`` (served after the labels'
+            maturity: its labels may still arrive).
         """
-        return self._reports().groups(metric, start, end, where, order, limit)
+        measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
+        return self._reports().groups(measure, start, end, where, order, limit)
 
     def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
                 environment: str | None = None, k: int | None = 10, measure: str = "ndcg") -> Any:
@@ -279,9 +252,9 @@ class Store:
         """
         return self._reports().explain(group_id, model, model_version, environment, k, measure)
 
-    def compare(self, metric: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
-                *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
-                same_period: bool = True) -> dict[str, Any]:
+    def compare(self, measure: str | None = None, a: Mapping[str, Any] | None = None,
+                b: Mapping[str, Any] | None = None, *, confidence: float = 0.95, n_resamples: int = 1000,
+                seed: int = 0, same_period: bool = True, metric: str | None = None) -> dict[str, Any]:
         """Two selections of groups (model versions, windows...) side by side: means, intervals, Welch's test.
 
         ``a`` and ``b`` are ``{"where": {...}, "start": ..., "end": ...}``. The groups differ, so the test is
@@ -292,12 +265,14 @@ class Store:
         against its predecessor's earlier ones); when they never overlap, each keeps its own and ``note``
         says so. Each side reports its ``start`` and ``end``.
         """
-        return self._reports().compare(metric, a, b, confidence=confidence, n_resamples=n_resamples, seed=seed,
+        measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
+        return self._reports().compare(measure, a, b, confidence=confidence, n_resamples=n_resamples, seed=seed,
                                        same_period=same_period)
 
-    def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
+    def baselines(self, measure: str | None = None, by: Iterable[str] = ("model", "model_version", "environment"),
                   where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
-                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> Any:
+                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
+                  metric: str | None = None) -> Any:
         """The baseline of each series served in ``[start, end)``, by the rule the monitors use.
 
         With the default ``environment`` baseline, the series (model, version, production) is compared with
@@ -312,7 +287,8 @@ class Store:
             The ``by`` columns, ``value``, ``ci_low``, ``ci_high`` (bootstrap), ``n_groups``, ``baseline`` (the
             selection in words), ``own`` (the series is its own baseline, e.g. a training series).
         """
-        return self._reports().baselines(metric, by, where, start, end, baseline, confidence=confidence,
+        measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
+        return self._reports().baselines(measure, by, where, start, end, baseline, confidence=confidence,
                                          n_resamples=n_resamples, seed=seed)
 
     def window(self, start: Any = None, end: Any = None) -> tuple[Any, Any]:
@@ -320,11 +296,12 @@ class Store:
         the store."""
         return self._reports().window(start, end)
 
-    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+    def slices(self, measure: str | None = None, start: Any = None, end: Any = None, baseline: Any = None,
                columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None, *,
                by: Iterable[str] = ("model", "model_version", "environment"), depth: int = 2,
-               min_support: int = 30, correction: str = "holm") -> Any:
-        """Which slices (one column's values, or pairs of two columns' values) explain the change of ``metric``
+               min_support: int = 30, correction: str = "holm", metric: str | None = None) -> Any:
+        """Which slices (one column's values, or pairs of two columns' values) explain the change of ``measure``
+        (``metric=``: its deprecated name)
         between each series' baseline and a window.
 
         Each series (``by``: model, version, environment) is compared with its own baseline, chosen by the
@@ -350,8 +327,8 @@ class Store:
             Filters.
         by : list of str
             Series columns.
-        depth : {1, 2}
-            1: one column at a time; 2: also every pair of columns.
+        depth : {1, 2, 3}
+            1: one column at a time; 2: also every pair of columns; 3: also every triple.
         min_support : int
             Counted groups a cell needs in the window and in the baseline to be listed alone.
         correction : {"holm", "bh", "none"}
@@ -365,8 +342,47 @@ class Store:
             ``p_value``, ``p_adjusted``; most harmful first, pooled rows last. The schema metadata
             ``ranklens`` holds the summary (JSON): window, baseline of each series, changes.
         """
-        return self._reports().slices(metric, start, end, baseline, columns, where, by=by, depth=depth,
+        measure = renamed(measure, metric, "measure", "metric", "ndcg@10")
+        return self._reports().slices(measure, start, end, baseline, columns, where, by=by, depth=depth,
                                       min_support=min_support, correction=correction)
+
+    def auto_slices(self, measure: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+                    columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None, *,
+                    by: Iterable[str] = ("model", "model_version", "environment"), max_columns: int = 2,
+                    min_support: int = 30, correction: str = "holm", threshold: float | None = None,
+                    relative_drop: float | None = 0.1, absolute_drop: float | None = None,
+                    significance: float | None = 0.05) -> Any:
+        """The automatic slice search of ``slices = "auto"`` monitors (docs/monitoring.md, Slice Finder style):
+        every value of the slice ``columns`` and their combinations of up to ``max_columns``, with
+        ``min_support`` lists in the window and in its baseline, each against its own baseline; the slices whose
+        value crosses the rule (``threshold``, ``relative_drop``, ``absolute_drop``: the strictest decides) with
+        a one-sided Welch p-value of the drop under ``significance`` once adjusted (``correction``) over every
+        slice tested, most harmful first.
+
+        Returns
+        -------
+        pyarrow.Table
+            The rows of :meth:`slices` that fire, with ``relative_change``, ``p_drop``, ``p_drop_adjusted``,
+            ``limit``; the summary in the schema metadata (``n_tested``: the slices tested).
+        """
+        return self._reports().auto_slices(measure, start, end, baseline, columns, where, by=by,
+                                           max_columns=max_columns, min_support=min_support, correction=correction,
+                                           threshold=threshold, relative_drop=relative_drop,
+                                           absolute_drop=absolute_drop, significance=significance)
+
+    def quality(self, metric: str = "volume", window: str = "day", by: Iterable[str] = (),
+                where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None) -> Any:
+        """A data-quality metric per window and series: ``volume`` (lists served), ``label_arrival`` (share of
+        lists with an outcome), ``partial_lists`` (share that lost rows to the quarantine) or ``quarantine_rate``
+        (share of the rows quarantined; the store's, no ``by``/``where``).
+
+        Returns
+        -------
+        pyarrow.Table
+            ``window``, the ``by`` columns, ``metric``, ``value``, ``count``, ``n``.
+        """
+        with self._db().reading() as con:
+            return quality_report(con, metric, window, list(by), where, start, end)
 
     def signals(self, signals: Any = None, window: str = "day",
                 by: Iterable[str] = ("model", "model_version", "environment"), where: Mapping[str, Any] | None = None,
@@ -420,51 +436,46 @@ class Store:
               sleep: Any = None) -> CheckResult:
         """Judge the configured monitors' windows, move the alerts' states forward and notify the changes.
 
-        By default each monitor judges its latest mature window (the last window whose labels are mature,
-        see :meth:`maturity`); ``at`` picks the window holding that time, ``all_windows`` every window in
+        Each monitor is judged by its kind's rule (measures, label-free signals, data quality:
+        :mod:`ranklens.monitor.kinds`). By default a measure's monitor judges its latest mature window (see
+        :meth:`maturity`); ``at`` picks the window holding that time, ``all_windows`` every window in
         ``[start, end)``. Provisional windows are never judged. An alert opens once per monitor and series,
-        stays open while its windows fire and resolves at the first judged window that does not; the
-        state is kept in the store (``record=False``: a dry run, nothing stored, nothing sent). The
-        changes (opened, resolved) not delivered yet are POSTed to the webhook (``[alerts] webhook``, or
-        ``webhook``), once, with retries; a failure is in ``webhook_error`` and they stay pending.
+        stays open while its windows fire and resolves at the first judged window that does not; the state is
+        kept in the store (``record=False``: a dry run, nothing stored, nothing sent). The changes (opened,
+        resolved) not delivered yet are POSTed to every webhook route that takes them (``[alerts] webhook``
+        and ``routes``; ``webhook`` replaces the first), once, with retries; failures are in
+        ``delivery_errors`` (and recorded) and the changes stay pending.
 
         Returns
         -------
         CheckResult
-            The run's alerts with their status, the windows left out and why, the webhook's outcome.
+            The run's alerts with their status, the windows left out and why, the webhooks' outcome.
         """
         record = record and not self.read_only
         db = self._db()
         if record:  # a writer migrates an older store before anything reads it
             db.prepare()
-        # monitors on measures read reports; monitors on label-free signals read Store.signals
-        on_measures, on_signals = signal_specs(self.config.monitors)
         reports = self._reports()
-        maturity = reports.maturity()
-        verdicts = (judge(reports, at=at, all_windows=all_windows, start=start, end=end, monitors=on_measures,
-                          mature_until=maturity.mature_until) if on_measures or not on_signals else [])
-        if on_signals:
-            last = reports.last_time()
-            if last is None:
-                raise InputError("the store is empty: ingest events first.")
-            with self._db().reading() as con:
-                slices = list(slice_columns(con))
-            # every verdict, "ok" ones too: a judged window that does not fire resolves an open alert
-            verdicts += judge_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
-                                              all_windows=all_windows, start=start, end=end, slices=slices)
-        with (db.writing("alerts") if record else db.reading()) as con:
-            events = advance(con, verdicts, record=record)
-        out = CheckResult(events, maturity=maturity)
-        for v in verdicts:
-            if not v.judged:
-                out.not_judged[v.status] = out.not_judged.get(v.status, 0) + 1
-        if not record:
-            return out
-        url = webhook or self.config.webhook
-        out.notified, out.webhook_error = deliver_pending(
-            db, url if notify else None, self.config.webhook_format, retries=self.config.webhook_retries,
-            backoff=self.config.webhook_backoff, sleep=sleep)
-        return out
+        w = Window(reports, self.signals, db, self.config.baseline, at, all_windows, start, end, reports.maturity())
+        routes = self.config.all_routes(webhook) if notify else ()
+        return run_check(w, self.config.monitors, record=record, routes=routes,
+                         retries=self.config.webhook_retries, backoff=self.config.webhook_backoff, sleep=sleep)
+
+    def acknowledge(self, alert_id: int, by: str | None = None, note: str | None = None) -> dict[str, Any]:
+        """Record that someone is on the open alert ``alert_id`` (who, a note); it stays open and resolves as
+        any other (see :mod:`ranklens.monitor.alerts.operations`)."""
+        with self._db().writing("alerts") as con:
+            return acknowledge(con, alert_id, by, note)
+
+    def snooze(self, alert_id: int, duration: Any = None, *, until: Any = None, by: str | None = None,
+               note: str | None = None) -> dict[str, Any]:
+        """Hold the webhook changes of alert ``alert_id``'s monitor and series for ``duration`` (``"24h"``,
+        ``"2d"``...) or ``until`` a time (UTC, wall clock; now or earlier lifts the snooze). Checks go on
+        judging and recording them, and exit 1 when they fire."""
+        dur = parse_duration(duration, "the snooze's duration") if duration is not None else None
+        t = parse_time(until, "until") if until is not None else None
+        with self._db().writing("alerts") as con:
+            return snooze(con, alert_id, duration=dur, until=t, by=by, note=note)
 
     def maturity(self) -> Maturity:
         """The label maturity in force (``[labels] maturity``, or learned from the store's label rows) and the
@@ -479,9 +490,10 @@ class Store:
 
     def alert_list(self, start: Any = None, end: Any = None, state: str | None = None, *, limit: int | None = None,
                    offset: int = 0) -> Any:
-        """Alerts (one row per alert: state open or resolved, the windows that opened, last fired and resolved
-        it, the values, reason and root cause of its last firing window), newest first; ``limit``/``offset``
-        page through them."""
+        """Alerts (one row per alert: state open or resolved, severity, the windows that opened, last fired and
+        resolved it, the values, reason and root cause of its last firing window: ``top_slices`` a list of
+        slices, ``root_cause`` the first in words; its acknowledgement, snooze and last failed delivery), newest
+        first; ``limit``/``offset`` page through them."""
         if state is not None and state not in ("open", "resolved"):
             raise InvalidParameterError(f"`state` must be 'open' or 'resolved'; got {state!r}.")
         with self._db().reading() as con:

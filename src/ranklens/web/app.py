@@ -7,7 +7,9 @@ Every parameter is declared once in :data:`ENDPOINTS` (:mod:`ranklens.web.api`):
 (unknown or malformed parameters get a 400 naming them), the OpenAPI description and the store call
 (:mod:`ranklens.web.handler`: parsing, the cache, the computations).
 
-Security: the app is read-only (GET and HEAD only, store opened with ``read_only=True``); the guard
+Security: the app is read-only (GET and HEAD only, store opened with ``read_only=True``), except, when it runs
+with a token, the two actions on alerts (``POST /api/ack`` and ``/api/snooze``, JSON only:
+:mod:`ranklens.web.routes.actions`), which open the store for writing while no read runs; the guard
 (:mod:`ranklens.web.guard`) checks the token or the ``Host`` header and adds the security headers; static
 files are served from a fixed list read at start-up, so no path can leave the package.
 """
@@ -83,6 +85,7 @@ def create_app(
 
     from ..monitor import Store
     from .handler import JsonApi, error
+    from .routes.actions import ACTION_PATHS, action_routes
     from .routes.static import shell_routes, static_files, static_routes
 
     st = Store(path, config=config, read_only=True)
@@ -91,6 +94,9 @@ def create_app(
     hosts = tuple(h.lower() for h in (allowed_hosts or ("localhost", "127.0.0.1", "[::1]", "::1")))
     routes = shell_routes(PAGES, static)
     routes += [Route(ep.path, api.handler(ep), methods=["GET"]) for ep in ENDPOINTS]
+    if token:  # the writes (acknowledge, snooze) only behind a token
+        routes += action_routes(lambda: Store(path, config=config, read_only=False), api.exclusive)
+        api.actions = tuple(ACTION_PATHS)
     routes += static_routes(static, api.filter_columns, lambda: error(404, "not found"))
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -103,4 +109,4 @@ def create_app(
     inner.state.store = st
     inner.state.store_path = path
     inner.state.token = bool(token)
-    return Guard(inner, token=token, hosts=hosts)
+    return Guard(inner, token=token, hosts=hosts, actions=tuple(ACTION_PATHS))

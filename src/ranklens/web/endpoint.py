@@ -37,6 +37,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     required: bool = False
+    aliases: tuple[str, ...] = ()  # old spellings still accepted (the one vocabulary, docs/glossary.md)
 
     def parse(self, raw: list[str]) -> Any:
         if not raw:
@@ -114,8 +115,9 @@ def _iso(name: str, v: str) -> str:
 
 
 
-METRIC = Param("metric", "measure", "ndcg@10",
-                "Measure: ndcg@10, ndcg@5, map, mrr@10 ... (see Store.info()['tracked'])")
+METRIC = Param("measure", "measure", "ndcg@10",
+               "Measure: ndcg@10, ndcg@5, map, mrr@10 ... (see Store.info()['tracked']); `metric` is its old name, "
+               "still accepted.", aliases=("metric",))
 START = Param("start", "date", None, "Start of the time range (inclusive), ISO-8601; UTC when no zone is given.")
 END = Param("end", "date", None, "End of the time range (exclusive), ISO-8601.")
 WINDOW = Param("window", "enum", "day", "Width of a time window.", choices=WINDOWS)

@@ -1,5 +1,5 @@
-"""The dashboard's guard (ASGI middleware): read-only methods, the ``Host`` header or the token, and the
-security headers of every response.
+"""The dashboard's guard (ASGI middleware): read-only methods (and, with a token, POST on the action paths:
+acknowledge, snooze), the ``Host`` header or the token, and the security headers of every response.
 
 With a token every request must carry it (``Authorization: Bearer``, the ``ranklens_token`` cookie, or
 ``?token=``, which a browser trades for the cookie); without one the ``Host`` header must name the loopback
@@ -41,8 +41,9 @@ def check_token(token: str | None, name: str = "the token") -> None:
 class Guard:
     """ASGI middleware: method, host and token checks, and the security headers of every response."""
 
-    def __init__(self, app: Any, *, token: str | None, hosts: tuple[str, ...]) -> None:
+    def __init__(self, app: Any, *, token: str | None, hosts: tuple[str, ...], actions: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.actions = actions  # paths that write (POST), with a token only
         self.token = token.encode() if token else None
         self.hosts = hosts
         self.state = app.state  # tests reach the store through app.state.store
@@ -64,9 +65,13 @@ class Guard:
                 message = {**message, "headers": h}
             await send(message)
 
-        if scope.get("method") not in ("GET", "HEAD"):
-            await _json(send_headers, 405, {"error": "method not allowed: the dashboard is read-only"},
-                        [(b"allow", b"GET, HEAD")])
+        method = scope.get("method")
+        writes = method == "POST" and path in self.actions
+        if method not in ("GET", "HEAD") and not (writes and self.token is not None):
+            why = ("the dashboard is read-only without a token: start it with --token to acknowledge or snooze "
+                   "alerts" if writes else "the dashboard is read-only")
+            await _json(send_headers, 405, {"error": f"method not allowed: {why}"},
+                        [(b"allow", b"GET, HEAD" + (b", POST" if writes and self.token is not None else b""))])
             return
         if self.token is None:
             host = headers.get("host", "").lower()

@@ -9,12 +9,14 @@ Filter values reach the store as bound SQL parameters; the filter columns are th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import threading
 import traceback
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -81,6 +83,19 @@ class JsonApi:
         self.pending: dict[Any, asyncio.Future[tuple[int, bytes]]] = {}  # requests being computed, by key
         self.slots = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
         self.info_cache: dict[str, Any] = {}
+        self.actions: tuple[str, ...] = ()  # the paths that write, when the dashboard has a token
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """No computation of the API runs inside this block (a write: every slot is taken, in turn)."""
+        n = max(1, os.cpu_count() or 1)
+        for _ in range(n):
+            self.slots.acquire()
+        try:
+            yield
+        finally:
+            for _ in range(n):
+                self.slots.release()
 
     def filter_columns(self) -> set[str]:
         """The columns a request may filter on (read again when the store changed)."""
@@ -101,7 +116,22 @@ class JsonApi:
                 continue
             raw.setdefault(k, []).append(v)
         known = {p.name: p for p in ep.params}
-        params = {name: p.parse([x for x in raw.get(name, []) if x != ""]) for name, p in known.items()}
+        given: dict[str, str] = {}  # parameter -> the old spelling the request used
+        for p in ep.params:  # an old spelling (the one vocabulary) is the same parameter
+            for old in p.aliases:
+                if old in raw:
+                    if p.name in raw:
+                        raise BadParameter(p.name, f"is given twice (`{old}` is its old name)")
+                    raw[p.name] = raw.pop(old)
+                    given[p.name] = old
+        params = {}
+        for name, p in known.items():
+            try:
+                params[name] = p.parse([x for x in raw.get(name, []) if x != ""])
+            except BadParameter as exc:  # named as the request spelled it
+                if name not in given:
+                    raise
+                raise BadParameter(given[name], str(exc).split(" ", 1)[1]) from None
         where: dict[str, Any] = {}
         extra = [k for k in raw if k not in known]
         if extra:
@@ -174,6 +204,8 @@ class JsonApi:
         try:
             with self.slots:  # as many store computations at once as cores: more only thrash
                 out = ep.call(self.store, params, where)
+            if ep.path == "/api/info":  # what this dashboard may do besides reading (with a token: the actions)
+                out = {**out, "actions": list(self.actions)}
             status = 200
         except (InvalidParameterError, InputError) as exc:
             out, status = {"error": str(exc)}, 400

@@ -20,10 +20,12 @@ import numpy as np
 from ...errors import InputError
 from ..config import Baseline, MonitorConfig, MonitorSpec
 from ..reports.aggregates import StoreAggregate
+from ..reports.search import cell_name, crosses, rank_cells, top_entry
+from ..reports.slices import auto_cells
 from ..reports.stats import welch
 from ..storage.params import metric_keys, parse_time, window_delta
 
-__all__ = ["Alert", "Judgement", "ReportSource", "floor_time", "judge", "run_monitors"]
+__all__ = ["Alert", "ReportSource", "Verdict", "floor_time", "judge", "run_monitors"]
 
 
 class ReportSource(Protocol):
@@ -40,7 +42,8 @@ class ReportSource(Protocol):
                end: Any) -> tuple[np.ndarray, np.ndarray | None]: ...
 
     def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
-               columns: Any = ..., where: Mapping[str, Any] | None = ...) -> Any: ...
+               columns: Any = ..., where: Mapping[str, Any] | None = ..., *, by: Any = ..., depth: int = ...,
+               min_support: int = ..., correction: str = ...) -> Any: ...
 
     def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
                         baseline: Any = ...) -> tuple[tuple[np.ndarray, np.ndarray | None], Any]: ...
@@ -48,7 +51,13 @@ class ReportSource(Protocol):
 
 @dataclass(frozen=True)
 class Alert:
-    """A monitor that fired for one window of one series."""
+    """A monitor that fired for one window of one series (or one slice of it: ``series["slice"]``).
+
+    ``kind`` is what the monitor watches (``"measure"``, ``"signal"``, ``"quality"``), ``severity`` its
+    monitor's; ``extra`` holds ``top_slices`` (the root cause: the slices behind it, most harmful first, as
+    :data:`ranklens.monitor.reports.search.TOP_FIELDS`) and, once the lifecycle saw it, ``status``,
+    ``alert_id`` and ``opened_window``.
+    """
 
     monitor: str
     metric: str
@@ -65,6 +74,8 @@ class Alert:
     reason: str
     relative_change: float = math.nan
     extra: dict[str, Any] = field(default_factory=dict)
+    kind: str = "measure"
+    severity: str = "warning"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -89,28 +100,19 @@ def _iso(t: Any) -> str:
 
 
 def _fire(spec: MonitorSpec, value: float, base: float) -> tuple[bool, float, str]:
-    """(fires, effective threshold, reason) for one window."""
-    limits = []
-    if spec.threshold is not None:
-        limits.append((float(spec.threshold), f"below the threshold {spec.threshold:g}"))
-    if spec.relative_drop is not None and not math.isnan(base):
-        limits.append((base * (1 - spec.relative_drop),
-                       f"more than {spec.relative_drop:.0%} below the baseline {base:.4f}"))
-    if spec.absolute_drop is not None and not math.isnan(base):
-        limits.append((base - spec.absolute_drop, f"more than {spec.absolute_drop:g} below the baseline {base:.4f}"))
-    if not limits:
-        return False, math.nan, ""
-    thr, why = max(limits, key=lambda x: x[0])  # the strictest limit decides
-    return bool(value < thr), thr, why
+    """(fires, effective threshold, reason) for one window: the strictest limit given decides."""
+    return crosses(value, base, threshold=spec.threshold, relative_drop=spec.relative_drop,
+                   absolute_drop=spec.absolute_drop)
 
 
 @dataclass(frozen=True)
-class Judgement:
-    """One monitor's verdict on one window of one series.
+class Verdict:
+    """One monitor's verdict on one window of one series (or slice).
 
     ``status`` is ``"fired"`` (``alert`` holds the alert), ``"ok"`` (judged, the condition does not hold),
     ``"provisional"`` (the window's labels are not mature: not judged), ``"too few groups"`` (fewer
-    counted lists than ``min_groups``: not judged) or ``"no baseline"`` (not judged).
+    counted lists than ``min_groups``: not judged), ``"no baseline"`` (not judged) or ``"incomplete"`` (a
+    count over a window the store has not seen to its end: not judged).
     """
 
     monitor: str
@@ -128,6 +130,8 @@ class Judgement:
     n_baseline: int = 0
     p_value: float | None = None
     reason: str = ""
+    kind: str = "measure"
+    severity: str = "warning"
 
     @property
     def judged(self) -> bool:
@@ -148,7 +152,7 @@ def run_monitors(reports: ReportSource, at: Any = None, *, all_windows: bool = F
 
 
 def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, start: Any = None,
-          end: Any = None, monitors: Any = None, mature_until: _dt.datetime | None = None) -> list[Judgement]:
+          end: Any = None, monitors: Any = None, mature_until: _dt.datetime | None = None) -> list[Verdict]:
     """Every monitor's verdict on each window (and series) it looks at, in window order per monitor.
 
     Parameters are those of :func:`run_monitors`; with ``mature_until`` (and neither ``at`` nor
@@ -162,7 +166,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
     last = reports.last_time()
     if last is None:
         raise InputError("the store is empty: ingest events first.")
-    out: list[Judgement] = []
+    out: list[Verdict] = []
     for spec in specs:
         key = metric_keys(spec.metric)[0]
         agg = StoreAggregate.of(key)
@@ -183,7 +187,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
             series = {b: row[b] for b in spec.by}
             w0 = row["window"]
             w1 = w0 + delta
-            verdict = functools.partial(Judgement, spec.name, key, series, w0, w1)
+            verdict = functools.partial(Verdict, spec.name, key, series, w0, w1, severity=spec.severity)
 
             if row.get("provisional"):
                 out.append(verdict("provisional"))
@@ -193,6 +197,9 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
                 continue
             where = dict(spec.where)
             where.update({k: v for k, v in series.items() if v is not None})
+            if spec.slices == "auto":  # each slice of the series judged on its own (reports/search.py)
+                out.extend(_judge_slices(reports, spec, key, series, where, w0, w1, bspec))
+                continue
             ck = (bspec, tuple(sorted((k, str(v)) for k, v in where.items())),
                   (w0, w1) if bspec.kind == "previous" else None)
             if ck not in base_cache:  # the baseline rule of the series: ranklens.monitor.reports.baseline
@@ -219,7 +226,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
                 out.append(verdict("ok", None, value, base, bspec.describe(), thr, int(row["n_groups"]), len(bvals),
                                    p, ok))
                 continue
-            top = _top_slices(reports, key, w0, w1, bspec, where)
+            top = _top_slices(reports, key, w0, w1, bspec, where, spec.min_support)
             out.append(verdict("fired", Alert(
                 monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=series,
                 value=value, baseline=base, baseline_spec=bspec.describe(), threshold=thr,
@@ -227,21 +234,64 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
                 reason=f"{key} = {value:.4f} over {row['n_groups']} groups, {why}"
                 + (f" (Welch p = {p:.3g} < {spec.significance:g})" if p is not None else ""),
                 relative_change=(value - base) / base if base else math.nan,
-                extra={"top_slices": top},
+                extra={"top_slices": top}, severity=spec.severity,
             )))
     return out
 
 
 def _top_slices(reports: ReportSource, key: str, w0: Any, w1: Any, bspec: Baseline, where: dict[str, Any],
-                n: int = 3) -> list[dict[str, Any]]:
-    """The slice values contributing most to the drop of this window (root cause, see Store.slices)."""
+                min_support: int, n: int = 3) -> list[dict[str, Any]]:
+    """The slices (values, and pairs of values) contributing most to the drop of this window: the root cause,
+    by the slice search (:mod:`ranklens.monitor.reports.search`)."""
     try:
-        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where)
+        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, where=where, min_support=min_support)
     except InputError:  # no slice columns, or nothing counted on one side
         return []
+    return [top_entry(r) for r in rank_cells(tab.to_pylist(), lambda r: r["contribution"], n)]
+
+
+def _judge_slices(reports: ReportSource, spec: MonitorSpec, key: str, series: dict[str, Any], where: dict[str, Any],
+                  w0: Any, w1: Any, bspec: Baseline) -> list[Verdict]:
+    """An automatic-slice monitor on one window of one series: every slice with the support, against its own
+    baseline, the p-values of their drops adjusted together; a verdict per slice tested."""
+    try:
+        tab = reports.slices(key, start=w0, end=w1, baseline=bspec, columns=spec.columns, where=where, by=(),
+                             depth=spec.max_columns, min_support=spec.min_support, correction=spec.correction)
+    except InputError:
+        return [Verdict(spec.name, key, series, w0, w1, "no baseline", severity=spec.severity)]
+    rows = [r for r in tab.to_pylist() if r]
+    cells = auto_cells(rows, spec.correction, threshold=spec.threshold, relative_drop=spec.relative_drop,
+                       absolute_drop=spec.absolute_drop, significance=spec.significance)
+    tested = sum(1 for c in cells if not math.isnan(c["p_drop"]))
+    how = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "not"}[spec.correction]
     out = []
-    for r in [r for r in tab.to_pylist() if not r.get("pooled")][:n]:
-        if r["contribution"] < 0:
-            out.append({k: r[k] for k in ("column", "value", "column2", "value2", "baseline_value", "window_value",
-                                          "change", "share_window", "contribution")})
+    for c in cells:
+        name = cell_name(c)
+        common = {"value": float(c["window_value"]), "baseline": float(c["baseline_value"]),
+                  "baseline_spec": f"{bspec.describe()}, {name}", "threshold": float(c["limit"]),
+                  "n_groups": int(c["n_window"]), "n_baseline": int(c["n_baseline"]), "p_value": c["p_drop_adjusted"]}
+        p = (f" (Welch p = {c['p_drop_adjusted']:.3g}, {how}-adjusted over {tested} slices"
+             + (f", < {spec.significance:g})" if spec.significance is not None else ")"))
+        head = f"{key} in {name} = {c['window_value']:.4f} over {c['n_window']} groups"
+        cell_series = {**series, "slice": name}
+        if not c["fires"]:
+            out.append(Verdict(spec.name, key, cell_series, w0, w1, "ok", None, severity=spec.severity,
+                               reason=f"{head}, not {c['why']}{p}" if c["why"] else head, **common))
+            continue
+        reason = f"{head}, {c['why'].replace('the baseline', 'its baseline')}{p}"
+        alert = Alert(monitor=spec.name, metric=key, window_start=_iso(w0), window_end=_iso(w1), series=cell_series,
+                      reason=reason, relative_change=float(c["relative_change"]),
+                      extra={"top_slices": [top_entry(c)]}, severity=spec.severity, **common)
+        out.append(Verdict(spec.name, key, cell_series, w0, w1, "fired", alert, severity=spec.severity,
+                           reason=reason, **common))
     return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Judgement":  # the old name of Verdict, for one release
+        import warnings
+
+        warnings.warn("ranklens.monitor.alerts.judge.Judgement is deprecated: use Verdict.", DeprecationWarning,
+                      stacklevel=2)
+        return Verdict
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,13 +26,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._base.deps import require
+from ..reports.search import TOP_FIELDS, describe_top
 from ..storage.db import fetch_arrow, transaction
 from ..storage.params import parse_time
-from .judge import Alert, Judgement
+from .judge import Alert, Verdict
 
 __all__ = ["STATES", "advance", "alert_list", "mark_notified", "pending_notifications", "recorded_alerts"]
 
 STATES = ("open", "resolved")
+# the columns of alert_states an alert's first record fills (the acknowledgement comes later)
+_INSERT_STATE = """INSERT INTO alert_states (alert_id, monitor, metric, series, model, model_version, environment,
+    state, opened_window, last_window, last_window_end, n_windows, resolved_window, resolved_window_end, resolved_value,
+    resolved_reason, opened_at, updated_at, notified, severity) VALUES """
 
 
 @dataclass
@@ -68,17 +73,17 @@ def _with(alert: Alert, **extra: Any) -> Alert:
                     "extra": {**alert.extra, **extra}})
 
 
-def _resolution(j: Judgement, state: _State) -> Alert:
+def _resolution(j: Verdict, state: _State) -> Alert:
     return Alert(monitor=j.monitor, metric=j.metric, window_start=j.window_start.isoformat(),
                  window_end=j.window_end.isoformat(), series=j.series, value=j.value, baseline=j.baseline,
                  baseline_spec=j.baseline_spec, threshold=j.threshold, n_groups=j.n_groups, n_baseline=j.n_baseline,
                  p_value=j.p_value, reason=j.reason,
                  relative_change=(j.value - j.baseline) / j.baseline if j.baseline else math.nan,
                  extra={"status": "resolved", "alert_id": state.alert_id,
-                        "opened_window": state.opened_window.isoformat()})
+                        "opened_window": state.opened_window.isoformat()}, kind=j.kind, severity=j.severity)
 
 
-def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: _dt.datetime | None = None
+def advance(con: Any, judgements: list[Verdict], *, record: bool = True, now: _dt.datetime | None = None
             ) -> list[Alert]:
     """Move the alerts' states forward with a check's verdicts; returns the run's events (see the module).
 
@@ -133,10 +138,11 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
             aid = next_id
             next_id += 1
             events.append(_with(a, status="opened", alert_id=aid, opened_window=j.window_start.isoformat()))
-            writes.append(("""INSERT INTO alert_states VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, 1,
-                              NULL, NULL, NULL, NULL, ?, ?, NULL)""",
+            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, 1, NULL, NULL, NULL, NULL, ?, ?, "
+                                           "NULL, ?)",
                            [aid, a.monitor, a.metric, key[1], a.series.get("model"), a.series.get("model_version"),
-                            a.series.get("environment"), j.window_start, j.window_start, j.window_end, now, now]))
+                            a.series.get("environment"), j.window_start, j.window_start, j.window_end, now, now,
+                            a.severity]))
             states[key] = _State(aid, "open", j.window_start, j.window_start)
         writes.append(_insert_fired(j, key[1], aid, now))
     if record and writes:
@@ -146,7 +152,7 @@ def advance(con: Any, judgements: list[Judgement], *, record: bool = True, now: 
     return events
 
 
-def _history(judgements: list[Judgement], order: list[int], states: dict[tuple[str, str], _State],
+def _history(judgements: list[Verdict], order: list[int], states: dict[tuple[str, str], _State],
              before: dict[tuple[str, str], _dt.datetime], recorded: dict[Any, Any],
              writes: list[tuple[str, list[Any]]], now: _dt.datetime, next_id: int
              ) -> tuple[dict[int, tuple[int, _dt.datetime]], int]:
@@ -192,30 +198,33 @@ def _history(judgements: list[Judgement], order: list[int], states: dict[tuple[s
             aid, next_id = next_id, next_id + 1
             a0, a1 = judgements[ep[0]], judgements[ep[-1]]
             r = judgements[res] if res is not None else None
-            writes.append(("""INSERT INTO alert_states VALUES (?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?,
-                              ?, ?, ?, ?, ?, ?, 'resolved')""",
+            writes.append((_INSERT_STATE + "(?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                           "'resolved', ?)",
                            [aid, a0.monitor, a0.metric, key[1], a0.series.get("model"), a0.series.get("model_version"),
                             a0.series.get("environment"), a0.window_start, a1.window_start, a1.window_end, len(ep),
                             r.window_start if r else a1.window_end, r.window_end if r else None,
                             _num(r.value) if r else None,
-                            r.reason if r else "the next window was not judged", now, now]))
+                            r.reason if r else "the next window was not judged", now, now, a0.severity]))
             for i in ep:
                 out[i] = (aid, a0.window_start)
                 writes.append(_insert_fired(judgements[i], key[1], aid, now))
     return out, next_id
 
 
-def _insert_fired(j: Judgement, series: str, aid: int, now: _dt.datetime) -> tuple[str, list[Any]]:
+def _insert_fired(j: Verdict, series: str, aid: int, now: _dt.datetime) -> tuple[str, list[Any]]:
     """The record of one window that fired, tied to its alert (once per monitor, window and series)."""
     a = j.alert
     assert a is not None
     d = a.to_dict()
-    return ("""INSERT INTO alerts SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+    return ("""INSERT INTO alerts (fired_at, monitor, metric, window_start, window_end, model, model_version,
+                                  environment, series, value, baseline, threshold, p_value, n_groups, n_baseline,
+                                  reason, alert_id, top_slices, severity)
+               SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
                WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE monitor = ? AND window_start = ? AND series = ?)""",
             [now, a.monitor, a.metric, j.window_start, j.window_end, a.series.get("model"),
              a.series.get("model_version"), a.series.get("environment"), series, _num(a.value),
              _num(a.baseline), _num(a.threshold), a.p_value, a.n_groups, a.n_baseline, a.reason, aid,
-             json.dumps(d.get("top_slices") or [], default=str), a.monitor, j.window_start, series])
+             json.dumps(d.get("top_slices") or [], default=str), a.severity, a.monitor, j.window_start, series])
 
 
 def _num(x: Any) -> float | None:
@@ -262,31 +271,61 @@ def alert_list(con: Any, start: Any = None, end: Any = None, state: str | None =
     page = ""
     if limit is not None:
         page = " LIMIT ? OFFSET ?"
+    now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
     tab = fetch_arrow(con.sql(
-        f"""SELECT st.alert_id, st.state, st.monitor, st.metric, st.model, st.model_version, st.environment,
+        f"""SELECT st.alert_id, st.state, coalesce(st.severity, 'warning') AS severity, st.monitor, st.metric,
+                   st.model, st.model_version, st.environment,
                    st.series, st.opened_window, st.last_window, st.last_window_end, st.n_windows,
                    st.resolved_window, st.resolved_window_end, st.resolved_value, st.resolved_reason,
                    a.value, a.baseline, a.threshold, a.p_value, a.n_groups, a.n_baseline, a.reason, a.top_slices,
-                   st.opened_at, st.updated_at, st.notified
+                   st.opened_at, st.updated_at, st.notified, st.acknowledged_at, st.acknowledged_by, st.ack_note,
+                   (SELECT max(z.until) FROM snoozes z WHERE z.monitor = st.monitor AND z.series = st.series
+                      AND z.until > ?) AS snoozed_until,
+                   (SELECT d.error FROM deliveries d WHERE d.alert_id = st.alert_id AND d.state = st.state
+                      AND NOT d.ok AND st.notified IS DISTINCT FROM st.state ORDER BY d.attempted_at DESC LIMIT 1)
+                      AS delivery_error
             FROM alert_states st LEFT JOIN alerts a
               ON a.alert_id = st.alert_id AND a.window_start = st.last_window
             WHERE {cond}
             ORDER BY coalesce(st.resolved_window, st.last_window) DESC, st.alert_id DESC{page}""",
-        params=params + ([int(limit), int(offset)] if limit is not None else [])))
-    return tab.append_column("root_cause", _root_causes(tab.column("top_slices").to_pylist()))
+        params=[now] + params + ([int(limit), int(offset)] if limit is not None else [])))
+    return _with_top_slices(tab, root_cause=True)
 
 
-def _root_causes(tops: list[str | None]) -> Any:
-    """``column=value (baseline -> window)`` of the slice contributing most to each alert's drop."""
+def _top_type() -> Any:
+    """The Arrow type of an alert's ``top_slices``: a list of slices (:data:`TOP_FIELDS`, and ``signal``)."""
     pa = require("pyarrow")
-    out: list[str | None] = []
-    for t in tops:
-        first = (json.loads(t) if t else None) or [None]
-        r = first[0]
-        pair = f" {r['column2']}={r['value2']}" if r is not None and r.get("column2") else ""
-        out.append(None if r is None else
-                   f"{r['column']}={r['value']}{pair} ({r['baseline_value']:.4f} -> {r['window_value']:.4f})")
-    return pa.array(out, pa.string())
+    floats = {"baseline_value", "window_value", "change", "share_window", "contribution", "p_value", "p_adjusted"}
+    ints = {"n_window", "n_baseline"}
+    fields = [pa.field(k, pa.float64() if k in floats else pa.int64() if k in ints else pa.string())
+              for k in (*TOP_FIELDS, "column3", "value3", "signal")]
+    return pa.list_(pa.struct(fields))
+
+
+def _with_top_slices(tab: Any, root_cause: bool = False) -> Any:
+    """``tab`` with its ``top_slices`` (stored as JSON text) as a list of slices, not a string (and a
+    ``root_cause``: the first slice in words, with its values)."""
+    pa = require("pyarrow")
+    typ = _top_type()
+    names = [f.name for f in typ.value_type]
+    tops = [[{k: _cast(t.get(k), typ.value_type.field(k).type) for k in names} for t in (json.loads(x) if x else [])]
+            for x in tab.column("top_slices").to_pylist()]
+    i = tab.column_names.index("top_slices")
+    tab = tab.set_column(i, "top_slices", pa.array(tops, typ))
+    if root_cause:
+        tab = tab.append_column("root_cause", pa.array([describe_top(t[0]) if t else None for t in tops], pa.string()))
+    return tab
+
+
+def _cast(v: Any, typ: Any) -> Any:
+    pa = require("pyarrow")
+    if v is None:
+        return None
+    if pa.types.is_floating(typ):
+        return float(v)
+    if pa.types.is_integer(typ):
+        return int(v)
+    return str(v)
 
 
 def recorded_alerts(con: Any, start: Any = None, end: Any = None) -> Any:
@@ -301,9 +340,10 @@ def recorded_alerts(con: Any, start: Any = None, end: Any = None) -> Any:
         clauses.append("a.window_start < ?")
         params.append(parse_time(end, "end"))
     cond = " AND ".join(clauses) or "TRUE"
-    return fetch_arrow(con.sql(
-        f"""SELECT a.window_start AS window, a.window_end, a.alert_id, st.state, a.monitor, a.metric, a.model,
+    return _with_top_slices(fetch_arrow(con.sql(
+        f"""SELECT a.window_start AS window, a.window_end, a.alert_id, st.state,
+                   coalesce(a.severity, 'warning') AS severity, a.monitor, a.metric, a.model,
                    a.model_version, a.environment, a.series, a.value, a.baseline, a.threshold, a.p_value,
                    a.n_groups, a.n_baseline, a.reason, a.top_slices, a.fired_at AS recorded_at
             FROM alerts a LEFT JOIN alert_states st USING (alert_id)
-            WHERE {cond} ORDER BY a.window_start DESC, a.monitor, a.series""", params=params))
+            WHERE {cond} ORDER BY a.window_start DESC, a.monitor, a.series""", params=params)))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InputError
+from ..reports.search import describe_top
 
 __all__ = ["MAX_BLOCKS", "WebhookError", "deliver", "payload", "summary_text"]
 
@@ -57,14 +58,13 @@ def summary_text(changes: list[dict[str, Any]]) -> str:
 def _line(c: dict[str, Any]) -> str:
     """An alert in Slack's mrkdwn: what, which series, which window, why, root cause."""
     head = ":red_circle: *OPENED*" if c["status"] == "opened" else ":large_green_circle: *RESOLVED*"
-    text = (f"{head} `{c['monitor']}` {_series(c['series'])}, window {c['window_start'][:16].replace('T', ' ')}"
-            f" to {c['window_end'][:16].replace('T', ' ')} UTC\n{c.get('reason') or ''}")
+    sev = f", severity {c['severity']}" if c.get("severity") else ""
+    text = (f"{head} `{c['monitor']}` {_series(c['series'])}, window "
+            f"{c['window_start'][:16].replace('T', ' ')} to {c['window_end'][:16].replace('T', ' ')} UTC{sev}\n"
+            f"{c.get('reason') or ''}")
     top = c.get("top_slices") or []
     if c["status"] == "opened" and top:
-        t = top[0]
-        pair = f" {t['column2']}={t['value2']}" if t.get("column2") else ""
-        text += (f"\nroot cause: {t['column']}={t['value']}{pair} ({t['baseline_value']:.4f} -> "
-                 f"{t['window_value']:.4f})")
+        text += f"\nroot cause: {describe_top(top[0])}"
     if c["status"] == "resolved" and c.get("opened_window"):
         text += f"\nopen since the window of {c['opened_window'][:16].replace('T', ' ')}"
     return text[:2900]

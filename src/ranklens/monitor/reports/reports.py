@@ -27,7 +27,7 @@ from ..storage.values import select_values
 from .aggregates import StoreAggregate, counted
 from .baseline import BaselineSelection, select_baseline
 from .explain import GroupExplanation, explain_group
-from .slices import MIN_SUPPORT, slice_report
+from .slices import MIN_SUPPORT, auto_cells, slice_report
 
 __all__ = ["Reports", "aggregate", "mark_provisional"]
 
@@ -90,7 +90,8 @@ class Reports:
             groups, values = select_values(con, self.config, keys, where, start, end, exprs)
             maturity = maturity_of(con, self.config)
         keycols = ["c:window"] + ["c:" + b for b in by]
-        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed)
+        table = aggregate(groups, values, keys, keycols, ["window"] + by, ci, confidence, n_resamples, seed,
+                          skip_partial=self.config.partial == "skip")
         return mark_provisional(table, maturity, window)
 
     def maturity(self) -> Maturity:
@@ -111,12 +112,13 @@ class Reports:
         out = agg.summary(*counted(agg, values[:, 0], g.column("w:n_items")), confidence, n_resamples, seed)
         out["spec"] = {"kind": spec.kind, "environment": spec.environment, "start": spec.start, "end": spec.end,
                        "where": dict(sel.where), "selection": sel.describe()}
-        out["metric"] = key
+        out["measure"] = key
         return out
 
     def groups(self, metric: str = "ndcg@10", start: Any = None, end: Any = None,
                where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20) -> Any:
-        """Served lists of a selection with their value, the worst (or best) first."""
+        """Served lists of a selection with their value, the worst (or best) first; ``provisional`` when a list
+        was served after the labels' maturity (its labels may still arrive)."""
         pa = require("pyarrow")
         if order not in ("worst", "best"):
             raise InvalidParameterError(f"`order` must be 'worst' or 'best'; got {order!r}.")
@@ -129,6 +131,7 @@ class Reports:
             extra += [f"{quote(c)} AS {quote(s)}" for s, c in slices.items()]
             extra += ["n_items", "n_relevant"]
             groups, values = select_values(con, self.config, [key], where, start, end, extra)
+            until = maturity_of(con, self.config).mature_until
         v = values[:, 0]
         counted = ~np.isnan(v)
         o = np.argsort(v if order == "worst" else -v, kind="stable")
@@ -136,10 +139,13 @@ class Reports:
         cols = {c: groups.column(c).take(pa.array(o)) for c in groups.column_names if c not in ("gid", "source")}
         names = ["group_id", "model", "model_version", "environment", "timestamp", *slices]
         out = {n: cols[n] for n in names}
-        out["metric"] = pa.array([key] * len(o), pa.string())
+        out["measure"] = pa.array([key] * len(o), pa.string())
         out["value"] = pa.array(v[o])
         out["n_items"] = cols["n_items"]
         out["n_relevant"] = cols["n_relevant"]
+        # served after the store's clock minus the maturity: its labels may still arrive, its value rise
+        out["provisional"] = pa.array([until is not None and t > until for t in cols["timestamp"].to_pylist()],
+                                      pa.bool_())
         return pa.table(out)
 
     def explain(self, group_id: Any, model: str | None = None, model_version: str | None = None,
@@ -206,7 +212,7 @@ class Reports:
             for sel in sels:
                 g, v = select_values(con, self.config, [key], sel.get("where"), sel.get("start"), sel.get("end"))
                 sides.append(counted(agg, v[:, 0], g.column("w:n_items")))
-        out: dict[str, Any] = {"metric": key, "aggregate": agg.kind}
+        out: dict[str, Any] = {"measure": key, "aggregate": agg.kind}
         for name, (v, w), sel in zip(("a", "b"), sides, sels, strict=True):
             out[name] = agg.summary(v, w, confidence, n_resamples, seed)
             for t in ("start", "end"):
@@ -291,10 +297,25 @@ class Reports:
         with self.db.reading() as con:
             rows, meta = slice_report(con, self.config, key, s, e, spec, cols, dict(where or {}), by, depth,
                                       min_support, correction)
-        meta.update({"window_start": s.isoformat(), "window_end": e.isoformat(), "baseline_spec": spec.describe()})
+            until = maturity_of(con, self.config).mature_until
+        meta.update({"window_start": s.isoformat(), "window_end": e.isoformat(), "baseline_spec": spec.describe(),
+                     "provisional": until is not None and e > until})  # labels not mature: values may still rise
         meta.setdefault("baseline", spec.describe())
         table = pa.Table.from_pylist(rows) if rows else pa.table({})
         return table.replace_schema_metadata({"ranklens": json.dumps(meta)})
+
+    def auto_slices(self, measure: str, start: Any, end: Any, baseline: Any, columns: Any, where: Any, *,
+                    by: Any, max_columns: int, min_support: int, correction: str, **rule: Any) -> Any:
+        """The slices that cross an automatic-slice rule (see :meth:`ranklens.monitor.Store.auto_slices`)."""
+        pa = require("pyarrow")
+        tab = self.slices(measure, start, end, baseline, columns, where, by=by, depth=max_columns,
+                          min_support=min_support, correction=correction)
+        cells = auto_cells([r for r in tab.to_pylist() if r], correction, **rule)
+        meta = json.loads((tab.schema.metadata or {})[b"ranklens"])
+        meta["n_tested"] = sum(1 for c in cells if not math.isnan(c["p_drop"]))
+        rows = [{k: v for k, v in c.items() if k not in ("fires", "why")} for c in cells if c["fires"]]
+        out = pa.Table.from_pylist(rows) if rows else pa.table({})
+        return out.replace_schema_metadata({"ranklens": json.dumps(meta)})
 
     def info(self) -> dict[str, Any]:
         """What the store holds: counts, time range, models, slice columns, tracked measures."""
@@ -340,20 +361,23 @@ def mark_provisional(table: Any, maturity: Maturity, window: str) -> Any:
 
 
 def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[str], names: list[str],
-              ci: str | None, confidence: float, n_resamples: int, seed: int) -> Any:
+              ci: str | None, confidence: float, n_resamples: int, seed: int, skip_partial: bool = True) -> Any:
     """The report's table: per cell (the distinct values of ``keycols``, named ``names``) and measure, the
     aggregate of the counted groups (:class:`~ranklens.monitor.reports.aggregates.StoreAggregate`: a mean, a
     geometric mean, a mean weighted by the lists' items or a total), their number, the number left out,
-    and the cell's interval (``groups`` has the column ``w:n_items``)."""
+    and the cell's interval (``groups`` has the columns ``w:n_items`` and ``w:partial``). ``n_partial`` counts
+    the partial lists (lost rows to the quarantine): left out (``skip_partial``, their values are NaN) or
+    counted in; ``n_excluded`` those left out by the empty rule."""
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
 
     n = groups.num_rows
     if n == 0:
         schema = [pa.field("window", pa.timestamp("us"))] + [pa.field(c, pa.string()) for c in names[1:]]
-        schema += [pa.field("metric", pa.string()), pa.field("value", pa.float64()),
+        schema += [pa.field("measure", pa.string()), pa.field("value", pa.float64()),
                    pa.field("n_groups", pa.int64()), pa.field("n_excluded", pa.int64()),
-                   pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64())]
+                   pa.field("n_partial", pa.int64()), pa.field("ci_low", pa.float64()),
+                   pa.field("ci_high", pa.float64())]
         return pa.schema(schema).empty_table()
     # cell id of each group: rows sorted by the key columns, a new cell where any key changes
     sort_keys = [(c, "ascending") for c in keycols]
@@ -374,7 +398,10 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
     cells = st.take(pa.array(starts))
     vals = values[order]
     n_items = groups.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)[order]
-    out_rows: dict[str, list[Any]] = {c: [] for c in ["metric", "value", "n_groups", "n_excluded", "ci_low", "ci_high"]}
+    partial = groups.column("w:partial").to_numpy(zero_copy_only=False).astype(bool)[order]
+    n_partial = np.bincount(cell, weights=partial, minlength=n_cells).astype(np.int64)
+    out_rows: dict[str, list[Any]] = {c: [] for c in ["measure", "value", "n_groups", "n_excluded", "n_partial",
+                                                      "ci_low", "ci_high"]}
     idx_rows: list[np.ndarray] = []
     ends = np.append(starts[1:], n)
     for j, key in enumerate(keys):
@@ -396,22 +423,23 @@ def aggregate(groups: Any, values: np.ndarray, keys: list[str], keycols: list[st
             x, xw = counted(agg, v[sl], n_items[sl])
             lo[i], hi[i] = agg.interval(x, xw, ci, confidence, n_resamples, seed)
         idx_rows.append(np.arange(n_cells))
-        out_rows["metric"].append(np.full(n_cells, key, dtype=object))
+        out_rows["measure"].append(np.full(n_cells, key, dtype=object))
         out_rows["value"].append(mean)
         out_rows["n_groups"].append(cnt)
-        out_rows["n_excluded"].append(tot - cnt)
+        out_rows["n_excluded"].append(tot - cnt - (n_partial if skip_partial else 0))
+        out_rows["n_partial"].append(n_partial)
         out_rows["ci_low"].append(lo)
         out_rows["ci_high"].append(hi)
     idx = np.concatenate(idx_rows)
-    # order: window, series, metric in the order asked
+    # order: window, series, measure in the order asked
     metric_pos = np.concatenate([np.full(n_cells, j) for j in range(len(keys))])
     o = np.lexsort((metric_pos, idx))
     data: dict[str, Any] = {}
     for name, c in zip(names, keycols, strict=True):
         data[name] = cells.column(c).take(pa.array(idx[o]))
-    data["metric"] = pa.array(np.concatenate(out_rows["metric"])[o].tolist(), pa.string())
+    data["measure"] = pa.array(np.concatenate(out_rows["measure"])[o].tolist(), pa.string())
     for c in ("value", "ci_low", "ci_high"):
         data[c] = pa.array(np.concatenate(out_rows[c])[o], pa.float64())
-    for c in ("n_groups", "n_excluded"):
+    for c in ("n_groups", "n_excluded", "n_partial"):
         data[c] = pa.array(np.concatenate(out_rows[c])[o], pa.int64())
     return pa.table(data)

@@ -29,7 +29,6 @@ change of the totals; the values shown are the cells' totals, the tests compare 
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -44,8 +43,9 @@ from ..storage.db import column_sql, quote, slice_columns
 from ..storage.values import select_values
 from .aggregates import StoreAggregate
 from .baseline import select_baseline
+from .search import MAX_COLUMNS, crosses, one_sided, slice_definitions
 
-__all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "decompose", "slice_report", "welch_cells"]
+__all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "auto_cells", "decompose", "slice_report", "welch_cells"]
 
 MIN_SUPPORT = 30
 CORRECTIONS = ("holm", "bh", "none")
@@ -180,8 +180,9 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
                  min_support: int, correction: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(rows, summary) of the slices of ``[start, end)`` against each series' baseline (see the module)."""
     pa = require("pyarrow")
-    if depth not in (1, 2):
-        raise InvalidParameterError(f"`depth` must be 1 (one column) or 2 (also pairs of columns); got {depth!r}.")
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_COLUMNS:
+        raise InvalidParameterError(f"`depth` must be 1 (one column), 2 (also pairs of columns) or 3 (also triples); "
+                                    f"got {depth!r}.")
     if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 1:
         raise InvalidParameterError(f"`min_support` must be an integer >= 1; got {min_support!r}.")
     if correction not in CORRECTIONS:
@@ -205,9 +206,7 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     combos = (wg.filter(pa.array(counted)).select(["s:" + b for b in by]).group_by(["s:" + b for b in by])
               .aggregate([]).to_pylist()) if by else [{}]
     combos.sort(key=lambda r: tuple("" if r[k] is None else str(r[k]) for k in r))
-    defs: list[tuple[str, ...]] = [(c,) for c in cols]
-    if depth == 2:
-        defs += list(itertools.combinations(cols, 2))
+    defs = slice_definitions(cols, depth)
     rows: list[dict[str, Any]] = []
     summaries: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -231,30 +230,24 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
                           "aggregate": agg.kind, "contribution_scale": agg.scale,
                           "scale_change": float(_scale_change(agg, xw, ww, xb, wb))})
         for d in defs:
-            codes = []
             names: list[list[str]] = []
-            for c in d:
+            cw, cb = np.zeros(int(mw.sum()), np.int64), np.zeros(int(mb.sum()), np.int64)
+            for c in d:  # a cell's code: its columns' codes in mixed radix (the dictionaries' sizes)
                 (aw, ab), dictionary = _codes([wg.column("c:" + c).filter(pa.array(mw)),
                                                bg.column("c:" + c).filter(pa.array(mb))])
-                codes.append((aw, ab))
+                size = max(1, len(dictionary))
+                cw, cb = cw * size + aw, cb * size + ab
                 names.append(dictionary)
-            if len(d) == 1:
-                cw, cb = codes[0]
-            else:
-                n2 = max(1, len(names[1]))
-                cw, cb = codes[0][0] * n2 + codes[1][0], codes[0][1] * n2 + codes[1][1]
             cells, inv = np.unique(np.concatenate([cw, cb]), return_inverse=True)
             dec = decompose(inv[:len(cw)], xw, inv[len(cw):], xb, len(cells), ww, wb, total=agg.kind == "sum")
             support = (dec["n_window"] >= min_support) & (dec["n_baseline"] >= min_support)
             p = np.where(support, welch_cells(dec["n_window"], dec["window_value"], dec["var_window"],
                                               dec["n_baseline"], dec["baseline_value"], dec["var_baseline"]), np.nan)
             for i in np.flatnonzero(support):
-                vals = ([names[0][cells[i]]] if len(d) == 1 else
-                        [names[0][cells[i] // max(1, len(names[1]))], names[1][cells[i] % max(1, len(names[1]))]])
-                rows.append(_row(series, d, vals, dec, int(i), float(p[i]), agg))
+                rows.append(_row(series, d, _decode(int(cells[i]), names), dec, int(i), float(p[i]), agg, depth))
             rest = np.flatnonzero(~support)
             if len(rest):
-                rows.append(_other(series, d, dec, rest, agg))
+                rows.append(_other(series, d, dec, rest, agg, depth))
     if not summaries:
         raise InputError(f"no counted groups in the baseline for {key}: " + "; ".join(
             f"{' '.join(f'{k}={v}' for k, v in s['series'].items())}: {s['reason']}" for s in skipped))
@@ -263,9 +256,10 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     for r, a in zip(rows, adj, strict=True):
         r["p_adjusted"] = float(a)
     rows.sort(key=lambda r: (r["pooled"], r["contribution"], r["column"], str(r["value"]),
-                             str(r["column2"] or ""), str(r["value2"] or "")))
+                             str(r["column2"] or ""), str(r["value2"] or ""), str(r.get("column3") or ""),
+                             str(r.get("value3") or "")))
     summary: dict[str, Any] = {
-        "metric": key, "by": by, "depth": depth, "min_support": min_support, "correction": correction,
+        "measure": key, "by": by, "depth": depth, "min_support": min_support, "correction": correction,
         "n_tested": int((~np.isnan(pv)).sum()), "series": summaries, "skipped": skipped,
     }
     if len(summaries) == 1:
@@ -284,13 +278,31 @@ def _scale_change(agg: StoreAggregate, xw: np.ndarray, ww: np.ndarray | None, xb
     return float((ww * xw).sum() / ww.sum() - (wb * xb).sum() / wb.sum())
 
 
+def _decode(code: int, names: list[list[str]]) -> list[str]:
+    """The values of a cell from its mixed-radix code (the inverse of the codes' combination)."""
+    vals = []
+    for dictionary in reversed(names):
+        size = max(1, len(dictionary))
+        vals.append(dictionary[code % size])
+        code //= size
+    return vals[::-1]
+
+
+def _columns(d: tuple[str, ...], vals: list[str], depth: int) -> dict[str, Any]:
+    """``column``, ``value``, ``column2``, ``value2`` (and ``column3``, ``value3`` for a search of depth 3)."""
+    out: dict[str, Any] = {"column": d[0], "value": vals[0]}
+    for i in range(1, max(2, depth)):
+        out[f"column{i + 1}"] = d[i] if len(d) > i else None
+        out[f"value{i + 1}"] = vals[i] if len(d) > i else None
+    return out
+
+
 def _row(series: dict[str, Any], d: tuple[str, ...], vals: list[str], dec: dict[str, np.ndarray], i: int,
-         p: float, agg: StoreAggregate) -> dict[str, Any]:
+         p: float, agg: StoreAggregate, depth: int = 2) -> dict[str, Any]:
     nw, nb = int(dec["n_window"][i]), int(dec["n_baseline"][i])
     vw = float(agg.back(dec["window_value"][i], nw))
     vb = float(agg.back(dec["baseline_value"][i], nb))
-    return {**series, "column": d[0], "value": vals[0], "column2": d[1] if len(d) > 1 else None,
-            "value2": vals[1] if len(d) > 1 else None, "pooled": False, "n_cells": 1, "n_baseline": nb, "n_window": nw,
+    return {**series, **_columns(d, vals, depth), "pooled": False, "n_cells": 1, "n_baseline": nb, "n_window": nw,
             "baseline_value": vb, "window_value": vw, "change": vw - vb,
             "share_baseline": float(dec["share_baseline"][i]), "share_window": float(dec["share_window"][i]),
             "rate_effect": float(dec["rate_effect"][i]), "mix_effect": float(dec["mix_effect"][i]),
@@ -298,7 +310,7 @@ def _row(series: dict[str, Any], d: tuple[str, ...], vals: list[str], dec: dict[
 
 
 def _other(series: dict[str, Any], d: tuple[str, ...], dec: dict[str, np.ndarray], rest: np.ndarray,
-           agg: StoreAggregate) -> dict[str, Any]:
+           agg: StoreAggregate, depth: int = 2) -> dict[str, Any]:
     """The cells below the minimum support, pooled: their counts, shares and effects summed."""
     nw, nb = float(dec["n_window"][rest].sum()), float(dec["n_baseline"][rest].sum())
     gw, gb = float(dec["mass_window"][rest].sum()), float(dec["mass_baseline"][rest].sum())
@@ -307,11 +319,33 @@ def _other(series: dict[str, Any], d: tuple[str, ...], dec: dict[str, np.ndarray
             if nw else math.nan
         mb = float(agg.back(np.nansum(dec["baseline_value"][rest] * dec["mass_baseline"][rest]) / gb, nb)) \
             if nb else math.nan
-    return {**series, "column": d[0], "value": OTHER, "column2": d[1] if len(d) > 1 else None,
-            "value2": OTHER if len(d) > 1 else None, "pooled": True, "n_cells": int(len(rest)), "n_baseline": int(nb),
+    return {**series, **_columns(d, [OTHER] * len(d), depth), "pooled": True, "n_cells": int(len(rest)),
+            "n_baseline": int(nb),
             "n_window": int(nw), "baseline_value": mb, "window_value": mw,
             "change": mw - mb if nw and nb else math.nan,
             "share_baseline": float(dec["share_baseline"][rest].sum()),
             "share_window": float(dec["share_window"][rest].sum()),
             "rate_effect": float(dec["rate_effect"][rest].sum()), "mix_effect": float(dec["mix_effect"][rest].sum()),
             "contribution": float(dec["contribution"][rest].sum()), "p_value": math.nan}
+
+
+def auto_cells(rows: Sequence[dict[str, Any]], correction: str, *, threshold: float | None = None,
+               relative_drop: float | None = None, absolute_drop: float | None = None,
+               significance: float | None = None) -> list[dict[str, Any]]:
+    """The candidates of a measure's slice rows with the rule of an automatic-slice monitor: each listed
+    (not pooled) slice with its ``relative_change``, the one-sided p-value of its drop (``p_drop``) adjusted
+    over every slice tested (``p_drop_adjusted``, by ``correction``), its effective limit and whether it
+    ``fires``: below the limit and, with ``significance``, ``p_drop_adjusted < significance``."""
+    cand = [dict(r) for r in rows if not r.get("pooled")]
+    p = np.array([one_sided(r.get("p_value"), r.get("change")) for r in cand], dtype=np.float64)
+    adj = adjust_p(p, correction) if len(p) else p
+    for r, pv, pa in zip(cand, p, adj, strict=True):
+        base, value = float(r["baseline_value"]), float(r["window_value"])
+        r["relative_change"] = (value - base) / base if base else math.nan
+        r["p_drop"], r["p_drop_adjusted"] = float(pv), float(pa)
+        fires, thr, why = crosses(value, base, threshold=threshold, relative_drop=relative_drop,
+                                  absolute_drop=absolute_drop)
+        if fires and significance is not None:
+            fires = not math.isnan(pa) and pa < significance
+        r["limit"], r["why"], r["fires"] = thr, why, bool(fires)
+    return cand

@@ -2,5 +2,6 @@
 
 ``names`` (``psi(score)``, ``coverage@10``...: parsing, which side is worse, a monitor's limits; imports
 nothing of the store), ``compute`` (the served rows of a selection and of its baseline, PSI, KS, coverage,
-Gini, novelty, ILD), ``monitors`` (monitors on signals, public as :mod:`ranklens.monitor.signal_monitors`).
+Gini, novelty, ILD per cell), ``arithmetic`` (their definitions on flat arrays), ``features`` (feature
+drift), ``monitors`` (monitors on signals, public as :mod:`ranklens.monitor.signal_monitors`).
 """

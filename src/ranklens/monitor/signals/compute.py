@@ -40,7 +40,7 @@ and series), never per list or event.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,99 +52,12 @@ from ..config import Baseline
 from ..reports.baseline import baseline_candidates
 from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.params import check_window, window_delta
-from .features import DECILES, check_features, feature_arrays, feature_distance, shares
+from .arithmetic import EPSILON, POSITION_BINS, gini, ild_per_list, ks_asymptotic, psi
+from .features import DECILES, check_features, feature_arrays, feature_distance
 from .names import SignalName, feature_signals, parse_signal, signal_keys
 
-__all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", "psi", "read_items", "signals"]
-
-#: Share given to an empty bin in the PSI (Evidently's rule), so that the logarithm stays finite.
-EPSILON = 1e-4
-#: Positions 1..POSITION_BINS each have a bin in psi(position); deeper ones share one more.
-POSITION_BINS = 20
-
-
-# -- definitions on flat arrays --------------------------------------------------------------------------------
-def psi(window_counts: np.ndarray, baseline_counts: np.ndarray) -> float:
-    """Population stability index of two histograms over the same bins (empty shares -> EPSILON).
-
-    Examples
-    --------
-    >>> round(psi(np.array([30, 70]), np.array([50, 50])), 6)  # (0.3-0.5) ln(0.3/0.5) + (0.7-0.5) ln(0.7/0.5)
-    0.16946
-    """
-    both = shares(window_counts, baseline_counts)
-    if both is None:
-        return math.nan
-    w, r = both
-    w[w == 0] = EPSILON
-    r[r == 0] = EPSILON
-    return float(np.sum((w - r) * np.log(w / r)))
-
-
-def ks_asymptotic(window: np.ndarray, baseline: np.ndarray) -> tuple[float, float]:
-    """(D, p-value) of the two-sample Kolmogorov-Smirnov test, two-sided, Smirnov's asymptotic p-value.
-
-    Examples
-    --------
-    >>> d, p = ks_asymptotic(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.5, 3.5, 4.5]))
-    >>> round(d, 4)
-    0.5
-    """
-    require("scipy")
-    import scipy.stats as scipy_stats
-
-    a = np.sort(np.asarray(window, dtype=np.float64))
-    b = np.sort(np.asarray(baseline, dtype=np.float64))
-    n, m = a.shape[0], b.shape[0]
-    if n == 0 or m == 0:
-        return math.nan, math.nan
-    x = np.concatenate([a, b])
-    d = float(np.max(np.abs(np.searchsorted(a, x, side="right") / n - np.searchsorted(b, x, side="right") / m)))
-    big, small = max(n, m), min(n, m)
-    en = big * small / (big + small)
-    p = float(np.clip(scipy_stats.kstwo.sf(d, np.round(en)), 0.0, 1.0))
-    return d, p
-
-
-def gini(exposure: np.ndarray) -> float:
-    """Gini coefficient of the exposures of the items served (Evidently's: ``(n - 1)`` in the denominator).
-
-    Examples
-    --------
-    >>> gini(np.array([5, 5, 5])), gini(np.array([0, 0, 9]))
-    (0.0, 1.0)
-    """
-    c = np.sort(np.asarray(exposure, dtype=np.float64))
-    n = c.shape[0]
-    if n < 2 or c.sum() == 0:
-        return math.nan
-    i = np.arange(1, n + 1)
-    return float(np.sum((2 * i - n - 1) * c) / ((n - 1) * c.sum()))
-
-
-def ild_per_list(list_code: np.ndarray, attribute_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(list codes, ILD) of the lists with at least two attributed items: the share of distinct-attribute pairs.
-
-    ``list_code`` and ``attribute_code`` are one entry per item (attribute -1: none, left out).
-
-    Examples
-    --------
-    >>> ild_per_list(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 2, -1]))  # list 0: pairs aa, ab, ab
-    (array([0]), array([0.66666667]))
-    """
-    ok = attribute_code >= 0
-    lc, ac = np.asarray(list_code)[ok].astype(np.int64), np.asarray(attribute_code)[ok].astype(np.int64)
-    if lc.shape[0] == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    key = lc * (int(ac.max()) + 1) + ac
-    uk, cnt = np.unique(key, return_counts=True)
-    owner = uk // (int(ac.max()) + 1)
-    lists, inv = np.unique(owner, return_inverse=True)
-    n = np.bincount(inv, weights=cnt)
-    same = np.bincount(inv, weights=cnt * (cnt - 1.0))
-    keep = n >= 2
-    return lists[keep], 1.0 - same[keep] / (n[keep] * (n[keep] - 1.0))
-
+__all__ = ["CELL_VALUES", "EPSILON", "POSITION_BINS", "definition_of", "gini", "ild_per_list", "ks_asymptotic", "psi",
+           "read_items", "signals"]
 
 # -- rows of a selection ----------------------------------------------------------------------------------------
 def read_items(source: Any, attribute: str) -> Any:
@@ -265,79 +178,111 @@ class _Baseline:
         return np.unique(np.quantile(x, DECILES)) if x.shape[0] else np.zeros(0)
 
 
-def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
-    """Value, baseline value, p-value and counts of one signal on one cell."""
-    out: dict[str, Any] = {"value": math.nan, "baseline": math.nan, "p_value": math.nan, "n": 0, "n_baseline": 0,
-                           "n_excluded": 0}
+def _empty_out() -> dict[str, Any]:
+    return {"value": math.nan, "baseline": math.nan, "p_value": math.nan, "n": 0, "n_baseline": 0, "n_excluded": 0}
+
+
+def _tops(sig: SignalName, w: _Rows, b: _Baseline) -> tuple[np.ndarray, np.ndarray]:
+    """The rows at positions 1..k (all rows without a cutoff) of the window and of the baseline."""
     top = w.position <= sig.k if sig.k is not None else np.ones(w.position.shape[0], bool)
     btop = b.rows.position <= sig.k if sig.k is not None else np.ones(b.rows.position.shape[0], bool)
-    if sig.feature is not None:
-        return feature_distance(sig.kind, w.features[sig.feature].dtype.kind == "i", w.features[sig.feature],
-                                b.rows.features[sig.feature], psi, ks_asymptotic)
-    if sig.argument == "score":
-        ok = ~np.isnan(w.score)
-        ws = w.score[ok]
-        out.update(n=int(ws.shape[0]), n_baseline=int(b.scores.shape[0]), n_excluded=int((~ok).sum()))
-        if ws.shape[0] == 0 or b.scores.shape[0] == 0:
-            return out
-        if sig.kind == "psi":
-            nb = b.edges.shape[0] + 1
-            out["value"] = psi(np.bincount(np.searchsorted(b.edges, ws, side="right"), minlength=nb),
-                               np.bincount(np.searchsorted(b.edges, b.scores, side="right"), minlength=nb))
-        else:
-            out["value"], out["p_value"] = ks_asymptotic(ws, b.scores)
-        return out
-    if sig.argument == "position":
-        nb = POSITION_BINS + 1
-        out.update(n=int(w.position.shape[0]), n_baseline=int(b.rows.position.shape[0]))
-        out["value"] = psi(np.bincount(np.minimum(w.position, nb) - 1, minlength=nb),
-                           np.bincount(np.minimum(b.rows.position, nb) - 1, minlength=nb))
-        return out
-    if sig.argument == "popularity":
-        out.update(n=int(top.sum()), n_baseline=int(btop.sum()))
-        edges = b.popularity_edges(btop)
-        nb = edges.shape[0] + 1
-        out["value"] = psi(np.bincount(np.searchsorted(edges, b.exposure[w.item[top]], side="right"), minlength=nb),
-                           np.bincount(np.searchsorted(edges, b.own_popularity[btop], side="right"), minlength=nb))
-        return out
-    items_w = w.item[top]
-    items_b = b.rows.item[btop]
-    if sig.kind == "coverage":
-        served_w = np.unique(items_w)
-        served_b = np.unique(items_b)
-        if catalogue_size is None:
-            inside = np.isin(served_w, b.items, assume_unique=True)
-            denominator = b.items.shape[0]
-            out.update(n=int(inside.sum()), n_excluded=int((~inside).sum()), n_baseline=denominator)
-            if denominator:
-                out["value"] = inside.sum() / denominator
-                out["baseline"] = np.isin(served_b, b.items, assume_unique=True).sum() / denominator
-        else:
-            out.update(n=int(served_w.shape[0]), n_baseline=int(served_b.shape[0]))
-            out["value"] = served_w.shape[0] / catalogue_size
-            out["baseline"] = served_b.shape[0] / catalogue_size
-        return out
-    if sig.kind == "gini":
-        cw = np.bincount(items_w)
-        cb = np.bincount(items_b)
-        cw, cb = cw[cw > 0], cb[cb > 0]
-        out.update(n=int(cw.shape[0]), n_baseline=int(cb.shape[0]), value=gini(cw), baseline=gini(cb))
-        return out
-    if sig.kind == "novelty":
-        def novelty(rows_item: np.ndarray, rows_gid: np.ndarray, own: int) -> tuple[float, int, int]:
-            # own = 1 for the baseline's own rows: the other baseline lists only
-            p = (b.exposure[rows_item] - own) / max(b.n_lists - own, 1)
-            known = p > 0
-            if not known.any():
-                return math.nan, 0, int((~known).sum())
-            lists, inv = np.unique(rows_gid[known], return_inverse=True)
-            per_list = np.bincount(inv, weights=-np.log2(p[known])) / np.bincount(inv)
-            return float(per_list.mean()), int(lists.shape[0]), int((~known).sum())
+    return top, btop
 
-        out["value"], out["n"], out["n_excluded"] = novelty(items_w, w.gid[top], 0)
-        out["baseline"], out["n_baseline"], _ = novelty(items_b, b.rows.gid[btop], 1)
+
+def _score_distance(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(score) and ks(score): the window's scores against the baseline's (rows without a score left out)."""
+    out = _empty_out()
+    ok = ~np.isnan(w.score)
+    ws = w.score[ok]
+    out.update(n=int(ws.shape[0]), n_baseline=int(b.scores.shape[0]), n_excluded=int((~ok).sum()))
+    if ws.shape[0] == 0 or b.scores.shape[0] == 0:
         return out
-    # ild
+    if sig.kind == "psi":
+        nb = b.edges.shape[0] + 1
+        out["value"] = psi(np.bincount(np.searchsorted(b.edges, ws, side="right"), minlength=nb),
+                           np.bincount(np.searchsorted(b.edges, b.scores, side="right"), minlength=nb))
+    else:
+        out["value"], out["p_value"] = ks_asymptotic(ws, b.scores)
+    return out
+
+
+def _position_psi(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(position): positions 1..POSITION_BINS and one bin for deeper ones."""
+    out = _empty_out()
+    nb = POSITION_BINS + 1
+    out.update(n=int(w.position.shape[0]), n_baseline=int(b.rows.position.shape[0]))
+    out["value"] = psi(np.bincount(np.minimum(w.position, nb) - 1, minlength=nb),
+                       np.bincount(np.minimum(b.rows.position, nb) - 1, minlength=nb))
+    return out
+
+
+def _popularity_psi(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi(popularity@k): the baseline popularity of the items served at positions 1..k, in its deciles."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    out.update(n=int(top.sum()), n_baseline=int(btop.sum()))
+    edges = b.popularity_edges(btop)
+    nb = edges.shape[0] + 1
+    out["value"] = psi(np.bincount(np.searchsorted(edges, b.exposure[w.item[top]], side="right"), minlength=nb),
+                       np.bincount(np.searchsorted(edges, b.own_popularity[btop], side="right"), minlength=nb))
+    return out
+
+
+def _coverage(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """coverage@k: distinct items served that the catalogue holds, over the catalogue."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    served_w = np.unique(w.item[top])
+    served_b = np.unique(b.rows.item[btop])
+    if catalogue_size is None:
+        inside = np.isin(served_w, b.items, assume_unique=True)
+        denominator = b.items.shape[0]
+        out.update(n=int(inside.sum()), n_excluded=int((~inside).sum()), n_baseline=denominator)
+        if denominator:
+            out["value"] = inside.sum() / denominator
+            out["baseline"] = np.isin(served_b, b.items, assume_unique=True).sum() / denominator
+    else:
+        out.update(n=int(served_w.shape[0]), n_baseline=int(served_b.shape[0]))
+        out["value"] = served_w.shape[0] / catalogue_size
+        out["baseline"] = served_b.shape[0] / catalogue_size
+    return out
+
+
+def _gini(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """gini@k of the exposures of the items served."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+    cw = np.bincount(w.item[top])
+    cb = np.bincount(b.rows.item[btop])
+    cw, cb = cw[cw > 0], cb[cb > 0]
+    out.update(n=int(cw.shape[0]), n_baseline=int(cb.shape[0]), value=gini(cw), baseline=gini(cb))
+    return out
+
+
+def _novelty(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """novelty@k: mean over lists of the mean -log2 p(i) of their items (the baseline's own lists: the others)."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
+
+    def novelty(rows_item: np.ndarray, rows_gid: np.ndarray, own: int) -> tuple[float, int, int]:
+        # own = 1 for the baseline's own rows: the other baseline lists only
+        p = (b.exposure[rows_item] - own) / max(b.n_lists - own, 1)
+        known = p > 0
+        if not known.any():
+            return math.nan, 0, int((~known).sum())
+        lists, inv = np.unique(rows_gid[known], return_inverse=True)
+        per_list = np.bincount(inv, weights=-np.log2(p[known])) / np.bincount(inv)
+        return float(per_list.mean()), int(lists.shape[0]), int((~known).sum())
+
+    out["value"], out["n"], out["n_excluded"] = novelty(w.item[top], w.gid[top], 0)
+    out["baseline"], out["n_baseline"], _ = novelty(b.rows.item[btop], b.rows.gid[btop], 1)
+    return out
+
+
+def _ild(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """ild@k: mean over lists of the share of their attributed item pairs that differ."""
+    out = _empty_out()
+    top, btop = _tops(sig, w, b)
     lw, vw = ild_per_list(w.gid[top], w.attr[top])
     lb, vb = ild_per_list(b.rows.gid[btop], b.rows.attr[btop])
     n_lists = int(np.unique(w.gid[top]).shape[0])
@@ -345,6 +290,42 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
     out["value"] = float(vw.mean()) if vw.shape[0] else math.nan
     out["baseline"] = float(vb.mean()) if vb.shape[0] else math.nan
     return out
+
+
+def _feature_drift(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
+    """psi, ks or js of a feature column (:mod:`ranklens.monitor.signals.features`): the window's values
+    against the baseline's."""
+    f = str(sig.feature)
+    return feature_distance(sig.kind, w.features[f].dtype.kind == "i", w.features[f], b.rows.features[f], psi,
+                            ks_asymptotic)
+
+
+#: The definition of each signal family (``SignalName.family``): one entry per family of ``names.SIGNALS``,
+#: and the feature drift signals (``psi(feature)``, ``ks(feature)``, ``js(feature)``: any feature column).
+#: A family without an entry is refused by name (:func:`definition_of`), never computed by another's rule.
+CELL_VALUES: dict[str, Callable[[SignalName, _Rows, _Baseline, int | None], dict[str, Any]]] = {
+    "psi(score)": _score_distance, "ks(score)": _score_distance, "psi(position)": _position_psi,
+    "psi(popularity)": _popularity_psi, "coverage": _coverage, "gini": _gini, "novelty": _novelty, "ild": _ild,
+    "psi(feature)": _feature_drift, "ks(feature)": _feature_drift, "js(feature)": _feature_drift,
+}
+
+
+def definition_of(sig: SignalName) -> Callable[[SignalName, _Rows, _Baseline, int | None], dict[str, Any]]:
+    """The function computing ``sig`` on a cell: its family's entry of :data:`CELL_VALUES`, else an error.
+
+    Examples
+    --------
+    >>> from ranklens.monitor.signals.names import SignalName
+    >>> definition_of(SignalName("spread@10", "spread", None, 10))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: signal 'spread@10' has no definition ...
+    """
+    fn = CELL_VALUES.get(sig.family)
+    if fn is None:
+        raise InvalidParameterError(f"signal {sig.key!r} has no definition (family {sig.family!r}); defined: "
+                                    f"{', '.join(CELL_VALUES)}.")
+    return fn
 
 
 def signals(
@@ -375,6 +356,7 @@ def signals(
     keys = [parse_signal(k) for k in signal_keys(names)]
     if names is None or (not isinstance(names, str) and not list(names)):  # every signal: the features' too
         keys += [parse_signal(k) for k in feature_signals(stored)]
+    fns = {sig.key: definition_of(sig) for sig in keys}  # an unknown family is refused before any read
     features = check_features(keys, stored)
     by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
     bspec = baseline or Baseline()
@@ -424,7 +406,7 @@ def signals(
         b = bases[bkey]
         n_groups = 1 + int(np.count_nonzero(np.diff(w.gid)))  # rows are ordered by list inside a cell
         for sig in keys:
-            v = _cell_values(sig, w, b, catalogue_size)
+            v = fns[sig.key](sig, w, b, catalogue_size)
             out["window"].append(ck["c:window"])
             for col in by:
                 out[col].append(ck["c:" + col])

@@ -19,8 +19,12 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..alerts.judge import Alert, Judgement, floor_time
+import numpy as np
+
+from ..alerts.judge import Alert, Verdict, floor_time
 from ..config import Baseline, MonitorSpec
+from ..reports.search import crosses, rank_cells, slice_definitions, top_entry
+from ..reports.slices import adjust_p
 from ..storage.params import parse_time, window_delta
 from .names import is_signal, parse_signal
 
@@ -37,57 +41,57 @@ def _limit(spec: MonitorSpec, worse: str, value: float, base: float) -> tuple[bo
     if worse == "up":
         thr = float(spec.threshold) if spec.threshold is not None else math.nan
         return bool(value > thr), thr, f"above the threshold {thr:g}"
-    limits = []
-    if spec.threshold is not None:
-        limits.append((float(spec.threshold), f"below the threshold {spec.threshold:g}"))
-    if spec.relative_drop is not None and not math.isnan(base):
-        limits.append((base * (1 - spec.relative_drop), f"more than {spec.relative_drop:.0%} below the baseline "
-                                                         f"{base:.4f}"))
-    if spec.absolute_drop is not None and not math.isnan(base):
-        limits.append((base - spec.absolute_drop, f"more than {spec.absolute_drop:g} below the baseline {base:.4f}"))
-    if not limits:
-        return False, math.nan, ""
-    thr, why = max(limits, key=lambda x: x[0])
-    return bool(value < thr), thr, why
+    return crosses(value, base, threshold=spec.threshold, relative_drop=spec.relative_drop,
+                   absolute_drop=spec.absolute_drop)
 
 
 def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec: Baseline, series: dict[str, Any],
-                w0: Any, w1: Any, slices: Sequence[str], n: int = 3) -> list[dict[str, Any]]:
-    """The slice values (one column at a time) whose signal is worst in the window: where the shift is."""
+                w0: Any, w1: Any, slices: Sequence[str], n_lists: int, n: int = 3) -> list[dict[str, Any]]:
+    """Where the signal moved: the slice search (:mod:`ranklens.monitor.reports.search`) over the values of the
+    slice columns and their pairs, each slice's rows against its own baseline (its lists in the series'
+    baseline), over at least ``min_support`` lists; ks p-values Holm-adjusted over the slices tested. Ranked by
+    the signal (a distance, or the gap to the slice's baseline the worse way) times the slice's share of the
+    series' lists: a slice that holds the whole shift outranks its parts (``device=mobile`` before
+    ``country=US device=mobile`` when every mobile list moved), and a pair that concentrates it outranks its
+    columns (``country=DE device=mobile`` before ``country=DE`` when only that pair moved)."""
     where = dict(spec.where)
     where.update({k: v for k, v in series.items() if v is not None})
-    found = []
-    for col in slices:
-        if col in spec.by or col in where:
-            continue
-        rows = compute([sig.key], window=spec.window, by=[col], where=where, start=w0, end=w1,
+    cols = [c for c in slices if c not in spec.by and c not in where]
+    cells: list[dict[str, Any]] = []
+    for d in slice_definitions(cols, 2):
+        rows = compute([sig.key], window=spec.window, by=list(d), where=where, start=w0, end=w1,
                        baseline=bspec).to_pylist()
         for r in rows:
-            if r["value"] is None or r["n_groups"] < spec.min_groups or r[col] is None:
+            if r["value"] is None or r["n_groups"] < spec.min_support or any(r[c] is None for c in d):
                 continue
-            gap = r["value"] if sig.is_distance else (
-                r["value"] - r["baseline"] if r["baseline"] is not None else math.nan)
-            if math.isnan(gap):
-                continue
-            found.append({"column": col, "value": r[col], "signal": r["value"], "baseline": r["baseline"],
-                          "n_groups": r["n_groups"], "_order": -gap if sig.worse == "up" else gap})
-    found.sort(key=lambda d: d["_order"])
-    return [{k: v for k, v in d.items() if k != "_order"} for d in found[:n]]
+            base = None if sig.is_distance else r["baseline"]
+            gap = r["value"] if sig.is_distance else (r["value"] - base if base is not None else math.nan)
+            share = r["n_groups"] / n_lists if n_lists else math.nan
+            cells.append({"column": d[0], "value": r[d[0]], "column2": d[1] if len(d) > 1 else None,
+                          "value2": r[d[1]] if len(d) > 1 else None, "window_value": r["value"],
+                          "baseline_value": base, "change": None if sig.is_distance else gap,
+                          "share_window": share, "n_window": r["n_groups"],
+                          "n_baseline": r["n_baseline"], "p_value": r["p_value"],
+                          "_harm": (-gap if sig.worse == "up" else gap) * share})
+    p = np.array([math.nan if c["p_value"] is None else c["p_value"] for c in cells], dtype=np.float64)
+    for c, a in zip(cells, adjust_p(p, "holm") if len(p) else p, strict=True):
+        c["p_adjusted"] = None if math.isnan(a) else float(a)
+    return [top_entry(c, signal=sig.key) for c in rank_cells(cells, lambda c: c["_harm"], n)]
 
 
 def judge_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSpec], default_baseline: Baseline,
                           last: _dt.datetime, at: Any = None, *, all_windows: bool = False, start: Any = None,
-                          end: Any = None, slices: Sequence[str] = ()) -> list[Judgement]:
+                          end: Any = None, slices: Sequence[str] = ()) -> list[Verdict]:
     """Every signal monitor's verdict on each window and series it looks at (the lifecycle's input).
 
     ``compute`` is :meth:`ranklens.monitor.Store.signals`. By default each monitor looks at the last
     window in the store (``at`` picks the window holding that time; ``all_windows`` every window in
     ``[start, end)``): signals need no labels, so no window is provisional. A window with fewer than
     ``min_groups`` lists (or no value: no score, no baseline) is ``"too few groups"``; otherwise it is
-    ``"fired"`` (with its :class:`Alert`, which names the values of the ``slices`` columns where the
-    signal is worst: ``signal.top_slices``, each against its own baseline) or ``"ok"``.
+    ``"fired"`` (with its :class:`Alert`, whose ``top_slices`` name the slices, values of the ``slices``
+    columns and their pairs, where the signal is worst, each against its own baseline) or ``"ok"``.
     """
-    out: list[Judgement] = []
+    out: list[Verdict] = []
     for spec in specs:
         sig = parse_signal(spec.metric)
         delta = window_delta(spec.window)
@@ -105,10 +109,11 @@ def judge_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSp
             base = math.nan if row["baseline"] is None else float(row["baseline"])
             common = {"monitor": spec.name, "metric": sig.key, "series": series, "window_start": w0,
                       "window_end": w0 + delta, "baseline": base, "baseline_spec": bspec.describe(),
+                      "kind": "signal", "severity": spec.severity,
                       "n_groups": int(row["n_groups"]), "n_baseline": int(row["n_baseline"]), "p_value": row["p_value"]}
             if value is None or row["n_groups"] < spec.min_groups:
                 why = "no value" if value is None else f"{row['n_groups']} lists < min_groups {spec.min_groups}"
-                out.append(Judgement(status="too few groups", reason=f"{sig.key}: {why}", **common))
+                out.append(Verdict(status="too few groups", reason=f"{sig.key}: {why}", **common))
                 continue
             fires, thr, why = _limit(spec, sig.worse, float(value), base)
             p = row["p_value"]
@@ -117,13 +122,13 @@ def judge_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSp
             counted = "scores" if sig.argument == "score" else "lists" if sig.kind in ("novelty", "ild") else \
                 "items" if sig.kind in ("coverage", "gini") else "rows"
             if not fires:
-                out.append(Judgement(status="ok", value=float(value), threshold=thr,
+                out.append(Verdict(status="ok", value=float(value), threshold=thr,
                                      reason=f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} "
                                             f"{counted}): within the limit", **common))
                 continue
-            top = _top_slices(compute, sig, spec, bspec, series, w0, w0 + delta, slices)
-            where_most = (f"; most in {top[0]['column']}={top[0]['value']} ({sig.key} = {top[0]['signal']:.4f} over "
-                          f"{top[0]['n_groups']} lists)") if top else ""
+            top = _top_slices(compute, sig, spec, bspec, series, w0, w0 + delta, slices, int(row["n_groups"]))
+            where_most = (f"; most in {top[0]['slice']} ({sig.key} = {top[0]['window_value']:.4f} over "
+                          f"{top[0]['n_window']} lists)") if top else ""
             reason = (f"{sig.key} = {value:.4f} over {row['n_groups']} lists ({row['n']} {counted}), {why}"
                       + (f" (p = {p:.3g} < {spec.significance:g})" if p is not None and spec.significance is not None
                          else "") + where_most + "; label-free")
@@ -132,11 +137,10 @@ def judge_signal_monitors(compute: Callable[..., Any], specs: Sequence[MonitorSp
                 series=series, value=float(value), baseline=base, baseline_spec=bspec.describe(), threshold=thr,
                 n_groups=int(row["n_groups"]), n_baseline=int(row["n_baseline"]), p_value=p, reason=reason,
                 relative_change=(float(value) - base) / base if base and not math.isnan(base) else math.nan,
-                extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True,
-                                  "top_slices": top},
-                       "top_slices": []},
+                extra={"signal": {"counted": row["n"], "excluded": row["n_excluded"], "label_free": True},
+                       "top_slices": top}, kind="signal", severity=spec.severity,
             )
-            out.append(Judgement(status="fired", alert=alert, value=float(value), threshold=thr, reason=reason,
+            out.append(Verdict(status="fired", alert=alert, value=float(value), threshold=thr, reason=reason,
                                  **common))
     return out
 

@@ -65,6 +65,14 @@ class SignalName:
     k: int | None
 
     @property
+    def family(self) -> str:
+        """The key without its cutoff or feature name (``psi(popularity@10)`` -> ``psi(popularity)``, ``gini@10``
+        -> ``gini``, ``js(feature:brand)`` -> ``js(feature)``): what the signal's definition is keyed by."""
+        if self.feature is not None:
+            return f"{self.kind}(feature)"
+        return f"{self.kind}({self.argument})" if self.argument is not None else self.kind
+
+    @property
     def feature(self) -> str | None:
         """The feature a drift signal compares (``price`` for ``psi(feature:price)``), else None."""
         if self.argument is not None and self.argument.startswith("feature:"):

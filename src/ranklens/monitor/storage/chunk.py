@@ -15,8 +15,11 @@ store: lists already stored, ids, late labels). From the validated events ``_v``
 * ``_fb_rows``: the valid label rows, each once (kept by the first batch holding it): ``_b``, ``group_id``,
   ``item_id``, ``ts``, ``relevance``, ``labels`` (sorted; NULL when none);
 * ``_q``: the quarantined rows: ``_b``, ``row_number`` (1-based), ``reason``, ``record`` (the row as it came,
-  JSON);
-* ``_nb``: per batch, ``_b``, ``rows`` and ``label_rows`` (valid label rows, repeats included).
+  JSON, without the internal ``_row`` and batch index), and ``model``, ``model_version``, ``environment``,
+  ``group_id``, ``is_ranking`` as far as the row gives them (the list it may belong to: partial lists);
+* ``_nb``: per batch, ``_b``, ``rows`` and ``label_rows`` (valid label rows, repeats included);
+* ``_nh``: per batch and hour of the rows' time (``hour``, NULL for a row without a usable time), ``_b``,
+  ``rows`` and ``quarantined`` (the quarantine rate per window, :mod:`ranklens.monitor.storage.quality_rows`).
 
 An item twice in one list, a list mixing rows with and without rank: their rows are quarantined
 (:func:`mark_duplicates`, :func:`mark_mixed`) and the lists made again without them.
@@ -33,7 +36,7 @@ __all__ = ["CHUNK_TABLES", "drop_batches", "feature_names", "label_rows", "lists
            "mark_duplicates", "mark_mixed", "quarantine_rows"]
 
 #: The chunk tables, as both engines make them.
-CHUNK_TABLES = ("_g", "_items", "_fb_rows", "_q", "_nb")
+CHUNK_TABLES = ("_g", "_items", "_fb_rows", "_q", "_nb", "_nh")
 
 
 def make_chunk(con: Any, sample: Any, slices: list[str]) -> None:
@@ -45,12 +48,16 @@ def make_chunk(con: Any, sample: Any, slices: list[str]) -> None:
     con.execute("""CREATE OR REPLACE TEMP TABLE _nb AS
         SELECT _b, count(*) AS rows, count(*) FILTER (WHERE reason IS NULL AND NOT is_ranking) AS label_rows
         FROM _v GROUP BY _b""")
+    con.execute("""CREATE OR REPLACE TEMP TABLE _nh AS
+        SELECT _b, date_trunc('hour', ts) AS hour, count(*) AS rows, count(*) FILTER (WHERE reason IS NOT NULL)
+               AS quarantined
+        FROM _v GROUP BY ALL""")
 
 
 def drop_batches(con: Any, batches: list[int], sample: Any, slices: list[str]) -> None:
     """The chunk tables made again without the rows of ``batches`` (kept out whole by ``max_quarantine``)."""
     listed = ", ".join(str(int(b)) for b in batches)
-    for t in ("_v", "_q", "_nb"):
+    for t in ("_v", "_q", "_nb", "_nh"):
         con.execute(f"DELETE FROM {t} WHERE _b IN ({listed})")
     make_lists(con, sample, slices)
     label_rows(con)
@@ -170,14 +177,17 @@ def label_rows(con: Any) -> None:
 
 
 def quarantine_rows(con: Any, raw_columns: list[str]) -> None:
-    """``_q``: the quarantined rows with their reason and the row as it came (the raw columns and ``_row``,
-    as JSON)."""
-    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns)
+    """``_q``: the quarantined rows with their reason, the row as it came (its raw columns as JSON; the row
+    number is ``row_number``, not a field of the record) and the list it names."""
+    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns if c not in ("_row", BATCH))
     if not con.execute("SELECT count(*) FROM _v WHERE reason IS NOT NULL").fetchall()[0][0]:
-        con.execute("CREATE OR REPLACE TEMP TABLE _q (_b INTEGER, row_number BIGINT, reason VARCHAR, record VARCHAR)")
+        con.execute("""CREATE OR REPLACE TEMP TABLE _q (_b INTEGER, row_number BIGINT, reason VARCHAR, record VARCHAR,
+            model VARCHAR, model_version VARCHAR, environment VARCHAR, group_id VARCHAR, is_ranking BOOLEAN)""")
         return
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _q AS
-        SELECT v._b, v._row + 1 AS row_number, v.reason, to_json(struct_pack({rec})) AS record
-        FROM (SELECT _b, _row, reason FROM _v WHERE reason IS NOT NULL) v
+        SELECT v._b, v._row + 1 AS row_number, v.reason, to_json(struct_pack({rec})) AS record,
+               v.model, v.model_version, v.environment, v.group_id, v.is_ranking
+        FROM (SELECT _b, _row, reason, model, model_version, environment, group_id, is_ranking FROM _v
+              WHERE reason IS NOT NULL) v
         JOIN _raw r ON r._row = v._row AND r.{BATCH} = v._b""")

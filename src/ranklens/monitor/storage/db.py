@@ -134,12 +134,16 @@ class Database:
         Refuse to open it for writing.
     wait : float
         Seconds to wait for another writer (of the same side), or another process holding the file.
+    create : bool
+        A writer may create the file (an ingest); any other use of a missing file is an error that creates
+        nothing.
     """
 
-    def __init__(self, path: Path, read_only: bool, wait: float) -> None:
+    def __init__(self, path: Path, read_only: bool, wait: float, create: bool = False) -> None:
         self.path = path
         self.read_only = read_only
         self.wait = wait
+        self.create = create
 
     def _retrying(self, open_it: Any) -> Any:
         """``open_it()`` again while DuckDB says another process holds the file, up to ``wait`` seconds."""
@@ -173,11 +177,18 @@ class Database:
         crashed writer of another program left; ranklens' writers use :meth:`writing`)."""
         if write and self.read_only:
             raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
-        if not write and not self.path.exists():
-            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
+        if not (write and self.create):
+            self._exists()
         if write:
             return self._checked(self._retrying(lambda: _connect_file(self.path)), True)
         return self._checked(self._retrying(lambda: _reader(self.path)), False)
+
+    def _exists(self) -> None:
+        """Refuse a store that is not a file (missing, or a directory): only a writer asked to create it
+        (``create``, an ingest) makes one; any other use creates nothing."""
+        if not self.path.is_file():
+            what = "is not a file" if self.path.exists() else "does not exist"
+            raise InputError(f"store {str(self.path)!r} {what}; ingest events first (ranklens monitor ingest).")
 
     def _checked(self, con: Any, write: bool) -> Any:
         duckdb = require("duckdb")
@@ -244,6 +255,8 @@ class Database:
         duckdb = require("duckdb")
         if self.read_only:
             raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
+        if not self.create:
+            self._exists()
         try:
             if self._current():
                 return
@@ -335,6 +348,7 @@ class Database:
         at a time, so two ``monitor check`` runs do not send the same change twice (the second waits up to
         ``wait`` seconds, then finds it delivered). A lock file beside the store (``<store>.notify.lock``),
         not a writer's: ingests and readers go on while a webhook is slow."""
+        self._exists()
         with held(lock_path(self.path, "notify"), self.wait, self.path,
                   "delivering alerts to the webhook (`monitor check`)"):
             yield

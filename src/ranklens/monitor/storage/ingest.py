@@ -20,6 +20,7 @@ from ...errors import InputError
 from .chunk import drop_batches, make_chunk
 from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
+from .quality_rows import mark_partial, store_row_counts
 from .read import Unsplit, batch_hash, read_batch
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
@@ -270,6 +271,8 @@ def store_chunk(con: Any, chunk: list[tuple[str, str]], slices: list[str], unspl
     _store_quarantine(con, chunk, keep, unsplit)
     base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
     skipped = _store_lists(con, slices, base)
+    mark_partial(con)  # lists that lost rows to the quarantine (data quality, storage/quality_rows.py)
+    store_row_counts(con, keep, {j: len(lines) for j, lines in unsplit.items()})
     label_rows, new_label_rows, updated = _store_labels(con, base)
     made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
         "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,8 @@ import numpy as np
 from ...errors import InvalidParameterError
 from ..propensity import parse_store_measure as parse_measure
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time",
-           "window_delta"]
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_duration", "parse_time",
+           "renamed", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
 #: The largest cutoff a monitoring request may ask (``ndcg@1000``): a list is rarely longer, and a larger k only
@@ -109,3 +110,60 @@ def monitor_refusal(key: str) -> str | None:
                 "with a baseline says nothing of quality; monitor a per-list rate (set_P, set_recall, P@k, "
                 "recall@k) and read the totals with `ranklens monitor report`.")
     return None
+
+
+def renamed(new: Any, old: Any, new_name: str, old_name: str, default: Any = None) -> Any:
+    """The value of a keyword renamed by the one vocabulary (``docs/glossary.md``): ``new`` when given, else the
+    old keyword's ``old`` with a DeprecationWarning naming the new one (giving both is an error).
+
+    Examples
+    --------
+    >>> renamed(None, None, "measure", "metric", "ndcg@10")
+    'ndcg@10'
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed(None, "map", "measure", "metric"), str(w[0].message)
+    ('map', '`metric=` is deprecated: use `measure=` (the old name goes in the next release).')
+    """
+    if old is None:
+        return default if new is None else new
+    if new is not None:
+        raise InvalidParameterError(f"give `{new_name}=` only (`{old_name}=` is its deprecated name), not both.")
+    import warnings
+
+    warnings.warn(f"`{old_name}=` is deprecated: use `{new_name}=` (the old name goes in the next release).",
+                  DeprecationWarning, stacklevel=3)
+    return old
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
+    """A delay from ``"2d"``, ``"36h"``, ``"90m"``, ``"45s"``, ``"1w"`` (or ``"1d12h"``, or ``0``).
+
+    Examples
+    --------
+    >>> parse_duration("2d"), parse_duration("1d12h")
+    (datetime.timedelta(days=2), datetime.timedelta(days=1, seconds=43200))
+    >>> parse_duration("two days", "[labels] maturity")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: [labels] maturity must be a duration like '2d', '36h' or '90m' ...
+    """
+    if isinstance(value, _dt.timedelta):
+        if value < _dt.timedelta(0):
+            raise InvalidParameterError(f"{name} must not be negative; got {value}.")
+        return value
+    if value == 0 and not isinstance(value, bool):
+        return _dt.timedelta(0)
+    text = value.strip().lower() if isinstance(value, str) else None
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text) if text else []
+    if not text or not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([smhdw])", "", text).strip():
+        raise InvalidParameterError(f"{name} must be a duration like '2d', '36h' or '90m' (units s, m, h, d, w); "
+                                    f"got {value!r}.")
+    seconds = sum(float(n) * _UNITS[u] for n, u in parts)
+    if seconds > 366 * 86400:
+        raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
+    return _dt.timedelta(seconds=seconds)

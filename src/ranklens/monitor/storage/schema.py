@@ -6,6 +6,8 @@ quarantine. Version 2 adds the record of fired alerts. Version 3 marks groups wh
 are stale (``dirty``) so that values are computed once per ingest call rather than once per batch, and
 moves outcomes to ``item_labels``, resolved to the served lists they belong to (reads join integers).
 Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor.alerts.lifecycle`).
+Version 5 adds data quality (partial lists, rows per batch and hour) and alert operations (severity,
+acknowledgement, snoozes, deliveries per webhook route).
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 
 A store is recognised as ranklens' by a marker in ``meta`` (``application = 'ranklens-monitor'``), written
@@ -25,7 +27,7 @@ __all__ = ["APPLICATION", "EVENT_TABLES", "SCHEMA_VERSION", "mark", "migrate", "
 #: table (the alerts') is written by ``check`` (see :mod:`ranklens.monitor.storage.swap`). A migration adding
 #: a table the ingest writes adds it here.
 EVENT_TABLES = frozenset({"meta", "batches", "groups", "items", "feedback", "quarantine", "slice_columns",
-                          "metric_columns", "item_labels"})
+                          "metric_columns", "item_labels", "row_counts"})
 
 _V1 = [
     "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
@@ -116,7 +118,25 @@ _V4 = [
     "UPDATE alert_states SET notified = state",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
+_V5 = [
+    # data quality: a list that lost ranking rows to the quarantine is partial (n_lost > 0, left out of the
+    # measures by default); the rows of each batch, and those quarantined, per hour of their time (the
+    # quarantine rate per window); see ranklens.monitor.storage.quality_rows
+    "ALTER TABLE groups ADD COLUMN n_lost INTEGER",
+    "CREATE TABLE row_counts (batch_id VARCHAR NOT NULL, hour TIMESTAMP, rows BIGINT, quarantined BIGINT)",
+    # alert operations: severity, acknowledgement, snoozes, deliveries to each webhook route
+    "ALTER TABLE alert_states ADD COLUMN severity VARCHAR",
+    "ALTER TABLE alert_states ADD COLUMN acknowledged_at TIMESTAMP",
+    "ALTER TABLE alert_states ADD COLUMN acknowledged_by VARCHAR",
+    "ALTER TABLE alert_states ADD COLUMN ack_note VARCHAR",
+    "ALTER TABLE alerts ADD COLUMN severity VARCHAR",
+    """CREATE TABLE snoozes (monitor VARCHAR NOT NULL, series VARCHAR NOT NULL, alert_id BIGINT,
+                             until TIMESTAMP NOT NULL, snoozed_by VARCHAR, note VARCHAR, created_at TIMESTAMP)""",
+    """CREATE TABLE deliveries (alert_id BIGINT NOT NULL, state VARCHAR NOT NULL, route VARCHAR NOT NULL,
+                                attempted_at TIMESTAMP, ok BOOLEAN, error VARCHAR)""",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -105,6 +105,8 @@ def _register(con: Any, tables: dict[str, Any]) -> None:
         con.unregister("_part")
     con.execute("CREATE OR REPLACE TEMP TABLE _nb AS SELECT _b, sum(rows) AS rows, sum(label_rows) AS label_rows "
                 "FROM _nb GROUP BY _b")
+    con.execute("CREATE OR REPLACE TEMP TABLE _nh AS SELECT _b, hour, sum(rows) AS rows, sum(quarantined) AS "
+                "quarantined FROM _nh GROUP BY _b, hour")
     if con.execute("SELECT count(*) - count(DISTINCT li) FROM _g").fetchall()[0][0]:
         con.execute("CREATE OR REPLACE TEMP TABLE _g AS SELECT row_number() OVER () AS li2, * FROM _g")
         con.execute("""CREATE OR REPLACE TEMP TABLE _items AS

@@ -181,12 +181,14 @@ def select_values(
     extra: Sequence[str] = (),
 ) -> tuple[Any, np.ndarray]:
     """Selected groups (Arrow table of gid, source, ``w:n_items`` (a list's items: the weight of a weighted
-    mean) and the ``extra`` SQL expressions) and their values[n, len(keys)]."""
+    mean), ``w:partial`` (the list lost rows to the quarantine) and the ``extra`` SQL expressions) and their
+    values[n, len(keys)]; a partial list's values are NaN (left out) unless ``[evaluation] partial = "keep"``."""
     cond, params = filters_sql(con, where, start, end)
     cols = metric_columns(con)
     fp = config.fingerprint()
     stored = [k for k in keys if k in cols and cols[k][1] == fp]
-    sel = ", ".join(["gid", "source", f"n_items AS {quote('w:n_items')}"] + list(extra)
+    sel = ", ".join(["gid", "source", f"n_items AS {quote('w:n_items')}",
+                     f"coalesce(n_lost, 0) > 0 AS {quote('w:partial')}"] + list(extra)
                     + [f"{quote(cols[k][0])} AS {quote('v:' + k)}" for k in stored])
     groups = fetch_arrow(con.sql(f"SELECT {sel} FROM groups WHERE {cond} ORDER BY gid", params=params))
     values = np.full((groups.num_rows, len(keys)), np.nan)
@@ -208,4 +210,6 @@ def select_values(
                 pos = np.searchsorted(gids, g)  # the computed groups among the selected ones (both sorted)
                 for j, k in enumerate(todo):
                     values[pos, keys.index(k)] = v[:, j]
+    if config.partial == "skip" and groups.num_rows and keys:
+        values[groups.column("w:partial").to_numpy(zero_copy_only=False).astype(bool)] = np.nan
     return groups, values

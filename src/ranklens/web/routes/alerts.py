@@ -23,8 +23,9 @@ PAGE = "/alerts"
 def _row(r: dict[str, Any]) -> dict[str, Any]:
     out = {k: plain(v) for k, v in r.items() if k not in ("series", "top_slices", "notified")}
     out["series"] = json.loads(r["series"]) if r.get("series") else {}
-    top = json.loads(r["top_slices"]) if r.get("top_slices") else []
-    out["top_slice"] = {k: plain(v) for k, v in top[0].items()} if top else None
+    top = [{k: plain(v) for k, v in t.items() if v is not None} for t in r.get("top_slices") or []]
+    out["top_slices"] = top
+    out["top_slice"] = top[0] if top else None
     return out
 
 

@@ -17,7 +17,7 @@ def _call_compare(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     for side in ("a", "b"):
         w = {k[2:]: v for k, v in where.items() if k.startswith(side + "_")}
         sides[side] = {"where": w or None, "start": p[f"{side}_start"], "end": p[f"{side}_end"]}
-    return st.compare(metric=p["metric"], a=sides["a"], b=sides["b"], confidence=p["confidence"],
+    return st.compare(p["measure"], a=sides["a"], b=sides["b"], confidence=p["confidence"],
                       n_resamples=p["n_resamples"], seed=p["seed"])
 
 

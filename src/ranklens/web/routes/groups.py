@@ -13,9 +13,9 @@ PAGE = "/groups"
 
 
 def _call_groups(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
-    t = st.groups(metric=p["metric"], start=p["start"], end=p["end"], where=where or None, order=p["order"],
+    t = st.groups(p["measure"], start=p["start"], end=p["end"], where=where or None, order=p["order"],
                   limit=p["limit"])
-    return {"metric": p["metric"], "rows": table_rows(t)}
+    return {"measure": p["measure"], "rows": table_rows(t)}
 
 
 def _call_explain(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

@@ -30,34 +30,34 @@ PAGE = "/"
 def _call_info(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     info = dict(st.info())
     info["windows"] = list(WINDOWS)
-    info["read_only"] = True
+    info["read_only"] = True  # the data: nothing the dashboard does changes a number
     return info
 
 
 def _call_report(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     by = tuple(p["by"] or ("model", "model_version", "environment"))
-    t = st.report(metrics=(p["metric"],), window=p["window"], by=by, where=where or None, start=p["start"],
+    t = st.report((p["measure"],), window=p["window"], by=by, where=where or None, start=p["start"],
                   end=p["end"], ci=p["ci"], confidence=p["confidence"], n_resamples=p["n_resamples"], seed=p["seed"])
-    return {"metric": p["metric"], "window": p["window"], "by": list(by), "rows": table_rows(t)}
+    return {"measure": p["measure"], "window": p["window"], "by": list(by), "rows": table_rows(t)}
 
 
 def _call_baseline(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
-    return st.baseline(metric=p["metric"], baseline=p["baseline"], where=where or None)
+    return st.baseline(p["measure"], baseline=p["baseline"], where=where or None)
 
 
 def _call_alerts(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     rows = table_rows(st.alerts(start=p["start"], end=p["end"]))
-    if p["metric"]:
-        rows = [r for r in rows if r.get("metric") == p["metric"]]
+    if p["measure"]:  # the alerts of monitors on this measure
+        rows = [r for r in rows if r.get("metric") == p["measure"]]
     return {"rows": rows}
 
 
 
 def _call_baselines(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     by = tuple(p["by"] or SERIES)
-    t = st.baselines(metric=p["metric"], by=by, where=where or None, start=p["start"], end=p["end"],
+    t = st.baselines(p["measure"], by=by, where=where or None, start=p["start"], end=p["end"],
                      baseline=p["baseline"])
-    return {"metric": p["metric"], "by": list(by), "rows": table_rows(t)}
+    return {"measure": p["measure"], "by": list(by), "rows": table_rows(t)}
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
@@ -69,7 +69,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/baseline", "The baseline of a measure (Store.baseline): the band of the Overview chart.",
              (METRIC, BASELINE), True, _call_baseline),
     Endpoint("/api/alerts", "Alerts recorded by `ranklens monitor check` (Store.alerts).",
-             (START, END, Param("metric", "measure", None, "Keep the alerts of this measure only.")), False,
+             (START, END, Param("measure", "measure", None, "Keep the alerts of this measure only (`metric`: its "
+                                                            "old name).", aliases=("metric",))), False,
              _call_alerts),
     Endpoint("/api/baselines", "The baseline of each series, by the monitors' rule (Store.baselines): the "
                                "Overview's baseline lines.",

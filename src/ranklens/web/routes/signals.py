@@ -39,7 +39,7 @@ DEFINITIONS: dict[str, str] = {
 def call_signals(st: Any, p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
     """The answer of ``/api/signals``: the rows of :meth:`Store.signals` and what the page needs to draw them."""
     by = tuple(p["by"] or ("model", "model_version", "environment"))
-    table = st.signals(p["metric"] or None, window=p["window"], by=by, where=where or None, start=p["start"],
+    table = st.signals(p["signal"] or None, window=p["window"], by=by, where=where or None, start=p["start"],
                        end=p["end"], baseline=p["baseline"])
     meta = table.schema.metadata or {}
     rows = [{k: plain(v) for k, v in r.items()} for r in table.to_pylist()]
@@ -52,8 +52,9 @@ def call_signals(st: Any, p: dict[str, Any], where: dict[str, Any]) -> dict[str,
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/signals", "Label-free signals per window and series against the baseline (Store.signals): "
                              "score drift, positions, coverage, Gini, novelty, ILD. The Signals page.",
-             (Param("metric", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "
+             (Param("signal", "list", None, "Signals, comma-separated: psi(score), ks(score), psi(position), "
                                             "psi(popularity@K), coverage[@K], gini[@K], novelty[@K], ild[@K] "
-                                            "(default: all)."),
+                                            "(default: all); `metric` is its old name, still accepted.",
+                    aliases=("metric",)),
               WINDOW, START, END, BASELINE, BY), True, call_signals),
 )

@@ -14,7 +14,7 @@ PAGE = "/slices"
 
 
 def _slice_args(p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
-    return {"metric": p["metric"], "start": p["start"], "end": p["end"], "baseline": p["baseline"],
+    return {"measure": p["measure"], "start": p["start"], "end": p["end"], "baseline": p["baseline"],
             "columns": p["columns"] or None, "where": where or None, "by": tuple(p["by"] or SERIES),
             "depth": p["depth"], "min_support": p["min_support"], "correction": p["correction"]}
 
@@ -22,7 +22,7 @@ def _slice_args(p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
 def _call_slices(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     t = st.slices(**_slice_args(p, where))
     meta = (t.schema.metadata or {}).get(b"ranklens")
-    return {"metric": p["metric"], "rows": table_rows(t), "summary": json.loads(meta) if meta else None}
+    return {"measure": p["measure"], "rows": table_rows(t), "summary": json.loads(meta) if meta else None}
 
 
 
@@ -44,7 +44,7 @@ def heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     cells: dict[tuple[str, ...], dict[str, tuple[Any, Any]]] = {}
     for d in dict.fromkeys((r["column"], r["column2"]) for r in chosen):
         slice_cols = [c for c in d if c]
-        rep = table_rows(st.report(metrics=(p["metric"],), window=p["window"], by=tuple(by + slice_cols),
+        rep = table_rows(st.report((p["measure"],), window=p["window"], by=tuple(by + slice_cols),
                               where=where or None, start=start, end=p["end"] or window_end, ci="none"))
         for r in rep:
             cols.add(r["window"])
@@ -60,7 +60,7 @@ def heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
         got = cells.get((r["column"], r["column2"] or "", *_cell(r, by), *vals), {})
         values.append([got.get(w, (None, None))[0] for w in windows])
         counts.append([got.get(w, (None, None))[1] for w in windows])
-    return {"metric": p["metric"], "window": p["window"], "rows": rows, "cols": windows, "values": values,
+    return {"measure": p["measure"], "window": p["window"], "rows": rows, "cols": windows, "values": values,
             "counts": counts, "centers": [r["baseline_value"] for r in chosen],
             "slices": [{k: r[k] for k in (*by, "column", "value", "column2", "value2")} for r in chosen]}
 

@@ -1,15 +1,27 @@
-/* ranklens dashboard: the Alerts page (every alert with its state, a page at a time, its root cause and links). */
+/* ranklens dashboard: the Alerts page (every alert with its state, severity, root cause and links, a page at a
+   time; with a token, buttons to acknowledge and snooze an alert: POST /api/ack, /api/snooze). */
 (function () {
   "use strict";
   var C = window.RLCharts, esc = C.esc, fmt = C.fmt;
 
   function when(v) { return v ? String(v).slice(0, 16).replace("T", " ").replace(/ 00:00$/, "") : ""; }
   function sliceText(t) {
-    return t ? t.column + "=" + t.value + (t.column2 ? " " + t.column2 + "=" + t.value2 : "") : "";
+    return t ? (t.slice || (t.column + "=" + t.value + (t.column2 ? " " + t.column2 + "=" + t.value2 : ""))) : "";
+  }
+  function post(path, body) {  // an action: JSON only, the token travels in the cookie
+    return fetch(path, {method: "POST", credentials: "same-origin",
+                        headers: {"Content-Type": "application/json", "Accept": "application/json"},
+                        body: JSON.stringify(body)}).then(function (r) {
+      return r.json().catch(function () { return {error: "HTTP " + r.status}; }).then(function (b) {
+        if (!r.ok) throw new Error((b && b.error) || ("HTTP " + r.status));
+        return b;
+      });
+    });
   }
 
   window.RLAlertsPage = function (h) {
     var $ = h.$, root = $("#alerts-controls"), url = h.readUrl(), names = ["state", "start", "end", "limit"];
+    var actions = (h.info.actions || []).length > 0;
     var offset = Math.max(0, parseInt(url.offset || "0", 10) || 0);
     var lim = $("select[name=limit]", root), n = parseInt(url.limit || "", 10);
     if (n >= 1 && n <= 200 && !lim.querySelector("option[value='" + n + "']")) {  // a page size from the address
@@ -41,11 +53,24 @@
       if (t.column2) q["f_" + t.column2] = t.value2;
       return "/groups?" + new URLSearchParams(q).toString();
     }
+    function opsCell(r) {  // acknowledgement and snooze: what is recorded, and the buttons (with a token)
+      var out = [];
+      if (r.acknowledged_at) out.push("<span class='badge'>acknowledged" + (r.acknowledged_by ? " by " + esc(r.acknowledged_by) : "") + "</span>");
+      if (r.snoozed_until) out.push("<span class='badge'>snoozed until " + esc(when(r.snoozed_until)) + "</span>");
+      if (actions) {
+        if (r.state === "open" && !r.acknowledged_at) out.push("<button type='button' class='small' data-act='ack' data-id='" + esc(r.alert_id) + "'>acknowledge</button>");
+        out.push(r.snoozed_until
+          ? "<button type='button' class='small' data-act='unsnooze' data-id='" + esc(r.alert_id) + "'>lift snooze</button>"
+          : "<button type='button' class='small' data-act='snooze' data-id='" + esc(r.alert_id) + "'>snooze 24h</button>");
+      }
+      if (r.delivery_error) out.push("<span class='badge bad' title='" + esc(r.delivery_error) + "'>not delivered</span>");
+      return out.join(" ");
+    }
 
     function table(rows) {
       var cols = [["#", "num"], ["state", ""], ["monitor · series", ""], ["opened", ""], ["last fired", ""],
                   ["resolved", ""], ["windows", "num"], ["value", "num"], ["baseline", "num"], ["root cause", ""],
-                  ["reason", ""]];
+                  ["reason", ""], ["on call", ""]];
       var html = "<table class='rl' id='alerts-rows'><thead><tr>" + cols.map(function (c) {
         return "<th class='" + (c[1] ? "" : "l") + "'>" + esc(c[0]) + "</th>";
       }).join("") + "</tr></thead><tbody>";
@@ -58,7 +83,8 @@
         var why = r.state === "resolved" && r.resolved_reason ? r.resolved_reason : (r.reason || "");
         html += "<tr id='alert-" + esc(r.alert_id) + "' data-state='" + esc(r.state) + "'>" +
           "<td>" + esc(r.alert_id) + "</td>" +
-          "<td class='l'><span class='badge " + (r.state === "open" ? "bad" : "good") + "'>" + esc(r.state) + "</span></td>" +
+          "<td class='l'><span class='badge " + (r.state === "open" ? "bad" : "good") + "'>" + esc(r.state) + "</span>" +
+            (r.severity ? "<br><span class='rl-muted severity'>" + esc(r.severity) + "</span>" : "") + "</td>" +
           "<td class='l'>" + esc(r.monitor) + "<br><span class='rl-muted'>" + esc(h.seriesName(r)) + "</span></td>" +
           "<td class='l nowrap'>" + esc(when(r.opened_window)) + "</td>" +
           "<td class='l nowrap'>" + esc(when(r.last_window)) + "</td>" +
@@ -67,7 +93,8 @@
           "<td>" + fmt(r.value, 4) + "</td>" +
           "<td>" + fmt(r.baseline, 4) + "</td>" +
           "<td class='l'>" + cause + "</td>" +
-          "<td class='l wrap reason'>" + esc(why) + "</td></tr>";
+          "<td class='l wrap reason'>" + esc(why) + "</td>" +
+          "<td class='l ops'>" + opsCell(r) + "</td></tr>";
       });
       return html + "</tbody></table>";
     }
@@ -101,6 +128,15 @@
         $("#alerts-list").innerHTML = res.rows.length ? table(res.rows)
           : "<div class='rl-empty small'>No alert in this selection. <code>ranklens monitor check</code> records them.</div>";
         pager(res);
+        Array.prototype.forEach.call($("#alerts-list").querySelectorAll("button[data-act]"), function (b) {
+          b.addEventListener("click", function () {
+            var id = parseInt(b.getAttribute("data-id"), 10), act = b.getAttribute("data-act");
+            var req = act === "ack" ? post("/api/ack", {alert_id: id})
+              : post("/api/snooze", act === "snooze" ? {alert_id: id, duration: "24h"} : {alert_id: id, off: true});
+            b.disabled = true;
+            req.then(function () { load(); }).catch(function (e) { b.disabled = false; h.fail(e); });
+          });
+        });
         if (location.hash) { var a = document.getElementById(location.hash.slice(1)); if (a) a.classList.add("hl"); }
       }).catch(h.fail);
     }

@@ -183,12 +183,12 @@
       var s = values(root, names), metric = metricOf();
       writeUrl(Object.assign({metric: metric}, s));
       var filters = {model: s.model, environment: s.environment, model_version: s.model_version};
-      var q = Object.assign({metric: metric, window: s.window, start: s.start, end: s.end, ci: s.ci}, filters);
+      var q = Object.assign({measure: metric, window: s.window, start: s.start, end: s.end, ci: s.ci}, filters);
       $("#overview-title").textContent = metric + " per " + s.window;
       Promise.all([
         api("/api/report", q, "overview-report"),
-        api("/api/baselines", Object.assign({metric: metric, start: s.start, end: s.end}, filters), "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
-        api("/api/alerts", {start: s.start, end: s.end, metric: metric}, "overview-alerts")
+        api("/api/baselines", Object.assign({measure: metric, start: s.start, end: s.end}, filters), "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
+        api("/api/alerts", {start: s.start, end: s.end, measure: metric}, "overview-alerts")
       ]).then(function (res) {
         var rep = res[0], bases = res[1] ? res[1].rows : [], alerts = res[2].rows.filter(function (a) {
           return (!s.model || !a.model || a.model === s.model) && (!s.environment || a.environment === s.environment) &&
@@ -315,7 +315,7 @@
       showError(null);
       var s = values(document, names), metric = metricOf();
       writeUrl(Object.assign({metric: metric}, s));
-      api("/api/compare", Object.assign({metric: metric}, s), "compare").then(function (c) {
+      api("/api/compare", Object.assign({measure: metric}, s), "compare").then(function (c) {
         var la = label(s, "a_"), lb = label(s, "b_"), conf = Math.round(100 * (+s.confidence)) + "%";
         var sig = c.p_value !== null && c.p_value < 1 - (+s.confidence);
         $("#compare-title").textContent = metric + ": " + la + "  vs  " + lb;

@@ -95,7 +95,7 @@
       var s = values(root, names), metric = metricOf();
       $("#groups-hint").textContent = metric + ", click a group id to explain it";
       if (!url.group_id) writeUrl(Object.assign({metric: metric}, prefixed(), s));
-      api("/api/groups", Object.assign({metric: metric}, s, filters), "groups").then(function (res) {
+      api("/api/groups", Object.assign({measure: metric}, s, filters), "groups").then(function (res) {
         var slices = info.slices || [];
         var cols = [
           {key: "group_id", label: "group id", html: function (v) { return "<a href='#' class='pick mono' data-id='" + esc(v) + "'>" + esc(v) + "</a>"; }},
@@ -103,7 +103,9 @@
           {key: "timestamp", label: "served (UTC)", fmt: function (v) { return String(v || "").replace("T", " ").slice(0, 16); }}
         ].concat(slices.map(function (c) { return {key: c, label: c}; })).concat([
           {key: "value", label: metric, num: true, fmt: function (v) { return fmt(v, 4); }},
-          {key: "n_items", label: "items", num: true}, {key: "n_relevant", label: "relevant", num: true}
+          {key: "n_items", label: "items", num: true}, {key: "n_relevant", label: "relevant", num: true},
+          {key: "provisional", label: "labels", html: function (v) {  // served after the labels' maturity
+            return v ? "<span class='badge' title='labels not mature: the value may still rise'>provisional</span>" : "mature"; }}
         ]);
         sortableTable($("#groups-table"), cols, res.rows, null);
         if (res.rows.length) $("[name=group_id]", form).placeholder = "a prediction group id, e.g. " + res.rows[0].group_id;

@@ -21,11 +21,11 @@
       }),
       refs: data.refs.map(function (r) { return {value: r.value, label: r.label, color: colour(r.name)}; }),
       markers: data.markers, markerLabel: "alert", x: {type: "time", label: "window start (UTC)"},
-      y: {label: data.metric}, height: 360, title: data.metric + " over time"
+      y: {label: data.measure}, height: 360, title: data.measure + " over time"
     });
     C.heatmap(document.getElementById("mr-heatmap"), {
       rows: data.heatmap.rows, cols: data.heatmap.cols, values: data.heatmap.values, counts: data.heatmap.counts,
-      centers: data.heatmap.centers, label: data.metric, title: "slice x time"
+      centers: data.heatmap.centers, label: data.measure, title: "slice x time"
     });
   }
   draw();

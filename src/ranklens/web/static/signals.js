@@ -30,7 +30,7 @@
       var metric = filled ? msel.value : s.metric;
       // every signal of the store (the table), and the chosen one (the chart: it may have a cutoff, e.g. gini@10)
       Promise.all([x.api("/api/signals", q, "signals"),
-                   x.api("/api/signals", Object.assign({metric: metric}, q), "signals-one"),
+                   x.api("/api/signals", Object.assign({signal: metric}, q), "signals-one"),
                    x.api("/api/alerts", {start: s.start, end: s.end}, "signals-alerts")])
         .then(function (res) {
           var data = res[0], alerts = res[2].rows;

@@ -41,7 +41,7 @@
       showError(null);
       var s = values(root, names), metric = metricOf();
       writeUrl(Object.assign({metric: metric}, s));
-      var q = {metric: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
+      var q = {measure: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
                model_version: s.model_version, depth: s.depth, min_support: s.min_support};
       api("/api/slices", q, "slices").then(function (res) {
         var m = res.summary || {}, several = (m.series || []).length > 1;
@@ -54,6 +54,7 @@
           return "<li><b>" + esc(seriesName(x.series)) + "</b>: left out, " + esc(x.reason) + "</li>";
         }));
         $("#slices-summary").innerHTML = "Window " + esc(dateOnly(m.window_start)) + " to " + esc(dateOnly(m.window_end)) +
+          (m.provisional ? " <span class='badge' title='labels not mature: values may still rise'>provisional</span>" : "") +
           ", each series against its own baseline, as the monitors compare it:<ul class='notes'>" + lines.join("") + "</ul>" +
           "<p class='notes'>contribution = rate effect + mix effect; over the values of one column (or the pairs of two) " +
           "of one series the contributions add up to its change. Slices with fewer than " + esc(m.min_support) +
