@@ -8,7 +8,7 @@ EVENV  := .venv-evidently
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test test-fast lint install install-test bench clean browser bench-monitor bench-spark sdist wheel \
-        test-numba-latest docs golden
+        test-numba-latest docs golden graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -222,3 +222,8 @@ golden: $(VENV)/.test
 # Spark: rows/s of ranklens.spark on local[1] and local[2] against the local engine (docs/spark.md)
 bench-spark: $(VENV)/.test
 	$(BIN)/python benchmarks/spark_bench.py $(BENCH_ARGS)
+
+# docs/_static/imports.svg, the picture of docs/architecture.md: the imports between layer folders, drawn from the code
+# (tests/test_import_graph.py fails when the committed picture is not the one the code draws)
+graph: $(VENV)/.runtime
+	$(BIN)/python tools/import_graph.py
