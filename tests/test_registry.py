@@ -144,14 +144,17 @@ def test_unknown_measure_lists_the_families():
 
 def test_the_kernels_dispatch_exactly_the_registrys_codes():
     """Every kernel code a family or a preset's own definition uses is one the kernels compute (codes.MEASURES, whose
-    graded part values.graded_value takes), and the kernels compute no code the registry does not use."""
+    graded part values.graded_value takes), and the kernels compute no code the registry does not use. The
+    diversity families (``subtopics``: computed by ``_core.diversity``, never by a kernel) carry no kernel code."""
     from ranklens._kernels import codes
 
-    used = {spec.code for spec in REGISTRY.values()}
-    used |= {rule.use.code for spec in REGISTRY.values() for rule in spec.rules if rule.use is not None}
+    kernel = [spec for spec in REGISTRY.values() if not spec.subtopics]
+    assert {spec.code for spec in REGISTRY.values() if spec.subtopics} == {-1}
+    used = {spec.code for spec in kernel}
+    used |= {rule.use.code for spec in kernel for rule in spec.rules if rule.use is not None}
     assert used == set(codes.MEASURES)
     assert len(codes.MEASURES) == len(set(codes.MEASURES))
-    graded = {spec.code for spec in REGISTRY.values() if spec.graded}
+    graded = {spec.code for spec in kernel if spec.graded}
     assert graded == set(codes.GRADED)
 
 
