@@ -50,11 +50,12 @@ recip_rank            	all	0.7500
 num_ret               	all	3
 """
 
+from ._output.formats import FORMATS, Format, formats_for, register_format
 from ._output.render import (
     COMPARISON_FIELDS,
     CORRECTION_NAMES,
-    FORMATS,
     ComparisonLike,
+    Document,
     Renderable,
     ResultLike,
     comparison_cells,
@@ -65,6 +66,7 @@ from ._output.render import (
     format_value,
     plain,
     render,
+    render_document,
     render_rows,
     result_cells,
     result_dict,
@@ -75,7 +77,9 @@ __all__ = [
     "COMPARISON_FIELDS",
     "CORRECTION_NAMES",
     "ComparisonLike",
+    "Document",
     "FORMATS",
+    "Format",
     "Renderable",
     "ResultLike",
     "comparison_cells",
@@ -84,8 +88,11 @@ __all__ = [
     "comparison_legend",
     "flat_dict",
     "format_value",
+    "formats_for",
     "plain",
+    "register_format",
     "render",
+    "render_document",
     "render_rows",
     "result_cells",
     "result_dict",

@@ -28,7 +28,7 @@ __all__ = ["compare_cmd"]
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
 @comparison_options
-@format_option(("table", "json", "csv", "markdown", "latex", "html"))
+@format_option("comparison")
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True,
               help="Decimals in table, markdown, latex and html output (json and csv: full precision).")
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),

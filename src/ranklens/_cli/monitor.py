@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .main import integer, number
+from .main import format_option, integer, number
 from .monitor_simulate import simulate_command
 
 __all__ = ["monitor"]
@@ -21,8 +21,7 @@ _CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS
                        help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
 _WAIT = click.option("--wait", default=30.0, show_default=True, type=number(min=0),
                      help="Seconds to wait for another process writing the store.")
-_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-                       show_default=True, help="Output format.")
+_FORMAT = format_option("rows")
 _WHERE = click.option("--where", "where", multiple=True, metavar="COL=VALUE",
                       help="Filter, repeatable: environment=production, country=BR, model_version=v2 ...")
 _RANGE = [click.option("--start", default=None, help="Start of the time range (ISO date/time, UTC, inclusive)."),
@@ -83,8 +82,7 @@ def monitor() -> None:
 @click.option("--max-quarantine", "max_quarantine", default=None, type=number(min=0, max=1), metavar="FRACTION",
               help="Keep out whole (nothing stored) a file with more than this fraction of its rows quarantined, "
                    "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format of the summary.")
+@format_option("document", help="Output format of the summary.")
 def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float,
                max_quarantine: float | None, fmt: str) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
@@ -95,13 +93,12 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     """
     st = _store(store_path, config_path, wait)
     summary = st.ingest(list(sources), max_quarantine=max_quarantine)
-    if fmt == "json":
-        click.echo(json.dumps(summary.to_dict(), indent=1))
-    else:
-        click.echo(str(summary))
-        refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
-        click.echo(f"total: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
-                   f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")
+    refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
+    text = (f"{summary}\ntotal: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
+            f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")
+    from .._output.render import Document, render_document
+
+    click.echo(render_document(Document(lambda: text, summary.to_dict, indent=1), fmt))
     if summary.refused:
         sys.exit(3)
 
@@ -193,8 +190,7 @@ def _alert_line(d: dict[str, Any]) -> str:
 @click.option("--webhook", default=None, help="POST alert changes to this URL (default: [alerts] webhook).")
 @click.option("--no-record", is_flag=True, help="A dry run: store no alert state and send nothing.")
 @_opts(_STORE, _CONFIG, _WAIT)
-@click.option("-f", "--format", "fmt", type=click.Choice(["json", "table"]), default="json", show_default=True,
-              help="Alerts as JSON, or one line each.")
+@format_option("document", default="json", help="Alerts as JSON, or one line each.")
 def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
               no_record: bool, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Judge the monitors' windows; print the alerts (opened, firing, resolved) as JSON.
@@ -207,13 +203,10 @@ def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | N
     if (start or end) and not all_windows:
         raise click.UsageError("--start/--end go with --all")
     res = st.check(at=at, all_windows=all_windows, start=start, end=end, record=not no_record, webhook=webhook)
-    if fmt == "table":
-        if not res:
-            click.echo("no alert")
-        for a in res:
-            click.echo(_alert_line(a.to_dict()))
-    else:
-        click.echo(json.dumps([a.to_dict() for a in res], indent=1))
+    text = "\n".join([_alert_line(a.to_dict()) for a in res] or ["no alert"])
+    from .._output.render import Document, render_document
+
+    click.echo(render_document(Document(lambda: text, lambda: [a.to_dict() for a in res], indent=1), fmt))
     if res.not_judged:
         m = res.maturity
         parts = []
@@ -386,14 +379,15 @@ def groups_cmd(metric: str, start: str | None, end: str | None, where: tuple[str
 @click.option("-k", "k", default=10, show_default=True, type=integer(min=1, max=1000),
               help="Cutoff of the measure (rows below it are shown too, marked).")
 @_opts(_STORE, _CONFIG, _WAIT)
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format.")
+@format_option("document")
 def explain_cmd(group_id: str, model: str | None, model_version: str | None, environment: str | None, k: int,
                 store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """One served list position by position: labels, gains, discounts, contributions, ideal order."""
     st = _store(store_path, config_path, wait, read_only=True)
     e = st.explain(group_id, model=model, model_version=model_version, environment=environment, k=k)
-    click.echo(json.dumps(e.to_dict(), indent=1, default=str) if fmt == "json" else e.table())
+    from .._output.render import Document, render_document
+
+    click.echo(render_document(Document(e.table, e.to_dict, indent=1), fmt))
 
 
 @monitor.command("info")

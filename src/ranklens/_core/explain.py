@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.display import text_table
 from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
 from .._defs.irmeasures import measure_convention
 from .._defs.measures import Measure, parse_measure
@@ -135,11 +136,7 @@ class Explanation:
         iw = max([len(head[7])] + [len(row[7]) for row in body]) if self.ideal_rows else 0
         head = head[:7] + ["| " + head[7]] + head[8:]
         body = [row[:7] + ["| " + row[7].ljust(iw)] + row[8:] for row in body]
-        widths = [max(len(h), *(len(row[c]) for row in body)) if body else len(h) for c, h in enumerate(head)]
-        out = [title, "  ".join(h.rjust(w) for h, w in zip(head, widths))]
-        for row in body:
-            out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        return "\n".join(out + below)
+        return "\n".join([title] + text_table(head, body, align="right", rule=False) + below)
 
     def __repr__(self) -> str:
         vs = f", against {self.compare.name!r}: {self.value_b!r}" if self.compare is not None else ""
