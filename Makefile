@@ -192,7 +192,8 @@ $(BVENV)/.installed: pyproject.toml $(KERNELS)
 	$(PYTHON) -m venv $(BVENV)
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]" "pytrec-eval-terrier==0.5.11" \
-	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" pandas polars matplotlib \
+	    "ranx==0.3.21" "ir-measures==0.4.3" "torchmetrics==1.9.0" "scikit-learn==1.9.1" "lightgbm==4.7.0" \
+	    "xgboost-cpu==3.2.0" "catboost==1.2.10" pandas polars matplotlib \
 	    scipy "tqdm==4.70.1" "seaborn==0.13.2" "pyyaml==6.0.4" "mypy-extensions==1.2.0"
 	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps $(OBP)
 	touch $@

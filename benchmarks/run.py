@@ -166,23 +166,25 @@ TREC_EVAL_REF = "v10.0"
 
 def trec_eval_program() -> tuple[str | None, str]:
     """The trec_eval C program, built from source outside the repository; (path, how) or (None, why not).
+    ``how`` names no local path (it goes into docs/benchmarks.md).
 
-    ``TREC_EVAL`` names a built program to use as is. Otherwise the sources are cloned at tag
-    ``TREC_EVAL_REF`` from ``TREC_EVAL_SRC`` (a git URL or a local clone; default GitHub) into
-    ``$XDG_CACHE_HOME/ranklens-bench`` (default ``~/.cache``) and built there with ``make``.
+    ``TREC_EVAL_BIN`` names a built program to use as is (the test suite reads the same variable). Otherwise
+    the sources are cloned at tag ``TREC_EVAL_REF`` from ``TREC_EVAL_SRC`` (a git URL or a local clone;
+    default GitHub) into ``$XDG_CACHE_HOME/ranklens-bench`` (default ``~/.cache``) and built there with ``make``.
     """
     import shutil
 
-    given = os.environ.get("TREC_EVAL")
+    given = os.environ.get("TREC_EVAL_BIN")
     if given:
         if os.access(given, os.X_OK):
-            return given, f"`TREC_EVAL={given}`"
-        return None, f"TREC_EVAL={given} is not a program"
+            return given, "the program `TREC_EVAL_BIN` names (built from https://github.com/usnistgov/trec_eval)"
+        return None, "TREC_EVAL_BIN does not name a program"
     src = os.environ.get("TREC_EVAL_SRC", "https://github.com/usnistgov/trec_eval.git")
+    shown = src if "://" in src else "a local clone of https://github.com/usnistgov/trec_eval"
     cache_home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     cache = cache_home / "ranklens-bench" / f"trec_eval-{TREC_EVAL_REF}"
     exe = cache / "trec_eval"
-    how = f"built from {TREC_EVAL_REF} of {src} in {cache} with `make`"
+    how = f"built from {TREC_EVAL_REF} of {shown} with `make`, outside this repository"
     if exe.exists():
         return str(exe), how
     if not (shutil.which("git") and shutil.which("make") and (shutil.which("cc") or shutil.which("gcc"))):
@@ -196,7 +198,7 @@ def trec_eval_program() -> tuple[str | None, str]:
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(cache, ignore_errors=True)
         detail = (getattr(exc, "stderr", "") or str(exc)).strip().splitlines()
-        return None, f"could not clone and build {TREC_EVAL_REF} from {src} ({detail[-1] if detail else exc})"
+        return None, f"could not clone and build {TREC_EVAL_REF} from {shown} ({detail[-1] if detail else exc})"
     return str(exe), how
 
 
@@ -372,7 +374,11 @@ def main() -> None:
             curve["ranklens"].append((100_000_000, res[0]["median_s"]))
     a.load = (load_start, os.getloadavg()[0])
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
-    # ranklens.compare at scale, in its own process (appends its section to the report)
+    # ranklens trec_eval beside the C program, the training-loop metrics beside the boosters' own, the first
+    # call in a new process, and ranklens.compare at scale, each in its own process (each appends its section)
+    subprocess.run([sys.executable, str(HERE / "trec_eval_bench.py"), "--append", a.out], check=True)
+    subprocess.run([sys.executable, str(HERE / "training_bench.py"), "--append", a.out], check=True)
+    subprocess.run([sys.executable, str(HERE / "first_call_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
     # interleaving: its outcome on a 10M-row log, and the impressions it needs against A/B (issue #30)
     subprocess.run([sys.executable, str(HERE / "interleaving_bench.py"), "--append", a.out], check=True)
@@ -505,10 +511,10 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
         lines.append(f"| {r['name']} | {r['median_s']:.3f} | {r['median_s'] / ref:.1f} | {r['peak_rss_mb']:.0f} | "
                      f"{r['value']} | {'yes' if r['agrees'] else 'NO'} |")
     if files["trec_eval"]:
-        lines += ["", f"trec_eval: {files['trec_eval_how']} (outside this repository). It prints 4 decimals."]
+        lines += ["", f"trec_eval: {files['trec_eval_how']}. It prints 4 decimals."]
     else:
         lines += ["", f"The trec_eval C program is not in this table: {files['trec_eval_how']}. Set `TREC_EVAL_SRC` "
-                  "to a local clone of https://github.com/usnistgov/trec_eval, or `TREC_EVAL` to a built program."]
+                  "to a local clone of https://github.com/usnistgov/trec_eval, or `TREC_EVAL_BIN` to a built program."]
     st = files["startup"]
     root = str(ROOT) + "/"
     lines += [

@@ -198,6 +198,32 @@ def evaluate_arrays(
     return _joined(conv, ms, groups, lambda c: array_problem(query, score, label, c, item=item), weights, per_query)
 
 
+def evaluate_problem(
+    problem_of: Callable[[Convention], Problem],
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    convention: str | Convention | None = None,
+    per_query: bool = True,
+    weights: Any = None,
+) -> Result:
+    """Evaluate a problem the caller built (or keeps between calls): ``problem_of(c)`` gives the
+    :class:`~ranklens._core.problem.Problem` under convention ``c`` (one call per group of measures computed under one
+    convention, see :func:`evaluate`). For ``ranklens trec_eval``, which selects rows of a built problem, and the
+    training-loop metrics, which build a data set's problem once and change only its scores.
+
+    Examples
+    --------
+    >>> from ranklens._core.problem import array_problem
+    >>> res = evaluate_problem(lambda c: array_problem([0, 0], [0.2, 0.9], [1, 0], c), "mrr")
+    >>> res["mrr"]
+    0.5
+    """
+    conv = get_convention(convention)
+    ms = parse_measures(metrics)
+    groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
+    return _joined(conv, ms, groups, problem_of, weights, per_query)
+
+
 def _joined(conv: Convention, ms: list[Measure], groups: list[tuple[Convention, Any]],
             problem_of: Callable[[Convention], Problem], weights: Any, per_query: bool) -> Result:
     """Each group of measures evaluated under its convention (one group, unless measures are computed under

@@ -9,7 +9,7 @@ query by hash in compiled code (:mod:`ranklens._kernels.group`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -28,6 +28,7 @@ from .._input.ids import (
     is_str_ids,
     kernel_ids,
     narrow_strings,
+    same_ids,
     take_ids,
     unify_ids,
 )
@@ -49,8 +50,19 @@ from .._kernels.codes import (
 from ..errors import InputError
 
 __all__ = [
-    "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule", "matrix_problem",
+    "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
+    "matrix_problem", "same_problem", "with_scores",
 ]
+
+#: The convention fields a problem depends on (what :func:`build_problem` and :func:`array_problem` read): two
+#: conventions equal in these give the same problem, so one built problem serves both.
+PROBLEM_FIELDS = ("label_precision", "negative_labels", "fractional_labels", "max_label", "score_precision",
+                  "queries", "missing_ranking", "min_items", "max_items", "ties")
+
+
+def same_problem(a: Convention, b: Convention) -> bool:
+    """Whether conventions ``a`` and ``b`` give the same problem (:data:`PROBLEM_FIELDS`)."""
+    return all(getattr(a, f) == getattr(b, f) for f in PROBLEM_FIELDS)
 
 
 class ExclusionReason(str, Enum):
@@ -151,6 +163,7 @@ class Problem:
     item_data: np.ndarray
     max_label: float
     notes: list[Exclusion] = field(default_factory=list)
+    duplicated: np.ndarray | None = None  # per query, an item twice in its rows or judgments (duplicates="mark")
     by_rank: bool = False  # the rankings give ranks, not scores: ``score`` is minus the rank
 
     @property
@@ -259,12 +272,13 @@ def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked
             )
 
 
-def _ordering(conv: Convention, items: IdArray | None,
-              in_ranx_order: bool = False) -> tuple[int, int, np.ndarray, np.ndarray]:
+def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = False,
+              need_items: bool = True) -> tuple[int, int, np.ndarray, np.ndarray]:
     """The kernel's order mode, tie rule and item bytes (for id tie-breaks) under the convention.
 
     ``in_ranx_order``: the rows come from a ``ranx.Run``, which sorted them when it was built and
-    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``)."""
+    evaluates them in that order (``ranx.evaluate`` sorts a Run again only with ``make_comparable``).
+    ``need_items=False``: ``items`` None means no query has tied scores, so no item bytes are needed."""
     ties = conv.ties
     kernel_ties = TIES_NONE
     order_mode = ORDER_INPUT
@@ -274,12 +288,14 @@ def _ordering(conv: Convention, items: IdArray | None,
     elif ties == "shared_rank":
         kernel_ties = TIES_SHARED_RANK
     elif ties in ("item_desc", "item_asc"):
+        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
+        if items is None and not need_items:
+            return order_mode, kernel_ties, item_offs, item_data
         if items is None:
             raise InputError(f"convention {conv.name!r} breaks ties by item id (ties={ties!r}): give the item ids.")
         # trec_eval compares ids as strings ("10" < "9"), also when they are integers
         sid = as_ids(items) if is_str_ids(items) else unify_ids(items, as_ids(np.array(["x"], dtype=object)))[0]
         _, _, item_offs, item_data = kernel_ids(sid)
-        order_mode = ORDER_ITEM_DESC if ties == "item_desc" else ORDER_ITEM_ASC
     elif ties == "worst":
         order_mode = ORDER_WORST
     elif ties == "best":
@@ -319,6 +335,15 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
+def _score_tie(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray) -> bool:
+    """Whether two rows of one group have equal scores (the duplicate check run on the scores' bits, -0.0 made
+    0.0 first; NaN is refused before)."""
+    zero = key == 0.0
+    if zero.any() and np.signbit(key[zero]).any():
+        key = key + 0.0
+    return _hash_clash(start, end, idx, np.ascontiguousarray(key).view(np.uint64))
+
+
 def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether two rows of one group have the same hash (the duplicate check run on the hashes alone)."""
     none = np.zeros(2, np.int64)
@@ -326,12 +351,15 @@ def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.
     return bool((dup >= 0).any())
 
 
-def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False) -> Problem:
+def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
+                  duplicates: str = "error") -> Problem:
     """Join judgments and rankings under a convention.
 
     ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
     queries): either side may have no rows and no query may be left to evaluate (then the problem
-    has none; its notes say why).
+    has none; its notes say why). ``duplicates="mark"``: an item twice in a query's rows or judgments is
+    not refused but marked (:attr:`Problem.duplicated`), for ``ranklens trec_eval``, which stops at that
+    query as trec_eval does.
     """
     if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
@@ -349,8 +377,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     key = _order_key(np.asarray(r.order_key(), dtype=np.float64), conv, "scores" if r.score is not None else "ranks",
                      r.source or "the rankings", r.qid, r.item)
 
-    # one table holding both sides (same id arrays): factorise and check once
-    same_rows = j.qid is r.qid and j.item is r.item
+    # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
+    # and check once, and the ranked rows' labels are the judgments' own, row for row
+    same_rows = (j.qid is r.qid and j.item is r.item) or (
+        len(j) == len(r) and same_ids(j.qid, r.qid) and same_ids(j.item, r.item))
     # query codes in order of appearance; `order` lists them by sorted id (the output order)
     if same_rows:  # one conversion (object arrays of str cost a Python object each)
         (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
@@ -433,7 +463,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
     else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
         dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
-    _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
+    if duplicates == "error":
+        _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
+    duplicated = dup >= 0
     if same_rows:
         r_label = label_j
     elif r.label is not None and r.label.shape[0] == key.shape[0]:
@@ -442,18 +474,25 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
         j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
         j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
-        _dup_error(find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data), j.qid, ji,
-                   j.source or "the judgments", "judgments")
+        j_dup = find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data)
+        if duplicates == "error":
+            _dup_error(j_dup, j.qid, ji, j.source or "the judgments", "judgments")
+        duplicated |= j_dup >= 0
         r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
                                 j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
 
-    order_mode, kernel_ties, item_offs, item_data = _ordering(conv, ri, r.in_ranx_order)
+    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: without such
+    # ties, the ids (a copy of every item's bytes, from Arrow's chunks) are not needed
+    by_id = conv.ties in ("item_desc", "item_asc")
+    order_mode, kernel_ties, item_offs, item_data = _ordering(
+        conv, ri if not by_id or _score_tie(r_start, r_end, r_idx, key) else None, r.in_ranx_order, need_items=False)
     return Problem(
         qids=q_uniques[universe],
         r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes, by_rank=r.score is None,
+        duplicated=duplicated if duplicates == "mark" else None,
     )
 
 
@@ -500,6 +539,16 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(lab.max()),
     )
+
+
+def with_scores(problem: Problem, score: Any, conv: Convention, where: str, query: Any) -> Problem:
+    """``problem`` with other scores for its rows (a training loop's new predictions, row for row as the problem
+    was built): checked and at the convention's precision as :func:`array_problem` checks them (``query``: the
+    rows' query codes, for messages). The kernel orders each query's rows by them."""
+    key = _order_key(np.asarray(score, dtype=np.float64), conv, "scores", where, query, None)
+    if key.shape[0] != problem.score.shape[0]:
+        raise InputError(f"{where}: {key.shape[0]} scores for {problem.score.shape[0]} rows.")
+    return replace(problem, score=key)
 
 
 def matrix_problem(label: np.ndarray, score: np.ndarray, conv: Convention) -> Problem:

@@ -5,14 +5,17 @@ The public face of this module is :mod:`ranklens.trec_eval_measures`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import InvalidParameterError
 
-__all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecMeasure", "mark_measure",
-           "measure_lines"]
+__all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecEvalError", "TrecMeasure",
+           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "mark_measure", "measure_lines"]
 
 #: The trec_eval release whose command line and output this module reproduces.
 TREC_EVAL_VERSION = "10.0"
@@ -118,9 +121,19 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 #: trec_eval measures of the other rel_info formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
 OTHER_FORMATS = ("all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
+class TrecEvalError(InvalidParameterError):
+    """A mistake trec_eval itself stops on, with the exit status it stops with: 1 a usage error (an
+    unknown flag or measure), 2 a parameter it cannot initialise (a cutoff of 0, duplicate cutoffs,
+    malformed pairs), 4 a measure it cannot calculate (utility without 4 coefficients)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def mark_measure(text: str, params: dict[str, str]) -> list[str]:
     """The measures ``-m text`` marks (a name or a nickname); its parameters are kept in ``params`` (the
-    first ones given for a name win, as in trec_eval).
+    first ones given for a name win, as in trec_eval). An unknown name is a usage error (status 1).
 
     Examples
     --------
@@ -133,7 +146,7 @@ def mark_measure(text: str, params: dict[str, str]) -> list[str]:
     name, dot, param = text.partition(".")
     if dot:
         if not param:
-            raise InvalidParameterError(f"-m {text}: improper measure in parameter {name!r} (nothing after the '.').")
+            raise TrecEvalError(f"-m {text}: improper measure in parameter {name!r} (nothing after the '.').", 1)
         params.setdefault(name, param)
     if name in NICKNAMES:
         return list(NICKNAMES[name])
@@ -142,23 +155,111 @@ def mark_measure(text: str, params: dict[str, str]) -> list[str]:
     if name in OTHER_FORMATS or name.startswith("prefs_"):
         raise InvalidParameterError(f"-m {text}: {name} needs trec_eval's preference or judgment-group formats "
                                     "(-R prefs, qrels_prefs, qrels_jg), which ranklens trec_eval does not read.")
-    raise InvalidParameterError(f"illegal measure {text!r} (trec_eval has no such measure).")
+    raise TrecEvalError(f"illegal measure {text!r} (trec_eval has no such measure).", 1)
 
 
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_LONG = re.compile(r"\s*[+-]?\d+")
+# ---------------------------------------------------------------------------------------------------------
+# numbers as trec_eval's C reads and prints them (glibc on x86-64)
+
+_C_SPACE = " \t\n\v\f\r"  # isspace() in the C locale: ASCII only (a full-width digit or space is text)
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_C_FLOAT = re.compile(
+    r"[ \t\n\v\f\r]*([+-]?)(?:(0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+    r"|((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|([iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+    r"|([nN][aA][nN](?:\([0-9A-Za-z_]*\))?))")
 
 
-def _atof(text: str) -> float:
-    """C's ``atof``: the number the text starts with, 0 when it starts with none."""
-    m = _NUMBER.match(text)
-    return float(m.group()) if m else 0.0
+def c_atol(text: str) -> tuple[int, int]:
+    """C's ``atol`` (``strtol`` in base 10): the integer ``text`` starts with, saturated to a 64-bit
+    ``long``, and how many characters it read (0: none, the value is 0). Digits and spaces are ASCII only.
+
+    Examples
+    --------
+    >>> c_atol("23.4"), c_atol("1e99"), c_atol(" -7x"), c_atol("\\uff15"), c_atol("99999999999999999999")
+    ((23, 2), (1, 1), (-7, 3), (0, 0), (9223372036854775807, 20))
+    """
+    i = 0
+    while i < len(text) and text[i] in _C_SPACE:
+        i += 1
+    j = i + (i < len(text) and text[i] in "+-")
+    k = j
+    while k < len(text) and "0" <= text[k] <= "9":
+        k += 1
+    if k == j:
+        return 0, 0
+    return max(_LONG_MIN, min(_LONG_MAX, int(text[i:k]))), k
 
 
-def _atol(text: str) -> int:
-    """C's ``atol``: the integer the text starts with (``23.4`` -> 23), 0 when it starts with none."""
-    m = _LONG.match(text)
-    return int(m.group()) if m else 0
+def c_atof(text: str) -> tuple[float, int]:
+    """C's ``atof`` (``strtod``): the number ``text`` starts with (decimal, hexadecimal, ``inf``,
+    ``nan``; an overflow is infinite) and how many characters it read (0: none, the value is 0).
+
+    Examples
+    --------
+    >>> c_atof(".5"), c_atof("1.5.2"), c_atof("0x1p-1"), c_atof("1e400"), c_atof("abc")
+    ((0.5, 2), (1.5, 3), (0.5, 6), (inf, 5), (0.0, 0))
+    """
+    m = _C_FLOAT.match(text)
+    if m is None:
+        return 0.0, 0
+    sign, hexa, dec, inf, _ = m.groups()
+    if hexa:
+        try:
+            value = float.fromhex(hexa)
+        except OverflowError:
+            value = math.inf
+    else:
+        value = float(dec) if dec else math.inf if inf else math.nan
+    return (-value if sign == "-" else value), m.end()
+
+
+def c_long(x: float) -> int:
+    """C's ``(long) x`` on x86-64: truncated; NaN, infinities and values out of range give ``LONG_MIN``."""
+    return math.trunc(x) if math.isfinite(x) and -(2.0**63) <= x < 2.0**63 else _LONG_MIN
+
+
+def c_lround(x: Any) -> Any:
+    """glibc's ``lround`` on x86-64, of a number or an array: halves away from zero; NaN, infinities and
+    values out of range give ``LONG_MIN``.
+
+    >>> c_lround(2.5), c_lround(-0.5), c_lround(0.49999999999999994), c_lround(float("nan"))
+    (3, -1, 0, -9223372036854775808)
+    """
+    v = np.asarray(x, dtype=np.float64)
+    ok = np.isfinite(v) & (v >= -(2.0**63)) & (v < 2.0**63)
+    t = np.trunc(np.where(ok, v, 0.0))
+    r = t + np.where(np.abs(np.where(ok, v, 0.0) - t) >= 0.5, np.sign(v), 0.0)  # v - trunc(v) is exact
+    out = np.where(ok, r, -(2.0**63)).astype(np.int64)
+    return int(out) if out.ndim == 0 else out
+
+
+def c_fixed(x: float, decimals: int, width: int = 0) -> str:
+    """``printf("%{width}.{decimals}f", x)``: the sign of a NaN is printed (``-nan``, as glibc does).
+
+    Examples
+    --------
+    >>> c_fixed(float("-nan"), 4, 6), c_fixed(1e99, 2)[:8], c_fixed(-0.0, 2)
+    ('  -nan', '99999999', '-0.00')
+    """
+    if math.isnan(x):
+        text = "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    else:
+        text = f"{x:.{decimals}f}"
+    return text.rjust(width)
+
+
+def _read(text: str, reader: str, where: str, notes: list[str] | None) -> Any:
+    """One number of a parameter list read with C's ``atol`` or ``atof``; a note in ``notes`` when what
+    was read is not what is written (text left over, a saturated integer, no number at all)."""
+    value, used = c_atol(text) if reader == "atol" else c_atof(text)
+    if notes is not None:
+        left = text[used:]
+        if not used:
+            notes.append(f"{where}: {text!r} is not a number; read as {value} (C's {reader})")
+        elif left or (reader == "atol" and value in (_LONG_MIN, _LONG_MAX) and int(text[:used]) != value):
+            how = f"stops at {left[:1]!r}" if left else "saturates"
+            notes.append(f"{where}: {text!r} read as {value!r} (C's {reader} {how})")
+    return value
 
 
 @dataclass(frozen=True)
@@ -173,11 +274,21 @@ class Line:
     width: int = 0  # relstring: the number of items whose labels are printed
     mean_of: tuple[str, ...] = ()  # 11pt_avg at other levels: the mean of these measures, added in this order
     stand_in: float = 0.0  # the value of a query missing from the run under -c (trec_eval's stand-in document)
+    levels: tuple[float, ...] = ()  # iprec_at_recall / 11pt_avg: the recall levels as trec_eval read them
+    beyond: float | None = None  # iprec_at_recall above 1: per query iprec at 0 or at 1 or 0 (by lround(x R))
 
 
-def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[float, float] | None]:
+_DEFAULT_11PT = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def measure_lines(tm: TrecMeasure, param: str | None,
+                  notes: list[str] | None = None) -> tuple[list[Line], dict[float, float] | None]:
     """The lines one measure prints with its parameters (``None``: its defaults), each with the ranklens
     measure computing it (``None``: not computed), and the gains of ``ndcg.1=3,2=9`` (else ``None``).
+
+    Parameters are read as trec_eval reads them (C's ``atol`` / ``atof``: ``P.1.5`` is ``P_1``, a full-width
+    digit is no digit); when a number is read as something else than written, a line saying so is added
+    to ``notes``. What trec_eval refuses raises :class:`TrecEvalError` with its exit status.
 
     Examples
     --------
@@ -188,68 +299,153 @@ def measure_lines(tm: TrecMeasure, param: str | None) -> tuple[list[Line], dict[
     ['iprec_at_recall_0.25', 'iprec_at_recall_0.50']
     >>> measure_lines(TREC_MEASURES["ndcg"], "1=3,2=9")[1]
     {1.0: 3.0, 2.0: 9.0}
+    >>> notes = []; [line.name for line in measure_lines(TREC_MEASURES["P"], "1e99", notes)[0]], notes
+    (['P_1'], ["-m P.1e99: '1e99' read as 1 (C's atol stops at 'e')"])
     """
+    if tm.params == "none":  # parameters given to a measure that takes none are not read (nor named)
+        return [Line(tm.name, tm.spelling, tm.kind)], None
     text = param if param is not None else tm.default
+    where = f"-m {tm.name}.{text}"
+    items = text.split(",")
     if tm.kind == "relstring":  # only its first number counts (m_relstring.c: (long) params[0])
-        return [Line(tm.name if param is None else f"{tm.name}_{param}", None, tm.kind,
-                     width=int(_atof(text.split(",")[0])))], None
+        width = c_long(_read(items[0], "atof", where, notes))
+        return [Line(tm.name if param is None else f"{tm.name}_{param}", None, tm.kind, width=width)], None
     if tm.params == "long":
-        cuts = sorted(_atol(p) for p in text.split(","))
-        if cuts[0] <= 0 or len(set(cuts)) < len(cuts):
-            raise InvalidParameterError(f"-m {tm.name}.{text}: cutoffs must be positive, without duplicates.")
-        return [Line(f"{tm.name}_{c}", _fill(tm, str(c)), tm.kind) for c in cuts], None
+        return _long_cutoffs(tm, [_read(p, "atol", where, notes) for p in items], where), None
     if tm.params == "double":
-        levels = sorted(_atof(p) for p in text.split(","))
-        if len(set(levels)) < len(levels):
-            raise InvalidParameterError(f"-m {tm.name}.{text}: duplicate cutoffs.")
-        return [Line(f"{tm.name}_{x:3.2f}", _fill(tm, repr(x)), tm.kind) for x in levels], None
+        return _double_cutoffs(tm, [_read(p, "atof", where, notes) for p in items], where), None
     name = tm.name if param is None else f"{tm.name}_{param}"
-    one = tm.spelling is not None and "{}" in tm.spelling  # the spelling takes one number (set_F's beta...)
-    if param is None:
-        return [Line(name, _fill(tm, repr(_atof(tm.default))) if one else tm.spelling, tm.kind)], None
     if tm.params == "pairs":
-        if tm.name in ("ndcg", "dcg", "ideal_dcg", "G", "ndcg_rel", "Rndcg"):
-            gains = _gains(tm.name, param)
-            if tm.name in ("G", "ndcg_rel", "Rndcg") and any(g != int(g) for g in gains.values()):
-                raise InvalidParameterError(
-                    f"-m {tm.name}.{param}: ranklens trec_eval takes whole-number gains for {tm.name}: trec_eval "
-                    "orders the gain levels by the integer part of their differences (gain_init.c, comp_rel_gain), "
-                    "so a fractional gain's place in its ideal list is not reproduced.")
-            return [Line(name, tm.spelling, tm.kind)], gains
-        if tm.name == "rbp_resid":  # its last p=x pair (m_rbp_resid.c); other pairs are not read
-            ps = [_atof(value) for key, eq, value in (pair.partition("=") for pair in param.split(",")) if key == "p"]
-            p = ps[-1] if ps else 0.9
-            if not 0.0 < p < 1.0:
-                raise InvalidParameterError(f"-m rbp_resid.{param}: p must be a persistence between 0 and 1 "
-                                            "(exclusive).")
-            # under -c a missing query's stand-in unjudged document is kept under this name: p + (1 - p) * 1
-            return [Line(name, f"rbp_resid(p={p!r})", tm.kind, stand_in=p + (1.0 - p) * 1.0)], None
-        # rbp's p=x pairs: trec_eval 10's m_rbp.c rescales the gains with uninitialised min/max: not computed
-        return [Line(name, None, tm.kind)], None
-    values = [_atof(p) for p in param.split(",")]
-    if one and len(values) == 1:
-        return [Line(name, _fill(tm, repr(values[0])), tm.kind)], None
-    if tm.name != "utility" and not one and values == [_atof(p) for p in tm.default.split(",")]:
-        return [Line(name, tm.spelling, tm.kind)], None
+        return _pair_lines(tm, name, param, where, notes)
+    one = tm.spelling is not None and "{}" in tm.spelling  # the spelling takes one number (set_F's beta...)
+    values = [_read(p, "atof", where, notes) for p in items]
     if tm.name == "utility":  # p1 a + p2 b + p3 c + p4 d of the counts (m_utility.c); 4 coefficients
         if len(values) != 4:
-            raise InvalidParameterError(f"-m utility.{param}: utility takes 4 coefficients (trec_eval: improper "
-                                        "number of coefficients).")
-        return [Line(name, "utility", tm.kind, coefficients=tuple(values))], None
-    if tm.name == "11pt_avg" and values == sorted(values) and all(0.0 <= x <= 1.0 for x in values):
-        # the interpolated precisions at the levels, added from the highest down, / their number (m_11pt_avg.c)
-        return [Line(name, "11pt_avg", tm.kind, mean_of=tuple(f"iprec_at_recall(recall={x!r})"
-                                                                for x in reversed(values)))], None
+            raise TrecEvalError(f"-m utility.{param}: improper number of coefficients (utility takes 4; trec_eval "
+                                "stops at the first query: Can't calculate measure 'utility').", 4)
+        return [Line(name, "utility", tm.kind, coefficients=() if param is None else tuple(values))], None
+    if tm.name == "11pt_avg":
+        return [_pt11_line(name, tuple(values), param is None)], None
+    if one:
+        x = values[0]
+        ok = math.isfinite(x) and x >= 0.0  # set_F's beta
+        return [Line(name, _fill(tm, repr(x)) if ok else None, tm.kind)], None
     return [Line(name, None, tm.kind)], None  # other parameters than the default: not computed
+
+
+def _long_cutoffs(tm: TrecMeasure, cuts: list[int], where: str) -> list[Line]:
+    """Integer cutoffs sorted as trec_eval sorts them (its comparison is ``(int) (a - b)``: a spread of
+    2**31 or more has no order it keeps, and is refused); 0 or less and duplicates are its errors."""
+    if len(cuts) > 1 and max(cuts) - min(cuts) >= 2**31:
+        raise InvalidParameterError(f"{where}: ranklens trec_eval does not reproduce cutoffs 2**31 or more apart "
+                                    "(trec_eval compares them as (int) (a - b), which overflows).")
+    cuts = sorted(cuts)
+    if cuts[0] <= 0:
+        raise TrecEvalError(f"{where}: Negative cutoff detected (a cutoff read as {cuts[0]}; trec_eval: Cannot "
+                            f"initialize measure '{tm.name}').", 2)
+    if len(set(cuts)) < len(cuts):
+        raise TrecEvalError(f"{where}: duplicate cutoffs detected (trec_eval: Cannot initialize measure "
+                            f"'{tm.name}').", 2)
+    return [Line(f"{tm.name}_{c}", _fill(tm, str(c)), tm.kind) for c in cuts]
+
+
+def _double_cutoffs(tm: TrecMeasure, xs: list[float], where: str) -> list[Line]:
+    """Fractional cutoffs (iprec_at_recall's recall levels, Rprec_mult's multiples), named ``%3.2f`` in
+    a name of at most 9 more characters than the measure's, as trec_eval's ``append_double`` does."""
+    if len(xs) > 1 and any(math.isnan(x) for x in xs):
+        raise InvalidParameterError(f"{where}: ranklens trec_eval does not reproduce a NaN among other cutoffs "
+                                    "(trec_eval's sort has no order for it).")
+    xs = sorted(xs)
+    if any(a == b for a, b in zip(xs, xs[1:])):
+        raise TrecEvalError(f"{where}: duplicate cutoffs detected (trec_eval: Cannot initialize measure "
+                            f"'{tm.name}').", 2)
+    out = []
+    for x in xs:
+        name = f"{tm.name}_{c_fixed(x, 2, 3)}"[:len(tm.name) + 9]
+        if tm.name == "iprec_at_recall":
+            # lround(x R) <= 0 (x <= 0, NaN, infinite: LONG_MIN) is the level 0; above 1 it depends on R
+            beyond = x > 1.0 and math.isfinite(x)  # from the levels 0 and 1 (the key) per query, by lround(x R)
+            level = x if 0.0 <= x <= 1.0 else 1.0 if beyond else 0.0
+            out.append(Line(name, _fill(tm, repr(level)), tm.kind, levels=(x,), beyond=x if beyond else None))
+        else:  # Rprec_mult: (long) (x R + 0.9) of a negative or non-finite x is not reproduced
+            out.append(Line(name, _fill(tm, repr(x)) if math.isfinite(x) and x >= 0.0 else None, tm.kind))
+    return out
+
+
+def _pt11_line(name: str, xs: tuple[float, ...], default: bool) -> Line:
+    """11pt_avg: the interpolated precisions at the levels, added from the highest down, / their number
+    (m_11pt_avg.c: it walks the levels as given, which must be ascending; a level of 0 or less is the level 0)."""
+    if default:
+        return Line(name, "11pt_avg", "double", levels=_DEFAULT_11PT)
+    ok = list(xs) == sorted(xs) and all(math.isfinite(x) and x <= 1.0 for x in xs)
+    keys = tuple(f"iprec_at_recall(recall={max(x, 0.0)!r})" for x in reversed(xs))
+    return Line(name, "11pt_avg" if ok else None, "double", mean_of=keys if ok and xs != _DEFAULT_11PT else (),
+                levels=xs)
+
+
+def _pair_lines(tm: TrecMeasure, name: str, param: str | None, where: str,
+                notes: list[str] | None) -> tuple[list[Line], dict[float, float] | None]:
+    """Measures with ``name=value`` pairs: the gains of G, ndcg... and rbp_resid's p."""
+    if param is None:
+        one = tm.spelling is not None and "{}" in tm.spelling
+        return [Line(name, _fill(tm, repr(c_atof(tm.default)[0])) if one else tm.spelling, tm.kind)], None
+    pairs = _pairs(param, where)
+    if tm.name in ("ndcg", "dcg", "ideal_dcg", "G", "ndcg_rel", "Rndcg"):
+        gains = _gains(pairs, where, notes)
+        if any(g < 0 for g in gains.values()):
+            raise InvalidParameterError(f"-m {tm.name}.{param}: ranklens trec_eval does not reproduce a negative gain "
+                                        "(trec_eval counts it in the ranked list but leaves it out of the ideal one).")
+        if tm.name in ("G", "ndcg_rel", "Rndcg") and any(g != int(g) for g in gains.values() if math.isfinite(g)):
+            raise InvalidParameterError(
+                f"-m {tm.name}.{param}: ranklens trec_eval takes whole-number gains for {tm.name}: trec_eval "
+                "orders the gain levels by the integer part of their differences (gain_init.c, comp_rel_gain), "
+                "so a fractional gain's place in its ideal list is not reproduced.")
+        return [Line(name, tm.spelling if all(math.isfinite(g) for g in gains.values()) else None, tm.kind)], gains
+    if tm.name == "rbp_resid":  # its last p=x pair (m_rbp_resid.c); other pairs are not read
+        ps = [_read(value, "atof", where, notes) for key, value in pairs if key == "p"]
+        p = ps[-1] if ps else 0.9
+        if not 0.0 < p < 1.0:
+            raise InvalidParameterError(f"-m rbp_resid.{param}: p must be a persistence between 0 and 1 "
+                                        "(exclusive).")
+        # under -c a missing query's stand-in unjudged document is kept under this name: p + (1 - p) * 1
+        return [Line(name, f"rbp_resid(p={p!r})", tm.kind, stand_in=p + (1.0 - p) * 1.0)], None
+    # rbp's p=x pairs: trec_eval 10's m_rbp.c rescales the gains with uninitialised min/max: not computed
+    return [Line(name, None, tm.kind)], None
 
 
 def _fill(tm: TrecMeasure, value: str) -> str | None:
     return None if tm.spelling is None else tm.spelling.format(value)
 
 
-def _gains(name: str, text: str) -> dict[float, float]:
-    """trec_eval's ``level=gain`` pairs (levels not given keep their value as gain)."""
-    pairs = [p.partition("=") for p in text.split(",")]
-    if any(not eq or not level for level, eq, _ in pairs):
-        raise InvalidParameterError(f"-m {name}.{text}: malformed pair parameters (write level=gain,...).")
-    return {float(_atol(level)): _atof(gain) for level, _, gain in pairs}
+def _pairs(text: str, where: str) -> list[tuple[str, str]]:
+    """``name=value`` pairs as trec_eval's ``get_param_pairs`` splits them (a ',' after ',' or at the
+    start, '=' after '=', or no '=' last is its "malformed pair parameters", status 2)."""
+    last = ","
+    for ch in text:
+        if ch in ",=":
+            if ch == last:
+                last = ","
+                break
+            last = ch
+    if last != "=":
+        raise TrecEvalError(f"{where}: malformed pair parameters in {text!r} (write level=gain,...; trec_eval: "
+                            "Cannot initialize measure).", 2)
+    return [(key, value) for key, _, value in (p.partition("=") for p in text.split(","))]
+
+
+def _gains(pairs: list[tuple[str, str]], where: str, notes: list[str] | None) -> dict[float, float]:
+    """trec_eval's ``level=gain`` pairs (gain_init.c: a level that is not ``[+-]digits`` is skipped; levels not
+    given keep their value as gain). A level given twice is refused: which gain trec_eval uses then depends
+    on its sort of the gains."""
+    gains: dict[float, float] = {}
+    for level, value in pairs:
+        digits = level[1:] if level[:1] in "+-" else level
+        if not digits or not all("0" <= ch <= "9" for ch in digits):
+            if notes is not None:
+                notes.append(f"{where}: level {level!r} is not an integer; trec_eval skips the pair {level}={value}")
+            continue
+        if float(int(level)) in gains:
+            raise InvalidParameterError(f"{where}: level {int(level)} is given twice; ranklens trec_eval does not "
+                                        "reproduce which gain trec_eval takes then (it depends on its sort).")
+        gains[float(int(level))] = _read(value, "atof", where, notes)
+    return gains

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import FormatError, InputError, InvalidParameterError
 from .coerce import nested_records, pick_column, table_records
 from .records import Judgments, Rankings, Records
-from .text import is_float, read_predictions, read_svmlight, read_trec_qrels, read_trec_run
+from .text import is_float, read_predictions, read_svmlight, read_trec_eval_qrels, read_trec_qrels, read_trec_run
 from .validate import strip_bom, text_buffer, utf8_text
 
 __all__ = ["BINARY_PROBE", "FORMATS", "INFLATE_FLOOR", "INFLATE_RATIO", "detect_format", "inflate", "read_judgments",
@@ -504,6 +504,30 @@ def read_judgments(
     [2.0, 0.0]
     """
     return read_records(path, format=format, groups=groups, need="judgments", **columns).judgments()
+
+
+def read_trec_eval_judgments(path: str | os.PathLike[str]) -> tuple[Judgments, str | None]:
+    """A TREC qrels file as trec_eval 10 reads it: each label is C's ``atol`` of its text (``1.5`` is 1, ``2x``
+    is 2, ``x`` is 0), for ``ranklens trec_eval``. Returns the judgments and, when a label is read as another
+    number than the one written, a line saying so (how many, and the first).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "qrels")
+    >>> _ = open(p, "w").write("q1 0 d1 1.5\\nq1 0 d2 0\\n")
+    >>> j, note = read_trec_eval_judgments(p)
+    >>> j.label.tolist(), note.endswith("line 1: '1.5' as 1")
+    ([1.0, 0.0], True)
+    """
+    records, note = read_trec_eval_qrels(_open_bytes(Path(path), mapped=True), str(path))
+    return records.judgments(), note
+
+
+def read_trec_eval_run(path: str | os.PathLike[str]) -> Rankings:
+    """A TREC run for ``ranklens trec_eval``: as :func:`read_rankings` reads it, each column held in arrays of
+    its own (the query ids can be freed once they are codes; less memory, a little more time)."""
+    return read_trec_run(_open_bytes(Path(path), mapped=True), str(path), compact=True).rankings()
 
 
 def read_rankings(

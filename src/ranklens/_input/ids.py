@@ -64,6 +64,7 @@ __all__ = [
     "kernel_ids",
     "narrow_strings",
     "np_to_arrow",
+    "same_ids",
     "str_buffers",
     "take_ids",
     "to_str_ids",
@@ -518,3 +519,38 @@ def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
     """The ids where ``mask`` holds, in the same form."""
     return IdColumn.of(ids).filter(mask)
+
+
+def same_ids(a: Any, b: Any) -> bool:
+    """Whether two id inputs are the same memory, element for element (the one table given as both the
+    judgments and the rankings: its rows need no join). Only the layouts held without conversion are
+    recognised (numpy arrays, Arrow arrays and chunked arrays, :class:`StrIds`); anything else is False.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q = np.array([1, 1, 2])
+    >>> same_ids(q, q[:]), same_ids(q, q.copy())
+    (True, False)
+    """
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides
+                and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+    if isinstance(a, StrIds) and isinstance(b, StrIds):
+        return same_ids(a.offsets, b.offsets) and same_ids(a.data, b.data)
+    chunks_a, chunks_b = getattr(a, "chunks", None), getattr(b, "chunks", None)
+    if chunks_a is not None and chunks_b is not None:
+        return len(chunks_a) == len(chunks_b) and all(_same_arrow(x, y) for x, y in zip(chunks_a, chunks_b))
+    return chunks_a is None and chunks_b is None and _same_arrow(a, b)
+
+
+def _same_arrow(a: Any, b: Any) -> bool:
+    """Two Arrow arrays over the same buffers, at the same offset and length."""
+    if not (hasattr(a, "buffers") and hasattr(b, "buffers") and hasattr(a, "offset") and hasattr(b, "offset")):
+        return False
+    if a.type != b.type or len(a) != len(b) or a.offset != b.offset:
+        return False
+    return [x.address if x is not None else None for x in a.buffers()] == [
+        y.address if y is not None else None for y in b.buffers()]

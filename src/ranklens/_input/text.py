@@ -22,7 +22,8 @@ from .buffers import StrIds, arrow_to_numpy
 from .records import Records
 from .validate import TREC_FIELDS, check_values, text_buffer, utf8_text
 
-__all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_qrels", "read_trec_run", "text_lines"]
+__all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_eval_qrels", "read_trec_qrels", "read_trec_run",
+           "text_lines"]
 
 
 def is_float(tok: str) -> bool:
@@ -107,10 +108,20 @@ def _num_column(buf: np.ndarray, st: np.ndarray, en: np.ndarray, c: int, what: s
         lambda msg, i: FormatError(msg, path=path, line=int(ln[i]), text=_line_text(buf, ls, le, i)), finite)
 
 
+def _release(data: Any) -> None:
+    """Give back the resident pages of a mapped file once it is scanned (read again from the file only if
+    an error's line is shown): its columns are copies."""
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        try:
+            data.madvise(mmap.MADV_DONTNEED)
+        except (OSError, ValueError):  # pragma: no cover - a platform without it: the pages stay
+            pass
+
+
 class _Columns:
     """The data lines of a TREC file scanned into columns (:func:`_kernels.api.scan_columns`)."""
 
-    def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str]):
+    def __init__(self, data: bytes | mmap.mmap, path: str, fields: dict[int, str], compact: bool = False):
         from .._kernels.api import scan_columns
 
         self.path = path
@@ -123,10 +134,17 @@ class _Columns:
         self.num_col: dict[int, int] = {}
         for f, what in sorted(fields.items()):
             table = self.str_col if what == "str" else self.num_col
-            kind[f] = 1 if what == "str" else 2
+            kind[f] = {"str": 1, "num": 2, "atol": 3}[what]
             col[f] = table[f] = len(table)
-        (self.lstart, self.nf, self.soffs, self.sdata, self.nvals,
+        (self.lstart, self.nf, soffs, sdata, self.nvals,
          self.nok) = scan_columns(self.buf, kind, col, len(self.str_col), len(self.num_col))
+        _release(data)
+        # ``compact``: each string column copied into arrays of its own and of its size (the scanner's shared
+        # buffer holds every column at the width of the file, partly written twice, chunk by chunk then closed
+        # up), so that a column can be freed alone (the query ids, once they are codes): less memory, more time
+        self.soffs = [soffs[j].copy() if compact else soffs[j] for j in range(soffs.shape[0])]
+        self.sdata = [sdata[j, :int(soffs[j, -1])].copy() if compact else sdata[j, :int(soffs[j, -1])]
+                      for j in range(soffs.shape[0])]
 
     def __len__(self) -> int:
         return int(self.lstart.shape[0])
@@ -147,8 +165,7 @@ class _Columns:
         """Field ``f`` as :class:`~ranklens.data.StrIds` over the scanned bytes (UTF-8 checked by
         :func:`~ranklens._input.validate.text_buffer`)."""
         j = self.str_col[f]
-        offs = self.soffs[j]
-        return StrIds(offs, self.sdata[j, :int(offs[-1])])
+        return StrIds(self.soffs[j], self.sdata[j])
 
     def numbers(self, f: int, what: str, finite: bool = True) -> np.ndarray:
         """Field ``f`` as float64, correctly rounded (:func:`_finish_numbers`)."""
@@ -160,8 +177,9 @@ class _Columns:
                                self.error, finite)
 
 
-def read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Records:
-    c = _Columns(data, path, {0: "str", 2: "str", 3: "num"})
+def _qrels_columns(data: bytes | mmap.mmap, path: str, label: str, compact: bool = False) -> _Columns:
+    """A qrels file's columns (the label read as ``label``: "num" or "atol"), its lines checked."""
+    c = _Columns(data, path, {0: "str", 2: "str", 3: label}, compact)
     if len(c) == 0:
         raise InputError(f"{path}: no judgments in the file.")
     bad = c.nf != TREC_FIELDS["qrels"]
@@ -170,13 +188,49 @@ def read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Records:
         # trec_eval refuses such lines too ("Malformed line"); a run given as judgments lands here
         hint = " (this looks like a run line: give the judgments first, the run second)" if c.nf[i] >= 6 else ""
         raise c.error(f"expected 4 fields 'query iteration item relevance', got {_count(c.nf[i])}{hint}", i)
+    return c
+
+
+def read_trec_qrels(data: bytes | mmap.mmap, path: str) -> Records:
+    c = _qrels_columns(data, path, "num")
     labels = c.numbers(3, "relevance")
     return Records(c.strings(0), c.strings(2), label=labels, source=path)
 
 
-def read_trec_run(data: bytes | mmap.mmap, path: str) -> Records:
+def read_trec_eval_qrels(data: bytes | mmap.mmap, path: str) -> tuple[Records, str | None]:
+    """A qrels file as trec_eval 10 reads it (``get_qrels.c``): each label is C's ``atol`` of its text, the
+    integer it starts with (``1.5`` is 1, ``2x`` 2, ``x`` 0), for ``ranklens trec_eval`` (its columns compact).
+    Returns the records and, when some label is read as another number than the one written, a line saying how
+    many and the first.
+    """
+    c = _qrels_columns(data, path, "atol", compact=True)
+    j = c.num_col[3]
+    value, whole = c.nvals[j], c.nok[j]
+    odd = np.flatnonzero(~whole)  # not a plain [+-]digits integer (the scanner read its leading digits)
+    note = None
+    if odd.size:
+        from .._defs.trec_eval import c_atol
+        from .._kernels.api import field_spans, parse_floats
+
+        st, en = field_spans(c.buf, c.lstart[odd], 3)
+        for t in np.flatnonzero(en - st > 19).tolist():  # more digits than the scanner reads: C saturates
+            value[odd[t]] = c_atol(bytes(c.buf[st[t]:en[t]]).decode("utf-8", "replace"))[0]
+        written, ok = parse_floats(c.buf, st, en)
+        differ = np.flatnonzero(~ok | (written != value[odd]))
+        if differ.size:
+            t = int(differ[0])
+            tok = bytes(c.buf[st[t]:en[t]]).decode("utf-8", "replace")
+            many = differ.size > 1
+            note = (f"{path}: {differ.size} relevance label{'s are' if many else ' is'} read as trec_eval reads "
+                    f"{'them' if many else 'it'} (C's atol: the integer a label starts with), e.g. line "
+                    f"{c.line_no(int(odd[t]))}: {tok!r} as {int(value[odd[t]])}")
+    return Records(c.strings(0), c.strings(2), label=value, source=path), note
+
+
+def read_trec_run(data: bytes | mmap.mmap, path: str, compact: bool = False) -> Records:
+    """A TREC run (``compact``: each column held alone, see :class:`_Columns`)."""
     # the rank column is not read: the score orders the list, and trec_eval ignores the rank too
-    c = _Columns(data, path, {0: "str", 2: "str", 4: "num"})
+    c = _Columns(data, path, {0: "str", 2: "str", 4: "num"}, compact)
     if len(c) == 0:
         raise InputError(f"{path}: no ranked items in the file.")
     bad = c.nf < TREC_FIELDS["run"]

@@ -13,7 +13,7 @@ import numpy as np
 from .._defs.conventions import Convention, get_convention
 from .._defs.measures import Measure
 from ..errors import InvalidParameterError
-from .grouped import evaluate_grouped, measure_list, metric_name, query_weights
+from .grouped import DataSets, measure_list, metric_name
 
 __all__ = ["CatBoostMetric", "eval_metric"]
 
@@ -48,6 +48,7 @@ class CatBoostMetric:
         self.prefix = prefix
         self.name = metric_name(prefix, measure)
         self._sets: dict[tuple[int, int], tuple[np.ndarray, str]] = {}
+        self.data_sets = DataSets()  # each set's problem, built at its first evaluation
 
     def add(self, data: Any, group_id: Any = None, *, name: str | None = None) -> CatBoostMetric:
         """Register a data set: a ``catboost.Pool`` with group ids, or labels with ``group_id``.
@@ -96,10 +97,8 @@ class CatBoostMetric:
                 "groups it was not given; pass every Pool that is trained or evaluated on (training set included) "
                 "to ranklens.catboost.eval_metric(...)."
             )
-        sizes = found[0]
-        weights = None if weight is None else query_weights(weight, sizes, how="first")
-        res = evaluate_grouped(target, np.asarray(approxes[0]), [self.measure], group=sizes, weights=weights,
-                               convention=self.convention, where="the CatBoost data set")
+        res = self.data_sets.evaluate([self.measure], self.convention, target, approxes[0], found[0], weight,
+                                      how="first", where="the CatBoost data set")
         return float(res.aggregate[self.measure.key]), 1.0
 
     def get_final_error(self, error: float, weight: float) -> float:

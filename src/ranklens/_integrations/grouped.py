@@ -10,17 +10,19 @@ with ``np.repeat``; nothing loops over queries in Python.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._core.problem import Problem, array_problem
 from .._core.result import Result
 from .._defs.conventions import Convention, get_convention
 from .._defs.measures import Measure, parse_measures
 from .._input.ids import factorize_parts
 from ..errors import InvalidParameterError
 
-__all__ = ["GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
+__all__ = ["DataSets", "GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
 
 
 def measure_list(metrics: str | Measure | Iterable[str | Measure], *, where: str) -> list[Measure]:
@@ -38,16 +40,107 @@ def measure_list(metrics: str | Measure | Iterable[str | Measure], *, where: str
     return measures
 
 
+@dataclass(eq=False)
+class _Prepared:
+    """One data set as a training loop hands it over, built into a problem once: what it was built from
+    (copies, to recognise the set), the query code of each row (for messages), the problem, the query weights."""
+
+    label: np.ndarray
+    sizes: np.ndarray
+    row_weights: np.ndarray | None
+    qid: np.ndarray
+    problem: Problem
+    weights: np.ndarray | None
+
+
+class DataSets:
+    """The data sets a training-loop metric is called on, each built into a problem once.
+
+    A booster calls its metric after every round with new predictions and the same labels, groups and weights:
+    the problem of a data set (query codes, label checks, the rows grouped by query) is built at its first call
+    and kept; later calls put the new scores in (checked, at the convention's precision) and run the kernel,
+    which orders each query's rows by them. A set is recognised by its labels, group sizes and weights
+    themselves (compared at every call, a few tens of microseconds): arrays changed in place, or another data
+    set with the same labels but other groups, build a new problem. The last ``keep`` sets are kept; a copy or
+    a pickle starts empty.
+    """
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._sets: list[_Prepared] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"keep": self.keep}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["keep"])  # type: ignore[misc]  # an empty cache
+
+    def evaluate(self, measures: list[Measure], convention: Convention, label: Any, score: Any, sizes: Any,
+                 row_weights: Any = None, *, how: str = "lightgbm", where: str = "the data") -> Result:
+        """``measures`` of ``score`` on the set of ``label`` with consecutive queries of ``sizes`` rows and
+        ``row_weights`` (per row, or per query; see :func:`query_weights`, ``how``)."""
+        from .._core.evaluate import evaluate_problem
+        from .._core.problem import same_problem, with_scores
+
+        label = np.asarray(label, dtype=np.float64).reshape(-1)
+        score = _one_score_per_row(score, label.shape[0], where)
+        sizes = np.asarray(sizes)
+        w = None if row_weights is None else np.asarray(row_weights, dtype=np.float64).reshape(-1)
+        found = self._find(label, sizes, w)
+        if found is None:
+            q = query_ids(label.shape[0], group=sizes, where=where)
+            found = _Prepared(label.copy(), sizes.copy(), None if w is None else w.copy(), q,
+                              array_problem(q, np.zeros(label.shape[0]), label, convention,
+                                            item=np.arange(label.shape[0], dtype=np.int64), where=where),
+                              query_weights(w, np.asarray(sizes, dtype=np.int64), how=how))
+            self._sets = [found, *self._sets][:self.keep]
+        problem = with_scores(found.problem, score, convention, where, found.qid)
+
+        def problem_of(c: Convention) -> Problem:
+            if same_problem(c, convention):
+                return problem
+            return array_problem(found.qid, score, label, c, item=np.arange(label.shape[0], dtype=np.int64),
+                                 where=where)
+
+        return evaluate_problem(problem_of, measures, convention=convention, per_query=False,
+                                weights=found.weights)
+
+    def _find(self, label: np.ndarray, sizes: np.ndarray, w: np.ndarray | None) -> _Prepared | None:
+        for i, p in enumerate(self._sets):
+            pw = p.row_weights
+            same_w = pw is None if w is None else pw is not None and np.array_equal(pw, w)
+            if same_w and np.array_equal(p.label, label) and np.array_equal(p.sizes, sizes):
+                if i:
+                    self._sets.insert(0, self._sets.pop(i))
+                return p
+        return None
+
+
 class GroupedMetric:
-    """What a booster's metric object holds: the measures, the convention and the names it logs."""
+    """What a booster's metric object holds: the measures, the convention, the names it logs, and the data
+    sets it was called on, each built once (:class:`DataSets`)."""
 
     def __init__(self, measures: list[Measure], convention: Convention, prefix: str) -> None:
         self.measures = measures
         self.convention = convention
         self.names = [metric_name(prefix, m) for m in measures]
+        self.data_sets = DataSets()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.names)} convention={self.convention.name!r}>"
+
+
+def _one_score_per_row(y_score: Any, n: int, where: str) -> np.ndarray:
+    """Predictions as one float64 score per row (a column vector accepted), ``n`` of them."""
+    score = np.asarray(y_score, dtype=np.float64)
+    if score.ndim != 1:
+        if score.ndim == 2 and score.shape[1] == 1:
+            score = score[:, 0]
+        else:
+            raise InvalidParameterError(f"{where}: predictions must be one score per row; got shape {score.shape}.")
+    if score.shape[0] != n:
+        raise InvalidParameterError(f"{where}: {n} labels but {score.shape[0]} predictions.")
+    return score
 
 
 def metric_name(prefix: str, measure: Measure) -> str:
@@ -178,14 +271,7 @@ def evaluate_grouped(
     from .._core.evaluate import evaluate_arrays
 
     label = np.asarray(y_true, dtype=np.float64).reshape(-1)
-    score = np.asarray(y_score, dtype=np.float64)
-    if score.ndim != 1:
-        if score.ndim == 2 and score.shape[1] == 1:
-            score = score[:, 0]
-        else:
-            raise InvalidParameterError(f"{where}: predictions must be one score per row; got shape {score.shape}.")
-    if score.shape[0] != label.shape[0]:
-        raise InvalidParameterError(f"{where}: {label.shape[0]} labels but {score.shape[0]} predictions.")
+    score = _one_score_per_row(y_score, label.shape[0], where)
     q = query_ids(label.shape[0], group=group, qid=qid, where=where)
     names = None
     if q.dtype.kind not in "iu":  # ids of any kind -> codes in the ids' sorted order

@@ -13,7 +13,7 @@ import numpy as np
 from .._defs.conventions import Convention, get_convention
 from .._defs.measures import Measure
 from ..errors import InvalidParameterError
-from .grouped import GroupedMetric, evaluate_grouped, measure_list, query_weights
+from .grouped import GroupedMetric, measure_list
 
 __all__ = ["LightGBMMetric", "feval"]
 
@@ -44,9 +44,8 @@ class LightGBMMetric(GroupedMetric):
                 "the LightGBM data set has no query groups: build it with `group=` (lgb.Dataset(..., group=sizes), "
                 "LGBMRanker.fit(..., group=sizes, eval_group=[sizes, ...]))."
             )
-        sizes = np.asarray(group, dtype=np.int64)
-        res = evaluate_grouped(labels, y_pred, self.measures, group=sizes, convention=self.convention,
-                               weights=query_weights(weight, sizes, how="lightgbm"), where="the LightGBM data set")
+        res = self.data_sets.evaluate(self.measures, self.convention, labels, y_pred, np.asarray(group, dtype=np.int64),
+                                      weight, how="lightgbm", where="the LightGBM data set")
         return [(name, float(res.aggregate[m.key]), True) for name, m in zip(self.names, self.measures)]
 
 

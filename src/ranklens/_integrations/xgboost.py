@@ -13,7 +13,7 @@ import numpy as np
 from .._defs.conventions import Convention, get_convention
 from .._defs.measures import Measure
 from ..errors import InvalidParameterError
-from .grouped import GroupedMetric, evaluate_grouped, measure_list
+from .grouped import GroupedMetric, measure_list
 
 __all__ = ["XGBoostMetric", "custom_metric", "eval_callback"]
 
@@ -43,9 +43,8 @@ class XGBoostMetric(GroupedMetric):
                 "the DMatrix has no query groups: build it with `qid=` (or `group=`), as for a ranking objective."
             )
         weights = dmatrix.get_weight()
-        res = evaluate_grouped(dmatrix.get_label(), predt, self.measures, group=np.diff(ptr),
-                               weights=weights if weights.size else None, convention=self.convention,
-                               where="the DMatrix")
+        res = self.data_sets.evaluate(self.measures, self.convention, dmatrix.get_label(), predt, np.diff(ptr),
+                                      weights if weights.size else None, where="the DMatrix")
         return [(name, float(res.aggregate[m.key])) for name, m in zip(self.names, self.measures)]
 
 

@@ -35,7 +35,7 @@ import numpy as np
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
     "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "gather",
-    "hash_items", "list_stats", "lookup_labels", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
     "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
@@ -53,6 +53,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
         "i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C]",
     ),
     "list_stats": ("fused", "(i8[C], b1[C])", "i8[C] i8[C] i8[C] f8[C] f8[C]"),
+    "ordered_rows": ("order", "i8", "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8 i8[C] i8[C]"),
     "explain_query": (
         "fused", "(i8[C], f8[C], f8[C], f8[C], f8[C], i8[C], f8[C], f8[C])",
         "f8[C] f8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8 f8 b1 f8 i8 f8[C] f8[C] i8",
@@ -84,7 +85,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
-SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "resample.py", "text.py", "trec_more.py")
+SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "order.py", "resample.py", "text.py",
+           "trec_more.py")
 
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}
@@ -374,6 +376,18 @@ def evaluate_queries(*args: Any) -> Any:
 def list_stats(*args: Any) -> Any:
     """Per query, the size of the last tie group and whether a label is positive (``fused.list_stats``)."""
     return _by_query("list_stats", args, (0, 1), args[1] - args[0], _cat)
+
+
+def ordered_rows(r_start: np.ndarray, r_end: np.ndarray, r_idx: np.ndarray, score: np.ndarray, label: np.ndarray,
+                 order_mode: int, item_offs: np.ndarray, item_data: np.ndarray, depth: int = -1) -> Any:
+    """``(rows, offsets)``: each query's first ``depth`` rows (< 0: all) in order (``order.ordered_rows``)."""
+    lengths = r_end - r_start
+    offsets = np.zeros(lengths.shape[0] + 1, np.int64)
+    np.cumsum(lengths if depth < 0 else np.minimum(lengths, depth), out=offsets[1:])
+    out = np.empty(int(offsets[-1]), np.int64)
+    _by_query("ordered_rows", (r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, int(depth),
+                               offsets[:-1], out), (0, 1, 9), lengths, lambda parts: None)
+    return out, offsets
 
 
 def explain_query(*args: Any) -> Any:

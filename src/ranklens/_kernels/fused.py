@@ -64,6 +64,7 @@ from .measures import (
     ap_sum,
     auc_at,
     bpref_sum,
+    chunk_queries,
     dcg_at,
     dcg_table,
     discounts,
@@ -266,12 +267,9 @@ def evaluate_queries(
     # queries in chunks; each chunk allocates its work buffers once, for its longest list
     n_chunks = min(n_q, _CHUNKS)
     for ch in prange(n_chunks):
-        q0 = ch * n_q // n_chunks
-        q1 = (ch + 1) * n_q // n_chunks
-        size = 1
-        for q in range(q0, q1):
-            size = max(size, r_end[q] - r_start[q])
-            if ideal_judged:
+        q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)
+        if ideal_judged:
+            for q in range(q0, q1):
                 size = max(size, j_end[q] - j_start[q])
         size = max(size, depth_max if depth_max <= 64 else 1)
         src_b = np.empty(size, np.float64)

@@ -65,6 +65,7 @@ __all__ = [
     "ap_sum",
     "auc_at",
     "bpref_sum",
+    "chunk_queries",
     "dcg_at",
     "dcg_table",
     "discounts",
@@ -534,3 +535,15 @@ def auc_at(score, rel, lo, hi, depth, ties):  # pragma: no cover - compiled
     if npos == 0 or nneg == 0:
         return 0.0, False
     return correct / (npos * nneg), True
+
+
+@njit(cache=True, inline="always")
+def chunk_queries(ch, n_chunks, r_start, r_end):  # pragma: no cover - compiled
+    """Chunk ``ch`` of ``n_chunks``: its queries ``q0:q1`` and its longest list (>= 1), to size its buffers."""
+    n_q = r_start.shape[0]
+    q0 = ch * n_q // n_chunks
+    q1 = (ch + 1) * n_q // n_chunks
+    size = 1
+    for q in range(q0, q1):
+        size = max(size, r_end[q] - r_start[q])
+    return q0, q1, size

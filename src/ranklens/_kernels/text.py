@@ -154,8 +154,10 @@ def scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nval
     the end of string column ``col[f]``: its bytes appended to ``sdata[col[f]]`` at ``spos[col[f]]``
     (advanced in place) and the end position written to ``soffs[col[f], line + 1]``; when
     ``kind[f] == 2`` it is parsed into ``nvals[col[f], line]`` (``nok`` False where
-    :func:`_parse_float` leaves it to another parser). Fields absent from a line give an empty string or
-    NaN. Every data line gets its start offset in ``lstart`` and its field count (at most 255) in ``nf``.
+    :func:`_parse_float` leaves it to another parser); ``kind[f] == 3``: C's ``atol`` of it
+    (:func:`_parse_atol`, ``nok`` False where the field is not a plain integer). Fields absent from a
+    line give an empty string or NaN. Every data line gets its start offset in ``lstart`` and its field
+    count (at most 255) in ``nf``.
     """
     one = np.uint64(1)  # positions unsigned: no negative-index check per byte
     out = out0
@@ -191,13 +193,17 @@ def scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nval
                     v, good = _parse_float(buf, np.int64(s), np.int64(p))
                     nvals[col[f], out] = v
                     nok[col[f], out] = good
+                elif k == 3:
+                    v, good = _parse_atol(buf, np.int64(s), np.int64(p))
+                    nvals[col[f], out] = v
+                    nok[col[f], out] = good
             f += 1
             while p < hi and _is_space(buf[p]):
                 p += one
             if p >= hi or buf[p] == 10:
                 break
         for g in range(f, nk):
-            if kind[g] == 2:
+            if kind[g] >= 2:
                 nvals[col[g], out] = np.nan
                 nok[col[g], out] = True
         for j in range(n_str):
@@ -207,6 +213,24 @@ def scan_cols(buf, lo, hi, kind, col, out0, lstart, nf, soffs, sdata, spos, nval
         out += 1
         pos = p + one
     return out - out0
+
+
+@njit(cache=True, inline="always")
+def _parse_atol(buf, lo, hi):  # pragma: no cover - compiled
+    """C's ``atol`` of the field ``buf[lo:hi]`` (no spaces in it): its leading ``[+-]digits`` (at most 18
+    digits read), as a float; and whether the field is exactly that (a sign, 1 to 18 digits), else the
+    caller reads it otherwise (more digits: C saturates) and says so (text after the digits)."""
+    p = lo
+    neg = False
+    if p < hi and (buf[p] == 45 or buf[p] == 43):
+        neg = buf[p] == 45
+        p += 1
+    first = p
+    v = 0
+    while p < hi and p - first < 18 and buf[p] >= 48 and buf[p] <= 57:
+        v = v * 10 + np.int64(buf[p] - 48)
+        p += 1
+    return float(-v if neg else v), p == hi and p > first
 
 
 @njit(parallel=True, cache=True, nogil=True)
