@@ -25,8 +25,8 @@ The schema of a :class:`~ranklens.Comparison` (:func:`comparison_dict`)::
       "settings": {...},        # test, correction, alpha, confidence, ci_method, n_resamples, seed, convention...
       "baseline": str,
       "runs": [str],
-      "metrics": [str],
-      "rows": [{"metric", "run", "baseline", "mean", "n", "ci_low", "ci_high", ...}],   # COMPARISON_FIELDS
+      "measures": [str],
+      "rows": [{"measure", "run", "baseline", "mean", "n", "ci_low", "ci_high", ...}],   # COMPARISON_FIELDS
       "notes": [str]
     }
 

@@ -66,7 +66,7 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
     if plot_dir is not None:
         from .._integrations.plot import cutoff_curves, plot_comparison
 
-        curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.metrics, convention=convention,
+        curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.measures, convention=convention,
                                **columns, **overrides)
         written = plot_comparison(c, plot_dir, curves)
         click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
@@ -77,8 +77,8 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
     if fail_if_worse and c.regressions():
         s = c.settings
         gate_failed([
-            f"{r['run']}: {r['metric']} is significantly worse than {c.baseline} by {-r['diff']:.4f} "
-            f"({r['mean']:.4f} vs {c.row(c.baseline, r['metric'])['mean']:.4f} over {r['n_pairs']} queries; "
+            f"{r['run']}: {r['measure']} is significantly worse than {c.baseline} by {-r['diff']:.4f} "
+            f"({r['mean']:.4f} vs {c.row(c.baseline, r['measure'])['mean']:.4f} over {r['n_pairs']} queries; "
             f"p = {r['p_adjusted']:.4g} after {s['correction']}, {s['test']} test, alpha {s['alpha']:g})"
             for r in c.regressions()
         ])

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._base.display import text_table
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
 from .._defs.irmeasures import measure_convention
 from .._defs.measures import Measure, parse_measure
@@ -233,9 +234,10 @@ def _query_value(js: Judgments, rs: Rankings, measure: Measure, conv: Convention
     return float(vals[0, 0])
 
 
+@renamed_keywords(rankings="run")
 def explain(
     judgments: Any,
-    rankings: Any = None,
+    run: Any = None,
     query: Any = None,
     *,
     k: int | None = None,
@@ -248,7 +250,7 @@ def explain(
 
     Parameters
     ----------
-    judgments, rankings : any input accepted by :func:`ranklens.evaluate`
+    judgments, run : any input accepted by :func:`ranklens.evaluate` (``rankings=`` is the deprecated name of ``run``)
     query : query id
         The query to explain.
     k : int, optional
@@ -283,7 +285,7 @@ def explain(
     family, mname, k = m.family, m.key, m.k
     columns, formats, overrides = split_options(options, own=("query", "k", "measure", "convention", "compare"))
     conv = measure_convention(get_convention(convention, **overrides), m)  # ir_measures: its provider's
-    j, r = load_inputs(judgments, rankings, columns, formats)
+    j, r = load_inputs(judgments, run, columns, formats)
     js, rs = _subset(j, r, query)
     eff_k = k if k is not None else (conv.default_cutoff if family == "ndcg" else None)
 

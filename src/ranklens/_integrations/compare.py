@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import RenamedKeys, deprecated_alias, renamed_keywords
 from .._core import stats as S
 from .._defs.irmeasures import is_ir_measures_object
 from .._input.forms import is_record, unwrap
@@ -37,11 +38,11 @@ class Comparison:
     ----------
     runs : list of str
         Run names, in the order given; ``baseline`` is one of them.
-    metrics : list of str
-        Measure keys.
+    measures : list of str
+        Measure keys (``metrics`` is its deprecated name).
     rows : list of dict
-        One per run and metric: ``run``, ``metric``, ``mean``, ``n``, ``ci_low``, ``ci_high``,
-        ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
+        One per run and measure: ``run``, ``measure`` (``metric`` is its deprecated name), ``mean``, ``n``,
+        ``ci_low``, ``ci_high``, ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
         ``diff_low``, ``diff_high``, ``wins``, ``ties``, ``losses``, ``effect_size``, ``statistic``,
         ``p_value``, ``p_adjusted``, ``significant``, ``only_baseline``, ``only_run``.
     settings : dict
@@ -52,18 +53,21 @@ class Comparison:
 
     runs: list[str]
     baseline: str
-    metrics: list[str]
+    measures: list[str]
     rows: list[dict[str, Any]]
     settings: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     per_query: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def row(self, run: str, metric: str) -> dict[str, Any]:
-        """The row of one run and metric."""
+    metrics = deprecated_alias("measures", "metrics")
+
+    @renamed_keywords(metric="measure")
+    def row(self, run: str, measure: str) -> dict[str, Any]:
+        """The row of one run and measure."""
         for r in self.rows:
-            if r["run"] == run and r["metric"] == metric:
+            if r["run"] == run and r["measure"] == measure:
                 return r
-        raise KeyError(f"no row for run {run!r} and metric {metric!r}")
+        raise KeyError(f"no row for run {run!r} and measure {measure!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (NaN as None), for JSON: the comparison schema of :mod:`ranklens.render`."""
@@ -92,7 +96,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         return (f"<Comparison of {len(self.runs)} runs ({', '.join(self.runs)}; baseline {self.baseline!r}) on "
-                f"{', '.join(self.metrics)}, convention={self.settings['convention']!r}>")
+                f"{', '.join(self.measures)}, convention={self.settings['convention']!r}>")
 
     def _repr_html_(self) -> str:
         return render.render(self, "html")
@@ -103,11 +107,11 @@ class Comparison:
             return {k: [render.plain(r.get(k)) for r in self.rows] for k in render.COMPARISON_FIELDS}
         if kind != "per_query":
             raise InvalidParameterError(f"`kind` must be 'summary' or 'per_query'; got {kind!r}.")
-        V = self.per_query["values"]  # (metrics, queries, runs)
+        V = self.per_query["values"]  # (measures, queries, runs)
         n_m, n_q, n_r = V.shape
         return {
             "query": list(np.tile(np.asarray(self.per_query["queries"], dtype=object), n_m * n_r)),
-            "metric": list(np.repeat(np.asarray(self.metrics, dtype=object), n_q * n_r)),
+            "measure": list(np.repeat(np.asarray(self.measures, dtype=object), n_q * n_r)),
             "run": list(np.tile(np.repeat(np.asarray(self.runs, dtype=object), n_q), n_m)),
             "value": list(V.transpose(0, 2, 1).reshape(-1)),
         }
@@ -115,7 +119,7 @@ class Comparison:
     def to_pandas(self, kind: str = "summary") -> Any:
         """A pandas DataFrame: one row per run and metric with every field (``kind="summary"``: means,
         intervals, differences, p-values), or the per-query values in long form (``kind="per_query"``:
-        ``query``, ``metric``, ``run``, ``value``; NaN where a run does not count a query)."""
+        ``query``, ``measure``, ``run``, ``value``; NaN where a run does not count a query)."""
         from .._base.deps import require
 
         pd = require("pandas")
@@ -142,7 +146,7 @@ class Comparison:
         >>> good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
         >>> bad = {f"q{i}": {"a": 1.0, "b": 2.0} for i in range(8)}
         >>> c = ranklens.compare(qrels, {"good": good, "bad": bad}, ["mrr"], n_resamples=999)
-        >>> [(r["run"], r["metric"], r["diff"]) for r in c.regressions()]
+        >>> [(r["run"], r["measure"], r["diff"]) for r in c.regressions()]
         [('bad', 'mrr', -0.5)]
         """
         worse = [r for r in self.rows if r["run"] != self.baseline and r.get("significant") and r["diff"] < 0]
@@ -228,10 +232,11 @@ def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
     raise InvalidParameterError("`baseline` must be a run's name, path or index.")
 
 
+@renamed_keywords(metrics="measures")
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: Any = ("ndcg@10",),
+    measures: Any = ("ndcg@10",),
     *,
     baseline: Any = None,
     convention: Any = None,
@@ -252,9 +257,9 @@ def compare(
         As for :func:`ranklens.evaluate`.
     runs : list of runs, or mapping ``{name: run}``
         At least two runs (paths, dicts, tables...). Paths are named by their file name.
-    metrics : str or list of str (or of ir_measures measures)
+    measures : str or list of str (or of ir_measures measures)
         Measures (``ndcg@10``, ``map``, ``nDCG@10``, ``ir_measures.RR@10``...); the summed counts
-        (``num_ret``...) are not compared.
+        (``num_ret``...) are not compared. (``metrics=`` is its deprecated name.)
     baseline : name, path or index, optional
         The run the others are compared with (default: the first).
     convention : str or Convention, optional
@@ -263,7 +268,7 @@ def compare(
         Paired test of each run against the baseline. Default: the sign-flip randomization test,
         which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
     correction : {"holm", "bonferroni", "bh", "none"}
-        Multiple-testing correction over all runs x metrics (default Holm: controls the family-wise
+        Multiple-testing correction over all runs x measures (default Holm: controls the family-wise
         error without Bonferroni's loss of power).
     alpha : float
         Level at which a corrected p-value is called significant (default 0.05).
@@ -312,7 +317,7 @@ def compare(
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
     bi = _baseline_index(baseline, names, items)
-    metric_list = [metrics] if isinstance(metrics, str) or is_ir_measures_object(metrics) else list(metrics)
+    metric_list = [measures] if isinstance(measures, str) or is_ir_measures_object(measures) else list(measures)
 
     from .._base.progress import Progress
 
@@ -407,11 +412,12 @@ def compare(
                 mean = float(x.mean()) if n else math.nan
                 t_iv = S.t_interval(x, confidence) if n >= 2 else None
                 lo, hi = intervals[("run", ri)]
-                row: dict[str, Any] = {
-                    "metric": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo,
+                row: dict[str, Any] = RenamedKeys(renamed={"metric": "measure"})
+                row.update({
+                    "measure": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo,
                     "ci_high": hi,
                     "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
-                }
+                })
                 if ri != bi:
                     both = valid[:, ri] & valid[:, bi]
                     a, b = vals[both, ri], base[both]
@@ -463,5 +469,5 @@ def compare(
         "convention": conv_name, "n_tests": n_tests,
         "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
     }
-    per_query = {"queries": universe, "values": V, "runs": names, "metrics": keys}
+    per_query = {"queries": universe, "values": V, "runs": names, "measures": keys}
     return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)

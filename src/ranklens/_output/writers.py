@@ -106,7 +106,7 @@ def comparison_legend(c: ComparisonLike) -> list[str]:
     resampled = f", {s['n_resamples']} resamples, seed {s['seed']}"
     return [
         f"* significant at alpha={s['alpha']:g} after correction ({CORRECTION_NAMES[s['correction']]}, "
-        f"over {s['n_tests']} tests: runs x metrics)",
+        f"over {s['n_tests']} tests: runs x measures)",
         f"test: {s['test_description']}" + (resampled if s["test"] in ("randomization", "bootstrap") else ""),
         (f"intervals: {s['ci_method']} bootstrap over queries ({s['n_resamples']} resamples, seed {s['seed']}); "
          "t intervals in json/csv" if s["ci_method"] != "t" else "intervals: Student's t"),
@@ -181,27 +181,27 @@ def comparison_text(c: ComparisonLike, digits: int, per_query: bool = False, fmt
     header = comparison_header(c)
     if fmt == "table":
         out: list[str] = []
-        for m in c.metrics:
-            rows = [comparison_cells(c, r, digits) for r in c.rows if r["metric"] == m]
+        for m in c.measures:
+            rows = [comparison_cells(c, r, digits) for r in c.rows if r["measure"] == m]
             out += [f"{m}  (baseline: {c.baseline})"] + text_table(header, rows) + [""]
         return "\n".join(out + comparison_legend(c) + [f"note: {n}" for n in c.notes])
     if fmt == "markdown":
-        rows = [[r["metric"]] + comparison_cells(c, r, digits) for r in c.rows]
-        lines = markdown_table(["metric"] + header, rows, left=2)
+        rows = [[r["measure"]] + comparison_cells(c, r, digits) for r in c.rows]
+        lines = markdown_table(["measure"] + header, rows, left=2)
         return "\n".join(lines + [""] + comparison_legend(c) + [f"Note: {n}" for n in c.notes]) + "\n"
     if fmt == "latex":
         rows = []
         for r in c.rows:
-            cells = [latex_escape(x) for x in [r["metric"]] + comparison_cells(c, r, digits)]
+            cells = [latex_escape(x) for x in [r["measure"]] + comparison_cells(c, r, digits)]
             if r.get("significant"):
                 cells[5] = f"\\textbf{{{cells[5]}}}$^\\dagger$"
                 cells[-1] = cells[-1].replace("*", "")
             rows.append(cells)
-        lines = latex_table(["metric"] + header, [], comparison_legend(c), left=2)
+        lines = latex_table(["measure"] + header, [], comparison_legend(c), left=2)
         return "\n".join(lines[:-2] + [" & ".join(r) + " \\\\" for r in rows] + lines[-2:]) + "\n"
     # html
     sections = [(f"{m}  (baseline: {c.baseline})", header,
-                 [comparison_cells(c, r, digits) for r in c.rows if r["metric"] == m]) for m in c.metrics]
+                 [comparison_cells(c, r, digits) for r in c.rows if r["measure"] == m]) for m in c.measures]
     title = f"ranklens Comparison: {len(c.runs)} runs, convention {c.settings['convention']!r}"
     first = sections[0]
     return html_table(first[1], first[2], title=f"{title}; {first[0]}", sections=sections[1:],
@@ -209,7 +209,7 @@ def comparison_text(c: ComparisonLike, digits: int, per_query: bool = False, fmt
 
 
 def comparison_csv(c: ComparisonLike, digits: int = 4, per_query: bool = False) -> str:
-    """One line per run and metric, every field (:data:`COMPARISON_FIELDS`), full precision."""
+    """One line per run and measure, every field (:data:`COMPARISON_FIELDS`), full precision."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COMPARISON_FIELDS)
