@@ -142,3 +142,21 @@ def test_cutoff_curves_measures():
     new = _quiet(cutoff_curves, QRELS, {"bm25": BM25}, measures=["ndcg@2"], ks=[1, 2])
     old = _old(cutoff_curves, QRELS, {"bm25": BM25}, metrics=["ndcg@2"], ks=[1, 2], new="measures=")
     assert old == new
+
+
+def test_simulation_truth_runs():
+    from ranklens.online import simulate
+
+    sim = simulate({"control": {"q": {"a": 1, "b": 2}}}, judgments={"q": {"a": 1, "b": 0}}, n_users=10, k=2, seed=0)
+    target = {"target": {"q": {"b": 1.0, "a": 0.5}}}
+    new = _quiet(sim.truth, "clicks@2", runs=target)
+    old = _old(sim.truth, "clicks@2", rankings=target, new="runs=")
+    assert old.value("clicks@2", "target") == new.value("clicks@2", "target")
+
+
+def test_ranking_scorer_measure():
+    pytest.importorskip("sklearn")
+    from ranklens.sklearn import make_ranking_scorer
+
+    _quiet(make_ranking_scorer, measure="ndcg@5")
+    _old(make_ranking_scorer, metric="ndcg@5", new="measure=")
