@@ -268,7 +268,7 @@ def test_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
 def test_run_heads_and_factorize_parts(mode, cut):
     import pyarrow as pa
 
-    from ranklens._input.ids import factorize_parts
+    from ranklens._input.factorize import factorize_parts
 
     rng = np.random.default_rng(3)
     for runs in (True, False):
@@ -318,7 +318,7 @@ def test_join_with_clustered_integer_ids(cut):
                                   "arrow_string_view"])
 def test_factorize_parts_raw_ids(kind):
     # raw id inputs are cut into runs before conversion; codes must be those of the plain definition
-    from ranklens._input.ids import factorize_parts
+    from ranklens._input.factorize import factorize_parts
 
     rng = np.random.default_rng(11)
     for runs in (True, False):
@@ -348,7 +348,7 @@ def test_factorize_parts_raw_ids(kind):
 
 
 def test_raw_ids_with_missing_values_are_named():
-    from ranklens._input.ids import factorize_parts
+    from ranklens._input.factorize import factorize_parts
     from ranklens.errors import InputError
 
     raw = np.array(["q1", "q1", None, None, "q2"], dtype=object)
@@ -394,7 +394,7 @@ def test_trec_files_load_no_compiler_and_no_arrow_compute():
 @pytest.mark.parametrize("arrow_sort", [True, False])
 def test_factorize_unsorted_orders_by_bytes(mode, arrow_sort, monkeypatch):
     # the sorted order is strcmp's (UTF-8 bytes) whether numpy or Arrow sorts the distinct ids
-    import ranklens._input.ids as ids_mod
+    import ranklens._input.factorize as ids_mod
 
     # arrow_sort: Arrow numbers and sorts the ids; otherwise the factorize kernel and numpy do
     monkeypatch.setattr(ids_mod, "ARROW_SORT_MIN", -1 if arrow_sort else 10**9)

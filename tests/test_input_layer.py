@@ -15,6 +15,7 @@ import pytest
 
 import ranklens
 from ranklens._input.buffers import StrIds, as_ids
+from ranklens._input.factorize import factorize_parts
 from ranklens._input.ids import (
     ArrowIds,
     BufferIds,
@@ -23,7 +24,6 @@ from ranklens._input.ids import (
     NarrowArrowIds,
     PyStrIds,
     concat_ids,
-    factorize_parts,
     filter_ids,
     hash_ids,
     id_length,
@@ -110,7 +110,7 @@ def test_records_split_into_judged_and_ranked_rows():
     # one table: row 1 unjudged, row 2 unranked
     t = pa.table({"query": ["q", "q", "q"], "item": ["a", "b", "c"], "relevance": [2.0, None, 1.0],
                   "score": [0.5, 0.9, None]})
-    from ranklens._input.coerce import table_records
+    from ranklens._input.tables import table_records
 
     with pytest.raises(InputError, match=r"row 1: relevance \('relevance'\) is missing"):
         table_records(t, need="both")  # missing cells are refused unless missing="exclude" asks to leave them out
@@ -194,9 +194,10 @@ def _imports(path: Path) -> set[str]:
 def test_io_and_data_do_not_import_each_other():
     layer = SRC / "_input"  # io is _input/files, data _input/dispatch
     assert "dispatch" not in _imports(layer / "files.py")
-    assert "files" not in _imports(layer / "coerce.py") and "dispatch" not in _imports(layer / "coerce.py")
-    for name in ("records.py", "ids.py", "buffers.py", "text.py"):
-        assert not {"files", "dispatch", "coerce", "options"} & _imports(layer / name), name
+    for name in ("coerce.py", "tables.py"):
+        assert not {"files", "dispatch"} & _imports(layer / name), name
+    for name in ("records.py", "ids.py", "factorize.py", "buffers.py", "text.py", "opening.py"):
+        assert not {"files", "dispatch", "coerce", "tables", "options"} & _imports(layer / name), name
 
 
 def test_column_options_with_a_text_format_are_refused_not_ignored(tmp_path):

@@ -7,7 +7,10 @@
   inside, and their public names are what the rest of the package uses.
 * No import cycle among the modules, lazy imports inside functions included; an import under
   ``if TYPE_CHECKING:`` is for annotations only and is left out.
-* No module longer than MAX_LINES lines.
+* No module longer than MAX_LINES lines, no function (or method) longer than MAX_FUNCTION_LINES lines
+  (MAX_KERNEL_FUNCTION_LINES in ``_kernels``, whose fused loops are long by design). The modules and functions
+  over the limits when they were lowered (issue #28) are listed in PENDING with the work that brings each under;
+  the check fails on any other, and on a listed one that is no longer over (so the list only shrinks).
 
 Each check first runs on a small package written by the test itself (so it is seen to fail on a violation), then
 on src/ranklens.
@@ -22,7 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ranklens"
-MAX_LINES = 600
+MAX_LINES = 500
+MAX_FUNCTION_LINES = 120
+MAX_KERNEL_FUNCTION_LINES = 150
+
+#: Over the limits when they were lowered (issue #28, "the house"): dotted module or function name -> the work that
+#: brings it under. Remove an entry with the change that does it.
+PENDING = {
+    "ranklens._kernels.fused": "the kernels by measure family (#28, house-e)",
+    "ranklens._kernels.measures": "the kernels by measure family (#28, house-e)",
+    "ranklens._kernels.api": "the kernels by measure family (#28, house-e)",
+    "ranklens._kernels.fused.evaluate_queries": "each family's arithmetic in its own inline function (#28, house-e)",
+    "ranklens.monitor.simulate.simulator.simulate": "monitor/simulate: its argument checks and steps (#28)",
+    "ranklens.monitor.config": "monitor/config: its checks of values grew it (trust-a, #28)",
+}
 
 
 @dataclass(frozen=True)
@@ -249,6 +265,32 @@ def long_modules(modules: dict[str, Module]) -> dict[str, int]:
     return {name: m.lines for name, m in modules.items() if m.lines > MAX_LINES}
 
 
+def long_functions(modules: dict[str, Module]) -> dict[str, int]:
+    """``{module.function: lines}`` (``module.Class.method``, ``module.outer.inner``) of the functions over their
+    limit: MAX_KERNEL_FUNCTION_LINES in a ``_kernels`` package, else MAX_FUNCTION_LINES."""
+    out = {}
+
+    def walk(node: ast.AST, prefix: str, limit: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                dotted = f"{prefix}.{child.name}"
+                length = (child.end_lineno or child.lineno) - child.lineno + 1
+                if not isinstance(child, ast.ClassDef) and length > limit:
+                    out[dotted] = length
+                walk(child, dotted, limit)
+            else:
+                walk(child, prefix, limit)
+
+    for name, module in modules.items():
+        walk(module.tree, name, MAX_KERNEL_FUNCTION_LINES if "._kernels" in name else MAX_FUNCTION_LINES)
+    return out
+
+
+def over_limits(found: dict[str, int], pending: dict[str, str]) -> tuple[dict[str, int], list[str]]:
+    """What is over a limit and not pending, and the pending entries that are no longer over it."""
+    return {k: v for k, v in found.items() if k not in pending}, sorted(k for k in pending if k not in found)
+
+
 # ---- the checks on a package made for the purpose: each violation kind is found, and nothing else ----
 
 def _write(root: Path, files: dict[str, str]) -> dict[str, Module]:
@@ -313,6 +355,30 @@ def test_the_checks_find_long_modules(tmp_path: Path) -> None:
     assert long_modules(modules) == {"pkg.long": MAX_LINES + 1}
 
 
+def _function(name: str, lines: int, indent: str = "") -> str:
+    """A function of exactly ``lines`` lines (its ``def`` line included)."""
+    return f"{indent}def {name}():\n" + f"{indent}    x = 1\n" * (lines - 1)
+
+
+def test_the_checks_find_long_functions(tmp_path: Path) -> None:
+    n, k = MAX_FUNCTION_LINES, MAX_KERNEL_FUNCTION_LINES
+    modules = _write(tmp_path, {
+        "__init__.py": "",
+        "a.py": _function("fits", n) + _function("long", n + 1)
+        + "class C:\n" + _function("method", n + 1, "    ")
+        + "def outer():\n" + _function("inner", n + 1, "    "),
+        "_kernels/__init__.py": "",
+        "_kernels/fused.py": _function("loop", k) + _function("longer", k + 1),
+    })
+    assert long_functions(modules) == {"pkg.a.long": n + 1, "pkg.a.C.method": n + 1, "pkg.a.outer": n + 2,
+                                       "pkg.a.outer.inner": n + 1, "pkg._kernels.fused.longer": k + 1}
+
+
+def test_a_pending_entry_must_still_be_over_the_limit() -> None:
+    found = {"pkg.a.long": 130, "pkg.b.new": 125}
+    assert over_limits(found, {"pkg.a.long": "work", "pkg.c.fixed": "work"}) == ({"pkg.b.new": 125}, ["pkg.c.fixed"])
+
+
 # ---- the rules on ranklens ----
 
 MODULES = read_modules(SRC)
@@ -333,5 +399,14 @@ def test_no_import_cycle() -> None:
 
 
 def test_no_module_is_too_long() -> None:
-    long = long_modules(MODULES)
+    long, stale = over_limits(long_modules(MODULES), PENDING)
     assert not long, f"modules over {MAX_LINES} lines (split by responsibility): {long}"
+    assert not [k for k in stale if k in MODULES], f"PENDING modules no longer over {MAX_LINES} lines: remove {stale}"
+
+
+def test_no_function_is_too_long() -> None:
+    long, stale = over_limits(long_functions(MODULES), PENDING)
+    assert not long, (f"functions over {MAX_FUNCTION_LINES} lines ({MAX_KERNEL_FUNCTION_LINES} in _kernels; split "
+                      f"into the steps they do): {long}")
+    stale = [k for k in stale if k not in MODULES]
+    assert not stale, f"PENDING functions no longer over the limit (or gone): remove {stale}"

@@ -187,7 +187,7 @@ def test_trec_reader_errors_name_the_line(tmp_path):
 
 def test_large_trec_files_are_mapped(tmp_path, monkeypatch):
     # files of at least MAP_MIN_BYTES are read through mmap: same values, same error lines
-    from ranklens._input import files as rio
+    from ranklens._input import opening as rio
 
     n_q, n_i = 3000, 40
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
@@ -228,7 +228,7 @@ def test_mapped_tables_read_as_before(tmp_path, monkeypatch):
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    from ranklens._input import files as rio
+    from ranklens._input import opening as rio
 
     monkeypatch.setattr(rio, "MAP_MIN_BYTES", 1)
     mapped = []

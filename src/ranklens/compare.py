@@ -6,10 +6,10 @@ the baseline is over the queries both count, and the queries left out of a pair 
 """
 
 from ._integrations.compare import (
-    Comparison,
     compare,
     run_names,
 )
+from ._integrations.comparison import Comparison
 
 __all__ = [
     "Comparison",

@@ -8,10 +8,12 @@ peer libraries; ``"ranklens"`` is the default. See ``docs/conventions.md``.
 
 from ._defs.conventions import (
     AGGREGATE_FIELDS,
-    CONVENTIONS,
     VALUE_FIELDS,
     Convention,
     GainSpec,
+)
+from ._defs.presets import (
+    CONVENTIONS,
     get_convention,
 )
 

@@ -33,14 +33,16 @@ refused at once. Every parse error names the file, the line number and the offen
 
 from ._input.files import (
     FORMATS,
-    INFLATE_FLOOR,
-    INFLATE_RATIO,
-    MAP_MIN_BYTES,
     detect_format,
     read_judgments,
     read_rankings,
     read_records,
     read_table,
+)
+from ._input.opening import (
+    INFLATE_FLOOR,
+    INFLATE_RATIO,
+    MAP_MIN_BYTES,
 )
 
 __all__ = [

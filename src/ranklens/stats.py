@@ -32,30 +32,32 @@ never 0. ranx's Fisher test reports ``count / n_resamples`` instead.
 0.0599
 """
 
+from ._core.intervals import (
+    Interval,
+    bootstrap_ci,
+    bootstrap_means,
+    interval_from_bootstrap,
+    t_interval,
+)
 from ._core.stats import (
     CORRECTIONS,
     MAX_RESAMPLES,
     TESTS,
     Correction,
     EffectSize,
-    Interval,
     PairedTest,
     WinTieLoss,
-    bootstrap_ci,
-    bootstrap_means,
     bootstrap_p,
     check_confidence,
     check_resamples,
     check_seed,
     correct,
     effect_size,
-    interval_from_bootstrap,
     paired_bootstrap,
     paired_t,
     randomization,
     scipy_special,
     sign_flip_p,
-    t_interval,
     wilcoxon,
     win_tie_loss,
 )

@@ -15,7 +15,7 @@ __all__ = ["conventions_cmd"]
 @format_option("document")
 def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
     """List the named conventions, or show the fields of some."""
-    from .._defs.conventions import CONVENTIONS, get_convention
+    from .._defs.presets import CONVENTIONS, get_convention
     from .._output.render import Document, render_document
 
     chosen = [get_convention(n) for n in names] if names else list(CONVENTIONS.values())
@@ -23,7 +23,7 @@ def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
 
 
 def _text(names: tuple[str, ...]) -> str:
-    from .._defs.conventions import CONVENTIONS, get_convention
+    from .._defs.presets import CONVENTIONS, get_convention
 
     if not names:
         w = max(len(n) for n in CONVENTIONS)

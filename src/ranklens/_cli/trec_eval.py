@@ -163,7 +163,7 @@ def _requested(args: _Args) -> list[tuple[str, list[Line], dict[float, float] | 
 
 
 def _convention(args: _Args, gains: dict[float, float] | None) -> Any:
-    from .._defs.conventions import get_convention
+    from .._defs.presets import get_convention
 
     fields: dict[str, Any] = {"relevance_level": float(args.level)}
     if args.complete:

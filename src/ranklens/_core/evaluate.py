@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from .._base.renamed import renamed_keywords
-from .._defs.conventions import Convention, get_convention
+from .._defs.conventions import Convention
 from .._defs.irmeasures import convention_groups
 from .._defs.measures import Measure, parse_measures
+from .._defs.presets import get_convention
 from .._input.ids import arrow_to_numpy
 from .._input.options import load_inputs, split_options
 from ..errors import InvalidParameterError

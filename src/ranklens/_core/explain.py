@@ -13,9 +13,10 @@ import numpy as np
 
 from .._base.display import text_table
 from .._base.renamed import renamed_keywords
-from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention, get_convention
+from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention
 from .._defs.irmeasures import measure_convention
 from .._defs.measures import Measure, parse_measure
+from .._defs.presets import get_convention
 from .._input.dispatch import Judgments, Rankings
 from .._input.ids import arrow_ids, arrow_to_numpy, as_ids, filter_ids, ids_to_numpy, is_str_ids, take_ids
 from .._input.options import load_inputs, split_options

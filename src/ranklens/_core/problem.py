@@ -1,7 +1,7 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
 No Python loop over queries or rows: query ids are dictionary-encoded once
-(:func:`ranklens._input.ids.factorize_parts`: only the first id of each run of equal
+(:func:`ranklens._input.factorize.factorize_parts`: only the first id of each run of equal
 ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
 at all when they already come grouped), and items are matched inside each
 query by hash in compiled code (:mod:`ranklens._kernels.group`).
@@ -17,11 +17,11 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.dispatch import Judgments, Rankings
+from .._input.factorize import factorize_parts
 from .._input.forms import array_like
 from .._input.ids import (
     IdArray,
     as_ids,
-    factorize_parts,
     hash_ids,
     id_length,
     ids_to_numpy,
@@ -48,6 +48,7 @@ from .._kernels.codes import (
     TIES_SHARED_RANK,
 )
 from ..errors import InputError
+from .rules import check_labels, check_order_key, check_sizes, label_rule
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
@@ -171,105 +172,8 @@ class Problem:
         return self.r_end - self.r_start
 
 
-def _bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
-    idx = np.flatnonzero(mask)[:3]
-    q = ids_to_numpy(take_ids(as_ids(qid), idx))
-    it = ids_to_numpy(take_ids(as_ids(item), idx)) if item is not None else None
-    parts = [f"query {q[t]!s}" + (f" item {it[t]!s}" if it is not None else "") for t in range(len(idx))]
-    return "; ".join(parts)
-
-
-#: Rows per block when a check or a rounding of a whole column runs block by block (no full-size temporaries).
-_BLOCK = 1 << 20
-
-
-def _fractional(label: np.ndarray) -> int:
-    """How many values are not whole numbers (block by block: no temporary as large as the column)."""
-    count = 0
-    for a in range(0, label.shape[0], _BLOCK):
-        part = label[a:a + _BLOCK]
-        count += int(np.count_nonzero(part != np.trunc(part)))
-    return count
-
-
-def _via_float32(x: np.ndarray) -> np.ndarray:
-    """``x`` rounded to float32 and back to float64, block by block."""
-    out = np.empty(x.shape[0], np.float64)
-    for a in range(0, x.shape[0], _BLOCK):
-        out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
-    return out
-
-
-def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
-    """Labels under the convention's precision (``fractional``: the count, when known already)."""
-    if conv.label_precision == "int":
-        return label if (fractional if fractional is not None else _fractional(label)) == 0 else np.trunc(label)
-    if conv.label_precision == "float32":
-        return _via_float32(label)
-    return label
-
-
-def _check_labels(j: Judgments, conv: Convention) -> np.ndarray:
-    return _labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
-
-
-def _labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
-    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
-    bad = ~np.isfinite(label)
-    if bad.any():
-        raise InputError(
-            f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({_bad_rows(bad, qid, item)})."
-        )
-    if conv.negative_labels == "error" and (label < 0).any():
-        neg = label < 0
-        raise InputError(
-            f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
-            f"({_bad_rows(neg, qid, item)})."
-        )
-    fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
-    if conv.fractional_labels == "error" and fractional:
-        frac = label != np.trunc(label)
-        raise InputError(
-            f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
-            f"({_bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
-        )
-    if conv.max_label is not None and (label > conv.max_label).any():
-        big = label > conv.max_label
-        raise InputError(
-            f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
-            f"({_bad_rows(big, qid, item)})."
-        )
-    return label_rule(label, conv, fractional)
-
-
-def _order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
-    """Scores (or ranks as an order key) checked and under the convention's precision."""
-    bad = ~np.isfinite(key)
-    if bad.any():
-        raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({_bad_rows(bad, qid, item)}).")
-    if conv.score_precision == "float32":
-        key = _via_float32(key)
-    return key
-
-
-def _check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:
-    """The convention's limits on list lengths (``ranked``: which queries have a ranked list; None: all)."""
-    if conv.max_items is not None and lengths.size and lengths.max() > conv.max_items:
-        big = np.flatnonzero(lengths > conv.max_items)
-        raise InputError(
-            f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
-            f"query {qids[big[0]]} has {lengths[big[0]]}."
-        )
-    if conv.min_items > 1:
-        small = lengths < conv.min_items
-        if ranked is not None:
-            small &= ranked
-        if small.any():
-            raise InputError(
-                f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
-                f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
-                f"query {qids[np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
-            )
+def _judgment_labels(j: Judgments, conv: Convention) -> np.ndarray:
+    return check_labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
 
 
 def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = False,
@@ -373,9 +277,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
             )
         r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
-    label_j = _check_labels(j, conv)
-    key = _order_key(np.asarray(r.order_key(), dtype=np.float64), conv, "scores" if r.score is not None else "ranks",
-                     r.source or "the rankings", r.qid, r.item)
+    label_j = _judgment_labels(j, conv)
+    key = check_order_key(np.asarray(r.order_key(), dtype=np.float64), conv,
+                          "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item)
 
     # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
     # and check once, and the ranked rows' labels are the judgments' own, row for row
@@ -402,10 +306,48 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
     if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
         ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
-    notes: list[Exclusion] = [
-        Exclusion(reason, x.count, x.examples, keys=x.examples)
-        for side, reason in ((j, ExclusionReason.MISSING_LABEL_LEFT_OUT), (r, ExclusionReason.MISSING_SCORE_LEFT_OUT))
-        for x in side.left_out]
+    left_out = [Exclusion(reason, x.count, x.examples, keys=x.examples)
+                for side, reason in ((j, ExclusionReason.MISSING_LABEL_LEFT_OUT),
+                                     (r, ExclusionReason.MISSING_SCORE_LEFT_OUT))
+                for x in side.left_out]
+    universe, notes = _query_universe(conv, judged, ranked, q_uniques, batch)
+    sel = order[universe]  # codes of the evaluated queries, in output order
+    r_start, r_end, r_idx = _group(rqc, n_all, sel)
+    if jqc is rqc:
+        j_start, j_end, j_idx = r_start, r_end, r_idx
+    else:
+        j_start, j_end, j_idx = _group(jqc, n_all, sel)
+
+    check_sizes(conv, r_end - r_start, q_uniques[universe], ranked[universe])
+
+    if same_rows:
+        r_label = label_j
+    elif r.label is not None and r.label.shape[0] == key.shape[0]:
+        r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
+    else:
+        r_label = None
+    r_label, duplicated = _ranked_labels(j, r, ji, ri, label_j, r_label, (r_start, r_end, r_idx),
+                                         (j_start, j_end, j_idx), duplicates)
+    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: without such
+    # ties, the ids (a copy of every item's bytes, from Arrow's chunks) are not needed
+    by_id = conv.ties in ("item_desc", "item_asc")
+    order_mode, kernel_ties, item_offs, item_data = _ordering(
+        conv, ri if not by_id or _score_tie(r_start, r_end, r_idx, key) else None, r.in_ranx_order, need_items=False)
+    return Problem(
+        qids=q_uniques[universe],
+        r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
+        j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
+        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
+        max_label=float(label_j.max()) if label_j.size else 0.0, notes=left_out + notes,
+        by_rank=r.score is None, duplicated=duplicated if duplicates == "mark" else None,
+    )
+
+
+def _query_universe(conv: Convention, judged: np.ndarray, ranked: np.ndarray, q_uniques: np.ndarray,
+                    batch: bool) -> tuple[np.ndarray, list[Exclusion]]:
+    """The queries evaluated under the convention's query rule (a mask over the sorted query ids ``q_uniques``)
+    and the exclusions that say which were left out or scored as an empty ranking."""
+    notes: list[Exclusion] = []
 
     def note(reason: ExclusionReason, mask: np.ndarray) -> Exclusion:
         keys = tuple(q_uniques[mask][:20])
@@ -447,53 +389,38 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         notes.append(note(ExclusionReason.RANKED_NOT_JUDGED_KEPT, only_r & universe))
     if not universe.any() and not batch:
         raise InputError("no query to evaluate: the judgments and the rankings have no query in common.")
+    return universe, notes
 
-    sel = order[universe]  # codes of the evaluated queries, in output order
-    r_start, r_end, r_idx = _group(rqc, n_all, sel)
-    if jqc is rqc:
-        j_start, j_end, j_idx = r_start, r_end, r_idx
-    else:
-        j_start, j_end, j_idx = _group(jqc, n_all, sel)
 
-    _check_sizes(conv, r_end - r_start, q_uniques[universe], ranked[universe])
-
-    # duplicates inside a query, and the label of every ranked row
+def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j: np.ndarray,
+                   r_label: np.ndarray | None, ranked_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   judged_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   duplicates: str) -> tuple[np.ndarray, np.ndarray]:
+    """The label of every ranked row, found in the judgments of its query by hash unless ``r_label`` holds them
+    already (one table holding both sides), and per query whether an item is there twice in its rows or
+    judgments: refused on either side with ``duplicates="error"``, marked with ``"mark"``."""
+    r_start, r_end, r_idx = ranked_groups
+    j_start, j_end, j_idx = judged_groups
     r_hash = hash_ids(ri)
     if narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
         dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
     else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
         dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
+    assert r.qid is not None
     if duplicates == "error":
         _dup_error(dup, r.qid, ri, r.source or "the rankings", "rows")
     duplicated = dup >= 0
-    if same_rows:
-        r_label = label_j
-    elif r.label is not None and r.label.shape[0] == key.shape[0]:
-        r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
-    else:
-        r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
-        j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
-        j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
-        j_dup = find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data)
-        if duplicates == "error":
-            _dup_error(j_dup, j.qid, ji, j.source or "the judgments", "judgments")
-        duplicated |= j_dup >= 0
-        r_label = lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
-                                j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str)
-
-    # the tie rule by item id reads item bytes only where two rows of a query have equal scores: without such
-    # ties, the ids (a copy of every item's bytes, from Arrow's chunks) are not needed
-    by_id = conv.ties in ("item_desc", "item_asc")
-    order_mode, kernel_ties, item_offs, item_data = _ordering(
-        conv, ri if not by_id or _score_tie(r_start, r_end, r_idx, key) else None, r.in_ranx_order, need_items=False)
-    return Problem(
-        qids=q_uniques[universe],
-        r_start=r_start, r_end=r_end, r_idx=r_idx, score=key, label=r_label, r_item=ri,
-        j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
-        order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
-        max_label=float(label_j.max()) if label_j.size else 0.0, notes=notes, by_rank=r.score is None,
-        duplicated=duplicated if duplicates == "mark" else None,
-    )
+    if r_label is not None:
+        return r_label, duplicated
+    r_is_str, r_int, r_offs, r_data = kernel_ids(ri)
+    j_is_str, j_int, j_offs, j_data = kernel_ids(ji)
+    j_hash = hash_items(j_is_str, j_int, j_offs, j_data)
+    j_dup = find_duplicates(j_start, j_end, j_idx, j_hash, j_is_str, j_int, j_offs, j_data)
+    if duplicates == "error":
+        _dup_error(j_dup, j.qid, ji, j.source or "the judgments", "judgments")
+    duplicated |= j_dup >= 0
+    return lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
+                         j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str), duplicated
 
 
 def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item: Any = None,
@@ -522,12 +449,12 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
         it = np.asarray(item) if not hasattr(item, "__arrow_c_array__") else item
         if len(it) != q.shape[0]:
             raise InputError(f"`item` must have one id per row ({q.shape[0]}); got {len(it)}.")
-    lab = _labels(lab, conv, where, q, it)
-    key = _order_key(s, conv, "scores", where, q, it)
+    lab = check_labels(lab, conv, where, q, it)
+    key = check_order_key(s, conv, "scores", where, q, it)
     (codes,), q_all, order = factorize_parts([q], "query ids")
     start, end, idx = _group(codes, q_all.shape[0], order)
     qids = q_all[order]
-    _check_sizes(conv, end - start, qids, None)
+    check_sizes(conv, end - start, qids, None)
     ri = as_ids(it, "item ids") if it is not None else np.zeros(0, np.int64)
     if it is not None:
         dup = find_duplicates(start, end, idx, hash_ids(ri), *kernel_ids(ri))
@@ -545,7 +472,7 @@ def with_scores(problem: Problem, score: Any, conv: Convention, where: str, quer
     """``problem`` with other scores for its rows (a training loop's new predictions, row for row as the problem
     was built): checked and at the convention's precision as :func:`array_problem` checks them (``query``: the
     rows' query codes, for messages). The kernel orders each query's rows by them."""
-    key = _order_key(np.asarray(score, dtype=np.float64), conv, "scores", where, query, None)
+    key = check_order_key(np.asarray(score, dtype=np.float64), conv, "scores", where, query, None)
     if key.shape[0] != problem.score.shape[0]:
         raise InputError(f"{where}: {key.shape[0]} scores for {problem.score.shape[0]} rows.")
     return replace(problem, score=key)

@@ -14,26 +14,27 @@ import numpy as np
 from ..errors import InvalidParameterError, MissingDependencyError
 
 __all__ = [
+    "CORRECTIONS",
     "Correction",
     "EffectSize",
-    "Interval",
+    "MAX_RESAMPLES",
     "PairedTest",
+    "STREAM_BOOT",
+    "TESTS",
     "WinTieLoss",
-    "bootstrap_ci",
-    "bootstrap_means",
+    "as_vector",
     "bootstrap_p",
     "check_confidence",
     "check_resamples",
     "check_seed",
     "correct",
     "effect_size",
-    "interval_from_bootstrap",
     "paired_bootstrap",
     "paired_t",
     "randomization",
+    "resample_means",
     "scipy_special",
     "sign_flip_p",
-    "t_interval",
     "wilcoxon",
     "win_tie_loss",
 ]
@@ -43,7 +44,7 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 # stream ids: one random stream per purpose, so a seed drives independent sequences
 _STREAM_SIGNS = 1
-_STREAM_BOOT = 2
+STREAM_BOOT = 2
 _STREAM_PAIRED_BOOT = 3
 
 
@@ -85,20 +86,6 @@ class PairedTest:
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A confidence interval ``[low, high]`` around ``estimate`` (a mean, or a mean difference)."""
-
-    estimate: float
-    low: float
-    high: float
-    confidence: float
-    method: str
-    n: int
-    n_resamples: int | None = None
-    seed: int | None = None
-
-
-@dataclass(frozen=True)
 class EffectSize:
     """Cohen's d for paired data (``d_z``): ``mean(a - b) / sd(a - b)`` with ``ddof=1``."""
 
@@ -133,7 +120,8 @@ class Correction:
 
 
 # -- validation ---------------------------------------------------------------------------------------
-def _vector(x: Any, name: str, min_n: int = 1) -> np.ndarray:
+def as_vector(x: Any, name: str, min_n: int = 1) -> np.ndarray:
+    """``x`` as a contiguous 1-D float64 array of at least ``min_n`` finite values, or an error naming it."""
     try:
         v = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -152,8 +140,8 @@ def _vector(x: Any, name: str, min_n: int = 1) -> np.ndarray:
 
 
 def _pair(a: Any, b: Any, min_n: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    x = _vector(a, "a", min_n)
-    y = _vector(b, "b", min_n)
+    x = as_vector(a, "a", min_n)
+    y = as_vector(b, "b", min_n)
     if x.shape[0] != y.shape[0]:
         raise InvalidParameterError(
             f"`a` and `b` must be aligned per query; got lengths {x.shape[0]} and {y.shape[0]}."
@@ -350,22 +338,8 @@ def randomization(a: Any, b: Any, n_resamples: int = 10000, seed: int = 0) -> Pa
     return PairedTest("randomization", mean, p, d.shape[0], mean, f"{n_resamples} sign flips", n_resamples, seed)
 
 
-def bootstrap_means(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """Bootstrap means of each column of ``x`` (``(n_resamples, n_columns)``), on the intervals' random stream.
-
-    The stream :func:`bootstrap_ci` and :func:`ranklens.compare` draw from: the same ``seed`` resamples the
-    same queries, so intervals computed column by column or all at once agree.
-
-    Examples
-    --------
-    >>> from ranklens.stats import bootstrap_means
-    >>> bootstrap_means(np.array([1.0, 1.0, 1.0]), 4, 0)[:, 0].tolist()
-    [1.0, 1.0, 1.0, 1.0]
-    """
-    return _boot(x, n_resamples, seed, _STREAM_BOOT)
-
-
-def _boot(x: np.ndarray, n_resamples: int, seed: int, stream: int) -> np.ndarray:
+def resample_means(x: np.ndarray, n_resamples: int, seed: int, stream: int) -> np.ndarray:
+    """Bootstrap means of each column of ``x`` on the random ``stream`` of ``seed`` (the kernel's)."""
     from .._kernels.api import bootstrap_means
 
     x2 = np.ascontiguousarray(x.reshape(x.shape[0], -1), dtype=np.float64)
@@ -396,83 +370,10 @@ def paired_bootstrap(a: Any, b: Any, n_resamples: int = 10000, seed: int = 0) ->
 def bootstrap_p(d: np.ndarray, n_resamples: int, seed: int) -> float:
     """Two-sided paired bootstrap p-value of the mean of the differences ``d`` (the resampled mean, centred)."""
     mean = float(d.mean())
-    boot = _boot(d - mean, n_resamples, seed, _STREAM_PAIRED_BOOT)[:, 0]
+    boot = resample_means(d - mean, n_resamples, seed, _STREAM_PAIRED_BOOT)[:, 0]
     tol = 1e-9 * max(abs(mean), float(np.abs(d).max()) if d.size else 0.0, 1e-300)
     count = int((np.abs(boot) >= abs(mean) - tol).sum())
     return (count + 1.0) / (n_resamples + 1.0)
-
-
-# -- intervals ----------------------------------------------------------------------------------------
-def t_interval(x: Any, confidence: float = 0.95) -> Interval:
-    """Student's t interval of the mean of ``x``: ``mean ± t_{(1+c)/2, n-1} · sd / sqrt(n)``.
-
-    Examples
-    --------
-    >>> from ranklens.stats import t_interval
-    >>> iv = t_interval([0.1, 0.2, 0.3, 0.4])
-    >>> round(iv.low, 4), round(iv.high, 4)
-    (0.0446, 0.4554)
-    """
-    v = _vector(x, "x", 2)
-    c = check_confidence(confidence)
-    n = v.shape[0]
-    mean = float(v.mean())
-    sem = float(v.std(ddof=1)) / math.sqrt(n)
-    q = float(scipy_special().stdtrit(n - 1, 0.5 + c / 2.0))
-    return Interval(mean, mean - q * sem, mean + q * sem, c, "t", n)
-
-
-def interval_from_bootstrap(x: np.ndarray, boot: np.ndarray, method: str, confidence: float) -> tuple[float, float]:
-    """scipy.stats.bootstrap's percentile / BCa interval of the mean from the bootstrap means ``boot``."""
-    if x.shape[0] and bool((x == x[0]).all()):  # every resample is the sample itself
-        return float(x[0]), float(x[0])
-    alpha = (1.0 - confidence) / 2.0
-    if method == "percentile":
-        lo_q, hi_q = alpha, 1.0 - alpha
-    else:
-        sp = scipy_special()
-        theta = float(x.mean())
-        frac = (np.count_nonzero(boot < theta) + np.count_nonzero(boot <= theta)) / (2.0 * boot.shape[0])
-        z0 = float(sp.ndtri(frac))
-        n = x.shape[0]
-        jack = (x.sum() - x) / (n - 1)  # leave-one-out means
-        u = (n - 1) * (jack.mean() - jack)
-        num = float((u**3).sum()) / n**3
-        den = float((u**2).sum()) / n**2
-        a_hat = num / 6.0 / den**1.5 if den > 0 else math.nan
-        za = float(sp.ndtri(alpha))
-        n1, n2 = z0 + za, z0 - za
-        lo_q = float(sp.ndtr(z0 + n1 / (1 - a_hat * n1)))
-        hi_q = float(sp.ndtr(z0 + n2 / (1 - a_hat * n2)))
-        if math.isnan(lo_q) or math.isnan(hi_q):
-            return math.nan, math.nan
-    lo, hi = np.quantile(boot, [lo_q, hi_q])
-    return float(lo), float(hi)
-
-
-def bootstrap_ci(
-    x: Any, method: str = "bca", confidence: float = 0.95, n_resamples: int = 10000, seed: int = 0
-) -> Interval:
-    """Bootstrap confidence interval of the mean of ``x`` (resampling queries with replacement).
-
-    ``method`` is ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated, scipy's default);
-    the formulas are those of ``scipy.stats.bootstrap``. When all values are equal the interval is that
-    value (scipy's BCa gives NaN there).
-
-    Examples
-    --------
-    >>> from ranklens.stats import bootstrap_ci
-    >>> iv = bootstrap_ci([0.1, 0.2, 0.3, 0.4, 0.5, 0.9], method="percentile", seed=3)
-    >>> iv.low < 0.4 < iv.high
-    True
-    """
-    if method not in ("percentile", "bca"):
-        raise InvalidParameterError(f"`method` must be 'percentile' or 'bca'; got {method!r}.")
-    v = _vector(x, "x", 2)
-    c, n_resamples, seed = check_confidence(confidence), check_resamples(n_resamples), check_seed(seed)
-    boot = bootstrap_means(v, n_resamples, seed)[:, 0]
-    lo, hi = interval_from_bootstrap(v, boot, method, c)
-    return Interval(float(v.mean()), lo, hi, c, method, v.shape[0], n_resamples, seed)
 
 
 # -- effect size, wins --------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..errors import InvalidParameterError
-from .conventions import CONVENTIONS, Convention
+from .conventions import Convention
+from .presets import CONVENTIONS
 from .registry import MAX_CUTOFF, param_refusal
 
 __all__ = [

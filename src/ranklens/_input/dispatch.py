@@ -7,9 +7,10 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from .buffers import StrIds
-from .coerce import COLUMN_NAMES, judgment_records, ranking_records, table_records
+from .coerce import judgment_records, ranking_records
 from .files import read_judgments, read_rankings
 from .records import Judgments, Rankings
+from .tables import COLUMN_NAMES, table_records
 
 __all__ = [
     "COLUMN_NAMES", "Judgments", "Rankings", "StrIds", "as_judgments", "as_rankings", "is_pathlike", "split_table",

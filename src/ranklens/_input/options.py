@@ -14,11 +14,12 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from ..errors import InputError, InvalidParameterError
-from .coerce import MATRIX_SOURCES, table_kind
+from .coerce import MATRIX_SOURCES
 from .dispatch import as_judgments, as_rankings, is_pathlike, split_table
 from .files import detect_format, read_table
 from .forms import unwrap
 from .records import Judgments, Rankings
+from .tables import table_kind
 from .validate import check_missing
 
 __all__ = ["COLUMN_KEYS", "FORMAT_KEYS", "Columns", "Formats", "load_inputs", "parse_sets", "split_options"]

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from .._base.renamed import renamed_keywords
-from .._defs.conventions import Convention, get_convention
+from .._defs.conventions import Convention
 from .._defs.measures import Measure
+from .._defs.presets import get_convention
 from ..errors import InvalidParameterError
 from .grouped import DataSets, measure_list, metric_name
 

@@ -8,19 +8,19 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .._base.renamed import RenamedKeys, deprecated_alias, renamed_keywords
+from .._base.renamed import RenamedKeys, renamed_keywords
 from .._core import stats as S
+from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._defs.irmeasures import is_ir_measures_object
 from .._input.forms import is_record, unwrap
-from .._output import render
 from ..errors import InvalidParameterError
+from .comparison import Comparison
 
-__all__ = ["Comparison", "compare", "run_names"]
+__all__ = ["compare", "run_names"]
 
 _TEST_NAMES = {
     "randomization": "paired randomization (sign-flip, Fisher) test, two-sided",
@@ -28,132 +28,6 @@ _TEST_NAMES = {
     "wilcoxon": "Wilcoxon signed-rank test, two-sided (scipy's defaults)",
     "bootstrap": "paired bootstrap test (centred differences), two-sided",
 }
-
-
-@dataclass
-class Comparison:
-    """Runs compared on the same judgments.
-
-    Attributes
-    ----------
-    runs : list of str
-        Run names, in the order given; ``baseline`` is one of them.
-    measures : list of str
-        Measure keys (``metrics`` is its deprecated name).
-    rows : list of dict
-        One per run and measure: ``run``, ``measure`` (``metric`` is its deprecated name), ``mean``, ``n``,
-        ``ci_low``, ``ci_high``, ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
-        ``diff_low``, ``diff_high``, ``wins``, ``ties``, ``losses``, ``effect_size``, ``statistic``,
-        ``p_value``, ``p_adjusted``, ``significant``, ``only_baseline``, ``only_run``.
-    settings : dict
-        Test, correction, alpha, confidence, interval method, resamples, seed, convention.
-    notes : list of str
-        Queries left out, and why.
-    """
-
-    runs: list[str]
-    baseline: str
-    measures: list[str]
-    rows: list[dict[str, Any]]
-    settings: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    per_query: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    metrics = deprecated_alias("measures", "metrics")
-
-    @renamed_keywords(metric="measure")
-    def row(self, run: str, measure: str) -> dict[str, Any]:
-        """The row of one run and measure."""
-        for r in self.rows:
-            if r["run"] == run and r["measure"] == measure:
-                return r
-        raise KeyError(f"no row for run {run!r} and measure {measure!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data (NaN as None), for JSON: the comparison schema of :mod:`ranklens.render`."""
-        return render.comparison_dict(self)
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as strict JSON."""
-        return render.to_json(self)
-
-    def to_csv(self) -> str:
-        """One line per run and metric, every field, full precision."""
-        return render.render(self, "csv")
-
-    # -- display --------------------------------------------------------------------------------------
-    def table(self, digits: int = 4) -> str:
-        """A plain-text table per metric; significant differences are marked with ``*``."""
-        return render.render(self, "table", digits=digits)
-
-    def to_markdown(self, digits: int = 4) -> str:
-        """A GitHub-flavoured Markdown table (one row per run and metric)."""
-        return render.render(self, "markdown", digits=digits)
-
-    def to_latex(self, digits: int = 4) -> str:
-        """A LaTeX ``tabular`` (booktabs); significant differences in bold with a dagger."""
-        return render.render(self, "latex", digits=digits)
-
-    def __repr__(self) -> str:
-        return (f"<Comparison of {len(self.runs)} runs ({', '.join(self.runs)}; baseline {self.baseline!r}) on "
-                f"{', '.join(self.measures)}, convention={self.settings['convention']!r}>")
-
-    def _repr_html_(self) -> str:
-        return render.render(self, "html")
-
-    # -- frames -------------------------------------------------------------------------------------------
-    def _frame_columns(self, kind: str) -> dict[str, list[Any]]:
-        if kind == "summary":
-            return {k: [render.plain(r.get(k)) for r in self.rows] for k in render.COMPARISON_FIELDS}
-        if kind != "per_query":
-            raise InvalidParameterError(f"`kind` must be 'summary' or 'per_query'; got {kind!r}.")
-        V = self.per_query["values"]  # (measures, queries, runs)
-        n_m, n_q, n_r = V.shape
-        return {
-            "query": list(np.tile(np.asarray(self.per_query["queries"], dtype=object), n_m * n_r)),
-            "measure": list(np.repeat(np.asarray(self.measures, dtype=object), n_q * n_r)),
-            "run": list(np.tile(np.repeat(np.asarray(self.runs, dtype=object), n_q), n_m)),
-            "value": list(V.transpose(0, 2, 1).reshape(-1)),
-        }
-
-    def to_pandas(self, kind: str = "summary") -> Any:
-        """A pandas DataFrame: one row per run and metric with every field (``kind="summary"``: means,
-        intervals, differences, p-values), or the per-query values in long form (``kind="per_query"``:
-        ``query``, ``measure``, ``run``, ``value``; NaN where a run does not count a query)."""
-        from .._base.deps import require
-
-        pd = require("pandas")
-        return pd.DataFrame(self._frame_columns(kind))
-
-    def to_polars(self, kind: str = "summary") -> Any:
-        """As :meth:`to_pandas`, a polars DataFrame (null where a value is missing)."""
-        from .._base.deps import require
-
-        pl = require("polars")
-        data = self._frame_columns(kind)
-        if kind == "per_query":
-            return pl.DataFrame(data).fill_nan(None)
-        return pl.DataFrame(data, strict=False)
-
-    # -- CI gate ------------------------------------------------------------------------------------------
-    def regressions(self) -> list[dict[str, Any]]:
-        """The rows of runs significantly worse than the baseline (after the correction), worst first.
-
-        Examples
-        --------
-        >>> import ranklens
-        >>> qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(8)}
-        >>> good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
-        >>> bad = {f"q{i}": {"a": 1.0, "b": 2.0} for i in range(8)}
-        >>> c = ranklens.compare(qrels, {"good": good, "bad": bad}, ["mrr"], n_resamples=999)
-        >>> [(r["run"], r["measure"], r["diff"]) for r in c.regressions()]
-        [('bad', 'mrr', -0.5)]
-        """
-        worse = [r for r in self.rows if r["run"] != self.baseline and r.get("significant") and r["diff"] < 0]
-        return sorted(worse, key=lambda r: r["diff"])
-
-    def __str__(self) -> str:
-        return self.table()
 
 
 def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]:
@@ -299,8 +173,50 @@ def compare(
     >>> round(row["diff"], 4), (row["wins"], row["ties"], row["losses"])
     (0.3333, (2, 1, 0))
     """
-    from .._core.evaluate import evaluate
+    confidence, n_resamples, seed = _check_settings(test, correction, alpha, confidence, ci, n_resamples, seed,
+                                                    options)
+    names, items = run_names(runs)
+    if len(items) < 2:
+        raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
+    bi = _baseline_index(baseline, names, items)
+    metric_list = [measures] if isinstance(measures, str) or is_ir_measures_object(measures) else list(measures)
+    results = _evaluate_runs(judgments, items, metric_list, convention, options)
+    keys = results[0].keys
+    universe, V = _values_table(results)
+    notes = _exclusion_notes(names, results)
 
+    from .._base.progress import Progress
+
+    out_rows: list[dict[str, Any]] = []
+    with Progress(len(keys), "compare: intervals and tests") as progress:
+        for mi, key in enumerate(keys):
+            progress.advance(0, f"compare: intervals and tests of {key}")
+            vals = V[mi]
+            valid = ~np.isnan(vals)
+            intervals = _intervals(vals, valid, bi, ci, confidence, n_resamples, seed)
+            rand_p = _randomization_p(vals, valid, bi, n_resamples, seed) if test == "randomization" else {}
+            for ri, name in enumerate(names):
+                row = _run_row(key, name, names[bi], vals[valid[:, ri], ri], intervals[("run", ri)], confidence)
+                if ri != bi:
+                    row.update(_paired_row(key, name, names[bi], vals[:, ri], vals[:, bi], intervals[("diff", ri)],
+                                           test, rand_p.get(ri, math.nan), confidence, n_resamples, seed, notes))
+                out_rows.append(row)
+            progress.advance()
+
+    n_tests = _correct(out_rows, correction, alpha)
+    settings = {
+        "test": test, "test_description": _TEST_NAMES[test], "correction": correction, "alpha": float(alpha),
+        "confidence": confidence, "ci_method": ci, "n_resamples": n_resamples, "seed": seed,
+        "convention": results[0].convention.name, "n_tests": n_tests,
+        "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
+    }
+    per_query = {"queries": universe, "values": V, "runs": names, "measures": keys}
+    return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)
+
+
+def _check_settings(test: str, correction: str, alpha: Any, confidence: Any, ci: str, n_resamples: Any, seed: Any,
+                    options: dict[str, Any]) -> tuple[float, int, int]:
+    """The test, correction, interval and resampling settings checked; ``confidence``, ``n_resamples``, ``seed``."""
     if test not in S.TESTS:
         raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}.")
     if correction not in S.CORRECTIONS:
@@ -313,161 +229,161 @@ def compare(
     n_resamples, seed = S.check_resamples(n_resamples), S.check_seed(seed)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"`alpha` must be a number in (0, 1); got {alpha!r}.")
-    names, items = run_names(runs)
-    if len(items) < 2:
-        raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
-    bi = _baseline_index(baseline, names, items)
-    metric_list = [measures] if isinstance(measures, str) or is_ir_measures_object(measures) else list(measures)
+    return confidence, n_resamples, seed
 
+
+def _evaluate_runs(judgments: Any, items: list[Any], metric_list: list[Any], convention: Any,
+                   options: dict[str, Any]) -> list[Any]:
+    """Each run's result under one convention; the judgments read once (an iterator of records is consumed once)."""
     from .._base.progress import Progress
+    from .._core.evaluate import evaluate
 
-    judgments = unwrap(judgments, "judgments")  # read once for every run: an iterator of records is consumed once
+    judgments = unwrap(judgments, "judgments")
     results = []
     with Progress(len(items), "compare: evaluating runs") as progress:
         for run in items:
             results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
             progress.advance()
-    first = results[0]
-    keys = first.keys
-    for m in first.measures:
+    for m in results[0].measures:
         if m.summed:
             raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged "
                                         "over queries.")
-    conv_name = first.convention.name
+    return results
 
-    # one table of values: the union of the queries of every run (string ids), NaN where not counted
+
+def _values_table(results: list[Any]) -> tuple[list[str], np.ndarray]:
+    """One table of values (measures x queries x runs) over the union of the runs' queries (string ids), NaN
+    where a run does not count a query; and that union, sorted."""
     qkeys = [np.asarray([str(q) for q in r.queries], dtype=object) for r in results]
     universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
     pos = {q: i for i, q in enumerate(universe)}
-    n_u = len(universe)
-    V = np.full((len(keys), n_u, len(items)), np.nan)  # a string may name several measures ("P.5,10")
+    V = np.full((len(results[0].keys), len(universe), len(results)), np.nan)  # a string may name several measures
     for ri, (res, ks) in enumerate(zip(results, qkeys)):
         rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
         V[:, rows, ri] = res.values.T
+    return universe, V
 
-    out_rows: list[dict[str, Any]] = []
+
+def _exclusion_notes(names: list[str], results: list[Any]) -> list[str]:
+    """What each run's evaluation left out, once per text."""
     notes: list[str] = []
-    seen_notes: set[str] = set()
     for name, res in zip(names, results):
         for e in res.excluded:
             text = f"{name}: {e}"
-            if text not in seen_notes:
-                seen_notes.add(text)
+            if text not in notes:
                 notes.append(text)
+    return notes
 
-    with Progress(len(keys), "compare: intervals and tests") as progress:
-        for mi, key in enumerate(keys):
-            progress.advance(0, f"compare: intervals and tests of {key}")
-            vals = V[mi]
-            valid = ~np.isnan(vals)
-            base = vals[:, bi]
-            # bootstrap means of each run's values and of each difference, grouped by query set so that
-            # columns over the same queries share one kernel call (and equal stats.bootstrap_ci's numbers)
-            columns: list[tuple[str, int, np.ndarray]] = []
-            for ri in range(len(items)):
-                columns.append(("run", ri, valid[:, ri]))
-            for ri in range(len(items)):
-                if ri != bi:
-                    columns.append(("diff", ri, valid[:, ri] & valid[:, bi]))
-            intervals: dict[tuple[str, int], tuple[float, float]] = {}
-            groups: dict[bytes, list[int]] = {}
-            for ci_idx, (_, _, mask) in enumerate(columns):
-                groups.setdefault(np.packbits(mask).tobytes(), []).append(ci_idx)
-            for idxs in groups.values():
-                mask = columns[idxs[0]][2]
-                if mask.sum() < 2:
-                    for c in idxs:
-                        intervals[columns[c][:2]] = (math.nan, math.nan)
-                    continue
-                X = np.empty((int(mask.sum()), len(idxs)))
-                for j, c in enumerate(idxs):
-                    kind, ri, _ = columns[c]
-                    X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
-                if ci == "t":
-                    for j, c in enumerate(idxs):
-                        iv = S.t_interval(X[:, j], confidence)
-                        intervals[columns[c][:2]] = (iv.low, iv.high)
-                    continue
-                boot = S.bootstrap_means(X, n_resamples, seed)
-                for j, c in enumerate(idxs):
-                    intervals[columns[c][:2]] = S.interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
 
-            # the sign-flip test of every pair in one kernel call: differences over the baseline's queries,
-            # zero where the other run does not count the query (a zero adds nothing to any sign flip)
-            rand_p: dict[int, float] = {}
-            if test == "randomization":
-                others = [ri for ri in range(len(items)) if ri != bi]
-                bmask = valid[:, bi]
-                D = np.zeros((int(bmask.sum()), len(others)))
-                for j, ri in enumerate(others):
-                    dcol = vals[bmask, ri] - base[bmask]
-                    D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
-                if D.shape[0]:
-                    ps = S.sign_flip_p(D, n_resamples, seed)
-                    rand_p = {ri: float(ps[j]) for j, ri in enumerate(others)}
+def _intervals(vals: np.ndarray, valid: np.ndarray, bi: int, ci: str, confidence: float, n_resamples: int,
+               seed: int) -> dict[tuple[str, int], tuple[float, float]]:
+    """The interval of each run's mean (``("run", ri)``) and of each difference with the baseline
+    (``("diff", ri)``) of one measure's values (queries x runs).
 
-            for ri, name in enumerate(names):
-                x = vals[valid[:, ri], ri]
-                n = int(x.shape[0])
-                mean = float(x.mean()) if n else math.nan
-                t_iv = S.t_interval(x, confidence) if n >= 2 else None
-                lo, hi = intervals[("run", ri)]
-                row: dict[str, Any] = RenamedKeys(renamed={"metric": "measure"})
-                row.update({
-                    "measure": key, "run": name, "baseline": names[bi], "mean": mean, "n": n, "ci_low": lo,
-                    "ci_high": hi,
-                    "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
-                })
-                if ri != bi:
-                    both = valid[:, ri] & valid[:, bi]
-                    a, b = vals[both, ri], base[both]
-                    n_pairs = int(both.sum())
-                    only_b = int((valid[:, bi] & ~valid[:, ri]).sum())
-                    only_r = int((valid[:, ri] & ~valid[:, bi]).sum())
-                    if only_b or only_r:
-                        notes.append(
-                            f"{key}: {name} vs {names[bi]} over the {n_pairs} queries both count; left out: {only_b} "
-                            f"counted only for {names[bi]}, {only_r} only for {name}"
-                        )
-                    dlo, dhi = intervals[("diff", ri)]
-                    row.update({"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
-                                "diff_low": dlo, "diff_high": dhi})
-                    if n_pairs >= 2:
-                        dt = S.t_interval(a - b, confidence)
-                        wtl = S.win_tie_loss(a, b)
-                        es = S.effect_size(a, b).value
-                        if test == "randomization":
-                            stat, p = float((a - b).mean()), rand_p[ri]
-                        elif test == "t":
-                            r = S.paired_t(a, b)
-                            stat, p = r.statistic, r.p_value
-                        elif test == "wilcoxon":
-                            r = S.wilcoxon(a, b)
-                            stat, p = r.statistic, r.p_value
-                        else:
-                            stat, p = float((a - b).mean()), S.bootstrap_p(a - b, n_resamples, seed)
-                        row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
-                                    "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat,
-                                    "p_value": p})
-                    else:
-                        row.update({"diff_t_low": math.nan, "diff_t_high": math.nan, "wins": 0, "ties": 0,
-                                    "losses": 0, "effect_size": math.nan, "test": test, "statistic": math.nan,
-                                    "p_value": math.nan})
-                    row.update({"only_baseline": only_b, "only_run": only_r})
-                out_rows.append(row)
-            progress.advance()
+    Bootstrap means are grouped by query set, so that columns over the same queries share one kernel call (and
+    equal :func:`ranklens.stats.bootstrap_ci`'s numbers).
+    """
+    base = vals[:, bi]
+    n_runs = vals.shape[1]
+    columns: list[tuple[str, int, np.ndarray]] = [("run", ri, valid[:, ri]) for ri in range(n_runs)]
+    columns += [("diff", ri, valid[:, ri] & valid[:, bi]) for ri in range(n_runs) if ri != bi]
+    intervals: dict[tuple[str, int], tuple[float, float]] = {}
+    groups: dict[bytes, list[int]] = {}
+    for ci_idx, (_, _, mask) in enumerate(columns):
+        groups.setdefault(np.packbits(mask).tobytes(), []).append(ci_idx)
+    for idxs in groups.values():
+        mask = columns[idxs[0]][2]
+        if mask.sum() < 2:
+            for c in idxs:
+                intervals[columns[c][:2]] = (math.nan, math.nan)
+            continue
+        X = np.empty((int(mask.sum()), len(idxs)))
+        for j, c in enumerate(idxs):
+            kind, ri, _ = columns[c]
+            X[:, j] = vals[mask, ri] if kind == "run" else vals[mask, ri] - base[mask]
+        if ci == "t":
+            for j, c in enumerate(idxs):
+                iv = t_interval(X[:, j], confidence)
+                intervals[columns[c][:2]] = (iv.low, iv.high)
+            continue
+        boot = bootstrap_means(X, n_resamples, seed)
+        for j, c in enumerate(idxs):
+            intervals[columns[c][:2]] = interval_from_bootstrap(X[:, j], boot[:, j], ci, confidence)
+    return intervals
 
-    tested = [row for row in out_rows if "p_value" in row]
+
+def _randomization_p(vals: np.ndarray, valid: np.ndarray, bi: int, n_resamples: int, seed: int) -> dict[int, float]:
+    """The sign-flip test of every run against the baseline in one kernel call: differences over the baseline's
+    queries, zero where the other run does not count the query (a zero adds nothing to any sign flip)."""
+    base = vals[:, bi]
+    others = [ri for ri in range(vals.shape[1]) if ri != bi]
+    bmask = valid[:, bi]
+    D = np.zeros((int(bmask.sum()), len(others)))
+    for j, ri in enumerate(others):
+        dcol = vals[bmask, ri] - base[bmask]
+        D[:, j] = np.where(np.isnan(dcol), 0.0, dcol)
+    if not D.shape[0]:
+        return {}
+    ps = S.sign_flip_p(D, n_resamples, seed)
+    return {ri: float(ps[j]) for j, ri in enumerate(others)}
+
+
+def _run_row(key: str, name: str, baseline: str, x: np.ndarray, interval: tuple[float, float],
+             confidence: float) -> dict[str, Any]:
+    """A run's mean of one measure over the queries it counts (``x``), with its intervals."""
+    n = int(x.shape[0])
+    t_iv = t_interval(x, confidence) if n >= 2 else None
+    return RenamedKeys({
+        "measure": key, "run": name, "baseline": baseline, "mean": float(x.mean()) if n else math.nan, "n": n,
+        "ci_low": interval[0], "ci_high": interval[1],
+        "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
+    }, renamed={"metric": "measure"})
+
+
+def _paired_row(key: str, name: str, baseline: str, run_vals: np.ndarray, base_vals: np.ndarray,
+                interval: tuple[float, float], test: str, rand_p: float, confidence: float, n_resamples: int,
+                seed: int, notes: list[str]) -> dict[str, Any]:
+    """The fields of a run's row that compare it with the baseline over the queries both count (a note says
+    which queries only one of them counts)."""
+    run_ok, base_ok = ~np.isnan(run_vals), ~np.isnan(base_vals)
+    both = run_ok & base_ok
+    a, b = run_vals[both], base_vals[both]
+    n_pairs = int(both.sum())
+    only_b = int((base_ok & ~run_ok).sum())
+    only_r = int((run_ok & ~base_ok).sum())
+    if only_b or only_r:
+        notes.append(f"{key}: {name} vs {baseline} over the {n_pairs} queries both count; left out: {only_b} "
+                     f"counted only for {baseline}, {only_r} only for {name}")
+    row: dict[str, Any] = {"n_pairs": n_pairs, "diff": float((a - b).mean()) if n_pairs else math.nan,
+                           "diff_low": interval[0], "diff_high": interval[1]}
+    if n_pairs >= 2:
+        dt = t_interval(a - b, confidence)
+        wtl = S.win_tie_loss(a, b)
+        es = S.effect_size(a, b).value
+        if test == "randomization":
+            stat, p = float((a - b).mean()), rand_p
+        elif test == "t":
+            r = S.paired_t(a, b)
+            stat, p = r.statistic, r.p_value
+        elif test == "wilcoxon":
+            r = S.wilcoxon(a, b)
+            stat, p = r.statistic, r.p_value
+        else:
+            stat, p = float((a - b).mean()), S.bootstrap_p(a - b, n_resamples, seed)
+        row.update({"diff_t_low": dt.low, "diff_t_high": dt.high, "wins": wtl.wins, "ties": wtl.ties,
+                    "losses": wtl.losses, "effect_size": es, "test": test, "statistic": stat, "p_value": p})
+    else:
+        row.update({"diff_t_low": math.nan, "diff_t_high": math.nan, "wins": 0, "ties": 0, "losses": 0,
+                    "effect_size": math.nan, "test": test, "statistic": math.nan, "p_value": math.nan})
+    row.update({"only_baseline": only_b, "only_run": only_r})
+    return row
+
+
+def _correct(rows: list[dict[str, Any]], correction: str, alpha: float) -> int:
+    """``p_adjusted`` and ``significant`` of every tested row, corrected over all of them; the number of tests."""
+    tested = [row for row in rows if "p_value" in row]
     corr = S.correct([row["p_value"] for row in tested], correction, alpha)
     for row, adj, rej in zip(tested, corr.adjusted, corr.reject):
         row["p_adjusted"] = adj
         row["significant"] = bool(rej)
-    n_tests = sum(1 for row in tested if not math.isnan(row["p_value"]))
-    settings = {
-        "test": test, "test_description": _TEST_NAMES[test], "correction": correction, "alpha": float(alpha),
-        "confidence": confidence, "ci_method": ci, "n_resamples": n_resamples, "seed": seed,
-        "convention": conv_name, "n_tests": n_tests,
-        "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
-    }
-    per_query = {"queries": universe, "values": V, "runs": names, "measures": keys}
-    return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)
+    return sum(1 for row in tested if not math.isnan(row["p_value"]))

@@ -17,9 +17,10 @@ import numpy as np
 
 from .._core.problem import Problem, array_problem
 from .._core.result import Result
-from .._defs.conventions import Convention, get_convention
+from .._defs.conventions import Convention
 from .._defs.measures import Measure, parse_measures
-from .._input.ids import factorize_parts
+from .._defs.presets import get_convention
+from .._input.factorize import factorize_parts
 from ..errors import InvalidParameterError
 
 __all__ = ["DataSets", "GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]

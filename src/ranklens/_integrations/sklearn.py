@@ -16,8 +16,8 @@ import numpy as np
 from .._base.renamed import renamed_keywords
 from .._core.plan import Plan, make_plan, run_plan
 from .._core.problem import matrix_problem
-from .._defs.conventions import get_convention
 from .._defs.measures import MAX_CUTOFF
+from .._defs.presets import get_convention
 from ..errors import InvalidParameterError
 
 __all__ = ["dcg_score", "make_ranking_scorer", "ndcg_score"]
@@ -438,8 +438,8 @@ def make_ranking_scorer(measure: Any = "ndcg@10", convention: Any = None, *, res
     True
     """
     from .._base.deps import require
-    from .._defs.conventions import get_convention
     from .._defs.measures import Measure
+    from .._defs.presets import get_convention
     from .grouped import measure_list
 
     require("sklearn")

@@ -279,7 +279,7 @@ def summarise(y: np.ndarray, wsum: np.ndarray | None, confidence: float, ci: str
         se = float((y - value * wsum).std(ddof=1) / mw / math.sqrt(n)) if n > 1 else math.nan
     if ci == "normal":
         return value, se, value - z * se, value + z * se
-    from .._core.stats import bootstrap_means
+    from .._core.intervals import bootstrap_means
 
     cols = np.column_stack([y] if wsum is None else [y, wsum])
     boot = bootstrap_means(cols, n_resamples, seed)

@@ -145,7 +145,7 @@ def slate_interval(value: float, per_slate: np.ndarray, confidence: float, ci: s
     if ci == "normal":
         z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
         return se, value - z * se, value + z * se
-    from .._core.stats import bootstrap_means
+    from .._core.intervals import bootstrap_means
 
     boot = bootstrap_means(per_slate[:, None], n_resamples, seed)[:, 0] + (value - float(per_slate.mean()))
     a = (1 - confidence) / 2

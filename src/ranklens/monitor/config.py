@@ -47,8 +47,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._defs.conventions import CONVENTIONS, get_convention
 from .._defs.measures import parse_measure
+from .._defs.presets import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from .signals.names import check_signal_monitor, is_signal
 from .storage.params import monitor_refusal

@@ -25,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .._input.coerce import is_number, table_kind
-from .._input.ids import factorize_parts, ids_to_numpy
+from .._input.coerce import is_number
+from .._input.factorize import factorize_parts
+from .._input.ids import ids_to_numpy
+from .._input.tables import table_kind
 from .._input.validate import numeric
 from ..errors import InputError, InvalidParameterError
 

@@ -7,11 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 from .._base.renamed import renamed_keywords
-from .._core.plan import make_plan
+from .._core.plan import Plan, make_plan
 from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
 from ..measures import Measure
-from ..options import Formats, split_options
+from ..options import Columns, Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
 from ._layout import Layout, Q, prepare
 from ._session import is_dataframe, require_pyspark
@@ -106,6 +106,41 @@ def evaluate(
     >>> ranklens.spark.evaluate(run=df, measures=["ndcg"])["ndcg"] == _   # doctest: +SKIP
     True
     """
+    rankings_df, judgments_df, gb, columns, formats, plan = _settings(
+        judgments, run, measures, convention, group_by, partitions, rows_per_call, options)
+    keys = plan.keys
+    lay = Layout(rankings_df, judgments_df, plan, gb, columns, missing=formats.missing)
+    prepared = prepare(rankings_df, judgments_df, lay)
+    check_universe(prepared, lay)
+    labels_max = max_labels(prepared, lay) if lay.need_max else None
+
+    if per_query:
+        from pyspark.sql import functions as F
+
+        if plan.check_depth:  # needs the deepest list of every group first (an extra pass)
+            check_depth(run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call), lay)
+        out = run_chunks(prepared, lay, "query", partitions, labels_max, rows_per_call)
+        sel = [F.col(a).alias(g) for a, g in zip(lay.gcols, gb)] + [F.col(Q).alias(lay.query)]
+        sel += [F.col(f"__rl_v{i}").alias(k) for i, k in enumerate(keys)]
+        return out.select(*sel)
+    out = run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call)
+    if gb:
+        return grouped(out, lay, prepared)
+    return result(out, lay)
+
+
+def _settings(
+    judgments: Any,
+    run: Any,
+    measures: str | Measure | Iterable[str | Measure],
+    convention: str | Convention | None,
+    group_by: str | Sequence[str] | None,
+    partitions: int | None,
+    rows_per_call: int,
+    options: dict[str, Any],
+) -> tuple[Any, Any, list[str], Columns, Formats, Plan]:
+    """The arguments of :func:`evaluate` checked: (rankings table, judgments table or None, group columns,
+    column names, formats, plan)."""
     for name, df in (("judgments", judgments), ("run", run)):
         if (df is not None or name == "judgments" and run is None) and not is_dataframe(df):
             raise InvalidParameterError(f"`{name}` must be a pyspark DataFrame; got {type(df).__name__}.")
@@ -125,24 +160,6 @@ def evaluate(
         raise InvalidParameterError("`format`, `judgments_format`, `run_format` and `groups` are for files; "
                                     "ranklens.spark.evaluate takes DataFrames.")
     plan = make_plan(get_convention(convention, **overrides), measures)
-    keys = plan.keys
-    if len(set(keys)) != len(keys):
-        raise InvalidParameterError(f"a measure is asked twice: {keys}.")
-    lay = Layout(rankings_df, judgments_df, plan, gb, columns, missing=formats.missing)
-    prepared = prepare(rankings_df, judgments_df, lay)
-    check_universe(prepared, lay)
-    labels_max = max_labels(prepared, lay) if lay.need_max else None
-
-    if per_query:
-        from pyspark.sql import functions as F
-
-        if plan.check_depth:  # needs the deepest list of every group first (an extra pass)
-            check_depth(run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call), lay)
-        out = run_chunks(prepared, lay, "query", partitions, labels_max, rows_per_call)
-        sel = [F.col(a).alias(g) for a, g in zip(lay.gcols, gb)] + [F.col(Q).alias(lay.query)]
-        sel += [F.col(f"__rl_v{i}").alias(k) for i, k in enumerate(keys)]
-        return out.select(*sel)
-    out = run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call)
-    if gb:
-        return grouped(out, lay, prepared)
-    return result(out, lay)
+    if len(set(plan.keys)) != len(plan.keys):
+        raise InvalidParameterError(f"a measure is asked twice: {plan.keys}.")
+    return rankings_df, judgments_df, gb, columns, formats, plan

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.plan import Plan
-from .._input.coerce import pick_column
+from .._input.tables import pick_column
 from ..errors import InvalidParameterError
 from ..options import Columns
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from .._core.plan import Plan, deepest, make_plan, run_plan
 from .._core.problem import Exclusion, Problem, build_problem
-from .._input.coerce import table_records
 from .._input.ids import take_ids
+from .._input.tables import table_records
 from ..records import Judgments, Rankings
 from ..result import Note, Partial
 from ._layout import ITEM, LABEL, PARTIAL, ROW, SCORE, SIDE, SIDE_RANKED, Layout, Q

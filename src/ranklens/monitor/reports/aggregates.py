@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.intervals import bootstrap_means, t_interval
 from ..._core.result import MIN_GEO_MEAN, list_weights
-from ..._core.stats import bootstrap_means, t_interval
 from ..._defs.measures import parse_measure
 from .stats import summary, welch
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.stats import bootstrap_ci, scipy_special
+from ..._core.intervals import bootstrap_ci
+from ..._core.stats import scipy_special
 
 __all__ = ["summary", "welch"]
 

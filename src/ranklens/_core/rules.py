@@ -1,0 +1,116 @@
+"""A convention's rules on values: labels and scores checked and brought to its precision, list lengths.
+
+Labels (NaN or infinite, negative, fractional, above the maximum the convention accepts) and scores (NaN or
+infinite) are refused with the rows they are on; labels are truncated or rounded through float32, scores rounded
+through float32, as the convention says; lists longer or shorter than it accepts are refused. Column by column,
+block by block (no temporary as large as a column), no loop over rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._defs.conventions import Convention
+from .._input.ids import as_ids, ids_to_numpy, take_ids
+from ..errors import InputError
+
+__all__ = ["bad_rows", "check_labels", "check_order_key", "check_sizes", "label_rule"]
+
+
+def bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
+    idx = np.flatnonzero(mask)[:3]
+    q = ids_to_numpy(take_ids(as_ids(qid), idx))
+    it = ids_to_numpy(take_ids(as_ids(item), idx)) if item is not None else None
+    parts = [f"query {q[t]!s}" + (f" item {it[t]!s}" if it is not None else "") for t in range(len(idx))]
+    return "; ".join(parts)
+
+
+#: Rows per block when a check or a rounding of a whole column runs block by block (no full-size temporaries).
+_BLOCK = 1 << 20
+
+
+def _fractional(label: np.ndarray) -> int:
+    """How many values are not whole numbers (block by block: no temporary as large as the column)."""
+    count = 0
+    for a in range(0, label.shape[0], _BLOCK):
+        part = label[a:a + _BLOCK]
+        count += int(np.count_nonzero(part != np.trunc(part)))
+    return count
+
+
+def _via_float32(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 and back to float64, block by block."""
+    out = np.empty(x.shape[0], np.float64)
+    for a in range(0, x.shape[0], _BLOCK):
+        out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
+    return out
+
+
+def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = None) -> np.ndarray:
+    """Labels under the convention's precision (``fractional``: the count, when known already)."""
+    if conv.label_precision == "int":
+        return label if (fractional if fractional is not None else _fractional(label)) == 0 else np.trunc(label)
+    if conv.label_precision == "float32":
+        return _via_float32(label)
+    return label
+
+
+def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
+    bad = ~np.isfinite(label)
+    if bad.any():
+        raise InputError(
+            f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({bad_rows(bad, qid, item)})."
+        )
+    if conv.negative_labels == "error" and (label < 0).any():
+        neg = label < 0
+        raise InputError(
+            f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
+            f"({bad_rows(neg, qid, item)})."
+        )
+    fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
+    if conv.fractional_labels == "error" and fractional:
+        frac = label != np.trunc(label)
+        raise InputError(
+            f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
+            f"({bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
+        )
+    if conv.max_label is not None and (label > conv.max_label).any():
+        big = label > conv.max_label
+        raise InputError(
+            f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
+            f"({bad_rows(big, qid, item)})."
+        )
+    return label_rule(label, conv, fractional)
+
+
+def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
+    """Scores (or ranks as an order key) checked and under the convention's precision."""
+    bad = ~np.isfinite(key)
+    if bad.any():
+        raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({bad_rows(bad, qid, item)}).")
+    if conv.score_precision == "float32":
+        key = _via_float32(key)
+    return key
+
+
+def check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:
+    """The convention's limits on list lengths (``ranked``: which queries have a ranked list; None: all)."""
+    if conv.max_items is not None and lengths.size and lengths.max() > conv.max_items:
+        big = np.flatnonzero(lengths > conv.max_items)
+        raise InputError(
+            f"convention {conv.name!r} accepts at most {conv.max_items} items per query; "
+            f"query {qids[big[0]]} has {lengths[big[0]]}."
+        )
+    if conv.min_items > 1:
+        small = lengths < conv.min_items
+        if ranked is not None:
+            small &= ranked
+        if small.any():
+            raise InputError(
+                f"convention {conv.name!r} needs at least {conv.min_items} items per ranked list "
+                f"(scikit-learn: 'Computing NDCG is only meaningful when there is more than 1 document'); "
+                f"query {qids[np.flatnonzero(small)[0]]} has {lengths[np.flatnonzero(small)[0]]}."
+            )
