@@ -205,8 +205,9 @@ bench: $(BVENV)/.installed $(CVENV)/.installed
 
 # monitoring: ~10M simulated events, store ingest and daily report beside a pandas group-by (docs/benchmarks-monitor.md)
 bench-monitor: $(BVENV)/.installed
-	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor]"
-	$(BVENV)/bin/python benchmarks/monitor_bench.py $(BENCH_ARGS)
+	$(BVENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[monitor,spark]"
+	$(BVENV)/bin/python benchmarks/monitor_bench.py --spark "local[2]" $(BENCH_ARGS)
+	$(BVENV)/bin/python benchmarks/web_load.py --clients 30 --during-ingest 1000000 --out docs/benchmarks-monitor.md
 
 clean:
 	rm -rf $(VENV) $(EVENV) $(CVENV) $(BVENV) $(BUILDV) $(NVENV) .pytest_cache

@@ -15,6 +15,11 @@
 
 Results (p50 / p95 / p99 / max latency, requests per second, errors) are printed as JSON, and with
 ``--out`` appended to that markdown file. The load generator shares the machine with the server.
+
+With ``--during-ingest EVENTS`` (#32: readers never wait), the server reads a copy of the store while another
+process ingests about EVENTS more simulated events into that copy (3 more days, in their own files); the load
+lasts at least until the ingest has committed, and the latencies are also given per endpoint (p99 and max):
+every endpoint's p99 must stay under 1 s.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import signal
 import socket
 import subprocess
@@ -68,6 +74,17 @@ def build_store(days: int, groups_per_day: int) -> tuple[Path, dict[str, Any]]:
             "ingest_s": round(t2 - t1, 1), "alerts": len(alerts), "store_mb": round(store.stat().st_size / 2**20, 1)}
     meta.write_text(json.dumps(info))
     return store, info
+
+
+def more_events(d: Path, events: int) -> list[Path]:
+    """About ``events`` simulated events after the store's 30 days (cached beside the store)."""
+    from ranklens.monitor.simulate import simulate
+
+    out = d / f"more-{events}"
+    if not out.exists():
+        per_day = max(events // (3 * 21), 1)  # ~21 events per served list (its items, their label rows)
+        simulate(out, start="2027-01-01", days=3, groups_per_day=per_day, seed=1, training_groups=0)
+    return sorted(out.glob("*.parquet"))
 
 
 def mix(info: dict[str, Any]) -> list[str]:
@@ -170,11 +187,16 @@ class Connection:
         self.reader = self.writer = None
 
 
-async def load(base: str, urls: list[str], clients: int, seconds: float) -> dict[str, Any]:
+async def load(base: str, urls: list[str], clients: int, seconds: float,
+               writer: subprocess.Popen[str] | None = None) -> dict[str, Any]:
     host, port = base.split("//")[1].split(":")
     latencies: list[float] = []
+    by_endpoint: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
     stop = time.perf_counter() + seconds
+
+    def going() -> bool:  # the duration, and at least until the writer (an ingest) has finished
+        return time.perf_counter() < stop or (writer is not None and writer.poll() is None)
 
     def error(kind: str) -> None:
         errors[kind] = errors.get(kind, 0) + 1
@@ -182,7 +204,7 @@ async def load(base: str, urls: list[str], clients: int, seconds: float) -> dict
     async def client(i: int) -> None:
         conn = Connection(host, int(port))
         k = i
-        while time.perf_counter() < stop:
+        while going():
             u = urls[k % len(urls)]
             k += 1
             t0 = time.perf_counter()
@@ -193,6 +215,7 @@ async def load(base: str, urls: list[str], clients: int, seconds: float) -> dict
                 conn.close()
                 continue
             latencies.append(time.perf_counter() - t0)
+            by_endpoint.setdefault(u.split("?")[0], []).append(latencies[-1] * 1000)
             if status != 200 or not headers.get("content-type", "").startswith("application/json"):
                 error(f"HTTP {status}")
                 continue
@@ -208,7 +231,9 @@ async def load(base: str, urls: list[str], clients: int, seconds: float) -> dict
     ms = [x * 1000 for x in latencies]
     return {"requests": len(ms), "errors": sum(errors.values()), "error_kinds": errors, "seconds": round(wall, 1),
             "rps": round(len(ms) / wall, 1), "p50_ms": round(pct(ms, 50), 1), "p95_ms": round(pct(ms, 95), 1),
-            "p99_ms": round(pct(ms, 99), 1), "max_ms": round(max(ms), 1) if ms else None}
+            "p99_ms": round(pct(ms, 99), 1), "max_ms": round(max(ms), 1) if ms else None,
+            "endpoints": {e: {"requests": len(v), "p99_ms": round(pct(v, 99), 1), "max_ms": round(max(v), 1)}
+                          for e, v in sorted(by_endpoint.items())}}
 
 
 def main() -> None:
@@ -219,10 +244,19 @@ def main() -> None:
     ap.add_argument("--groups-per-day", type=int, default=16_000)
     ap.add_argument("--no-cache", action="store_true", help="serve without the response cache")
     ap.add_argument("--out", default=None, help="append the results to this markdown file")
+    ap.add_argument("--during-ingest", type=int, default=None, metavar="EVENTS",
+                    help="serve a copy of the store while about EVENTS more events are ingested into it")
     args = ap.parse_args()
 
     store, built = build_store(args.days, args.groups_per_day)
     from ranklens.monitor import Store
+
+    writer = None
+    if args.during_ingest:
+        extra = more_events(store.parent, args.during_ingest)
+        served = store.parent / "during-ingest.duckdb"
+        shutil.copyfile(store, served)
+        store = served
 
     info = Store(store, config={}, read_only=True).info()
     urls = mix(info)
@@ -231,7 +265,19 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         first = asyncio.run(cold(base, urls))
-        res = asyncio.run(load(base, urls, args.clients, args.seconds))
+        if args.during_ingest:
+            writer = subprocess.Popen([sys.executable, "-m", "ranklens.cli", "monitor", "ingest", *map(str, extra),
+                                       "--store", str(store), "-f", "json"], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, cwd=store.parent)
+        t_ingest = time.perf_counter()
+        res = asyncio.run(load(base, urls, args.clients, args.seconds, writer))
+        if writer is not None:
+            out, err = writer.communicate()
+            if writer.returncode != 0:
+                raise SystemExit(f"the ingest failed: {err}")
+            rows = json.loads(out)["rows"] if out.strip().startswith("{") else None
+            res["ingest"] = {"events": rows, "ended_after_s": round(time.perf_counter() - t_ingest, 1),
+                             "worst_endpoint_p99_ms": max(e["p99_ms"] for e in res["endpoints"].values())}
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -83,8 +83,12 @@ def monitor() -> None:
               help="Keep out whole (nothing stored) a file with more than this fraction of its rows quarantined, "
                    "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
 @format_option("document", help="Output format of the summary.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="spark: reduce the events to served lists in Spark's executors (needs pip install "
+                   "'ranklens[spark]'); the store's contents are the same as with local.")
+@click.option("--master", default=None, help="Spark master URL (with --engine spark; default: local[*]).")
 def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float,
-               max_quarantine: float | None, fmt: str) -> None:
+               max_quarantine: float | None, fmt: str, engine: str, master: str | None) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
 
     Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
@@ -92,7 +96,9 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     other files are ingested), 2 for an error.
     """
     st = _store(store_path, config_path, wait)
-    summary = st.ingest(list(sources), max_quarantine=max_quarantine)
+    if master is not None and engine != "spark":
+        raise click.UsageError("--master needs --engine spark.")
+    summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master)
     refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
     text = (f"{summary}\ntotal: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
             f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")

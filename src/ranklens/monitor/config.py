@@ -50,7 +50,7 @@ from typing import Any
 from .._defs.measures import parse_measure
 from .._defs.presets import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
-from .signals.names import check_signal_monitor, is_signal
+from .signals.names import check_signal_monitor, is_signal, parse_features
 from .storage.params import monitor_refusal
 
 __all__ = ["Attribution", "Baseline", "MonitorConfig", "MonitorSpec", "load_config", "parse_duration"]
@@ -508,12 +508,15 @@ def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def _signals_table(table: Any, path: str) -> dict[str, Any]:
-    """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size."""
+    """``[signals]``: the item attribute file (relative to the TOML file), its attribute column, a catalogue size,
+    the feature columns of the events (``features = {price = "numeric", brand = "categorical"}``)."""
     where = _where(path, "signals")
     if not isinstance(table, Mapping):
         raise InvalidParameterError(f"{where}: expected a table.")
-    _check_keys(table, {"items", "attribute", "catalogue_size"}, where)
+    _check_keys(table, {"items", "attribute", "catalogue_size", "features"}, where)
     out: dict[str, Any] = {}
+    if "features" in table:
+        out["features"] = parse_features(table["features"], where)
     for key in ("items", "attribute"):
         if key in table and not isinstance(table[key], str):
             raise InvalidParameterError(f"{where}: `{key}` must be a string; got {_shown(table[key])}.")

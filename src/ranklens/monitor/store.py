@@ -13,10 +13,12 @@ responsibility, each module taking the store's file (``storage.db.Database``) an
 * ``signals/``: label-free signals and their monitors;
 * ``alerts/``: monitors over reports, the record of fired alerts, the webhook.
 
-Every method opens the DuckDB file for its own duration, so another process can ingest between two calls.
-A writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it,
-then gets :class:`~ranklens.errors.StoreBusyError`. An ingest batch is one transaction (a crash leaves
-nothing of it) and is identified by a hash of its content (ingesting it again adds nothing).
+Every method opens the DuckDB file for its own duration. Readers never wait for a writer: a writer (an
+ingest, ``check`` recording its alerts) writes a copy of the file and swaps it in when it commits, so a
+read sees the store before or after a commit, never in between (``storage/swap.py``). A second writer of
+the same side waits up to ``wait`` seconds for the first, then gets :class:`~ranklens.errors.StoreBusyError`.
+An ingest call is published whole when it ends (a crash leaves nothing of it) and each batch is identified
+by a hash of its content (ingesting it again adds nothing).
 
 The values of the tracked measures (``[evaluation] tracked``) are a per-group cache: a group is marked
 stale when its events or late labels arrive, and :meth:`Store.refresh` (run at the end of every ingest
@@ -40,11 +42,12 @@ from .reports.reports import Reports
 from .signals.compute import signals as compute_signals
 from .signals.monitors import judge_signal_monitors, signal_specs
 from .storage.db import Database, slice_columns
-from .storage.ingest import IngestSummary, ingest_batches
+from .storage.ingest import IngestSummary
+from .storage.ingest_call import ingest_call
 from .storage.ingest_results import ingest_results
-from .storage.maturity import Maturity, remember_maturity
+from .storage.maturity import Maturity
 from .storage.read import sources
-from .storage.values import refresh, refresh_values
+from .storage.values import refresh
 
 __all__ = ["CheckResult", "IngestSummary", "Store"]
 
@@ -150,8 +153,8 @@ class Store:
         return Reports(self._db(), self.config)
 
     # -- ingest --------------------------------------------------------------------------------------------
-    def ingest(self, source: Any, *, source_name: str | None = None,
-               max_quarantine: float | None = None) -> IngestSummary:
+    def ingest(self, source: Any, *, source_name: str | None = None, max_quarantine: float | None = None,
+               engine: str = "local", master: str | None = None) -> IngestSummary:
         """Add events to the store: a file, a directory of files, a list of them, or a table.
 
         Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``).
@@ -164,30 +167,16 @@ class Store:
         (nothing of it stored, not recorded as ingested), with status ``refused`` in the summary
         (:attr:`IngestSummary.refused`); the other batches are ingested.
 
+        ``engine="spark"`` runs the reduction of events to served lists (validation, quarantine, lists, items,
+        label rows) in Spark's executors (``master``: default ``local[*]``; needs ``ranklens[spark]``); the
+        store holds the same contents as after the local engine (:mod:`ranklens.monitor.storage.spark_ingest`).
+
         Returns
         -------
         IngestSummary
         """
-        from .._base.progress import Progress
-
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
-                                  or not 0 <= limit <= 1):
-            raise InvalidParameterError(f"`max_quarantine` must be a fraction between 0 and 1; got {limit!r}.")
-        summary = IngestSummary()
-        batches = sources(source, source_name)
-        # one connection for the call: the store's pages stay in memory from one batch to the next
-        with self._db().writing() as con, Progress(len(batches), "ingesting files") as progress:
-            # committed batches go to DuckDB's log and the file is rewritten once, when the call ends (or by
-            # the next open after a crash), rather than at every commit of a large batch
-            con.execute("SET checkpoint_threshold = '16GB'")
-            # nothing an ingest writes depends on the order of rows inside a statement (row numbers, list ids
-            # and every read that needs an order say it): DuckDB may then write in parallel without ordering
-            con.execute("SET preserve_insertion_order = false")
-            summary.batches.extend(ingest_batches(con, batches, limit, progress.advance))
-            refresh_values(con, self.config)
-            remember_maturity(con)  # learned once per ingest call, for every read until the next batch
-        return summary
+        return ingest_call(self._db(), sources(source, source_name), self.config, limit, engine, master)
 
     def refresh(self) -> int:
         """Compute and store the tracked values of the groups whose values are stale; returns their number.
@@ -389,8 +378,10 @@ class Store:
         ----------
         signals : str or list of str, optional
             ``psi(score)``, ``ks(score)``, ``psi(position)``, ``psi(popularity@K)``, ``coverage[@K]``,
-            ``gini[@K]``, ``novelty[@K]``, ``ild[@K]`` (default: all of them; ``ild`` when item attributes
-            are given). Definitions: ``docs/monitoring.md``, "Signals without labels".
+            ``gini[@K]``, ``novelty[@K]``, ``ild[@K]``, and for the feature columns of the events
+            ``psi(feature:NAME)``, ``js(feature:NAME)``, ``ks(feature:NAME)`` (numeric) (default: all of
+            them; ``ild`` when item attributes are given). Definitions: ``docs/monitoring.md``, "Signals
+            without labels" and "Feature drift".
         window, by, where, start, end
             As in :meth:`report`.
         baseline : str or Baseline, optional
@@ -445,8 +436,7 @@ class Store:
         record = record and not self.read_only
         db = self._db()
         if record:  # a writer migrates an older store before anything reads it
-            with db.writing():
-                pass
+            db.prepare()
         # monitors on measures read reports; monitors on label-free signals read Store.signals
         on_measures, on_signals = signal_specs(self.config.monitors)
         reports = self._reports()
@@ -462,7 +452,7 @@ class Store:
             # every verdict, "ok" ones too: a judged window that does not fire resolves an open alert
             verdicts += judge_signal_monitors(self.signals, on_signals, self.config.baseline, last, at,
                                               all_windows=all_windows, start=start, end=end, slices=slices)
-        with (db.writing() if record else db.reading()) as con:
+        with (db.writing("alerts") if record else db.reading()) as con:
             events = advance(con, verdicts, record=record)
         out = CheckResult(events, maturity=maturity)
         for v in verdicts:

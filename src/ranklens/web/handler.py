@@ -49,14 +49,15 @@ class ResponseCache:
 
 
 def store_version(path: str) -> tuple[int, ...]:
-    """The version of the store file at ``path`` (and of its write-ahead log): modification times and sizes."""
+    """The version of the store file at ``path`` (and of its write-ahead log): inodes (a writer swaps a new
+    file in when it commits), modification times and sizes."""
     out: list[int] = []
     for p in (path, path + ".wal"):
         try:
             s = os.stat(p)
-            out += [s.st_mtime_ns, s.st_size]
+            out += [s.st_ino, s.st_mtime_ns, s.st_size]
         except OSError:
-            out += [0, 0]
+            out += [0, 0, 0]
     return tuple(out)
 
 

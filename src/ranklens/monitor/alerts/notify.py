@@ -38,19 +38,20 @@ def deliver_pending(db: Any, url: str | None, fmt: str, *, retries: int, backoff
     delivered and, when the webhook could not be reached, its error in one line (the changes stay pending)."""
     # one process delivers at a time: a concurrent check waits, then finds these changes delivered
     with db.notifying():
-        with db.writing() as con:
+        with db.reading() as con:
             rows = pending_notifications(con)
-            if not rows:
-                return 0, None
-            if not url:  # nowhere to deliver to: nothing stays pending
+        if not rows:
+            return 0, None
+        if not url:  # nowhere to deliver to: nothing stays pending
+            with db.writing("alerts") as con:
                 mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
-                return 0, None
+            return 0, None
         changes = [webhook_change(r) for r in sorted(rows, key=lambda r: r["alert_id"])]
         try:
             kw = {"sleep": sleep} if sleep is not None else {}
             deliver(url, payload(changes, fmt), retries=retries, backoff=backoff, **kw)
         except WebhookError as exc:
             return 0, str(exc)
-        with db.writing() as con:
+        with db.writing("alerts") as con:
             mark_notified(con, [(r["alert_id"], r["state"]) for r in rows])
     return len(rows), None

@@ -29,7 +29,9 @@ previous window). Definitions (``docs/monitoring.md``, "Signals without labels")
   each of its lists, the other baseline lists only (``p(i) = (c(i) - 1) / (n - 1)``), as for a window;
 * ``ild@k``: intra-list diversity with an item attribute (a category): per list, the share of pairs of
   its items at positions 1..k whose attribute differs (items without one are left out; lists with fewer
-  than two are left out and counted); then the mean over lists.
+  than two are left out and counted); then the mean over lists;
+* ``psi(feature:NAME)``, ``js(feature:NAME)``, ``ks(feature:NAME)``: feature drift
+  (:mod:`ranklens.monitor.signals.features`).
 
 The rows are read in SQL (DuckDB); the arithmetic runs on flat numpy arrays, one pass per cell (window
 and series), never per list or event.
@@ -48,9 +50,10 @@ from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline
 from ..reports.baseline import baseline_candidates
-from ..storage.db import column_sql, duckdb_connect, fetch_arrow, filters_sql, quote, slice_columns
+from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.params import check_window, window_delta
-from .names import SignalName, parse_signal, signal_keys
+from .features import DECILES, check_features, feature_arrays, feature_distance, shares
+from .names import SignalName, feature_signals, parse_signal, signal_keys
 
 __all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", "psi", "read_items", "signals"]
 
@@ -58,7 +61,6 @@ __all__ = ["EPSILON", "POSITION_BINS", "gini", "ild_per_list", "ks_asymptotic", 
 EPSILON = 1e-4
 #: Positions 1..POSITION_BINS each have a bin in psi(position); deeper ones share one more.
 POSITION_BINS = 20
-_DECILES = np.arange(1, 10) / 10.0
 
 
 # -- definitions on flat arrays --------------------------------------------------------------------------------
@@ -70,12 +72,10 @@ def psi(window_counts: np.ndarray, baseline_counts: np.ndarray) -> float:
     >>> round(psi(np.array([30, 70]), np.array([50, 50])), 6)  # (0.3-0.5) ln(0.3/0.5) + (0.7-0.5) ln(0.7/0.5)
     0.16946
     """
-    w = np.asarray(window_counts, dtype=np.float64)
-    r = np.asarray(baseline_counts, dtype=np.float64)
-    if w.sum() == 0 or r.sum() == 0:
+    both = shares(window_counts, baseline_counts)
+    if both is None:
         return math.nan
-    w = w / w.sum()
-    r = r / r.sum()
+    w, r = both
     w[w == 0] = EPSILON
     r[r == 0] = EPSILON
     return float(np.sum((w - r) * np.log(w / r)))
@@ -220,17 +220,21 @@ class _Rows:
     score: np.ndarray
     position: np.ndarray
     attr: np.ndarray  # attribute code, -1 when none
+    features: dict[str, np.ndarray]  # feature name -> values (NaN: missing) or codes (-1: missing)
 
     def take(self, lo: int, hi: int) -> _Rows:
         return _Rows(self.cell[lo:hi], self.gid[lo:hi], self.item[lo:hi], self.score[lo:hi],
-                     self.position[lo:hi], self.attr[lo:hi])
+                     self.position[lo:hi], self.attr[lo:hi], {f: v[lo:hi] for f, v in self.features.items()})
 
 
-def _fetch(con: Any, cond: str, params: list[Any], cell_exprs: list[str], with_attr: bool) -> Any:
-    """Served rows of the groups matching ``cond`` (alias g), with their position and the cell columns."""
+def _fetch(con: Any, cond: str, params: list[Any], cell_exprs: list[str], with_attr: bool,
+           features: Iterable[str] = ()) -> Any:
+    """Served rows of the groups matching ``cond`` (alias g), with their position, the cell columns and the
+    values of the ``features``."""
     cells = ", ".join(cell_exprs) if cell_exprs else "NULL AS \"c:none\""
     order = ", ".join(f"{i + 1}" for i in range(max(len(cell_exprs), 1)))
     attr = ", a.attr" if with_attr else ", CAST(NULL AS VARCHAR) AS attr"
+    attr += "".join(f", i.{quote('feature:' + f)}" for f in features)
     join = " LEFT JOIN _sig_attr a ON a.item_id = i.item_id" if with_attr else ""
     return fetch_arrow(con.sql(f"""
         SELECT {cells}, i.gid, i.item_id, i.score,
@@ -248,7 +252,7 @@ class _Baseline:
         self.rows = rows
         s = rows.score[~np.isnan(rows.score)]
         self.scores = np.sort(s)
-        self.edges = np.unique(np.quantile(s, _DECILES)) if s.shape[0] else np.zeros(0)
+        self.edges = np.unique(np.quantile(s, DECILES)) if s.shape[0] else np.zeros(0)
         self.exposure = np.bincount(rows.item, minlength=n_items)  # lists serving each item (one row per list)
         self.n_lists = int(np.unique(rows.gid).shape[0])
         self.items = np.flatnonzero(self.exposure)
@@ -258,7 +262,7 @@ class _Baseline:
     def popularity_edges(self, top: np.ndarray) -> np.ndarray:
         """Decile edges of the baseline popularity of the baseline rows selected by ``top``."""
         x = self.own_popularity[top]
-        return np.unique(np.quantile(x, _DECILES)) if x.shape[0] else np.zeros(0)
+        return np.unique(np.quantile(x, DECILES)) if x.shape[0] else np.zeros(0)
 
 
 def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | None) -> dict[str, Any]:
@@ -267,6 +271,9 @@ def _cell_values(sig: SignalName, w: _Rows, b: _Baseline, catalogue_size: int | 
                            "n_excluded": 0}
     top = w.position <= sig.k if sig.k is not None else np.ones(w.position.shape[0], bool)
     btop = b.rows.position <= sig.k if sig.k is not None else np.ones(b.rows.position.shape[0], bool)
+    if sig.feature is not None:
+        return feature_distance(sig.kind, w.features[sig.feature].dtype.kind == "i", w.features[sig.feature],
+                                b.rows.features[sig.feature], psi, ks_asymptotic)
     if sig.argument == "score":
         ok = ~np.isnan(w.score)
         ws = w.score[ok]
@@ -364,7 +371,11 @@ def signals(
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
     window = check_window(window)
+    stored = feature_columns(con)
     keys = [parse_signal(k) for k in signal_keys(names)]
+    if names is None or (not isinstance(names, str) and not list(names)):  # every signal: the features' too
+        keys += [parse_signal(k) for k in feature_signals(stored)]
+    features = check_features(keys, stored)
     by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
     bspec = baseline or Baseline()
     if catalogue_size is not None and (isinstance(catalogue_size, bool) or not isinstance(catalogue_size, int)
@@ -385,23 +396,27 @@ def signals(
     cell_exprs = [f"date_trunc('{window}', g.ts) AS {quote('c:window')}"]
     cell_exprs += [f"g.{column_sql(con, b, slices)} AS {quote('c:' + b)}" for b in by]
     cond, params = filters_sql(con, where, start, end, alias="g")
-    wt = _fetch(con, cond, params, cell_exprs, wants_ild)
+    wt = _fetch(con, cond, params, cell_exprs, wants_ild, features)
     cell_cols = ["c:window"] + ["c:" + b for b in by]
     bounds = _cell_starts(wt, cell_cols)
     cell_keys = [{c: wt.column(c)[int(i)].as_py() for c in cell_cols} for i in bounds]
     ends = np.append(bounds[1:], wt.num_rows).astype(np.int64)
     bsel, cell_base = _baseline_selections(con, cell_keys, by, where, bspec, window)
     empty: tuple[str, list[Any]] = ("FALSE", [])
-    btables = {key: _fetch(con, *(sel or empty), [], wants_ild) for key, sel in bsel.items()}
+    btables = {key: _fetch(con, *(sel or empty), [], wants_ild, features) for key, sel in bsel.items()}
     # one dictionary of item ids (sorted), and of attribute values, shared by the window and every baseline
     all_items = pa.chunked_array([t.column("item_id") for t in [wt, *btables.values()]], pa.string())
     dictionary = pc.unique(all_items).sort() if all_items.length() else pa.array([], pa.string())
     all_attr = pa.chunked_array([t.column("attr") for t in [wt, *btables.values()]], pa.string())
     attr_dict = pc.unique(all_attr.drop_null()) if all_attr.length() else pa.array([], pa.string())
     n_items = len(dictionary)
+    codes = {f: pc.unique(pa.chunked_array([t.column("feature:" + f) for t in [wt, *btables.values()]],
+                                           pa.string()).drop_null())
+             for f in features if stored[f] == "categorical"}  # each categorical feature's values, shared
 
-    wrows = _rows_of(wt, dictionary, attr_dict)
-    bases = {key: _Baseline(_rows_of(t, dictionary, attr_dict), n_items) for key, t in btables.items()}
+    wrows = _rows_of(wt, dictionary, attr_dict, features, codes)
+    bases = {key: _Baseline(_rows_of(t, dictionary, attr_dict, features, codes), n_items)
+             for key, t in btables.items()}
     out: dict[str, list[Any]] = {c: [] for c in ["window", *by, "signal", "value", "baseline", "p_value",
                                                   "n_groups", "n", "n_baseline", "n_excluded"]}
     for ck, lo, hi, bkey in zip(cell_keys, bounds, ends, cell_base):
@@ -469,13 +484,16 @@ def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str
     return bsel, cell_base
 
 
-def _rows_of(t: Any, dictionary: Any, attr_dict: Any) -> _Rows:
-    """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries."""
+def _rows_of(t: Any, dictionary: Any, attr_dict: Any, features: Iterable[str] = (),
+             codes: Mapping[str, Any] | None = None) -> _Rows:
+    """A fetched table's rows as flat arrays, items and attribute values coded by the shared dictionaries, the
+    features' values as floats (NaN: missing) or, for categorical ones (in ``codes``), codes (-1: missing)."""
     pc = require("pyarrow.compute")
     code = np.asarray(pc.index_in(t.column("item_id"), value_set=dictionary).to_numpy(zero_copy_only=False))
     attr = pc.fill_null(pc.index_in(t.column("attr"), value_set=attr_dict), -1)
+    feats = feature_arrays(t, features, codes or {})
     return _Rows(np.zeros(t.num_rows, np.int64), t.column("gid").to_numpy(zero_copy_only=False).astype(np.int64),
                  code.astype(np.int64),
                  t.column("score").to_numpy(zero_copy_only=False).astype(np.float64),
                  t.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
-                 np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64))
+                 np.asarray(attr.to_numpy(zero_copy_only=False)).astype(np.int64), feats)

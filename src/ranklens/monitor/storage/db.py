@@ -1,78 +1,36 @@
-"""The store's DuckDB file: opening it (file lock with a wait, migrations), transactions, the catalogue
-of slice and measure columns, and the SQL of a selection of groups.
+"""The store's DuckDB file: opening it (readers on the current version, writers on a copy swapped in at
+commit, migrations), transactions, the catalogue of slice and measure columns, and the SQL of a selection
+of groups.
 
-Every call opens the file for its own duration, so another process can ingest between two calls. A
-writer holds DuckDB's file lock: a second writer (or a reader) waits up to ``wait`` seconds for it, then
-gets :class:`~ranklens.errors.StoreBusyError`.
+Every call opens the file for its own duration. A reader opens the version of the file the store's path
+names, read-only, and never waits for a writer: a writer writes a copy and swaps it in when it commits
+(:mod:`ranklens.monitor.storage.swap`). A second writer of the same side waits up to ``wait`` seconds for
+the first, then gets :class:`~ranklens.errors.StoreBusyError`; so does a reader when another program
+holds the file open for writing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..._base.deps import require
 from ...errors import InputError, InvalidParameterError, RanklensError, ResourceError, StoreBusyError
+from .connect import duckdb_connect, not_duckdb
 from .params import parse_time
-from .schema import SCHEMA_VERSION, mark, migrate, recognise, schema_version
+from .schema import EVENT_TABLES, SCHEMA_VERSION, mark, migrate, recognise, schema_version
+from .swap import SIDES, copy_file, held, identity, lock_path, publish, remove, staging_path
 
 __all__ = [
-    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "fetch_arrow", "filters_sql", "metric_columns",
-    "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
+    "BASE_COLUMNS", "Database", "column_sql", "duckdb_connect", "feature_columns", "fetch_arrow", "filters_sql",
+    "merge", "metric_columns", "not_duckdb", "quote", "slice_columns", "store_failure", "transaction",
 ]
-
-#: Every connection ranklens opens: DuckDB installs and loads no extension by itself (given a file of another
-#: database, or a query naming a format, it would otherwise download one over the network and run it).
-CONNECT_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-
-
-def duckdb_connect(path: str | None = None, read_only: bool = False) -> Any:
-    """A DuckDB connection (to ``path``, or in memory) with extension auto-install and auto-load off.
-
-    Examples
-    --------
-    >>> con = duckdb_connect()
-    >>> con.execute("SELECT current_setting('autoinstall_known_extensions')").fetchone()
-    (False,)
-    >>> con.close()
-    """
-    duckdb = require("duckdb")
-    if path is None:
-        return duckdb.connect(config=dict(CONNECT_CONFIG))
-    return duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
-
-
-#: What the first bytes of other files say they are (DuckDB's own file has ``DUCK`` at byte 8).
-_FOREIGN = ((b"SQLite format 3\x00", "an SQLite database"), (b"PAR1", "a Parquet file"),
-            (b"\x1f\x8b", "a gzip file"), (b"PK\x03\x04", "a zip archive"))
-
-
-def not_duckdb(path: Path) -> str | None:
-    """Why a file is not a DuckDB database, by its first bytes ("it is an SQLite database"), else None (a DuckDB
-    file, an empty or missing one: DuckDB makes a new store there).
-
-    Examples
-    --------
-    >>> import sqlite3, tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "s.db")
-    >>> sqlite3.connect(p).execute("CREATE TABLE t (a)").connection.commit()
-    >>> not_duckdb(Path(p))
-    'it is an SQLite database'
-    """
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError:
-        return None  # missing, a directory, unreadable: DuckDB's own error names it
-    if not head or head[8:12] == b"DUCK":
-        return None
-    return next((f"it is {what}" for magic, what in _FOREIGN if head.startswith(magic)),
-                "its first bytes are not DuckDB's header")
-
 
 #: DuckDB's message when another process holds the file's lock ("Could not set lock on file ...: Conflicting
 #: lock is held in ... (PID 123)"); only this one is waited for ("block" in "Corrupt ... in block" is no lock).
@@ -164,6 +122,10 @@ def store_failure(path: Path, exc: BaseException, doing: str = "") -> RanklensEr
 class Database:
     """Where the store lives and how it is opened.
 
+    Readers open the file at the store's path read-only and never wait for a writer: writers write a copy
+    and swap it in when they commit (:mod:`ranklens.monitor.storage.swap`). A reader's connection shares
+    one DuckDB instance per version of the file in a process (the dashboard's requests share its cache).
+
     Parameters
     ----------
     path : Path
@@ -171,7 +133,7 @@ class Database:
     read_only : bool
         Refuse to open it for writing.
     wait : float
-        Seconds to wait for another process holding the file.
+        Seconds to wait for another writer (of the same side), or another process holding the file.
     """
 
     def __init__(self, path: Path, read_only: bool, wait: float) -> None:
@@ -179,13 +141,9 @@ class Database:
         self.read_only = read_only
         self.wait = wait
 
-    def connect(self, write: bool) -> Any:
-        """A connection to the file, migrated to the current schema when ``write`` (the caller closes it)."""
+    def _retrying(self, open_it: Any) -> Any:
+        """``open_it()`` again while DuckDB says another process holds the file, up to ``wait`` seconds."""
         duckdb = require("duckdb")
-        if write and self.read_only:
-            raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
-        if not write and not self.path.exists():
-            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
         other = not_duckdb(self.path)
         if other is not None:
             raise InputError(f"store {str(self.path)!r} is not a DuckDB database ({other}); give --store a ranklens "
@@ -194,8 +152,7 @@ class Database:
         delay = 0.02
         while True:
             try:
-                con = duckdb_connect(str(self.path), read_only=not write)
-                break
+                return open_it()
             except duckdb.Error as exc:
                 text = str(exc)
                 if not _LOCK_HELD.search(text):
@@ -209,6 +166,21 @@ class Database:
                     ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.25)
+
+    def connect(self, write: bool = False) -> Any:
+        """A connection to the store (the caller closes it): read-only on the file at the store's path, or,
+        with ``write``, open for writing in place (only :meth:`prepare` does, to replay a write-ahead log a
+        crashed writer of another program left; ranklens' writers use :meth:`writing`)."""
+        if write and self.read_only:
+            raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
+        if not write and not self.path.exists():
+            raise InputError(f"store {str(self.path)!r} does not exist; ingest events first (ranklens monitor ingest).")
+        if write:
+            return self._checked(self._retrying(lambda: _connect_file(self.path)), True)
+        return self._checked(self._retrying(lambda: _reader(self.path)), False)
+
+    def _checked(self, con: Any, write: bool) -> Any:
+        duckdb = require("duckdb")
         try:
             return self._prepare(con, write)
         except BaseException as exc:
@@ -250,51 +222,126 @@ class Database:
             )
         return con
 
+    def _current(self) -> bool:
+        """Whether the store exists, is ours and of this schema version, with no write-ahead log left by a
+        crash (else :meth:`prepare` has work to do); another application's file or a newer schema raise."""
+        if not self.path.exists() or Path(str(self.path) + ".wal").exists():
+            return False
+        con = self._retrying(lambda: _reader(self.path))
+        try:
+            kind, _ = recognise(con)
+            version = schema_version(con)
+        finally:
+            con.close()
+        if kind == "foreign" or version > SCHEMA_VERSION:
+            self._checked(self._retrying(lambda: _reader(self.path)), True)  # raises the error that says why
+        return kind == "ours" and version == SCHEMA_VERSION
+
+    def prepare(self) -> None:
+        """Before anything is written: the store created (empty, marked as ours) when it does not exist, migrated
+        to this schema version when older, a write-ahead log left by a crashed writer of another program
+        replayed. The rare case waits for every writer; a current store is only looked at."""
+        duckdb = require("duckdb")
+        if self.read_only:
+            raise InvalidParameterError(f"store {str(self.path)!r} is open read-only; it cannot be written.")
+        try:
+            if self._current():
+                return
+        except duckdb.Error as exc:
+            raise store_failure(self.path, exc) from None
+        with held(lock_path(self.path, "events"), self.wait, self.path, "writing to it"), \
+                held(lock_path(self.path, "alerts"), self.wait, self.path, "recording alerts in it"):
+            if Path(str(self.path) + ".wal").exists():
+                with contextlib.suppress(InputError):  # replayed in place; another application's file: refused below
+                    self.connect(write=True).close()
+            if self._current():
+                return
+            staging = staging_path(self.path, "migrate")
+            try:
+                if self.path.exists():
+                    copy_file(self.path, staging)
+                self._checked(self._retrying(lambda: _connect_file(staging)), True).close()
+                with held(lock_path(self.path, "publish"), self.wait, self.path, "writing to it"):
+                    publish(staging, self.path)
+            except (OSError, duckdb.Error) as exc:
+                raise store_failure(self.path, exc) from None
+            finally:
+                remove(staging)
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[Any]:
         """A read-only connection for the duration of a block; DuckDB's errors become one line
         (:func:`store_failure`)."""
-        with self._open(write=False) as con:
+        with self._open(self.connect(write=False)) as con:
             yield con
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[Any]:
-        """A writing connection for the duration of a block; DuckDB's errors become one line
-        (:func:`store_failure`)."""
-        with self._open(write=True) as con:
-            yield con
+    def writing(self, side: str = "events") -> Iterator[Any]:
+        """A connection open for writing for the duration of a block, on a copy of the store swapped in when
+        the block ends (nothing of it when it raises); DuckDB's errors become one line (:func:`store_failure`).
+
+        ``side`` says which tables the block writes: ``"events"`` (ingest, refresh: the tables of
+        :data:`~ranklens.monitor.storage.schema.EVENT_TABLES`) or ``"alerts"`` (the others). One writer of
+        each side at a time; what the other side published meanwhile is kept (:func:`merge`).
+        """
+        duckdb = require("duckdb")
+        if side not in SIDES:
+            raise InvalidParameterError(f"`side` must be one of {', '.join(SIDES)}; got {side!r}.")
+        self.prepare()
+        doing = "writing to it" if side == "events" else "recording alerts in it"
+        with held(lock_path(self.path, side), self.wait, self.path, doing):
+            staging = staging_path(self.path, side)
+            try:
+                before = identity(self.path)
+                copy_file(self.path, staging)
+                con = self._checked(self._retrying(lambda: _connect_file(staging)), True)
+            except (OSError, duckdb.Error) as exc:
+                remove(staging)
+                raise store_failure(self.path, exc) from None
+            try:
+                with self._open(con) as c:
+                    yield c
+                    c.execute("CHECKPOINT")  # the copy written whole (a failure raises here, not at close)
+                with held(lock_path(self.path, "publish"), self.wait, self.path, doing):
+                    if identity(self.path) != before:  # the other side published meanwhile
+                        staging = self._merged(staging, side)
+                    publish(staging, self.path)
+            except (OSError, duckdb.Error) as exc:
+                raise store_failure(self.path, exc) from None
+            finally:
+                remove(staging)
+
+    def _merged(self, staging: Path, side: str) -> Path:
+        """The written copy with the other side's tables as published since it was copied: the events side
+        takes the alerts' tables from the store into its copy; the alerts side takes a new copy of the store
+        and brings its own tables into it (the smaller move either way)."""
+        if side == "events":
+            target, source = staging, self.path
+        else:
+            target, source = staging_path(self.path, "merge"), staging
+            copy_file(self.path, target)
+        con = self._retrying(lambda: _connect_file(target))
+        try:
+            merge(con, source, "alerts")
+        finally:
+            con.close()
+        if target != staging:
+            remove(staging)
+        return target
 
     @contextlib.contextmanager
     def notifying(self) -> Iterator[None]:
         """Held while the alert changes not yet delivered are read, sent and marked: one process delivers
         at a time, so two ``monitor check`` runs do not send the same change twice (the second waits up to
         ``wait`` seconds, then finds it delivered). A lock file beside the store (``<store>.notify.lock``),
-        not the store's own lock: ingests and readers go on while a webhook is slow."""
-        lock = Path(str(self.path) + ".notify.lock")
-        try:
-            f = open(lock, "a+b")
-        except OSError as exc:
-            raise RanklensError(f"store {str(self.path)!r}: cannot open its lock file {str(lock)!r}: "
-                                f"{exc.strerror or exc}") from None
-        with f:
-            deadline = time.monotonic() + self.wait
-            delay = 0.02
-            while not _try_lock(f):
-                if time.monotonic() >= deadline:
-                    raise StoreBusyError(
-                        f"store {str(self.path)!r} is busy: another `monitor check` is delivering alerts to the "
-                        f"webhook; waited {self.wait:g} s (raise --wait, or try again when it is done)")
-                time.sleep(delay)
-                delay = min(delay * 2, 0.25)
-            try:
-                yield
-            finally:
-                _unlock(f)
+        not a writer's: ingests and readers go on while a webhook is slow."""
+        with held(lock_path(self.path, "notify"), self.wait, self.path,
+                  "delivering alerts to the webhook (`monitor check`)"):
+            yield
 
     @contextlib.contextmanager
-    def _open(self, write: bool) -> Iterator[Any]:
+    def _open(self, con: Any) -> Iterator[Any]:
         duckdb = require("duckdb")
-        con = self.connect(write=write)
         try:
             yield con
         except duckdb.Error as exc:
@@ -313,39 +360,69 @@ class Database:
             raise store_failure(self.path, exc) from None
 
 
-def _try_lock(f: Any) -> bool:
-    """An exclusive lock on an open file, without waiting (flock on POSIX, msvcrt on Windows)."""
+def merge(con: Any, other: Path, side: str) -> None:
+    """Replace, in the database open for writing on ``con``, the tables of ``side`` (``"events"``: those of
+    :data:`EVENT_TABLES`; ``"alerts"``: the others) by those of the database file ``other``, in one
+    transaction: one side's writes brought into a copy that holds the other's."""
+    con.execute(f"ATTACH {_literal(str(other))} AS _published (READ_ONLY)")
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt
-
-        try:
-            f.seek(0)
-            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-            return True
-        except OSError:
-            return False
-    try:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError:
-        return False
+        with transaction(con):
+            for (t,) in con.execute("SELECT table_name FROM information_schema.tables WHERE table_catalog = "
+                                    "'_published' AND table_schema = 'main' ORDER BY 1").fetchall():
+                if (t in EVENT_TABLES) != (side == "events"):
+                    continue
+                con.execute(f"DELETE FROM {quote(t)}")
+                con.execute(f"INSERT INTO {quote(t)} SELECT * FROM _published.main.{quote(t)}")
+    finally:
+        con.execute("DETACH _published")
 
 
-def _unlock(f: Any) -> None:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt
+def _literal(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
-        f.seek(0)
-        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
-        return
-    fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+def _connect_file(path: Path) -> Any:
+    """A connection open for writing on one DuckDB file (a writer's copy, or a store recovered in place)."""
+    return duckdb_connect(str(path))
+
+
+#: Readers' DuckDB instances, one per store file version (path -> (identity, connection)), most recent last.
+_READERS: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+_READERS_LOCK = threading.Lock()
+_READERS_KEPT = 4
+
+
+def _reader(path: Path) -> Any:
+    """A read-only connection to the store's current file. One in-memory DuckDB instance per version of the
+    file attaches it read-only and hands out cursors (the dashboard's concurrent requests share its cache); a
+    new version (a writer swapped its copy in) gets a new instance (DuckDB's own cache of instances is keyed
+    by path, and would go on serving the file the path named before)."""
+    key = str(path.resolve())
+    version = identity(path)
+    with _READERS_LOCK:
+        hit = _READERS.get(key)
+        if hit is None or hit[0] != version:
+            base = duckdb_connect()
+            base.execute(f"ATTACH {_literal(key)} AS ranklens_store (READ_ONLY)")
+            _READERS[key] = hit = (version, base)
+        _READERS.move_to_end(key)
+        while len(_READERS) > _READERS_KEPT:
+            _READERS.popitem(last=False)  # the instance closes once its cursors are
+        con = hit[1].cursor()
+    con.execute("USE ranklens_store")
+    return con
 
 
 # -- catalogue ---------------------------------------------------------------------------------------------
+def feature_columns(con: Any) -> dict[str, str]:
+    """Feature name -> its kind (``numeric``, ``categorical``): the columns ``feature:<name>`` of ``items``."""
+    rows = con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'items' "
+                       "AND table_schema = 'main' AND table_catalog = current_database() "
+                       "AND starts_with(column_name, 'feature:') ORDER BY column_name").fetchall()
+    return {c.split(":", 1)[1]: "numeric" if t == "DOUBLE" else "categorical" for c, t in rows}
+
+
 def slice_columns(con: Any) -> dict[str, str]:
     """Slice name -> its column in ``groups``."""
     return dict(con.execute("SELECT name, col FROM slice_columns ORDER BY name").fetchall())

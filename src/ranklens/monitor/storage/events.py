@@ -1,21 +1,22 @@
-"""A chunk of ingest batches as validated events and served lists, in SQL on the connection that ingests it.
+"""A chunk of ingest batches as validated events, in SQL: **the one place** the quarantine rules are written.
 
 The raw rows (the view ``_raw``) become typed event columns (:func:`event_select`), each row with the reason
-it is quarantined or none (``_v``, :func:`validate`); the valid ranking rows make the served lists (``_g``,
-the new ones ``_gn`` with their ids, their items ``_items``: :func:`find_lists`).
+it is quarantined or none (the table ``_v``, :func:`validate`). Both engines run it: the local ingest on its
+connection, the Spark ingest on each executor's (:mod:`ranklens.monitor.storage.chunk`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..._base.deps import require
 from ...errors import InputError
 from .db import quote
 
-__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "event_select", "find_lists", "make_lists", "mark_duplicates",
-           "mark_mixed", "validate"]
+__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "FEATURE_TYPES", "event_select", "feature_column", "slice_select",
+           "text_sql", "validate"]
 
 EVENT_COLUMNS = ("timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
                  "relevance", "labels")
@@ -23,10 +24,23 @@ ENVIRONMENTS = ("training", "validation", "production")
 #: The batch index column of a chunk's raw rows (0, 1, ... in the chunk's order).
 BATCH = "_rl_batch"
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+#: The SQL type of a feature's values in the store (``items``), by its kind.
+FEATURE_TYPES = {"numeric": "DOUBLE", "categorical": "VARCHAR"}
 
 
-def event_select(name: str, table: Any) -> tuple[str, list[str]]:
-    """SQL select list turning the raw batch (registered as _raw) into typed event columns."""
+def feature_column(name: str) -> str:
+    """The column of ``items`` holding a feature's values (``feature:<name>``), named apart from every other."""
+    return f"feature:{name}"
+
+
+def event_select(name: str, table: Any, features: Mapping[str, str] | None = None) -> tuple[str, list[str]]:
+    """SQL select list turning the raw batch (registered as _raw) into typed event columns, and the names of
+    its slice columns (typed by :func:`slice_select`: a list's are those of its first row).
+
+    ``features`` (name -> ``numeric`` or ``categorical``, the configuration's ``[signals] features``) are
+    columns ``feature:<name>`` of their kind, not slices: a numeric value that is not a finite number, and
+    an empty one, are missing (NULL); a feature the batch lacks is missing on all its rows.
+    """
     pa = require("pyarrow")
     cols: dict[str, str] = {}
     for c in table.column_names:
@@ -41,7 +55,8 @@ def event_select(name: str, table: Any) -> tuple[str, list[str]]:
             raise InputError(
                 f"{name}: missing column {req!r} (columns: {', '.join(table.column_names)}); see docs/monitoring.md."
             )
-    slices = [c for c in cols if c not in EVENT_COLUMNS]
+    features = dict(features or {})
+    slices = [c for c in cols if c not in EVENT_COLUMNS and c not in features]
     for s in slices:
         if not _NAME.match(s) or len(s) > 64:
             raise InputError(
@@ -55,7 +70,9 @@ def event_select(name: str, table: Any) -> tuple[str, list[str]]:
         return f"_raw.{quote(cols[c])}" if c in cols else "NULL"
 
     def text(c: str) -> str:
-        return f"NULLIF(TRIM(CAST({raw(c)} AS VARCHAR)), '')" if c in cols else "CAST(NULL AS VARCHAR)"
+        if c not in cols:
+            return "CAST(NULL AS VARCHAR)"
+        return text_sql(raw(c), pa.types.is_string(typ(c)) or pa.types.is_large_string(typ(c)))
 
     def num(c: str) -> str:
         if c not in cols:
@@ -121,19 +138,43 @@ def event_select(name: str, table: Any) -> tuple[str, list[str]]:
         f"{num('relevance')} AS relevance",
         f"{labels} AS labels",
     ]
-    select += [f"NULLIF(TRIM(CAST({raw(s)} AS VARCHAR)), '') AS {quote('s_' + s)}" for s in slices]
+    for f, kind in sorted(features.items()):
+        value = "NULL" if f not in cols else text(f) if kind == "categorical" else \
+            f"(CASE WHEN isfinite({num(f)}) THEN {num(f)} END)"
+        select.append(f"CAST({value} AS {FEATURE_TYPES[kind]}) AS {quote(feature_column(f))}")
     return ",\n".join(select), slices
 
 
-def validate(con: Any, name: str, sample: Any) -> list[str]:
+def text_sql(column: str, is_text: bool) -> str:
+    """A raw column as trimmed text, NULL when empty. TRIM strips spaces (and Unicode spaces): text that is
+    ASCII, not empty and starts and ends with another character is taken as it is (most values, and cheaper)."""
+    if not is_text:
+        return f"NULLIF(TRIM(CAST({column} AS VARCHAR)), '')"
+    return (f"CASE WHEN {column} = '' OR starts_with({column}, ' ') OR ends_with({column}, ' ') "
+            f"OR strlen({column}) <> length({column}) THEN NULLIF(TRIM({column}), '') ELSE {column} END")
+
+
+def slice_select(table: Any, slices: list[str], alias: str) -> str:
+    """The slice columns ``s_<name>`` of the raw rows ``alias`` (a table with the raw columns), as text."""
+    pa = require("pyarrow")
+    cols = {c.strip().lower(): c for c in table.column_names}
+    out = []
+    for s in slices:
+        t = table.schema.field(cols[s]).type
+        out.append(f"{text_sql(f'{alias}.{quote(cols[s])}', pa.types.is_string(t) or pa.types.is_large_string(t))} "
+                   f"AS {quote('s_' + s)}")
+    return "".join(", " + x for x in out)
+
+
+def validate(con: Any, name: str, sample: Any, features: Mapping[str, str] | None = None) -> list[str]:
     """The chunk's rows (the view ``_raw``: raw columns, ``_row``, the batch index) as typed events, each with
     its quarantine reason or none (the table ``_v``); the slice columns. ``sample`` is an empty table with the
     raw columns; ``name`` the source named by an error about them."""
-    select, slices = event_select(name, sample)
+    select, slices = event_select(name, sample, features)
     envs = ", ".join(f"'{e}'" for e in ENVIRONMENTS)
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _v AS
-        SELECT *, (rank_given OR score_given) AS is_ranking,
+        SELECT * EXCLUDE (ts_given, score_given, relevance_given), (rank_given OR score_given) AS is_ranking,
           CASE
             WHEN group_id IS NULL THEN 'missing group_id'
             WHEN item_id IS NULL THEN 'missing item_id'
@@ -155,88 +196,3 @@ def validate(con: Any, name: str, sample: Any) -> list[str]:
           END AS reason
         FROM (SELECT _raw.{BATCH} AS _b, {select} FROM _raw) _ev""")
     return slices
-
-
-def find_lists(con: Any, base: int) -> None:
-    """The chunk's served lists (:func:`make_lists`), made again without the rows of a list that holds an item
-    twice or mixes rows with and without rank (those rows are quarantined)."""
-    make_lists(con, base)
-    # an item twice in one served list, a list mixing rows with and without rank: rare, looked for in the
-    # lists just made (the items of new lists by their integer ids; all rows when some lists are skipped),
-    # and the lists made again when there is one (64-bit hashes: distinct hashes prove distinct rows, so no
-    # duplicate is missed; a collision only sends the chunk through the exact search)
-    n_mix, n_skip = con.execute("SELECT count(*) FILTER (WHERE mixed), count(*) FILTER (WHERE skip) FROM _g"
-                                ).fetchall()[0]
-    if n_skip:
-        n_dup = con.execute("""SELECT count(*) - count(DISTINCT hash(_b, model, model_version, environment,
-            group_id, item_id)) FROM _v WHERE reason IS NULL AND is_ranking""").fetchall()[0][0]
-    else:
-        n_dup = con.execute("SELECT count(*) - count(DISTINCT hash(gid, item_id)) FROM _items").fetchall()[0][0]
-    if n_dup:
-        mark_duplicates(con)
-    if n_mix:
-        mark_mixed(con)
-    if n_dup or n_mix:
-        make_lists(con, base)
-
-
-def make_lists(con: Any, base: int) -> None:
-    """The chunk's served lists (``_g``: one row per batch and list, ``skip`` when the list is stored
-    already or came in an earlier batch of the chunk, ``mixed`` when its rows are not all ordered the same
-    way), the new ones with their ids from ``base + 1`` (``_gn``) and their items (``_items``)."""
-    # served groups: new ones get ids; rows of groups already stored (or in an earlier batch of the chunk)
-    # are skipped
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _g AS
-        SELECT g.*,
-               EXISTS (SELECT 1 FROM groups s WHERE s.model = g.model AND s.model_version = g.model_version
-                       AND s.environment = g.environment AND s.group_id = g.group_id) AS skip
-        FROM (SELECT _b, model, model_version, environment, group_id, min(ts) AS ts, count(*) AS n_items,
-                     CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
-                     min(_row) AS first_row, bool_and(rank_given) <> bool_or(rank_given) AS mixed
-              FROM _v WHERE reason IS NULL AND is_ranking GROUP BY ALL) g""")
-    # a list in two batches of the chunk (rare: looked for when the hashes of the lists say there may be one)
-    if con.execute("SELECT count(*) - count(DISTINCT hash(model, model_version, environment, group_id)) FROM _g"
-                   ).fetchall()[0][0]:
-        con.execute("""
-            UPDATE _g SET skip = TRUE FROM (
-              SELECT model, model_version, environment, group_id, min(_b) AS first FROM _g GROUP BY ALL
-              HAVING count(*) > 1) d
-            WHERE _g.model = d.model AND _g.model_version = d.model_version AND _g.environment = d.environment
-              AND _g.group_id = d.group_id AND _g._b > d.first""")
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _gn AS
-        SELECT ? + row_number() OVER (ORDER BY _b, ts, model, model_version, environment, group_id) AS gid,
-               * EXCLUDE (skip, mixed)
-        FROM _g WHERE NOT skip""", [base])
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _items AS
-        SELECT s.gid, s._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels
-        FROM _v v JOIN _gn s ON s._b = v._b AND s.model = v.model AND s.model_version = v.model_version
-         AND s.environment = v.environment AND s.group_id = v.group_id
-        WHERE v.reason IS NULL AND v.is_ranking""")
-
-
-def mark_duplicates(con: Any) -> None:
-    """An item twice in one served list: the first row counts, the others are quarantined."""
-    con.execute("""
-        UPDATE _v SET reason = 'duplicate item in group'
-        FROM (SELECT _b, _row FROM (
-                SELECT _b, _row, row_number() OVER (PARTITION BY _b, model, model_version, environment, group_id,
-                                                    item_id ORDER BY _row) AS k
-                FROM _v WHERE reason IS NULL AND is_ranking
-                  AND (_b, model, model_version, environment, group_id, item_id) IN (
-                      SELECT (_b, model, model_version, environment, group_id, item_id) FROM _v
-                      WHERE reason IS NULL AND is_ranking GROUP BY ALL HAVING count(*) > 1)) WHERE k > 1) d
-        WHERE _v._b = d._b AND _v._row = d._row""")
-
-
-def mark_mixed(con: Any) -> None:
-    """Every row of a list must be ordered the same way: all with a rank, or all by score."""
-    con.execute("""
-        UPDATE _v SET reason = 'group mixes rows with and without rank'
-        FROM (SELECT _b, model, model_version, environment, group_id FROM _v
-              WHERE reason IS NULL AND is_ranking
-              GROUP BY ALL HAVING count(*) FILTER (WHERE rank_given) NOT IN (0, count(*))) m
-        WHERE _v.reason IS NULL AND _v.is_ranking AND _v._b = m._b AND _v.model = m.model
-          AND _v.model_version = m.model_version AND _v.environment = m.environment AND _v.group_id = m.group_id""")

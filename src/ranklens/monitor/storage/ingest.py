@@ -9,7 +9,7 @@ computed by :func:`ranklens.monitor.storage.values.refresh` at the end of the in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,11 +17,13 @@ import numpy as np
 
 from ..._base.deps import require
 from ...errors import InputError
+from .chunk import drop_batches, make_chunk
 from .db import fetch_arrow, quote, slice_columns, transaction
-from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, find_lists, make_lists, validate
+from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
 from .read import Unsplit, batch_hash, read_batch
 
-__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "ingest_batches"]
+__all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
+           "store_chunk"]
 
 
 @dataclass
@@ -126,7 +128,8 @@ class _Batch:
 
 
 def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine: float | None = None,
-                   advance: Callable[[int], None] = lambda n: None) -> list[dict[str, Any]]:
+                   advance: Callable[[int], None] = lambda n: None,
+                   features: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Ingest batches of events on a connection open for writing; what each did, as entries of
     :class:`IngestSummary`, in the order given.
 
@@ -138,12 +141,16 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
     With ``max_quarantine``, a batch whose quarantined rows are more than that fraction of its rows is
     kept out whole (status ``refused``): nothing of it is stored, not even its quarantine, and it is not
     recorded as ingested (the same file, once fixed or with a higher limit, is ingested as new).
+
+    ``features`` (name -> ``numeric`` or ``categorical``) are stored with the items (columns
+    ``feature:<name>`` of ``items``), not as slices.
     """
     out: list[dict[str, Any]] = [{} for _ in batches]
+    features = dict(features or {})
     pending: list[_Batch] = []
 
     def flush() -> None:
-        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine)):
+        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine, features)):
             out[b.index] = info
         advance(len(pending))
         pending.clear()
@@ -152,10 +159,9 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
         batch_id = batch_hash(kind, obj)
         if any(b.batch_id == batch_id for b in pending):
             flush()  # the same content twice in one call: the second is judged once the first is stored
-        if con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
-            out[i] = {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0,
-                      "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0,
-                      "reasons": {}}
+        known = already_ingested(con, name, batch_id)
+        if known is not None:
+            out[i] = known
             advance(1)
             continue
         b = _Batch(i, name, kind, obj, batch_id)
@@ -172,6 +178,14 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
     return out
 
 
+def already_ingested(con: Any, name: str, batch_id: str) -> dict[str, Any] | None:
+    """The summary entry of a batch whose content the store holds already, else None."""
+    if not con.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]:
+        return None
+    return {"source": name, "batch_id": batch_id, "status": "already ingested", "rows": 0, "ranking_rows": 0,
+            "label_rows": 0, "groups": 0, "quarantined": 0, "skipped": 0, "reasons": {}}
+
+
 def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
     """Arrow schema (as DuckDB reads the file) and row count of a Parquet file."""
     duckdb = require("duckdb")
@@ -184,7 +198,8 @@ def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
     return schema, int(rows)
 
 
-def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -> list[dict[str, Any]]:
+def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
+                  features: dict[str, str]) -> list[dict[str, Any]]:
     """One chunk in one transaction: several Parquet files of one schema read as one relation, or any one
     batch read as an Arrow table. When a multi-file chunk fails (a damaged file), its files are taken again
     one by one, so that the error names its file and the files before it are stored as they would be."""
@@ -201,9 +216,9 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
         sample = sample.append_column("_row", pa.array([], pa.int64()))
         try:
             with transaction(con):
-                return _load(con, chunk, sample, {}, max_quarantine)
+                return _load(con, chunk, sample, {}, max_quarantine, features)
         except duckdb.Error:
-            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine)]
+            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine, features)]
         finally:
             con.execute("DROP VIEW IF EXISTS _raw")
     b = chunk[0]
@@ -213,7 +228,7 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None) -
     con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {BATCH} FROM _raw_table")
     try:
         with transaction(con):
-            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine)
+            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine, features)
     finally:
         con.execute("DROP VIEW IF EXISTS _raw")
         con.unregister("_raw_table")
@@ -229,23 +244,32 @@ def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int,
 
 
 def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit],
-          max_quarantine: float | None) -> list[dict[str, Any]]:
+          max_quarantine: float | None, features: dict[str, str]) -> list[dict[str, Any]]:
     """Validate and store a chunk's batches (the view ``_raw``: raw columns, ``_row``, the batch index)."""
+    slices = validate(con, chunk[0].name, sample, features)
+    make_chunk(con, sample, slices)
+    return store_chunk(con, [(b.name, b.batch_id) for b in chunk], slices, unsplit, max_quarantine,
+                       lambda refused: drop_batches(con, refused, sample, slices))
+
+
+def store_chunk(con: Any, chunk: list[tuple[str, str]], slices: list[str], unsplit: dict[int, Unsplit],
+                max_quarantine: float | None, drop: Callable[[list[int]], None]) -> list[dict[str, Any]]:
+    """Store a chunk's batches ((source, batch id) each, in the order of their index ``_b``) from the chunk
+    tables (:mod:`ranklens.monitor.storage.chunk`), whichever engine made them; what each batch did, as
+    entries of :class:`IngestSummary`. ``drop(batches)`` makes the chunk tables again without the batches kept
+    out by ``max_quarantine``. The new lists get their ids here (``_gn``: ``gid``, ``li``, ...)."""
     con.execute("CREATE OR REPLACE TEMP TABLE _bt (b INTEGER, batch_id VARCHAR, source VARCHAR)")
-    con.executemany("INSERT INTO _bt VALUES (?, ?, ?)", [[j, b.batch_id, b.name] for j, b in enumerate(chunk)])
-    slices = validate(con, chunk[0].name, sample)
-    base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
-    find_lists(con, base)
-    infos, why = _batch_infos(con, chunk, unsplit, max_quarantine)
+    con.executemany("INSERT INTO _bt VALUES (?, ?, ?)", [[j, bid, name] for j, (name, bid) in enumerate(chunk)])
+    infos = _batch_infos(con, chunk, unsplit, max_quarantine)
     refused = [j for j, info in enumerate(infos) if info["status"] == "refused"]
     if refused:  # kept out whole: nothing of them is stored, not even their quarantine
         if len(refused) == len(chunk):
             return infos
-        con.execute(f"DELETE FROM _v WHERE _b IN ({', '.join(map(str, refused))})")
-        make_lists(con, base)
+        drop(refused)
     keep = [j for j in range(len(chunk)) if j not in refused]
-    _store_quarantine(con, chunk, keep, why, unsplit, sample.column_names)
-    skipped = _store_lists(con, slices)
+    _store_quarantine(con, chunk, keep, unsplit)
+    base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
+    skipped = _store_lists(con, slices, base)
     label_rows, new_label_rows, updated = _store_labels(con, base)
     made = {int(b): (int(n), int(k)) for b, n, k in con.execute(
         "SELECT _b, count(*), sum(n_items) FROM _gn GROUP BY _b").fetchall()}
@@ -263,18 +287,17 @@ def _load(con: Any, chunk: list[_Batch], sample: Any, unsplit: dict[int, Unsplit
     return infos
 
 
-def _batch_infos(con: Any, chunk: list[_Batch], unsplit: dict[int, Unsplit], max_quarantine: float | None
-                 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]]]:
+def _batch_infos(con: Any, chunk: list[tuple[str, str]], unsplit: dict[int, Unsplit],
+                 max_quarantine: float | None) -> list[dict[str, Any]]:
     """Each batch's entry of :class:`IngestSummary` as far as validation tells (rows, quarantine by reason;
-    ``refused`` beyond ``max_quarantine``), and the quarantine reasons of its rows by batch index."""
-    n_rows = _per_batch(con, "SELECT _b, count(*) FROM _v GROUP BY _b")
+    ``refused`` beyond ``max_quarantine``)."""
+    n_rows = _per_batch(con, "SELECT _b, rows FROM _nb")
     why: dict[int, dict[str, int]] = {}
-    for b, reason, n in con.execute(
-            "SELECT _b, reason, count(*) FROM _v WHERE reason IS NOT NULL GROUP BY ALL ORDER BY 1, 3 DESC, 2"
-    ).fetchall():
+    for b, reason, n in con.execute("SELECT _b, reason, count(*) FROM _q GROUP BY ALL ORDER BY 1, 3 DESC, 2"
+                                    ).fetchall():
         why.setdefault(int(b), {})[reason] = int(n)
     infos: list[dict[str, Any]] = []
-    for j, batch in enumerate(chunk):
+    for j, (name, batch_id) in enumerate(chunk):
         reasons = dict(why.get(j, {}))
         for _line, _text, r in unsplit.get(j, []):  # lines the CSV reader could not split
             reasons[r] = reasons.get(r, 0) + 1
@@ -282,37 +305,33 @@ def _batch_infos(con: Any, chunk: list[_Batch], unsplit: dict[int, Unsplit], max
         quarantined = int(sum(reasons.values()))
         # the lines the reader could not make rows of are rows of the batch too
         rows = int(n_rows.get(j, 0)) + len(unsplit.get(j, []))
-        info = {"source": batch.name, "batch_id": batch.batch_id, "status": "ingested", "rows": rows,
+        info = {"source": name, "batch_id": batch_id, "status": "ingested", "rows": rows,
                 "ranking_rows": 0, "label_rows": 0, "groups": 0, "quarantined": quarantined, "skipped": 0,
                 "reasons": reasons}
         if max_quarantine is not None and quarantined > max_quarantine * rows:
-            first = con.execute("SELECT _row + 1, reason FROM _v WHERE _b = ? AND reason IS NOT NULL "
-                                "ORDER BY _row LIMIT 3", [j]).fetchall()
+            first = con.execute("SELECT row_number, reason FROM _q WHERE _b = ? ORDER BY row_number LIMIT 3",
+                                [j]).fetchall()
             examples: list[dict[str, Any]] = [{"row": int(r), "reason": w} for r, w in first]
             examples += [{"line": line, "reason": w, "text": text} for line, text, w in unsplit.get(j, [])[:3]]
             info.update(status="refused", max_quarantine=max_quarantine, examples=examples)
         infos.append(info)
-    return infos, why
+    return infos
 
 
-def _store_quarantine(con: Any, chunk: list[_Batch], keep: list[int], why: dict[int, dict[str, int]],
-                      unsplit: dict[int, Unsplit], raw_columns: list[str]) -> None:
-    """The quarantined rows of the batches kept, with the row as it came (the raw columns and _row, as JSON)."""
-    rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns)
+def _store_quarantine(con: Any, chunk: list[tuple[str, str]], keep: list[int], unsplit: dict[int, Unsplit]) -> None:
+    """The quarantined rows of the batches kept, with the row as it came."""
     for j in keep:
-        if why.get(j):
-            con.execute(f"""
-                INSERT INTO quarantine
-                SELECT ?, ?, v._row + 1, v.reason, to_json(struct_pack({rec}))
-                FROM _v v JOIN _raw r ON r._row = v._row AND r.{BATCH} = ?
-                WHERE v._b = ? AND v.reason IS NOT NULL""", [chunk[j].batch_id, chunk[j].name, j, j])
+        name, batch_id = chunk[j]
+        con.execute("INSERT INTO quarantine SELECT ?, ?, row_number, reason, record FROM _q WHERE _b = ?",
+                    [batch_id, name, j])
         for line, text, w in unsplit.get(j, []):
             con.execute("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?)",
-                        [chunk[j].batch_id, chunk[j].name, line, w, json.dumps({"text": text})])
+                        [batch_id, name, line, w, json.dumps({"text": text})])
 
 
-def _store_lists(con: Any, slices: list[str]) -> dict[int, tuple[int, int]]:
-    """The new served lists (with new slice columns) and their items; the lists and rows skipped by batch."""
+def _store_lists(con: Any, slices: list[str], base: int) -> dict[int, tuple[int, int]]:
+    """The new served lists (with new slice columns), their ids from ``base + 1`` (``_gn``) and their items;
+    the lists and rows skipped by batch (stored already, or in an earlier batch of the chunk)."""
     known = slice_columns(con)
     for s in slices:
         if s not in known:
@@ -320,19 +339,51 @@ def _store_lists(con: Any, slices: list[str]) -> dict[int, tuple[int, int]]:
             con.execute(f"ALTER TABLE groups ADD COLUMN {quote(col)} VARCHAR")
             con.execute("INSERT INTO slice_columns VALUES (?, ?)", [s, col])
             known[s] = col
+    con.execute("""UPDATE _g SET skip = TRUE WHERE NOT skip AND EXISTS (
+        SELECT 1 FROM groups s WHERE s.model = _g.model AND s.model_version = _g.model_version
+        AND s.environment = _g.environment AND s.group_id = _g.group_id)""")
     skipped = {int(b): (int(n), int(k)) for b, n, k in con.execute(
         "SELECT _b, count(*), sum(n_items) FROM _g WHERE skip GROUP BY _b").fetchall()}
-    slice_sel = "".join(f", v.{quote('s_' + s)}" for s in slices)
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _gn AS
+        SELECT ? + row_number() OVER (ORDER BY _b, ts, model, model_version, environment, group_id) AS gid,
+               * EXCLUDE (skip, mixed)
+        FROM _g WHERE NOT skip""", [base])
+    slice_sel = "".join(f", g.{quote('s_' + s)}" for s in slices)
     slice_cols = "".join(f", {quote(known[s])}" for s in slices)
     con.execute(f"""
         INSERT INTO groups (gid, model, model_version, environment, group_id, ts, n_items, order_by, source,
                             batch_id, dirty{slice_cols})
         SELECT g.gid, g.model, g.model_version, g.environment, g.group_id, g.ts, g.n_items, g.order_by,
                'events', bt.batch_id, TRUE{slice_sel}
-        FROM _gn g JOIN _v v ON v._b = g._b AND v._row = g.first_row JOIN _bt bt ON bt.b = g._b""")
+        FROM _gn g JOIN _bt bt ON bt.b = g._b""")
     # a batch's gids are one range: later reads prune by zone maps
-    con.execute("INSERT INTO items SELECT gid, item_id, rank, score FROM _items")
+    feats = "".join(", " + quote(c) for c in _item_features(con))
+    con.execute(f"""INSERT INTO items (gid, item_id, rank, score{feats})
+                    SELECT g.gid, i.item_id, i.rank, i.score{feats} FROM _items i JOIN _gn g USING (li)""")
     return skipped
+
+
+def _item_features(con: Any) -> list[str]:
+    """The feature columns of the chunk's items (``_items``), added to ``items`` when new; a feature stored
+    with another kind (numeric, categorical) is an error naming it."""
+    types = {"DOUBLE": "numeric", "VARCHAR": "categorical"}
+    stored = dict(con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                              "WHERE table_name = 'items' AND table_schema = 'main' AND table_catalog = "
+                              "current_database()").fetchall())
+    new = {d[0]: str(d[1]) for d in con.execute("SELECT * FROM _items LIMIT 0").description
+           if d[0].startswith("feature:")}
+    out = []
+    for col in sorted(new):
+        want = "DOUBLE" if new[col] in ("DOUBLE", "NUMBER") else "VARCHAR"
+        if col not in stored:
+            con.execute(f"ALTER TABLE items ADD COLUMN {quote(col)} {want}")
+        elif stored[col] != want:
+            raise InputError(f"feature {col.split(':', 1)[1]!r} is {types.get(stored[col], stored[col])} in the "
+                             f"store; the configuration makes it {types[want]} ([signals] features). A feature keeps "
+                             "its kind: give it another name.")
+        out.append(col)
+    return out
 
 
 def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], dict[int, Any]]:
@@ -341,19 +392,11 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     lists it updated by late labels."""
     # label rows: stored once whatever the file they came in (a row equal to a stored one, or to an earlier
     # row of the chunk, in group_id, item_id, timestamp, relevance and set of labels, adds nothing)
-    label_rows = _per_batch(con, "SELECT _b, count(*) FROM _v WHERE reason IS NULL AND NOT is_ranking GROUP BY _b")
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _fb_rows AS
-        SELECT _b, group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
-        FROM _v WHERE reason IS NULL AND NOT is_ranking""")
-    # a row repeated within the chunk (looked for exactly only when the 64-bit hashes say there may be one):
-    # the first batch that has it stores it
-    if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
-                   ).fetchall()[0][0]:
-        con.execute("""CREATE OR REPLACE TEMP TABLE _fb_rows AS
-            SELECT min(_b) AS _b, group_id, item_id, ts, relevance, labels FROM _fb_rows GROUP BY ALL""")
-    if label_rows:
-        lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
+    # (a row repeated within the chunk is in _fb_rows once, kept by the first batch that has it)
+    label_rows = _per_batch(con, "SELECT _b, label_rows FROM _nb WHERE label_rows > 0")
+    lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
+    if label_rows and con.execute("SELECT count(*) FROM feedback WHERE ts BETWEEN ? AND ?", [lo_ts, hi_ts]
+                                  ).fetchall()[0][0]:
         con.execute("""
             DELETE FROM _fb_rows WHERE EXISTS (
               SELECT 1 FROM feedback f WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
@@ -380,9 +423,10 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     con.execute("""
         INSERT INTO item_labels
         SELECT x.gid, x.item_id, x.label, x.relevance, bt.batch_id FROM (
-          SELECT gid, item_id, unnest(labels) AS label, CAST(NULL AS DOUBLE) AS relevance, _b
-          FROM _items WHERE coalesce(len(labels), 0) > 0
-          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _items WHERE relevance IS NOT NULL
+          SELECT g.gid, i.item_id, unnest(i.labels) AS label, CAST(NULL AS DOUBLE) AS relevance, i._b
+          FROM _items i JOIN _gn g USING (li) WHERE coalesce(len(i.labels), 0) > 0
+          UNION ALL SELECT g.gid, i.item_id, NULL, i.relevance, i._b FROM _items i JOIN _gn g USING (li)
+          WHERE i.relevance IS NOT NULL
           UNION ALL SELECT gid, item_id, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
           UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
         JOIN _bt bt ON bt.b = x._b""")

@@ -19,7 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["APPLICATION", "SCHEMA_VERSION", "mark", "migrate", "recognise", "schema_version"]
+__all__ = ["APPLICATION", "EVENT_TABLES", "SCHEMA_VERSION", "mark", "migrate", "recognise", "schema_version"]
+
+#: The tables the ingest side writes (events, their lists and values, the catalogue, ``meta``); every other
+#: table (the alerts') is written by ``check`` (see :mod:`ranklens.monitor.storage.swap`). A migration adding
+#: a table the ingest writes adds it here.
+EVENT_TABLES = frozenset({"meta", "batches", "groups", "items", "feedback", "quarantine", "slice_columns",
+                          "metric_columns", "item_labels"})
 
 _V1 = [
     "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",

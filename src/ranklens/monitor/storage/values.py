@@ -32,8 +32,9 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     """
     rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
     grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
-    # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range; each distinct
-    # label of an item adds its attribution value (the _w table), the largest given relevance wins
+    # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range. Per item, each
+    # distinct label adds its attribution value (the _w table) and the largest given relevance wins: one
+    # aggregation of the labels (per label, then per item), one join with the items
     pa = require("pyarrow")
     vals = attribution.label_values()
     con.register("_w", pa.table({"label": pa.array(list(vals), pa.string()),
@@ -41,18 +42,16 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     lrng = rng.replace("i.gid", "l.gid")
     return fetch_arrow(con.sql(f"""
         WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
-        lab AS (SELECT DISTINCT l.gid, l.item_id, l.label FROM item_labels l
-                WHERE l.label IN (SELECT label FROM _w){lrng} AND l.gid IN (SELECT gid FROM sel)),
-        att AS (SELECT lab.gid, lab.item_id, sum(_w.weight) AS attr FROM lab JOIN _w ON _w.label = lab.label
-                GROUP BY ALL),
-        rel AS (SELECT l.gid, l.item_id, max(l.relevance) AS relevance FROM item_labels l
-                WHERE l.relevance IS NOT NULL{lrng} AND l.gid IN (SELECT gid FROM sel) GROUP BY ALL)
+        lab AS (SELECT l.gid, l.item_id, max(_w.weight) AS w, max(l.relevance) AS relevance
+                FROM item_labels l LEFT JOIN _w ON _w.label = l.label
+                WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)
+                GROUP BY l.gid, l.item_id, l.label),
+        att AS (SELECT gid, item_id, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)
         SELECT i.gid{", i.item_id, i.rank, i.score" if full else ""},
                CASE WHEN s.order_by = 'rank' THEN -CAST(i.rank AS DOUBLE) ELSE i.score END AS key,
-               rel.relevance, coalesce(att.attr, 0.0) AS attr
+               att.relevance, coalesce(att.attr, 0.0) AS attr
         FROM items i JOIN sel s ON i.gid = s.gid
         LEFT JOIN att ON att.gid = i.gid AND att.item_id = i.item_id
-        LEFT JOIN rel ON rel.gid = i.gid AND rel.item_id = i.item_id
         WHERE TRUE{rng}""", params=list(params)))
 
 

@@ -22,8 +22,10 @@ DEFINITIONS: dict[str, str] = {
            "(score: the baseline's deciles; position: 1..20 and deeper; popularity@k: deciles of the baseline "
            "popularity of the items served at positions 1..k, the number of baseline lists serving them); empty "
            "shares count 1e-4. Above 0.1 noticeable, above 0.25 major.",
-    "ks": "two-sample Kolmogorov-Smirnov statistic D of the scores against the baseline's, with its asymptotic "
-          "p-value.",
+    "ks": "two-sample Kolmogorov-Smirnov statistic D of the scores (or a numeric feature's values) against the "
+          "baseline's, with its asymptotic p-value.",
+    "js": "Jensen-Shannon distance (natural log) of a feature's histogram in the window against the baseline's "
+          "(numeric: the baseline's deciles; categorical: one bin per value): 0 alike, 0.83 disjoint.",
     "coverage": "distinct items served (positions 1..k) that the catalogue holds, over the catalogue (the items the "
                 "baseline served, or the configured size).",
     "gini": "Gini coefficient of item exposure (times served at positions 1..k) over the items served: 0 even, "
