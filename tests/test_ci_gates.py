@@ -150,3 +150,72 @@ def test_progress_line_moves_during_one_long_step(monkeypatch):
         time.sleep(1.2)  # one step, no advance: the elapsed time is still redrawn
     assert out.getvalue().count("\r") >= 2 and out.getvalue().endswith("\n")
     assert "ranklens: reading run.txt 0/1 (0%)" in out.getvalue()
+
+
+@pytest.fixture()
+def one_query_worse(three_runs, tmp_path):
+    """'dip' is 'good' but for q0, where the relevant item is second: MRR 1 - (1 - 1/2)/12 = 1 - 1/24."""
+    text = open(three_runs["good"]).read()
+    dip = text.replace("q0 Q0 a 1 2.0 s\nq0 Q0 b 2 1.0 s\n", "q0 Q0 b 1 2.0 s\nq0 Q0 a 2 1.0 s\n")
+    assert dip != text
+    p = tmp_path / "dip.txt"
+    p.write_text(dip)
+    return dict(three_runs, dip=str(p))
+
+
+def test_max_drop_fails_on_size_whatever_the_p_value(one_query_worse):
+    p = one_query_worse
+    args = ("compare", p["qrels"], p["good"], p["dip"], "-m", "mrr", "--resamples", "999")
+    # the drop of 1/24 = 0.0417 is not significant (one query of twelve: p = 1): --fail-if-worse passes ...
+    assert cli(*args, "--fail-if-worse").returncode == 0
+    # ... and the gate on size fails
+    res = cli(*args, "--max-drop", "mrr=0.01")
+    assert res.returncode == 1, res.stderr
+    assert "mrr" in res.stdout  # the table is still printed
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith(f"ranklens: fail: dip: mrr dropped by {1 / 24:.4f} from good (1.0000 over 12 queries -> "
+                           f"{1 - 1 / 24:.4f} over 12), more than the allowed 0.01 (p = 1 after holm)")
+    assert cli(*args, "--max-drop", "mrr=0.05").returncode == 0
+    # a run better than the baseline never fails; a large significant drop within the allowance passes
+    assert cli("compare", p["qrels"], p["dip"], p["good"], "-m", "mrr", "--max-drop", "mrr=0").returncode == 0
+    big = cli("compare", p["qrels"], p["good"], p["bad"], "-m", "mrr", "--resamples", "999", "--max-drop", "mrr=0.6",
+              "--fail-if-worse")
+    assert big.returncode == 1 and "significantly worse" in big.stderr and "dropped" not in big.stderr
+    assert cli("compare", p["qrels"], p["good"], p["bad"], "-m", "mrr", "--max-drop", "mrr=0.6").returncode == 0
+
+
+def test_max_drop_compares_a_measure_not_asked_and_checks_every_gate(one_query_worse):
+    p = one_query_worse
+    # ndcg@2 of q0 in dip: relevant at rank 2, 1/log2(3); the drop is (1 - 1/log2(3)) / 12
+    drop = (1 - 1 / math.log2(3)) / 12
+    res = cli("compare", p["qrels"], p["good"], p["dip"], "-m", "mrr", "--max-drop", "ndcg@2=0.02",
+              "--max-drop", "mrr=0.05", "-f", "json", "--resamples", "99")
+    assert res.returncode == 1, res.stderr
+    assert '"ndcg@2"' in res.stdout
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith(f"ranklens: fail: dip: ndcg@2 dropped by {drop:.4f} from good")
+
+
+@pytest.mark.parametrize("gate, words", [("mrr", "MEASURE=VALUE"), ("mrr=-0.1", "must be >= 0"),
+                                         ("mrr=inf", "MEASURE=VALUE"), ("P.5,10=0.1", "names 2 measures"),
+                                         ("nope@3=0.1", "unknown measure 'nope@3'")])
+def test_max_drop_usage_errors_exit_2(one_query_worse, gate, words):
+    p = one_query_worse
+    res = cli("compare", p["qrels"], p["good"], p["dip"], "--max-drop", gate)
+    assert res.returncode == 2
+    assert len(res.stderr.strip().splitlines()) == 1 and words in res.stderr
+
+
+def test_drops_in_python():
+    import ranklens
+
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(12)}
+    good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(12)}
+    dip = dict(good, q0={"a": 1.0, "b": 2.0})
+    c = ranklens.compare(qrels, {"good": good, "dip": dip}, ["mrr"], n_resamples=99)
+    (row,) = c.drops({"mrr": 0.01})
+    assert row["run"] == "dip" and row["drop"] == pytest.approx(1 / 24, abs=1e-15)
+    assert c.drops({"mrr": 1 / 24}) == []  # equal to the allowance (up to the rounding of the means): passes
+    for bad in ({"mrr": -0.01}, {"mrr": math.nan}, {"mrr": True}, {}, {"ndcg@10": 0.1}, [("mrr", 0.1)]):
+        with pytest.raises(ranklens.errors.InvalidParameterError, match="max_drop"):
+            c.drops(bad)

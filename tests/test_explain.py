@@ -101,3 +101,26 @@ def test_a_query_without_a_ranked_list_still_shows_its_ideal_list(run) -> None:
     assert exp.idcg == pytest.approx(2.0 + 1.0 / math.log2(3), abs=1e-12)
     assert [r["item"] for r in exp.ideal_rows] == ["d", "c"]
     assert exp.value == 0.0
+
+
+def test_html_is_bounded_to_the_first_positions_and_counts_the_others():
+    """Issue #33 point 8: a 2,000-item list made a 1.8 MB ``_repr_html_``; the HTML shows the first
+    ``HTML_ROWS`` positions and says how many it leaves out, the text table keeps them all."""
+    import re
+
+    import ranklens
+
+    n = 2000
+    qrels = {"q": {f"d{i}": i % 3 for i in range(n)}}
+    run = {"q": {f"d{i}": float(n - i) for i in range(n)}}  # d0 first, d1999 last
+    e = ranklens.explain(qrels, run, query="q", measure="ndcg")
+    html = e._repr_html_()
+    limit = e.HTML_ROWS
+    assert f"{n - limit} more positions not shown (of {n})" in html
+    assert len(html) < 60_000 and len(str(e)) > 20 * len(html) / 10
+    rows = [re.findall(r">([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", html)]
+    assert [row[1] for row in rows if row] == [f"d{i}" for i in range(limit)]  # the run's first positions only
+    assert f"d{n - 1}" in str(e)
+    assert "DCG = " in html  # the values of the whole list are still given
+    small = ranklens.explain({"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}, query="q", measure="ndcg")
+    assert "more positions" not in small._repr_html_()

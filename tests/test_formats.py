@@ -26,7 +26,7 @@ EXPECTED_KINDS = {
     "experiment interleaving": "rows",
     "counterfactual fit": "rows", "counterfactual estimate": "rows", "counterfactual compare": "rows",
     "monitor ingest": "document", "monitor check": "document", "monitor explain": "document",
-    "monitor report": "rows", "monitor signals": "rows",
+    "monitor report": "rows", "monitor signals": "rows", "fuse": "run",
 }
 
 
@@ -76,6 +76,31 @@ def test_the_built_in_formats_and_what_they_render():
     assert formats_for("comparison") == ("table", "json", "csv", "markdown", "latex", "html")
     assert formats_for("rows") == ("table", "json", "csv")
     assert formats_for("document") == ("table", "json")
+    assert formats_for("pairs") == ("table", "json", "csv", "markdown", "latex", "html")
+    assert formats_for("querytable") == ("table", "json", "csv", "markdown", "latex", "html")
+    assert formats_for("run") == ("json", "csv", "trec", "tsv", "jsonl", "parquet")
+
+
+def test_every_pair_tables_and_runs_are_written_through_the_registry(registry, tmp_path):
+    import ranklens
+    from ranklens.render import write_run
+
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(4)}
+    runs = {"x": {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(4)},
+            "y": {f"q{i}": {"a": 1.0, "b": 2.0} for i in range(4)},
+            "z": {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(4)}}
+    pc = ranklens.compare(qrels, runs, ["mrr"], pairs="all", n_resamples=99)
+    register_format(Format("count", {"pairs": lambda c, digits, per_query: str(len(c.rows)),
+                                     "run": lambda run, tag: f"{len(run)} rows {tag}".encode()}))
+    assert render(pc, "count") == "3" and pc.render("count") == "3"  # 3 pairs of 3 runs
+    assert write_run(ranklens.as_rankings(runs["x"]), format="count", tag="t") == "8 rows t"
+    with pytest.raises(InvalidParameterError, match="does not render a comparison of every pair"):
+        render(pc, "trec")
+    (tmp_path / "a.run").write_text(RUN)
+    (tmp_path / "b.run").write_text(RUN)
+    res = CliRunner().invoke(cli, ["fuse", str(tmp_path / "a.run"), str(tmp_path / "b.run"), "--method", "rrf",
+                                   "-f", "count"])
+    assert res.exit_code == 0 and res.output == "3 rows rrf", res.output
 
 
 def test_a_registered_format_is_offered_by_the_commands_of_its_kind(registry, tmp_path):

@@ -496,8 +496,15 @@ def test_cli_engine_spark_matches_local(spark, tmp_path):
     # errors: one line, exit 2
     bad = CliRunner().invoke(cli, ["eval", str(tmp_path / "missing.parquet"), "--engine", "spark"])
     assert bad.exit_code == 2 and bad.output.startswith("ranklens: error: spark: ") and bad.output.count("\n") == 1
-    bad = CliRunner().invoke(cli, ["eval", str(tmp_path / "seed.parquet"), "--group-by", "day"])
+    bad = CliRunner().invoke(cli, ["eval", str(tmp_path / "seed.parquet"), "--output", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--engine spark" in bad.output
+    # the local engine groups too (issue #33 point 5): the same values per day
+    local = CliRunner().invoke(cli, ["eval", str(tmp_path / "seed.parquet"), "-m", "ndcg", "--group-by", "day",
+                                     "-f", "json"])
+    assert local.exit_code == 0, local.output
+    days = json.loads(local.output)["runs"]
+    assert abs(days["d1"]["aggregate"]["ndcg"] - (hand_x + hand_y) / 2) <= 1e-6
+    assert days["d2"]["aggregate"]["ndcg"] == 1.0
 
 
 def test_per_query_results_into_the_monitoring_store(spark, tmp_path):

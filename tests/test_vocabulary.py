@@ -160,3 +160,24 @@ def test_ranking_scorer_measure():
 
     _quiet(make_ranking_scorer, measure="ndcg@5")
     _old(make_ranking_scorer, metric="ndcg@5", new="measure=")
+
+
+def test_group_by_all_pairs_gates_and_two_stage_use_the_vocabulary():
+    groups = {"q1": "a", "q2": "a", "q3": "b"}
+    new = _quiet(ranklens.evaluate, QRELS, run=BM25, measures=["mrr"], group_by=groups)
+    old = _old(ranklens.evaluate, QRELS, rankings=BM25, measures=["mrr"], group_by=groups, new="run=")
+    # by hand: group a is q1 and q2, each first relevant at rank 2; group b is q3, relevant first
+    assert new["a"]["mrr"] == pytest.approx(0.5) and new["b"]["mrr"] == 1.0
+    assert all(old[g].to_dict() == new[g].to_dict() for g in ("a", "b"))
+    runs = {"bm25": BM25, "dense": DENSE, "same": BM25}
+    pairs = _quiet(ranklens.compare, QRELS, runs, measures=["mrr"], pairs="all", n_resamples=99)
+    old_pairs = _old(ranklens.compare, QRELS, runs, metrics=["mrr"], pairs="all", n_resamples=99, new="measures=")
+    assert old_pairs.to_dict() == pairs.to_dict() and pairs.measures == ["mrr"]
+    c = _quiet(ranklens.compare, QRELS, {"bm25": BM25, "dense": DENSE}, measures=["mrr"], baseline="dense",
+               n_resamples=99)
+    drop = c.drops({"mrr": 0.1})[0]  # 1 - (1/2 + 1/2 + 1) / 3 = 1/3 > 0.1
+    assert drop["measure"] == "mrr" and drop["drop"] == pytest.approx(1 / 3) and "metric" not in drop
+    cand = {q: dict(items) for q, items in DENSE.items()}
+    t_new = _quiet(ranklens.two_stage, QRELS, cand, run=BM25, k=2, ci="t")
+    t_old = _old(ranklens.two_stage, QRELS, cand, ranking=BM25, k=2, ci="t", new="run=")
+    assert t_old.to_dict() == t_new.to_dict()

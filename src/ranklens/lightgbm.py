@@ -16,15 +16,24 @@ LightGBM multiplies each gain by ``1 / log2(i + 2)`` and the DCG by the inverse 
 queries' values one after the other in each of its threads, where ranklens divides (by ``log(i + 1) / log 2``,
 then by the ideal DCG) and adds pairwise (tests/test_training.py counts how many agree to the last bit).
 
-This module does not import lightgbm: a metric reads the labels, groups and weights LightGBM hands it.
+``query_ranker(**params)`` is a ``lightgbm.LGBMRanker`` fitted with one query id per row (``fit(X, y, qid=ids)``,
+as ``XGBRanker``) instead of group sizes, so that ``GridSearchCV`` tunes it with
+:func:`ranklens.sklearn.make_ranking_scorer` through metadata routing
+(``query_ranker(...).set_fit_request(qid=True)``, ``search.fit(X, y, groups=qid, qid=qid)``).
+
+This module does not import lightgbm: a metric reads the labels, groups and weights LightGBM hands it, and
+``query_ranker``'s class is built on first use.
 """
 
 from ._integrations.lightgbm import (
     LightGBMMetric,
     feval,
+    query_ranker,
 )
 
 __all__ = [
     "LightGBMMetric",
     "feval",
+    "query_ranker",
 ]
+

@@ -1,9 +1,11 @@
 """One output schema for a result and a comparison, and its renderers.
 
 Everything ranklens prints or returns as data goes through this module: ``Result.to_dict`` /
-``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison``, the command line
-(``ranklens eval``, ``ranklens compare``: ``-f table|json|csv|trec|markdown|latex|html``), and the
-web report. One result has one JSON shape wherever it comes from.
+``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison`` and ``PairwiseComparison``, the
+command line (every ``-f/--format``: its choices are the formats of the one registry, :func:`formats_for`, that
+render what the command prints), and the web report. One result has one JSON shape wherever it comes from.
+Runs (a fused run, any :class:`~ranklens.data.Rankings`) are written by :func:`write_run` in the formats
+ranklens reads (:data:`RUN_FORMATS`, the registry's formats of kind ``run``).
 
 The schema of a :class:`~ranklens.Result` (:func:`result_dict`)::
 
@@ -54,6 +56,7 @@ from ._output.formats import FORMATS, Format, formats_for, register_format
 from ._output.render import (
     COMPARISON_FIELDS,
     CORRECTION_NAMES,
+    RUN_FORMATS,
     ComparisonLike,
     Document,
     Renderable,
@@ -70,7 +73,9 @@ from ._output.render import (
     render_rows,
     result_cells,
     result_dict,
+    run_format,
     to_json,
+    write_run,
 )
 
 __all__ = [
@@ -80,6 +85,7 @@ __all__ = [
     "Document",
     "FORMATS",
     "Format",
+    "RUN_FORMATS",
     "Renderable",
     "ResultLike",
     "comparison_cells",
@@ -96,5 +102,7 @@ __all__ = [
     "render_rows",
     "result_cells",
     "result_dict",
+    "run_format",
     "to_json",
+    "write_run",
 ]

@@ -24,6 +24,15 @@ p-values of the resampling tests are ``(count + 1) / (n_resamples + 1)`` where `
 number of resamples whose statistic is at least as extreme as the observed one (Phipson & Smyth),
 never 0. ranx's Fisher test reports ``count / n_resamples`` instead.
 
+Many systems on the same queries (a ``(queries, systems)`` block, what ``compare(..., pairs="all")`` tests):
+
+* :func:`rm_anova` — ``statsmodels.stats.anova.AnovaRM`` with the queries as subjects;
+  :func:`friedman` — ``scipy.stats.friedmanchisquare``.
+* :func:`tukey_hsd` — Tukey's HSD, with the queries as blocks (the error of the repeated-measures ANOVA,
+  the IR practice) or one-way (``blocked=False``: ``scipy.stats.tukey_hsd``, statsmodels'
+  ``pairwise_tukeyhsd``); :func:`randomized_tukey_hsd` — Carterette's randomised Tukey HSD.
+* :func:`compact_letters` (Piepho's insert-absorb), :func:`discriminative_power` (Sakai).
+
 >>> import numpy as np
 >>> from ranklens import stats
 >>> a = np.array([0.5, 0.7, 0.2, 0.9, 0.4, 0.6])
@@ -38,6 +47,16 @@ from ._core.intervals import (
     bootstrap_means,
     interval_from_bootstrap,
     t_interval,
+)
+from ._core.multi import (
+    Omnibus,
+    TukeyHSD,
+    compact_letters,
+    discriminative_power,
+    friedman,
+    randomized_tukey_hsd,
+    rm_anova,
+    tukey_hsd,
 )
 from ._core.stats import (
     CORRECTIONS,
@@ -68,8 +87,10 @@ __all__ = [
     "EffectSize",
     "Interval",
     "MAX_RESAMPLES",
+    "Omnibus",
     "PairedTest",
     "TESTS",
+    "TukeyHSD",
     "WinTieLoss",
     "bootstrap_ci",
     "bootstrap_means",
@@ -77,15 +98,21 @@ __all__ = [
     "check_confidence",
     "check_resamples",
     "check_seed",
+    "compact_letters",
     "correct",
+    "discriminative_power",
     "effect_size",
+    "friedman",
     "interval_from_bootstrap",
     "paired_bootstrap",
     "paired_t",
     "randomization",
+    "randomized_tukey_hsd",
+    "rm_anova",
     "scipy_special",
     "sign_flip_p",
     "t_interval",
+    "tukey_hsd",
     "wilcoxon",
     "win_tie_loss",
 ]

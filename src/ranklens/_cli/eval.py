@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from .._input.options import parse_sets, split_options
-from .main import column_options, format_option, gate_failed, input_options, integer, quiet_option
+from .main import column_options, format_option, gate_failed, input_options, integer, parse_gates, quiet_option
 
 __all__ = ["eval_cmd"]
 
@@ -42,11 +42,18 @@ __all__ = ["eval_cmd"]
 @click.option("--partitions", type=integer(min=1), default=None,
               help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
 @click.option("--group-by", "group_by", multiple=True,
-              help="With --engine spark: evaluate each group of these columns (date, model version, slice); "
-                   "repeatable.")
+              help="Evaluate each group of queries by this column of the run's (else the judgments') table: one "
+                   "result per group (device, locale, query length); with --engine spark, repeatable (date, "
+                   "model version, slice).")
 @click.option("--output", "output", default=None,
               help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
                    "as Parquet to this path instead of printing them.")
+@click.option("--candidates", default=None, type=click.Path(dir_okay=False),
+              help="A two-stage system: the first stage's run (candidate generation), each RUN being the final "
+                   "ranking; prints recall of the candidates, NDCG@k of the ranking, the NDCG@k of the ideal "
+                   "re-ranking of the candidates and each stage's loss, per query (-q) and on average.")
+@click.option("--depth", type=integer(min=1), default=None,
+              help="With --candidates: the candidates per query handed to the ranker (default: all).")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="MEASURE=VALUE",
               help="CI gate, repeatable: exit with status 1 when a run's mean of MEASURE is below VALUE "
                    "(e.g. --fail-under ndcg@10=0.70); the measure is evaluated if -m does not name it.")
@@ -54,8 +61,8 @@ __all__ = ["eval_cmd"]
 @column_options
 def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
              sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, engine: str, master: str | None,
-             partitions: int | None, group_by: tuple[str, ...], output: str | None, fail_under: tuple[str, ...],
-             **kw: Any) -> None:
+             partitions: int | None, group_by: tuple[str, ...], output: str | None, candidates: str | None,
+             depth: int | None, fail_under: tuple[str, ...], **kw: Any) -> None:
     """Evaluate RUN(s) against JUDGMENTS.
 
     JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
@@ -68,14 +75,23 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
 
     columns = input_options(kw)
     overrides = parse_sets(sets)
+    if candidates is not None or depth is not None:
+        if candidates is None or engine != "local" or fail_under or group_by or output:
+            raise click.UsageError("--depth needs --candidates, which works with the local engine and without "
+                                   "--fail-under, --group-by or --output.")
+        from .stages import eval_two_stage
+
+        eval_two_stage(judgments, runs, candidates, depth, measures, convention, overrides, columns, fmt, digits,
+                       per_query)
+        return
     ms = list(measures) or ["ndcg@10"]
-    gates = _parse_gates(fail_under)
+    gates = parse_gates(fail_under, "--fail-under")
     if gates:
         from .._defs.measures import parse_measures
 
         keys = {m.key for m in parse_measures(ms)}
         ms += [g for g, _ in gates if g not in keys and g not in ms]
-    if gates and (engine == "spark" and (group_by or output)):
+    if gates and (group_by or (engine == "spark" and output)):
         raise click.UsageError("--fail-under needs one aggregate per run: not with --group-by or --output.")
     if engine == "spark" and group_by and not output and fmt not in ("table", "csv", "json"):
         raise click.UsageError(f"-f {fmt}: the per-group rows of --group-by print as table (tab-separated), csv "
@@ -84,8 +100,12 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
         _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
                     partitions, list(group_by), output, gates)
         return
-    if group_by or output is not None or master is not None or partitions is not None:
-        raise click.UsageError("--group-by, --output, --master and --partitions need --engine spark.")
+    if output is not None or master is not None or partitions is not None:
+        raise click.UsageError("--output, --master and --partitions need --engine spark.")
+    if group_by:
+        _eval_grouped(judgments, runs, ms, convention, {**columns, **overrides}, list(group_by), per_query, fmt,
+                      digits)
+        return
     from .._base.progress import Progress
 
     results = []
@@ -99,6 +119,29 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
             progress.advance()
     _print_results(results, per_query, fmt, digits)
     _check_gates(results, gates)
+
+
+def _eval_grouped(judgments: str, runs: tuple[str, ...], ms: list[str], convention: str, options: dict[str, Any],
+                  group_by: list[str], per_query: bool, fmt: str, digits: int) -> None:
+    """``--group-by`` on the local engine: per run, one result per group (a column per group in the table),
+    what the grouping left out on stderr."""
+    from .._core.evaluate import evaluate
+    from .._output.render import render
+
+    if len(group_by) > 1:
+        raise click.UsageError("the local engine groups by one column: give --group-by once (several with "
+                               "--engine spark).")
+    if fmt == "trec":
+        raise click.UsageError("-f trec: trec_eval's layout has no groups; use table, json, csv, markdown, latex "
+                               "or html.")
+    for run in runs or (None,):
+        res = evaluate(judgments, run, ms, convention=convention, group_by=group_by[0], **options)
+        if len(runs) > 1 and fmt in ("table", "markdown"):
+            click.echo(f"{os.path.basename(run or judgments)}: groups by {res.by}")
+        text = render(res, fmt, digits=digits, per_query=per_query)
+        click.echo(text, nl=not text.endswith("\n"))
+        for note in res.notes:
+            click.echo(f"ranklens: note: {os.path.basename(run or judgments)}: {note}", err=True)
 
 
 def _check_gates(results: list[tuple[str, Any]], gates: list[tuple[str, float]]) -> None:
@@ -178,19 +221,3 @@ def _print_results(results: list[tuple[str, Any]], per_query: bool, fmt: str, di
     obj: Any = results[0][1] if fmt == "json" and len(results) == 1 else named
     text = render(obj, fmt, digits=digits, per_query=per_query)
     click.echo(text, nl=not text.endswith("\n"))
-
-
-def _parse_gates(items: tuple[str, ...]) -> list[tuple[str, float]]:
-    """``--fail-under MEASURE=VALUE`` values (the measure may hold '=' itself: recall@100(rel=2)=0.5)."""
-    gates = []
-    for item in items:
-        key, sep, value = item.rpartition("=")
-        try:
-            threshold = float(value)
-        except ValueError:
-            threshold = math.nan
-        if not sep or not key.strip() or math.isnan(threshold):
-            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}",
-                                     param_hint="--fail-under")
-        gates.append((key.strip(), threshold))
-    return gates

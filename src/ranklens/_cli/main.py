@@ -31,6 +31,7 @@ __all__ = [
     "integer",
     "main",
     "number",
+    "parse_gates",
     "quiet_option",
 ]
 
@@ -117,7 +118,7 @@ def column_options(f: Any) -> Any:
 class OutputFormat(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2
     """``-f/--format``: an output format of the registry (:mod:`ranklens._output.formats`) that renders ``kind``;
     the choices are read from the registry when the option is used, so a registered format is offered at once.
-    An input format that is no output format gets a hint to the input options."""
+    An input format that is no output format of ``kind`` gets a hint to the input options."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -135,18 +136,17 @@ class OutputFormat(click.Choice):  # type: ignore[type-arg]  # generic from clic
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from .._input.files import FORMATS as INPUT_FORMATS
-        from .._output.formats import registered
 
         name = value.lower() if isinstance(value, str) else value
-        if name in (*INPUT_FORMATS, "letor") and name not in registered():
-            self.fail(f"{value!r} is not an output format ({', '.join(self.choices)}); the formats of the inputs "
-                      "are --judgments-format and --run-format.", param, ctx)
+        if name in (*INPUT_FORMATS, "letor") and name not in self.choices:
+            self.fail(f"{value!r} is not an output format here ({', '.join(self.choices)}); the formats of the "
+                      "inputs are --judgments-format and --run-format.", param, ctx)
         return super().convert(value, param, ctx)
 
 
-def format_option(kind: str, default: str = "table", help: str = "Output format.") -> Any:
+def format_option(kind: str, default: str | None = "table", help: str = "Output format.") -> Any:
     """``-f/--format``: the OUTPUT format, the same option in every command; its choices are the registry's formats
-    that render ``kind`` (result, comparison, rows or document)."""
+    that render ``kind`` (result, comparison, pairs, rows, document or run)."""
     return click.option("-f", "--format", "fmt", type=OutputFormat(kind), default=default,
                         show_default=True, help=help)
 
@@ -154,10 +154,15 @@ def format_option(kind: str, default: str = "table", help: str = "Output format.
 _COMPARISON_OPTS = [
     click.option("-b", "--baseline", default=None,
                  help="The run the others are compared with (path or name; default: the first)."),
-    click.option("-t", "--test", "test", type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap"]),
-                 default="randomization", show_default=True, help="Paired test against the baseline (two-sided)."),
-    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-                 show_default=True, help="Multiple-testing correction over runs x measures."),
+    click.option("-t", "--test", "test",
+                 type=click.Choice(["randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey",
+                                    "tukey_oneway"]),
+                 default="randomization", show_default=True,
+                 help="Paired test against the baseline, or of every pair (two-sided); the Tukey HSD "
+                      "(randomized_tukey, tukey: queries as blocks, tukey_oneway) with --pairs all."),
+    click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default=None,
+                 help="Multiple-testing correction over runs (or pairs) x measures (default: holm; none needed "
+                      "with a Tukey test)."),
     click.option("--alpha", type=number(), default=0.05, show_default=True,
                  help="Significance level after correction."),
     click.option("--confidence", type=number(), default=0.95, show_default=True, help="Level of the intervals."),
@@ -214,6 +219,26 @@ def gate_failed(lines: list[str]) -> None:
     sys.exit(1)
 
 
+def parse_gates(items: tuple[str, ...], flag: str) -> list[tuple[str, float]]:
+    """The ``MEASURE=VALUE`` values of a gate option (``--fail-under``, ``--max-drop``); the measure may hold
+    '=' itself (``recall@100(rel=2)=0.5``).
+
+    >>> parse_gates(("ndcg@10=0.01",), "--max-drop")
+    [('ndcg@10', 0.01)]
+    """
+    gates = []
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = math.nan
+        if not sep or not key.strip() or not math.isfinite(threshold):
+            raise click.BadParameter(f"expected MEASURE=VALUE such as ndcg@10=0.70; got {item!r}", param_hint=flag)
+        gates.append((key.strip(), threshold))
+    return gates
+
+
 # Every command lives in its own module, imported only when it is invoked, so that `ranklens --help` and
 # `ranklens eval` import neither duckdb, the web stack nor pyspark.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -227,6 +252,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                    "Online experiments: A/B tests, interleaving, calibration, simulator."),
     "counterfactual": ("ranklens._cli.counterfactual", "counterfactual", "Click models and off-policy estimates."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
+    "fuse": ("ranklens._cli.fuse", "fuse_cmd", "Fuse runs into one run (ranx's methods: rrf, sum, mnz, ...)."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
     "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),

@@ -6,7 +6,7 @@ The public face of this module is :mod:`ranklens.evaluate`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -21,8 +21,9 @@ from ..errors import InvalidParameterError
 from .plan import make_plan, run_plan
 from .problem import Problem, array_problem, build_problem
 from .result import Result, join_results
+from .slices import GroupedResult, split_by_group
 
-__all__ = ["evaluate", "evaluate_arrays"]
+__all__ = ["GroupedResult", "evaluate", "evaluate_arrays"]
 
 def _weights(weights: Any, qids: np.ndarray) -> np.ndarray | None:
     if weights is None:
@@ -67,6 +68,34 @@ def _weight_array(values: Any) -> np.ndarray:
         ) from None
 
 
+@overload
+def evaluate(
+    judgments: Any,
+    run: Any = ...,
+    measures: str | Measure | Iterable[str | Measure] = ...,
+    *,
+    convention: str | Convention | None = ...,
+    per_query: bool = ...,
+    weights: Mapping[Any, float] | Iterable[float] | None = ...,
+    group_by: None = ...,
+    **options: Any,
+) -> Result: ...
+
+
+@overload
+def evaluate(
+    judgments: Any,
+    run: Any = ...,
+    measures: str | Measure | Iterable[str | Measure] = ...,
+    *,
+    convention: str | Convention | None = ...,
+    per_query: bool = ...,
+    weights: Mapping[Any, float] | Iterable[float] | None = ...,
+    group_by: str | Mapping[Any, Any],
+    **options: Any,
+) -> GroupedResult: ...
+
+
 @renamed_keywords(rankings="run", metrics="measures")
 def evaluate(
     judgments: Any,
@@ -76,8 +105,9 @@ def evaluate(
     convention: str | Convention | None = None,
     per_query: bool = True,
     weights: Mapping[Any, float] | Iterable[float] | None = None,
+    group_by: str | Mapping[Any, Any] | None = None,
     **options: Any,
-) -> Result:
+) -> Result | GroupedResult:
     """Evaluate ranked lists against relevance judgments.
 
     Parameters
@@ -106,6 +136,13 @@ def evaluate(
     weights : mapping or array-like, optional
         Per-query weights for the mean (a mapping ``{query: weight}``, or one
         value per evaluated query in the result's query order).
+    group_by : str or mapping, optional
+        Slice the evaluation by a per-query attribute (device, locale, query length): the name of a column
+        of the run's table (else of the judgments' table; pandas, polars, Arrow, or a CSV, TSV, Parquet or
+        JSON Lines file) holding one value per query, or a mapping ``{query: group}``. The result is then a
+        :class:`~ranklens.evaluate.GroupedResult`, one Result per group (``res[group]``), each the evaluation
+        of that group's queries alone; queries without a group are left out and counted in its ``notes``.
+        ``weights`` must then be a mapping.
     **options
         Convention field overrides (``gain="exponential"``, ``ties="input"``,
         ``empty=0``, ...), table column names (``query_col=``,
@@ -120,7 +157,7 @@ def evaluate(
 
     Returns
     -------
-    Result
+    Result (GroupedResult with ``group_by``)
         Aggregates, per-query values and what was left out and why.
 
     Examples
@@ -138,12 +175,24 @@ def evaluate(
     >>> {q: round(v, 4) for q, v in res.per_query_dict("ndcg").items()}
     {'x': 0.6183, 'y': 0.8855, 'z': 1.0}
     """
-    columns, formats, overrides = split_options(options, own=("measures", "convention", "per_query", "weights"))
+    columns, formats, overrides = split_options(options, own=("measures", "convention", "per_query", "weights",
+                                                              "group_by"))
     conv = get_convention(convention, **overrides)
     ms = parse_measures(measures)
+    if any(m.spec.subtopics for m in ms):  # judgments per subtopic: ndeval's measures
+        from .diversity import evaluate_subtopics
+
+        return evaluate_subtopics(judgments, run, conv, ms, columns, formats,
+                                  lambda qids: _weights(weights, qids), per_query)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     j, r = load_inputs(judgments, run, columns, formats)
-    return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
+    if group_by is None:
+        return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
+    if weights is not None and not isinstance(weights, Mapping):
+        raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
+    parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns.query)
+    results = {g: _joined(conv, ms, groups, _problem_of(jg, rg), weights, per_query) for g, (jg, rg) in parts.items()}
+    return GroupedResult(results, by, notes)
 
 
 @renamed_keywords(metrics="measures")
@@ -228,6 +277,11 @@ def evaluate_problem(
     ms = parse_measures(measures)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     return _joined(conv, ms, groups, problem_of, weights, per_query)
+
+
+def _problem_of(j: Any, r: Any) -> Callable[[Convention], Problem]:
+    """The problem of judgments ``j`` and rankings ``r`` under a convention."""
+    return lambda c: build_problem(j, r, c)
 
 
 def _joined(conv: Convention, ms: list[Measure], groups: list[tuple[Convention, Any]],

@@ -88,14 +88,15 @@ class Explanation:
         pd = require("pandas")
         return pd.DataFrame(self.rows)
 
-    def _parts(self) -> tuple[str, list[str], list[list[str]], list[str]]:
-        """Title, column names, cells and the lines below: what the text table and the HTML show."""
+    def _parts(self, limit: int | None = None) -> tuple[str, list[str], list[list[str]], list[str]]:
+        """Title, column names, cells (the first ``limit`` positions when given) and the lines below: what the text
+        table and the HTML show."""
         cut = f"@{self.k}" if self.k else ""
         title = f"query {self.query} - {self.measure} under convention {self.convention.name!r}"
         head = ["pos", "item", "rel", "gain", "discount", "contrib", "DCG", "ideal item", "ideal gain", "IDCG"]
         body = []
         n = max(len(self.rows), len(self.ideal_rows))
-        for i in range(n):
+        for i in range(n if limit is None else min(n, limit)):
             r = self.rows[i] if i < len(self.rows) else None
             g = self.ideal_rows[i] if i < len(self.ideal_rows) else None
             body.append([
@@ -145,11 +146,19 @@ class Explanation:
         return (f"<Explanation of query {self.query!r}: {self.measure} = {self.value!r} under "
                 f"{self.convention.name!r}{vs}>")
 
+    #: Positions a notebook shows (:meth:`_repr_html_`); the others are counted below the table.
+    HTML_ROWS = 50
+
     def _repr_html_(self) -> str:
+        """The table as HTML, its first :attr:`HTML_ROWS` positions (a 2,000-item list stays a few kilobytes); the
+        positions left out are counted, and ``str()`` or :meth:`to_pandas` give them all."""
         from .._base.display import html_table
 
-        title, head, body, below = self._parts()
-        return html_table(head, body, title=title, notes=[line for line in below if line.strip()],
+        title, head, body, below = self._parts(self.HTML_ROWS)
+        n = max(len(self.rows), len(self.ideal_rows))
+        more = [f"{n - self.HTML_ROWS} more positions not shown (of {n}); print() or to_pandas() gives all of "
+                "them"] if n > self.HTML_ROWS else []
+        return html_table(head, body, title=title, notes=more + [line for line in below if line.strip()],
                           left=(1, 7))
 
     def __str__(self) -> str:

@@ -20,7 +20,8 @@ from .tables import pick_column, table_records
 from .text import is_float, read_predictions, read_svmlight, read_trec_eval_qrels, read_trec_qrels, read_trec_run
 from .validate import strip_bom, text_buffer, utf8_text
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_rankings", "read_records", "read_table"]
+__all__ = ["FORMATS", "detect_format", "read_arrow_table", "read_judgments", "read_rankings", "read_records",
+           "read_table"]
 
 FORMATS = ("trec", "svmlight", "predictions", "csv", "tsv", "parquet", "jsonl", "json")
 
@@ -255,6 +256,15 @@ def _read_json(data: bytes, path: str) -> Any:
 def _short(x: Any) -> str:
     t = repr(x)
     return t if len(t) <= 60 else t[:57] + "..."
+
+
+def read_arrow_table(path: str | os.PathLike[str], format: str | None = None) -> Any:
+    """A CSV, TSV, Parquet or JSON Lines file as an Arrow table (every column, as the table readers read it)."""
+    data = open_bytes(Path(path), mapped=True)
+    fmt = _check_format(format) or detect_format(Path(path), data[:65536])
+    if fmt not in ("csv", "tsv", "parquet", "jsonl"):
+        raise InputError(f"{path}: a {fmt} file is not a table (CSV, TSV, Parquet or JSON Lines).")
+    return _read_table(data, str(path), fmt)
 
 
 def read_records(

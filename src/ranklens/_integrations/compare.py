@@ -6,9 +6,8 @@ The public face of this module is :mod:`ranklens.compare`.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -16,11 +15,12 @@ from .._base.renamed import RenamedKeys, renamed_keywords
 from .._core import stats as S
 from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._defs.irmeasures import is_ir_measures_object
-from .._input.forms import is_record, unwrap
 from ..errors import InvalidParameterError
 from .comparison import Comparison
+from .pairs import PAIR_TESTS, PairwiseComparison, compare_all, pair_correction
+from .runs import RunValues, baseline_index, evaluate_runs, run_names
 
-__all__ = ["compare", "run_names"]
+__all__ = ["compare"]
 
 _TEST_NAMES = {
     "randomization": "paired randomization (sign-flip, Fisher) test, two-sided",
@@ -30,80 +30,67 @@ _TEST_NAMES = {
 }
 
 
-def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]:
-    """The names of runs and the runs: a mapping's keys, else the file names of paths (the paths as given
-    when two share a file name) and ``run1``, ``run2``... for the others. With ``shorten``, the prefix and
-    suffix every name shares are dropped (``run.bm25.dl19.txt``, ``run.splade.dl19.txt`` -> ``bm25``,
-    ``splade``).
-
-    >>> run_names(["runs/run.bm25.txt", "runs/run.splade.txt"])[0]
-    ['bm25', 'splade']
-    >>> run_names(["runs/run.bm25.txt", {"q": {"a": 1.0}}])[0]
-    ['run.bm25.txt', 'run2']
-    >>> run_names(["a/run.txt", "b/run.txt"], shorten=False)[0]
-    ['a/run.txt', 'b/run.txt']
-    """
-    if isinstance(runs, Mapping):
-        if not runs:
-            raise InvalidParameterError("`runs` is empty; compare needs at least two runs.")
-        return [str(k) for k in runs.keys()], list(runs.values())
-    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
-        raise InvalidParameterError("`runs` must be a list of runs (paths, dicts, tables) or a mapping {name: run}.")
-    items = list(runs)
-    if any(map(is_record, items)):  # named tuples (ScoredDoc...): the records of one run
-        raise InvalidParameterError(
-            "`runs` is a list of records, which is one run; compare needs several: pass [run1, run2] or {name: run}.")
-    names = []
-    for i, r in enumerate(items):
-        if isinstance(r, (str, os.PathLike)):
-            names.append(os.path.basename(os.fspath(r)))
-        else:
-            names.append(f"run{i + 1}")
-    if len(set(names)) < len(names):  # same file name in two folders: use the paths as given
-        names = [os.fspath(r) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}" for i, r in enumerate(items)]
-    if len(set(names)) < len(names):
-        raise InvalidParameterError("two runs have the same name; pass a mapping {name: run}.")
-    return (_shorten(names) if shorten else names), items
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    measures: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: Literal["baseline"] = ...,
+    group_by: None = ...,
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> Comparison: ...
 
 
-def _shorten(names: list[str]) -> list[str]:
-    """Drop the prefix and suffix every name shares (``run.X.dl19.txt.gz`` -> ``X``), cut at . _ - or /."""
-    if len(names) < 2:
-        return names
-    pre = os.path.commonprefix(names)
-    suf = os.path.commonprefix([n[::-1] for n in names])[::-1]
-    cut_pre = max((pre.rfind(c) + 1 for c in "._-/"), default=0)
-    cut_suf = min((i for i in (suf.find(c) for c in "._-") if i >= 0), default=len(suf))
-    suf_len = len(suf) - cut_suf
-    short = [n[cut_pre: len(n) - suf_len if suf_len else None] for n in names]
-    if any(not s for s in short) or len(set(short)) < len(short):
-        return names
-    return short
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    measures: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: Literal["all"],
+    group_by: None = ...,
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> PairwiseComparison: ...
 
 
-def _baseline_index(baseline: Any, names: list[str], items: list[Any]) -> int:
-    if baseline is None:
-        return 0
-    if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
-        if 0 <= baseline < len(names):
-            return int(baseline)
-        raise InvalidParameterError(f"`baseline` index {baseline} is out of range for {len(names)} runs.")
-    if isinstance(baseline, (str, os.PathLike)):
-        b = os.fspath(baseline)
-        for i, (n, it) in enumerate(zip(names, items)):
-            same_path = isinstance(it, (str, os.PathLike)) and os.path.normpath(os.fspath(it)) == os.path.normpath(b)
-            if b == n or same_path:
-                return i
-        base = os.path.basename(b)
-        hits = [i for i, it in enumerate(items)
-                if isinstance(it, (str, os.PathLike)) and os.path.basename(os.fspath(it)) == base]
-        if len(hits) == 1:
-            return hits[0]
-        raise InvalidParameterError(f"`baseline` {b!r} is not one of the runs ({', '.join(names)}).")
-    for i, it in enumerate(items):
-        if it is baseline:
-            return i
-    raise InvalidParameterError("`baseline` must be a run's name, path or index.")
+@overload
+def compare(
+    judgments: Any,
+    runs: Iterable[Any] | Mapping[str, Any],
+    measures: Any = ...,
+    *,
+    baseline: Any = ...,
+    pairs: str = ...,
+    group_by: str | Mapping[Any, Any],
+    convention: Any = ...,
+    test: str = ...,
+    correction: str | None = ...,
+    alpha: float = ...,
+    confidence: float = ...,
+    ci: str = ...,
+    n_resamples: int = ...,
+    seed: int = ...,
+    **options: Any,
+) -> dict[Any, Any]: ...
 
 
 @renamed_keywords(metrics="measures")
@@ -113,17 +100,20 @@ def compare(
     measures: Any = ("ndcg@10",),
     *,
     baseline: Any = None,
+    pairs: str = "baseline",
+    group_by: Any = None,
     convention: Any = None,
     test: str = "randomization",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
     ci: str = "bca",
     n_resamples: int = 10000,
     seed: int = 0,
     **options: Any,
-) -> Comparison:
-    """Compare runs on the same judgments: means with intervals, and paired tests against a baseline.
+) -> Comparison | PairwiseComparison | dict[Any, Any]:
+    """Compare runs on the same judgments: means with intervals, and paired tests against a baseline (or of
+    every pair of runs, with ``pairs="all"``).
 
     Parameters
     ----------
@@ -135,15 +125,28 @@ def compare(
         Measures (``ndcg@10``, ``map``, ``nDCG@10``, ``ir_measures.RR@10``...); the summed counts
         (``num_ret``...) are not compared. (``metrics=`` is its deprecated name.)
     baseline : name, path or index, optional
-        The run the others are compared with (default: the first).
+        The run the others are compared with (default: the first); not with ``pairs="all"``.
+    pairs : {"baseline", "all"}
+        ``"baseline"`` (default): each run against the baseline, a :class:`Comparison`. ``"all"``: every
+        pair of runs over the queries every run counts, a :class:`PairwiseComparison` (per pair the
+        difference with its interval, Cohen's d_z with its interval, p-value and adjusted p-value; per
+        measure a significance matrix, compact letters, the repeated-measures ANOVA and Friedman's test,
+        and the discriminative power: the share of pairs significant at ``alpha``).
+    group_by : str or mapping, optional
+        Slice by a per-query attribute, as for :func:`ranklens.evaluate`: a dict ``{group: Comparison}``
+        (or ``PairwiseComparison``), each the comparison of that group's queries alone.
     convention : str or Convention, optional
         As for ``evaluate``; its query rule decides which queries each run counts.
-    test : {"randomization", "t", "wilcoxon", "bootstrap"}
-        Paired test of each run against the baseline. Default: the sign-flip randomization test,
-        which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Multiple-testing correction over all runs x measures (default Holm: controls the family-wise
-        error without Bonferroni's loss of power).
+    test : {"randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey", "tukey_oneway"}
+        Paired test of each run against the baseline (or of each pair). Default: the sign-flip
+        randomization test, which Smucker, Allan & Carterette (CIKM 2007) recommend for IR evaluation.
+        With ``pairs="all"`` also the Tukey HSD, which holds the family-wise error over the pairs by
+        itself: ``"randomized_tukey"`` (Carterette 2012: every query's values permuted among the runs),
+        ``"tukey"`` (parametric, the queries as blocks: the MSE of the repeated-measures ANOVA) and
+        ``"tukey_oneway"`` (``scipy.stats.tukey_hsd``: queries not blocked).
+    correction : {"holm", "bonferroni", "bh", "none"}, optional
+        Multiple-testing correction over all runs x measures (or pairs x measures). Default Holm: controls
+        the family-wise error without Bonferroni's loss of power; none needed (and refused) with a Tukey test.
     alpha : float
         Level at which a corrected p-value is called significant (default 0.05).
     confidence : float
@@ -160,7 +163,7 @@ def compare(
 
     Returns
     -------
-    Comparison
+    Comparison, or PairwiseComparison with ``pairs="all"``; a dict of them by group with ``group_by``
 
     Examples
     --------
@@ -172,21 +175,50 @@ def compare(
     >>> row = c.row("dense", "mrr")
     >>> round(row["diff"], 4), (row["wins"], row["ties"], row["losses"])
     (0.3333, (2, 1, 0))
+    >>> rand = {"q1": {"a": 2.0, "b": 3.0}, "q2": {"c": 1.0}, "q3": {"e": 0.9, "d": 0.5}}
+    >>> p = ranklens.compare(qrels, {"bm25": bm25, "dense": dense, "rand": rand}, ["mrr"], pairs="all",
+    ...                      test="tukey")
+    >>> r = p.row("dense", "bm25", "mrr")
+    >>> round(r["estimate"], 4), r["n"]
+    (0.3333, 3)
+    >>> p.letters("mrr")
+    {'bm25': 'a', 'dense': 'a', 'rand': 'a'}
     """
-    confidence, n_resamples, seed = _check_settings(test, correction, alpha, confidence, ci, n_resamples, seed,
-                                                    options)
+    if pairs not in ("baseline", "all"):
+        raise InvalidParameterError(f"`pairs` must be 'baseline' or 'all'; got {pairs!r}.")
+    if pairs == "baseline" and test not in S.TESTS:
+        hint = " (the Tukey tests compare every pair: pairs='all')" if test in PAIR_TESTS else ""
+        raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}{hint}.")
+    confidence, n_resamples, seed = _check_settings(correction, alpha, confidence, ci, n_resamples, seed, options)
     names, items = run_names(runs)
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
-    bi = _baseline_index(baseline, names, items)
     metric_list = [measures] if isinstance(measures, str) or is_ir_measures_object(measures) else list(measures)
-    results = _evaluate_runs(judgments, items, metric_list, convention, options)
-    keys = results[0].keys
-    universe, V = _values_table(results)
-    notes = _exclusion_notes(names, results)
+    if pairs == "all":
+        if baseline is not None:
+            raise InvalidParameterError("`baseline` is for pairs='baseline'; pairs='all' compares every pair.")
+        correction = pair_correction(test, correction)
+    else:
+        correction = correction or "holm"
+        bi = baseline_index(baseline, names, items)
+    tables = evaluate_runs(judgments, names, items, metric_list, convention, options, group_by)
+    out: dict[Any, Any] = {}
+    for group, table in tables.items():  # one table, or one per group of queries
+        if pairs == "all":
+            out[group] = compare_all(table, names, test=test, correction=correction, alpha=alpha,
+                                     confidence=confidence, ci=ci, n_resamples=n_resamples, seed=seed)
+        else:
+            out[group] = _against_baseline(table, names, bi, test, correction, alpha, confidence, ci, n_resamples,
+                                           seed)
+    return out[None] if group_by is None else out
 
+
+def _against_baseline(table: RunValues, names: list[str], bi: int, test: str, correction: str, alpha: float,
+                      confidence: float, ci: str, n_resamples: int, seed: int) -> Comparison:
+    """Each run against the baseline ``names[bi]`` on the runs' values: the work of ``compare``."""
     from .._base.progress import Progress
 
+    keys, V, notes = table.keys, table.values, list(table.notes)
     out_rows: list[dict[str, Any]] = []
     with Progress(len(keys), "compare: intervals and tests") as progress:
         for mi, key in enumerate(keys):
@@ -207,19 +239,17 @@ def compare(
     settings = {
         "test": test, "test_description": _TEST_NAMES[test], "correction": correction, "alpha": float(alpha),
         "confidence": confidence, "ci_method": ci, "n_resamples": n_resamples, "seed": seed,
-        "convention": results[0].convention.name, "n_tests": n_tests,
+        "convention": table.convention, "n_tests": n_tests,
         "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
     }
-    per_query = {"queries": universe, "values": V, "runs": names, "measures": keys}
+    per_query = {"queries": table.queries, "values": V, "runs": names, "measures": keys}
     return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)
 
 
-def _check_settings(test: str, correction: str, alpha: Any, confidence: Any, ci: str, n_resamples: Any, seed: Any,
+def _check_settings(correction: str | None, alpha: Any, confidence: Any, ci: str, n_resamples: Any, seed: Any,
                     options: dict[str, Any]) -> tuple[float, int, int]:
-    """The test, correction, interval and resampling settings checked; ``confidence``, ``n_resamples``, ``seed``."""
-    if test not in S.TESTS:
-        raise InvalidParameterError(f"`test` must be one of {', '.join(S.TESTS)}; got {test!r}.")
-    if correction not in S.CORRECTIONS:
+    """The correction, interval and resampling settings checked; ``confidence``, ``n_resamples``, ``seed``."""
+    if correction is not None and correction not in S.CORRECTIONS:
         raise InvalidParameterError(f"`correction` must be one of {', '.join(S.CORRECTIONS)}; got {correction!r}.")
     if ci not in ("bca", "percentile", "t"):
         raise InvalidParameterError(f"`ci` must be 'bca', 'percentile' or 't'; got {ci!r}.")
@@ -230,49 +260,6 @@ def _check_settings(test: str, correction: str, alpha: Any, confidence: Any, ci:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"`alpha` must be a number in (0, 1); got {alpha!r}.")
     return confidence, n_resamples, seed
-
-
-def _evaluate_runs(judgments: Any, items: list[Any], metric_list: list[Any], convention: Any,
-                   options: dict[str, Any]) -> list[Any]:
-    """Each run's result under one convention; the judgments read once (an iterator of records is consumed once)."""
-    from .._base.progress import Progress
-    from .._core.evaluate import evaluate
-
-    judgments = unwrap(judgments, "judgments")
-    results = []
-    with Progress(len(items), "compare: evaluating runs") as progress:
-        for run in items:
-            results.append(evaluate(judgments, run, metric_list, convention=convention, **options))
-            progress.advance()
-    for m in results[0].measures:
-        if m.summed:
-            raise InvalidParameterError(f"{m.key!r} is a count summed over queries; compare takes measures averaged "
-                                        "over queries.")
-    return results
-
-
-def _values_table(results: list[Any]) -> tuple[list[str], np.ndarray]:
-    """One table of values (measures x queries x runs) over the union of the runs' queries (string ids), NaN
-    where a run does not count a query; and that union, sorted."""
-    qkeys = [np.asarray([str(q) for q in r.queries], dtype=object) for r in results]
-    universe = sorted(set().union(*[set(k.tolist()) for k in qkeys]))
-    pos = {q: i for i, q in enumerate(universe)}
-    V = np.full((len(results[0].keys), len(universe), len(results)), np.nan)  # a string may name several measures
-    for ri, (res, ks) in enumerate(zip(results, qkeys)):
-        rows = np.fromiter((pos[q] for q in ks.tolist()), dtype=np.int64, count=len(ks))
-        V[:, rows, ri] = res.values.T
-    return universe, V
-
-
-def _exclusion_notes(names: list[str], results: list[Any]) -> list[str]:
-    """What each run's evaluation left out, once per text."""
-    notes: list[str] = []
-    for name, res in zip(names, results):
-        for e in res.excluded:
-            text = f"{name}: {e}"
-            if text not in notes:
-                notes.append(text)
-    return notes
 
 
 def _intervals(vals: np.ndarray, valid: np.ndarray, bi: int, ci: str, confidence: float, n_resamples: int,

@@ -5,6 +5,8 @@ The public face of this module is :mod:`ranklens.compare`.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +16,7 @@ from .._base.renamed import deprecated_alias, renamed_keywords
 from .._output import render
 from ..errors import InvalidParameterError
 
-__all__ = ["Comparison"]
+__all__ = ["Comparison", "check_max_drop"]
 
 
 @dataclass
@@ -139,5 +141,75 @@ class Comparison:
         worse = [r for r in self.rows if r["run"] != self.baseline and r.get("significant") and r["diff"] < 0]
         return sorted(worse, key=lambda r: r["diff"])
 
+    def drops(self, max_drop: Mapping[str, float]) -> list[dict[str, Any]]:
+        """The gate on size: the runs whose mean falls below the baseline's by more than an allowance,
+        whatever the p-value, largest drop first.
+
+        ``drop = baseline's mean - run's mean`` (each over the queries it counts); a run fails a measure
+        when ``drop > allowance`` (a drop equal to the allowance up to 1e-12, the rounding of two means,
+        passes). A run whose mean is NaN (no query counted) fails with ``drop`` NaN.
+
+        Parameters
+        ----------
+        max_drop : mapping {measure key: allowance}
+            Allowances (finite, >= 0) by measure key, as in :attr:`measures`.
+
+        Returns
+        -------
+        list of dict
+            ``run``, ``measure``, ``baseline``, ``baseline_mean``, ``mean``, ``drop``, ``max_drop``,
+            ``n``, ``baseline_n``, ``p_value``, ``p_adjusted``.
+
+        Examples
+        --------
+        >>> import ranklens
+        >>> qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(4)}
+        >>> good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(4)}
+        >>> bad = dict(good, q0={"a": 1.0, "b": 2.0})  # RR 1/2 on one query of four
+        >>> c = ranklens.compare(qrels, {"good": good, "bad": bad}, ["mrr"], n_resamples=999)
+        >>> [(r["run"], r["drop"]) for r in c.drops({"mrr": 0.1})]  # p = 1 here: not significant
+        [('bad', 0.125)]
+        >>> c.drops({"mrr": 0.125})
+        []
+        """
+        allow = check_max_drop(max_drop)
+        for key in allow:
+            if key not in self.measures:
+                raise InvalidParameterError(f"`max_drop` names {key!r}, which is not among the compared measures "
+                                            f"({', '.join(self.measures)}).")
+        out = []
+        for key, tol in allow.items():
+            base = self.row(self.baseline, key)
+            for run in self.runs:
+                if run == self.baseline:
+                    continue
+                r = self.row(run, key)
+                drop = base["mean"] - r["mean"]
+                if math.isnan(drop) or drop - tol > 1e-12:
+                    out.append({"run": run, "measure": key, "baseline": self.baseline, "baseline_mean": base["mean"],
+                                "mean": r["mean"], "drop": drop, "max_drop": tol, "n": r["n"],
+                                "baseline_n": base["n"], "p_value": r.get("p_value", math.nan),
+                                "p_adjusted": r.get("p_adjusted", math.nan)})
+        return sorted(out, key=lambda r: -r["drop"] if not math.isnan(r["drop"]) else -math.inf)
+
     def __str__(self) -> str:
         return self.table()
+
+
+def check_max_drop(max_drop: Any) -> dict[str, float]:
+    """``max_drop`` checked: a mapping {measure key: allowance}, each allowance a finite number >= 0.
+
+    >>> check_max_drop({"ndcg@10": 0.01})
+    {'ndcg@10': 0.01}
+    """
+    if not isinstance(max_drop, Mapping) or not max_drop:
+        raise InvalidParameterError(f"`max_drop` must be a non-empty mapping {{measure: allowance}}; got {max_drop!r}.")
+    out = {}
+    for key, tol in max_drop.items():
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidParameterError(f"`max_drop` keys must be measure names; got {key!r}.")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(tol) or tol < 0:
+            raise InvalidParameterError(f"`max_drop` of {key!r} must be a finite number >= 0; got {tol!r}.")
+        out[key] = float(tol)
+    return out

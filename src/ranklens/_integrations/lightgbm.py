@@ -17,7 +17,7 @@ from .._defs.presets import get_convention
 from ..errors import InvalidParameterError
 from .grouped import GroupedMetric, measure_list
 
-__all__ = ["LightGBMMetric", "feval"]
+__all__ = ["LightGBMMetric", "feval", "query_ranker"]
 
 
 class LightGBMMetric(GroupedMetric):
@@ -92,3 +92,95 @@ def feval(
     """
     return LightGBMMetric(measure_list(measures, where="ranklens.lightgbm.feval"),
                           get_convention(convention, **overrides), prefix)
+
+
+#: The class :func:`query_ranker` builds (once: lightgbm is imported on first use only).
+_QUERY_RANKER: Any = None
+
+
+def _group_sizes(qid: Any, n_rows: int, where: str) -> np.ndarray:
+    """The sizes of the runs of equal consecutive query ids (LightGBM's ``group``); a query whose rows are not
+    consecutive, or a length other than the rows', is refused."""
+    q = np.asarray(qid)
+    if q.ndim != 1 or q.shape[0] != n_rows:
+        raise InvalidParameterError(f"`{where}` must hold one query id per row ({n_rows} rows); got shape {q.shape}.")
+    if n_rows == 0:
+        return np.zeros(0, np.int64)
+    heads = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if heads.shape[0] != np.unique(q).shape[0]:
+        raise InvalidParameterError(f"`{where}`: the rows of a query must be consecutive (sort the rows by query id); "
+                                    "LightGBM reads a query as a run of consecutive rows.")
+    return np.diff(np.r_[heads, n_rows]).astype(np.int64)
+
+
+def _query_ranker_class() -> Any:
+    """The class of :func:`query_ranker` (built once, on first use: it subclasses ``lightgbm.LGBMRanker``)."""
+    global _QUERY_RANKER
+    if _QUERY_RANKER is None:
+        from .._base.deps import require
+
+        lgb = require("lightgbm")
+
+        class QueryRanker(lgb.LGBMRanker):  # type: ignore[name-defined]
+            """``lightgbm.LGBMRanker`` fitted with one query id per row: ``fit(X, y, qid=ids)`` (the rows of a
+            query consecutive), ``eval_qid=ids`` (a tuple for several) beside ``eval_X``/``eval_y``; every other
+            parameter is LGBMRanker's. Tunable with ``GridSearchCV`` through metadata routing
+            (``set_fit_request(qid=True)``)."""
+
+            def fit(self, X: Any, y: Any, *, qid: Any = None, eval_qid: Any = None, **kwargs: Any) -> Any:
+                if qid is None:
+                    raise InvalidParameterError("QueryRanker.fit needs `qid`, one query id per row (with "
+                                                "GridSearchCV: set_fit_request(qid=True) and fit(..., qid=qid)).")
+                if "group" in kwargs or "eval_group" in kwargs:
+                    raise InvalidParameterError("QueryRanker.fit takes `qid` and `eval_qid` (one id per row), not "
+                                                "`group` and `eval_group`.")
+                # the labels of each evaluation set: eval_y=y or a tuple of them (LightGBM 4.6 on), or
+                # eval_set=[(X, y), ...]; eval_qid alike (one array of ids, or a tuple or list of them)
+                ey = kwargs.get("eval_y")
+                eval_ys = (list(ey) if isinstance(ey, tuple) else [ey] if ey is not None else
+                           [e[1] for e in kwargs["eval_set"]] if kwargs.get("eval_set") is not None else [])
+                if eval_qid is not None and not isinstance(eval_qid, (tuple, list)):
+                    eval_qid = [eval_qid]
+                if eval_ys:
+                    if eval_qid is None or len(eval_qid) != len(eval_ys):
+                        raise InvalidParameterError("`eval_qid` must give one query id per row of each evaluation "
+                                                    "set.")
+                    kwargs["eval_group"] = [_group_sizes(q, len(ey), "eval_qid") for ey, q in zip(eval_ys, eval_qid)]
+                return super().fit(X, y, group=_group_sizes(qid, len(y), "qid"), **kwargs)
+
+        QueryRanker.__module__ = __name__  # pickled by name: this module's __getattr__ gives it back
+        QueryRanker.__qualname__ = "QueryRanker"
+        _QUERY_RANKER = QueryRanker
+    return _QUERY_RANKER
+
+
+def query_ranker(**params: Any) -> Any:
+    """A ``lightgbm.LGBMRanker`` (``params`` are its own) whose ``fit`` takes one query id per row (``qid=``, as
+    ``XGBRanker``) instead of group sizes, so that scikit-learn's metadata routing can hand each fold its rows'
+    ids and ``GridSearchCV`` can tune it with :func:`ranklens.sklearn.make_ranking_scorer`.
+
+    ``fit(X, y, qid=ids, eval_X=..., eval_y=..., eval_qid=ids, **kwargs)``: the rows of a query must be
+    consecutive (LightGBM reads a query as a run of rows; refused otherwise); ``eval_qid`` gives the ids of the
+    evaluation set (a tuple of them for several); every other argument is ``LGBMRanker.fit``'s.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from sklearn.model_selection import GridSearchCV, GroupKFold
+    >>> from ranklens.sklearn import make_ranking_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 3)); qid = np.repeat(np.arange(12), 10); y = (X[:, 0] > 0).astype(int)
+    >>> ranker = query_ranker(n_estimators=5, min_child_samples=5, verbose=-1, n_jobs=1)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = GridSearchCV(ranker.set_fit_request(qid=True), {"num_leaves": [3, 7]}, cv=GroupKFold(3),
+    ...                           scoring=make_ranking_scorer("ndcg@5")).fit(X, y, groups=qid, qid=qid)
+    >>> type(search.best_estimator_).__name__, bool(0 < search.best_score_ <= 1)
+    ('QueryRanker', True)
+    """
+    return _query_ranker_class()(**params)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "QueryRanker":  # the class of query_ranker(), by name (pickle)
+        return _query_ranker_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._integrations.compare import run_names
+from .._integrations.runs import run_names
 from .._output.render import (
     comparison_cells,
     comparison_dict,

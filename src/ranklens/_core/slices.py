@@ -1,0 +1,130 @@
+"""Slicing an evaluation by a per-query attribute: ``evaluate(..., group_by=...)`` -> one result per group, each
+the evaluation of that group's queries alone (the judgments and the rankings cut to them, then evaluated as any
+input)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .._input.groups import query_groups_of
+from .._input.ids import IdColumn
+from .._input.records import Judgments, Rankings
+from ..errors import InvalidParameterError
+from .result import Result
+
+__all__ = ["GroupedResult", "sort_groups", "split_by_group"]
+
+
+class GroupedResult(Mapping[Any, Result]):
+    """One :class:`~ranklens.Result` per group of queries (``res[group]``), groups in sorted order.
+
+    Attributes
+    ----------
+    by : str
+        Where the groups came from (a column of a table, or the mapping).
+    notes : list of str
+        What the grouping left out (queries without a group, rows without a label or score), counted.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> run = {"q1": {"a": 1.0, "x": 2.0}, "q2": {"b": 1.0}, "q3": {"c": 0.5, "y": 0.9}}
+    >>> res = ranklens.evaluate(qrels, run, ["mrr"], group_by={"q1": "mobile", "q2": "desktop", "q3": "mobile"})
+    >>> list(res), res["mobile"]["mrr"], res["desktop"]["mrr"]
+    (['desktop', 'mobile'], 0.5, 1.0)
+    """
+
+    def __init__(self, results: dict[Any, Result], by: str, notes: list[str]):
+        self._results = results
+        self.by = by
+        self.notes = notes
+
+    def __getitem__(self, group: Any) -> Result:
+        try:
+            return self._results[group]
+        except KeyError:
+            raise KeyError(f"no group {group!r}; groups: {', '.join(map(str, self._results))}") from None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._results)
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def to_pandas(self) -> Any:
+        """Long form: one row per group and measure (``group``, ``measure``, ``value``, ``queries``)."""
+        from .._base.deps import require
+
+        rows = [(g, k, r.aggregate[k], r.counted[k]) for g, r in self._results.items() for k in r.keys]
+        return require("pandas").DataFrame(rows, columns=["group", "measure", "value", "queries"])
+
+    def __repr__(self) -> str:
+        return f"<GroupedResult: {len(self)} groups by {self.by} ({', '.join(map(str, self._results))})>"
+
+
+def sort_groups(groups: Any) -> list[Any]:
+    """Groups in order: numbers by value first, then the others by their text.
+
+    >>> sort_groups({"b", 10, "a", 2})
+    [2, 10, 'a', 'b']
+    """
+    def key(g: Any) -> tuple[int, Any, str]:
+        number = isinstance(g, (int, float, np.integer, np.floating)) and not isinstance(g, bool)
+        return (0, g, "") if number else (1, 0, str(g))
+
+    return sorted(groups, key=key)
+
+
+def _strings(qid: Any) -> np.ndarray:
+    """Query ids as numpy strings (integers printed in decimal), for matching with the groups' queries."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.cast(IdColumn.of(qid).to_arrow(), pa.large_string()).to_numpy(zero_copy_only=False),
+                      dtype=object)
+
+
+def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run: Any,
+                   query_col: str | None) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
+    """The judgments and the run cut to each group's queries: ``({group: (j, r)}, by, notes)``."""
+    if r.qid is None:
+        raise InvalidParameterError("`group_by`: the run is a bare vector of scores; give the judgments and "
+                                    "the scores as one table, or the run with query ids.")
+    queries, groups, by = query_groups_of(group_by, judgments, run, query_col)
+    jq, rq = _strings(j.qid), _strings(r.qid)
+    known = set(queries.tolist())
+    present = set(jq.tolist()) | set(rq.tolist())
+    lost = sorted(present - known)
+    notes = []
+    if lost:
+        notes.append(f"{len(lost)} queries have no group in {by}: left out of every group "
+                     f"({', '.join(lost[:5])}{', ...' if len(lost) > 5 else ''})")
+    for side in (j, r):
+        for e in side.left_out:
+            notes.append(f"{e.count} rows of {e.side} left out before grouping ({', '.join(e.examples[:3])})")
+    order = sort_groups(set(groups.tolist()))
+    out: dict[Any, tuple[Judgments, Rankings]] = {}
+    for g in order:  # a loop over groups
+        members = queries[groups == g]
+        jm, rm = np.isin(jq, members), np.isin(rq, members)
+        if not jm.any() and not rm.any():
+            notes.append(f"group {g!r}: none of its {len(members)} queries is in the inputs")
+            continue
+        jcol, rcol = IdColumn.of(j.qid), IdColumn.of(r.qid)
+        jg = replace(j, qid=jcol.filter(jm), item=IdColumn.of(j.item).filter(jm), label=j.label[jm], left_out=())
+        empty = None
+        if r.empty_qids is not None:
+            ids = r.empty_qids if not isinstance(r.empty_qids, (list, tuple)) else np.asarray(r.empty_qids)
+            empty = IdColumn.of(ids).filter(np.isin(_strings(ids), members))
+        rg = replace(r, qid=rcol.filter(rm), item=IdColumn.of(r.item).filter(rm),
+                     score=None if r.score is None else r.score[rm], rank=None if r.rank is None else r.rank[rm],
+                     label=None if r.label is None else r.label[rm], empty_qids=empty, left_out=())
+        out[g] = (jg, rg)
+    if not out:
+        raise InvalidParameterError(f"`group_by`: no query of the inputs has a group in {by}.")
+    return out, by, notes

@@ -1,0 +1,152 @@
+"""Slicing (issue #33 point 5): ``evaluate(..., group_by=)``, ``compare(..., group_by=)``, ``--group-by`` on the local
+engine of ``eval`` and on ``compare``: one result per group, each the evaluation of that group's queries alone
+(checked against pytrec_eval on each group's queries, and against evaluating the group's rows cut by pandas)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ranklens
+from ranklens.errors import InputError, InvalidParameterError
+
+pd = pytest.importorskip("pandas")
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+
+def _frame(n_q: int = 24, seed: int = 3):
+    """A long table: 6 items per query, graded labels, scores, and a per-query device."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(n_q):
+        device = ("mobile", "desktop", "tablet")[q % 3]
+        for d in range(6):
+            rows.append((f"q{q}", f"d{d}", int(rng.integers(0, 3)), float(rng.random()), device))
+    return pd.DataFrame(rows, columns=["query", "item", "relevance", "score", "device"])
+
+
+def _pytrec_mean(sub, measure: str) -> float:
+    qrels = {q: dict(zip(g["item"], map(int, g["relevance"]))) for q, g in sub.groupby("query")}
+    run = {q: dict(zip(g["item"], map(float, g["score"]))) for q, g in sub.groupby("query")}
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    return float(np.mean([v[measure] for v in per_q.values()]))
+
+
+def test_each_group_equals_the_peer_on_its_queries_alone():
+    df = _frame()
+    res = ranklens.evaluate(df, None, ["ndcg_cut.5", "map"], convention="trec_eval", group_by="device")
+    assert list(res) == ["desktop", "mobile", "tablet"]
+    for g in res:
+        sub = df[df.device == g]
+        assert res[g].counted["map"] == sub["query"].nunique()
+        assert res[g]["ndcg_cut.5"] == pytest.approx(_pytrec_mean(sub, "ndcg_cut_5"), abs=1e-12)
+        assert res[g]["map"] == pytest.approx(_pytrec_mean(sub, "map"), abs=1e-12)
+    assert res.notes == []
+    long = res.to_pandas()
+    assert set(long.columns) == {"group", "measure", "value", "queries"} and len(long) == 6
+
+
+def test_group_by_a_mapping_counts_and_says_what_it_leaves_out():
+    df = _frame(9)
+    judgments = df[["query", "item", "relevance"]]
+    run = df[["query", "item", "score"]]
+    groups = {"q0": "short", "q1": "short", "q2": "long", "q4": "long"}  # five queries have no group
+    res = ranklens.evaluate(judgments, run, ["ndcg@3"], group_by=groups)
+    assert {g: res[g].counted["ndcg@3"] for g in res} == {"long": 2, "short": 2}
+    (note,) = res.notes
+    assert note.startswith("5 queries have no group in the mapping `group_by`: left out of every group (q3, q5,")
+    alone = ranklens.evaluate(judgments[judgments["query"].isin(["q2", "q4"])], run[run["query"].isin(["q2", "q4"])],
+                              ["ndcg@3"])
+    assert res["long"]["ndcg@3"] == alone["ndcg@3"]
+    with pytest.raises(KeyError, match="no group 'medium'"):
+        res["medium"]
+
+
+def test_a_table_file_and_the_group_column_of_the_run(tmp_path):
+    df = _frame(12)
+    j, r = tmp_path / "j.csv", tmp_path / "r.parquet"
+    df[["query", "item", "relevance"]].to_csv(j, index=False)
+    df[["query", "item", "score", "device"]].to_parquet(r)
+    res = ranklens.evaluate(str(j), str(r), ["mrr"], group_by="device")
+    assert "column 'device' of " in res.by and res.by.endswith("r.parquet")
+    for g in res:
+        sub = df[df.device == g]
+        assert res[g]["mrr"] == pytest.approx(_pytrec_mean(sub, "recip_rank"), abs=1e-12)
+
+
+def test_bad_groupings_are_refused_naming_the_query_or_column():
+    df = _frame(6)
+    two = df.copy()
+    two.loc[0, "device"] = "tv"
+    with pytest.raises(InputError, match=r"gives query q0 2 groups \(mobile, tv\)"):
+        ranklens.evaluate(two, None, group_by="device")
+    nulls = df.copy()
+    nulls["device"] = nulls["device"].astype(object)
+    nulls.loc[3, "device"] = None
+    with pytest.raises(InputError, match="no value for query q0"):
+        ranklens.evaluate(nulls, None, group_by="device")
+    with pytest.raises(InvalidParameterError, match="is the query column"):
+        ranklens.evaluate(df, None, group_by="query")
+    with pytest.raises(InvalidParameterError, match="'locale' is not a column"):
+        ranklens.evaluate(df, None, group_by="locale")
+    with pytest.raises(InvalidParameterError, match="must be a mapping"):
+        ranklens.evaluate(df, None, group_by="device", weights=[1.0] * 6)
+    with pytest.raises(InvalidParameterError, match="no group"):
+        ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, group_by={"q": None})
+    with pytest.raises(InvalidParameterError, match="bare vector"):
+        ranklens.evaluate(df, df["score"].to_numpy(), group_by="device")
+
+
+def test_compare_by_group_equals_comparing_each_group_alone():
+    df = _frame(18)
+    rng = np.random.default_rng(9)
+    other = df.assign(score=rng.random(len(df)))
+    j = df[["query", "item", "relevance", "device"]]
+    runs = {"a": df[["query", "item", "score", "device"]], "b": other[["query", "item", "score", "device"]]}
+    by = ranklens.compare(j, runs, ["ndcg@5"], group_by="device", n_resamples=999)
+    assert sorted(by) == ["desktop", "mobile", "tablet"]
+    for g, c in by.items():
+        keep = df.device == g
+        alone = ranklens.compare(j[keep], {"a": runs["a"][keep], "b": runs["b"][keep]}, ["ndcg@5"], n_resamples=999)
+        for key in ("mean", "diff", "p_value", "diff_low", "diff_high", "wins", "losses"):
+            assert c.row("b", "ndcg@5")[key] == alone.row("b", "ndcg@5")[key]
+    pairs = ranklens.compare(j, {**runs, "c": runs["a"]}, ["ndcg@5"], group_by="device", pairs="all", test="tukey")
+    assert all(p.row("a", "c", "ndcg@5")["estimate"] == 0 for p in pairs.values())
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    code = "import sys; from ranklens.cli import main; main(sys.argv[1:])"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+
+
+def test_cli_group_by_on_eval_and_compare(tmp_path):
+    df = _frame(12)
+    t, j, a, b = (tmp_path / n for n in ("t.csv", "j.csv", "a.csv", "b.csv"))
+    df.to_csv(t, index=False)
+    df[["query", "item", "relevance"]].to_csv(j, index=False)
+    good = df.assign(score=df["relevance"] + 0.1 * df["score"])  # the ideal order
+    good[["query", "item", "score", "device"]].to_csv(a, index=False)
+    worse = good.assign(score=-good["score"])  # the reverse order: worse on every group
+    worse[["query", "item", "score", "device"]].to_csv(b, index=False)
+    res = cli("eval", str(t), "--group-by", "device", "-m", "map", "-c", "trec_eval", "-f", "json")
+    assert res.returncode == 0, res.stderr
+    got = {g: v["aggregate"]["map"] for g, v in json.loads(res.stdout)["runs"].items()}
+    assert got == pytest.approx({g: _pytrec_mean(df[df.device == g], "map") for g in got}, abs=1e-12)
+    assert "desktop" in cli("eval", str(t), "--group-by", "device").stdout
+    for extra, words in ((("--fail-under", "map=0.5"), "--fail-under"), (("--group-by", "item"), "one column"),
+                         (("-f", "trec"), "-f trec")):
+        bad = cli("eval", str(t), "--group-by", "device", *extra)
+        assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    gate = cli("compare", str(j), str(a), str(b), "-m", "ndcg@5", "--group-by", "device", "--resamples", "99",
+               "--max-drop", "ndcg@5=0.01")
+    assert gate.returncode == 1, gate.stderr
+    lines = gate.stderr.strip().splitlines()
+    assert [line.split(":")[2].strip() for line in lines] == ["group desktop", "group mobile", "group tablet"]
+    assert "device = mobile" in gate.stdout
+    csv_out = cli("compare", str(j), str(a), str(b), "-m", "ndcg@5", "--group-by", "device", "--resamples", "99",
+                  "-f", "csv").stdout.splitlines()
+    assert csv_out[0].startswith("group,measure,run") and len(csv_out) == 1 + 3 * 2
