@@ -44,7 +44,7 @@ def comparison():
 
 def test_means_and_counts_are_evaluates(comparison):
     assert comparison.runs == ["BM25", "D_BERT_KD_TASB", "SPLADE_P_P_ENSEMBLE_DISTIL"]
-    assert comparison.baseline == "BM25" and comparison.metrics == METRICS
+    assert comparison.baseline == "BM25" and comparison.measures == METRICS
     for path, name in zip(RUNS, comparison.runs):
         res = ranklens.evaluate(QRELS, path, METRICS)
         for m in METRICS:
@@ -171,12 +171,12 @@ def test_outputs(comparison):
     assert "ndcg@10  (baseline: BM25)" in text and "*" in text and "Holm" in text
     assert "paired randomization" in text and "5000 resamples, seed 3" in text
     d = json.loads(comparison.to_json())
-    assert set(d) == {"settings", "baseline", "runs", "metrics", "rows", "notes"}
+    assert set(d) == {"settings", "baseline", "runs", "measures", "rows", "notes"}
     assert len(d["rows"]) == 9 and d["settings"]["test"] == "randomization"
     rows = list(csv.DictReader(io.StringIO(comparison.to_csv())))
     assert len(rows) == 9 and float(rows[0]["mean"]) == comparison.rows[0]["mean"]
     md = comparison.to_markdown()
-    assert md.startswith("| metric | run | mean |") and md.count("\n| ") == 9  # data rows after header and separator
+    assert md.startswith("| measure | run | mean |") and md.count("\n| ") == 9  # data rows after header and separator
     tex = comparison.to_latex()
     assert "\\begin{tabular}" in tex and "\\textbf{" in tex and "D\\_BERT\\_KD\\_TASB" in tex
 
@@ -212,11 +212,11 @@ def test_cli_json_equals_evaluate(capsys):
         res = ranklens.evaluate(QRELS, path, ["ndcg@10", "map"])
         for row in d["rows"]:
             if row["run"] == name:
-                assert row["mean"] == pytest.approx(res[row["metric"]], rel=1e-12)
+                assert row["mean"] == pytest.approx(res[row["measure"]], rel=1e-12)
 
 
-@pytest.mark.parametrize("fmt,marker", [("table", "(baseline)"), ("markdown", "| metric |"), ("latex", "\\toprule"),
-                                        ("csv", "metric,run,baseline")])
+@pytest.mark.parametrize("fmt,marker", [("table", "(baseline)"), ("markdown", "| measure |"), ("latex", "\\toprule"),
+                                        ("csv", "measure,run,baseline")])
 def test_cli_formats(capsys, fmt, marker):
     code, out, err = _run(["compare", QRELS, BM25, SPLADE, "-m", "map", "--resamples", "500", "-f", fmt,
                            "--test", "wilcoxon", "--correction", "bh", "--baseline", BM25], capsys)

@@ -149,4 +149,4 @@ def test_cli_group_by_on_eval_and_compare(tmp_path):
     assert "device = mobile" in gate.stdout
     csv_out = cli("compare", str(j), str(a), str(b), "-m", "ndcg@5", "--group-by", "device", "--resamples", "99",
                   "-f", "csv").stdout.splitlines()
-    assert csv_out[0].startswith("group,metric,run") and len(csv_out) == 1 + 3 * 2
+    assert csv_out[0].startswith("group,measure,run") and len(csv_out) == 1 + 3 * 2

@@ -176,7 +176,7 @@ def test_load_inputs_reads_files_with_their_formats(tmp_path):
     # the format applies to files only: an in-memory dict is read as a dict
     j2, _ = load_inputs({"q1": {"d1": 1}}, {"q1": {"d1": 0.3}}, Columns(), Formats(judgments="trec"))
     assert j2.label.tolist() == [1.0]
-    with pytest.raises(InvalidParameterError, match="`rankings` is missing"):
+    with pytest.raises(InvalidParameterError, match="`run` is missing"):
         load_inputs({"q1": {"d1": 1}}, None)
     # evaluate takes the same keywords: d1 (relevant) ranked second: 1/log2(3)
     res = ranklens.evaluate(str(q), str(r), ["ndcg"], query_col="topic", run_format="csv")

@@ -654,7 +654,7 @@ def test_text_table_ids_are_kept_as_written(tmp_path):
 
 def test_integer_ids_in_text_tables_stay_integers(tmp_path):
     (tmp_path / "both.csv").write_text("query,item,relevance,score\n1,10,1,0.5\n1,11,0,0.7\n2,10,2,0.1\n")
-    res = ranklens.evaluate(tmp_path / "both.csv", metrics=["mrr"])
+    res = ranklens.evaluate(tmp_path / "both.csv", measures=["mrr"])
     assert res.per_query_dict() == {1: {"mrr": 0.5}, 2: {"mrr": 1.0}}
     same = ranklens.evaluate({1: {10: 1, 11: 0}, 2: {10: 2}}, {1: {10: 0.5, 11: 0.7}, 2: {10: 0.1}}, ["mrr"])
     assert same.per_query_dict() == res.per_query_dict()
@@ -666,7 +666,7 @@ def test_tables_without_extension_are_detected(tmp_path, sep):
     text = sep.join(["query id", "item id", "rank", "relevance score"]) + "\n"
     text += "".join(sep.join(r) + "\n" for r in [("q", "a", "2", "1"), ("q", "b", "1", "0"), ("q", "c", "3", "2")])
     (tmp_path / "table").write_text(text)
-    res = ranklens.evaluate(tmp_path / "table", metrics=["dcg"], query_col="query id", item_col="item id",
+    res = ranklens.evaluate(tmp_path / "table", measures=["dcg"], query_col="query id", item_col="item id",
                             rank_col="rank", label_col="relevance score")
     assert res["dcg"] == pytest.approx(0 + 1 / math.log2(3) + 2 / math.log2(4), rel=1e-12)
 

@@ -284,8 +284,8 @@ def test_command_line_and_compare():
     other = _dl("dl19", "BM25")[1]
     cmp = ranklens.compare(qp, [rp, other], [ir_measures.nDCG @ 10, ir_measures.RR @ 10], convention="ir_measures",
                            n_resamples=200)
-    assert cmp.metrics == ["nDCG@10", "RR@10"]
-    for key in cmp.metrics:
+    assert cmp.measures == ["nDCG@10", "RR@10"]
+    for key in cmp.measures:
         alone = ranklens.evaluate(qp, rp, [key], convention="ir_measures")[key]
         assert math.isclose(cmp.row(cmp.runs[0], key)["mean"], alone, abs_tol=1e-12)
 

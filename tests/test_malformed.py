@@ -328,7 +328,7 @@ def _check_refused(tmp: Path, role: str, path: Path) -> None:
     judgments, run = _pair(tmp, role, path)
     args = [str(judgments)] + ([str(run)] if run is not None else [])
     with pytest.raises(RanklensError) as info:
-        ranklens.evaluate(*args, metrics=["ndcg"])
+        ranklens.evaluate(*args, measures=["ndcg"])
     assert path.name in str(info.value), str(info.value)
     assert "\n" not in str(info.value)
     for cmd in (["eval", *args, "-m", "ndcg"],
@@ -472,7 +472,7 @@ def _number_or_one_line(tmp: Path, role: str, name: str, data: bytes, cli: bool)
     path = _write(tmp, name, data)
     judgments, run = _pair(tmp, role, path)
     try:
-        res = ranklens.evaluate(str(judgments), str(run), metrics=["ndcg", "num_ret"])
+        res = ranklens.evaluate(str(judgments), str(run), measures=["ndcg", "num_ret"])
     except RanklensError as exc:
         msg = str(exc)
         assert "\n" not in msg and (name in msg or "good_" in msg), msg

@@ -405,8 +405,8 @@ def test_err_max_grade_must_be_positive(value):
 
 
 @pytest.mark.parametrize("metrics", [None, 3, 2.5, float("nan"), True, np.int64(3), object()], ids=repr)
-def test_metrics_that_are_not_measures(metrics):
-    with pytest.raises(InvalidParameterError, match="metrics"):
+def test_measures_that_are_not_measures(metrics):
+    with pytest.raises(InvalidParameterError, match="`measures`"):
         ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}, metrics)
 
 

@@ -61,7 +61,7 @@ def test_comparison_frames():
     row = summary.set_index("run").loc["better"]
     assert row["mean"] == 1.0 and row["diff"] == 0.25 and row["wins"] == 1 and row["ties"] == 1
     long = c.to_polars("per_query")
-    assert long.columns == ["query", "metric", "run", "value"]
+    assert long.columns == ["query", "measure", "run", "value"]
     got = {(q, r): v for q, r, v in zip(long["query"], long["run"], long["value"])}
     assert got[("q1", "base")] == 0.5 and got[("q1", "better")] == 1.0 and got[("q<3>", "base")] is None
     assert len(c.to_pandas("per_query")) == 3 * 2

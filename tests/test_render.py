@@ -79,7 +79,7 @@ def test_cli_json_python_dict_and_report_data_are_one_shape(res, files):
     assert data["results"]["base"] == base.to_dict(per_query=False)
     assert set(data["results"]["better"]) == set(without)
     assert data["results"]["better"]["aggregate"] == {"mrr": 1.0, "P@1": 1.0}
-    assert set(data["comparison"]) == {"settings", "baseline", "runs", "metrics", "rows", "notes"}
+    assert set(data["comparison"]) == {"settings", "baseline", "runs", "measures", "rows", "notes"}
     # several runs on the command line: {"runs": {name: result}}, each run in the same shape
     multi = json.loads(cli_out("eval", q, r, r, "-m", "mrr", "-f", "json"))
     assert list(multi) == ["runs"] and len(multi["runs"]) == 2
@@ -224,7 +224,7 @@ def test_comparison_renderers(comparison):
     text = render(c, "table")
     assert text.startswith("mrr  (baseline: base)\nrun       mean") and c.table() == text
     md = render(c, "markdown").splitlines()
-    assert md[0].startswith("| metric | run | mean | 95% CI | queries | diff |")
+    assert md[0].startswith("| measure | run | mean | 95% CI | queries | diff |")
     assert md[2].startswith("| mrr | base | 0.7500 |") and md[3].startswith("| mrr | better | 1.0000 |")
     tex = render(c, "latex")
     assert "\\begin{tabular}{ll" + "r" * 9 + "}" in tex and "mrr & better & 1.0000 &" in tex

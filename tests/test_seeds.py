@@ -82,12 +82,12 @@ def _pandas():
 
 
 def form_pandas_one_table():
-    return ranklens.evaluate(_pandas(), metrics=MEASURES)
+    return ranklens.evaluate(_pandas(), measures=MEASURES)
 
 
 def form_pandas_shuffled():
     df = _pandas().sample(frac=1.0, random_state=4)  # rows out of rank order: the Ranks column decides
-    return ranklens.evaluate(df, metrics=MEASURES)
+    return ranklens.evaluate(df, measures=MEASURES)
 
 
 def form_pandas_two_tables():
@@ -97,13 +97,13 @@ def form_pandas_two_tables():
 
 def form_polars():
     pl = pytest.importorskip("polars")
-    return ranklens.evaluate(pl.DataFrame(SEED_001, schema=COLUMNS, orient="row"), metrics=MEASURES)
+    return ranklens.evaluate(pl.DataFrame(SEED_001, schema=COLUMNS, orient="row"), measures=MEASURES)
 
 
 def form_pyarrow():
     pa = pytest.importorskip("pyarrow")
     table = pa.Table.from_pylist([dict(zip(COLUMNS, row)) for row in SEED_001])
-    return ranklens.evaluate(table, metrics=MEASURES)
+    return ranklens.evaluate(table, measures=MEASURES)
 
 
 def form_dict_ranks_as_scores():

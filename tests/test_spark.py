@@ -248,17 +248,17 @@ def test_seed_groups_by_hand(spark):
     hand = {q: ndcg(g) for q, g in gains.items()}
     # the seed's printed values (5 decimals, truncated)
     assert all(abs(hand[q] - v) <= 1e-5 for q, v in zip("xyz", [0.61828, 0.88546, 1.0]))
-    per_q = rs.evaluate(df, metrics=["ndcg"], per_query=True, query_col="search_group_id", label_col="gains")
+    per_q = rs.evaluate(df, measures=["ndcg"], per_query=True, query_col="search_group_id", label_col="gains")
     got = {r["search_group_id"]: r["ndcg"] for r in per_q.collect()}
     assert set(got) == set("xyz")
     for q in "xyz":
         assert abs(got[q] - hand[q]) <= TOL
-    res = rs.evaluate(df, metrics=["ndcg"], query_col="search_group_id", label_col="gains")
+    res = rs.evaluate(df, measures=["ndcg"], query_col="search_group_id", label_col="gains")
     assert abs(res["ndcg"] - 0.83458) <= 1e-5
     assert abs(res["ndcg"] - sum(hand.values()) / 3) <= TOL
     assert res.counted == {"ndcg": 3} and res.excluded == []
-    # the one table given by name as `rankings=`: the same table, the same numbers
-    alone = rs.evaluate(rankings=df, metrics=["ndcg"], query_col="search_group_id", label_col="gains")
+    # the one table given by name as `run=`: the same table, the same numbers
+    alone = rs.evaluate(run=df, measures=["ndcg"], query_col="search_group_id", label_col="gains")
     assert alone["ndcg"] == res["ndcg"] and alone.counted == res.counted
 
 
@@ -414,24 +414,24 @@ def test_errors_come_back_as_ranklens_errors(spark):
     dup = spark.createDataFrame([("q", "a", 1.0, 1), ("q", "a", 2.0, 0), ("r", "b", 1.0, 1)],
                                 ["query", "item", "score", "relevance"])
     with pytest.raises(InputError, match=r"duplicate .* \(query q item a\)"):  # the query by its id
-        rs.evaluate(dup, metrics=["ndcg"])
+        rs.evaluate(dup, measures=["ndcg"])
     ok = spark.createDataFrame([("q", "a", 1.0, 0), ("q", "b", 2.0, 0)], ["query", "item", "score", "relevance"])
     with pytest.raises(EmptyQueryError, match=r"no relevant item for 'ndcg' \(q\)"):
-        rs.evaluate(ok, metrics=["ndcg"], empty="error")
+        rs.evaluate(ok, measures=["ndcg"], empty="error")
     with pytest.raises(InvalidParameterError, match="beyond the deepest rank"):
-        rs.evaluate(ok, metrics=["ndcg@5"], convention="evidently", empty=0.0)
+        rs.evaluate(ok, measures=["ndcg@5"], convention="evidently", empty=0.0)
     with pytest.raises(InvalidParameterError, match="beyond the deepest rank"):
-        rs.evaluate(ok, metrics=["ndcg@5"], convention="evidently", empty=0.0, per_query=True)
+        rs.evaluate(ok, measures=["ndcg@5"], convention="evidently", empty=0.0, per_query=True)
     with pytest.raises(InvalidParameterError, match="group_by"):
-        rs.evaluate(ok, metrics=["ndcg"], group_by=["nope"])
+        rs.evaluate(ok, measures=["ndcg"], group_by=["nope"])
     with pytest.raises(InvalidParameterError, match="score or rank"):
-        rs.evaluate(ok.drop("score"), metrics=["ndcg"])
+        rs.evaluate(ok.drop("score"), measures=["ndcg"])
     with pytest.raises(InvalidParameterError, match="`judgments` must be a pyspark DataFrame"):
-        rs.evaluate(ok.toPandas(), metrics=["ndcg"])
-    with pytest.raises(InvalidParameterError, match="`rankings` must be a pyspark DataFrame; got DataFrame"):
-        rs.evaluate(ok, ok.toPandas(), metrics=["ndcg"])
+        rs.evaluate(ok.toPandas(), measures=["ndcg"])
+    with pytest.raises(InvalidParameterError, match="`run` must be a pyspark DataFrame; got DataFrame"):
+        rs.evaluate(ok, ok.toPandas(), measures=["ndcg"])
     with pytest.raises(InvalidParameterError, match="weights"):
-        rs.evaluate(ok, metrics=["ndcg"], weights={"q": 1.0})
+        rs.evaluate(ok, measures=["ndcg"], weights={"q": 1.0})
 
 
 def test_without_pyspark_the_error_says_how_to_install(monkeypatch):
@@ -443,7 +443,7 @@ def test_without_pyspark_the_error_says_how_to_install(monkeypatch):
     FakeDF.__module__ = "pyspark.sql.dataframe"
     FakeDF.__name__ = "DataFrame"
     with pytest.raises(MissingDependencyError, match=r"pip install 'ranklens\[spark\]'"):
-        rs.evaluate(FakeDF(), metrics=["ndcg"])
+        rs.evaluate(FakeDF(), measures=["ndcg"])
     with pytest.raises(MissingDependencyError, match="pyspark"):
         rs.session()
 
@@ -521,7 +521,7 @@ def test_per_query_results_into_the_monitoring_store(spark, tmp_path):
                      "country": ["US"] * 10 + ["BR"] * 5})
     df = spark.createDataFrame(logs).withColumn("timestamp", __import__("pyspark.sql.functions", fromlist=["x"])
                                                 .to_timestamp("timestamp"))
-    per_q = rs.evaluate(df, metrics=["ndcg@10", "mrr@10"], per_query=True, query_col="group_id",
+    per_q = rs.evaluate(df, measures=["ndcg@10", "mrr@10"], per_query=True, query_col="group_id",
                         group_by=["timestamp", "model", "model_version", "environment", "country"])
     assert per_q.columns == ["timestamp", "model", "model_version", "environment", "country", "group_id",
                              "ndcg@10", "mrr@10"]

@@ -223,7 +223,7 @@ def test_ties_with_ranks_given():
     pd = pytest.importorskip("pandas")
     table = pd.DataFrame({"query": ["q"] * 4, "item": ["a", "b", "c", "d"], "rank": [1, 1, 3, 3],
                           "relevance": [0, 2, 1, 0]})
-    res = ranklens.evaluate(table, metrics=["dcg", "mrr"], ties="average")
+    res = ranklens.evaluate(table, measures=["dcg", "mrr"], ties="average")
     # top pair {a: 0, b: 2}, bottom pair {c: 1, d: 0}
     expected = 1.0 * (_disc(1) + _disc(2)) + 0.5 * (_disc(3) + _disc(4))
     assert res["dcg"] == pytest.approx(expected, rel=TOL)

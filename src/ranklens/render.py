@@ -1,10 +1,11 @@
 """One output schema for a result and a comparison, and its renderers.
 
+Everything ranklens prints or returns as data goes through this module: ``Result.to_dict`` /
+``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison`` and ``PairwiseComparison``, the
+command line (every ``-f/--format``: its choices are the formats of the one registry, :func:`formats_for`, that
+render what the command prints), and the web report. One result has one JSON shape wherever it comes from.
 Runs (a fused run, any :class:`~ranklens.data.Rankings`) are written by :func:`write_run` in the formats
-ranklens reads (:data:`RUN_FORMATS`). Everything ranklens prints or returns as data goes through this
-module: ``Result.to_dict`` / ``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison``,
-the command line (``ranklens eval``, ``ranklens compare``: ``-f table|json|csv|trec|markdown|latex|html``), and the
-web report. One result has one JSON shape wherever it comes from.
+ranklens reads (:data:`RUN_FORMATS`, the registry's formats of kind ``run``).
 
 The schema of a :class:`~ranklens.Result` (:func:`result_dict`)::
 
@@ -26,8 +27,8 @@ The schema of a :class:`~ranklens.Comparison` (:func:`comparison_dict`)::
       "settings": {...},        # test, correction, alpha, confidence, ci_method, n_resamples, seed, convention...
       "baseline": str,
       "runs": [str],
-      "metrics": [str],
-      "rows": [{"metric", "run", "baseline", "mean", "n", "ci_low", "ci_high", ...}],   # COMPARISON_FIELDS
+      "measures": [str],
+      "rows": [{"measure", "run", "baseline", "mean", "n", "ci_low", "ci_high", ...}],   # COMPARISON_FIELDS
       "notes": [str]
     }
 
@@ -51,11 +52,13 @@ recip_rank            	all	0.7500
 num_ret               	all	3
 """
 
+from ._output.formats import FORMATS, Format, formats_for, register_format
 from ._output.render import (
     COMPARISON_FIELDS,
     CORRECTION_NAMES,
-    FORMATS,
+    RUN_FORMATS,
     ComparisonLike,
+    Document,
     Renderable,
     ResultLike,
     comparison_cells,
@@ -66,18 +69,22 @@ from ._output.render import (
     format_value,
     plain,
     render,
+    render_document,
     render_rows,
     result_cells,
     result_dict,
+    run_format,
     to_json,
+    write_run,
 )
-from ._output.runs import RUN_FORMATS, run_format, write_run
 
 __all__ = [
     "COMPARISON_FIELDS",
     "CORRECTION_NAMES",
     "ComparisonLike",
+    "Document",
     "FORMATS",
+    "Format",
     "RUN_FORMATS",
     "Renderable",
     "ResultLike",
@@ -87,8 +94,11 @@ __all__ = [
     "comparison_legend",
     "flat_dict",
     "format_value",
+    "formats_for",
     "plain",
+    "register_format",
     "render",
+    "render_document",
     "render_rows",
     "result_cells",
     "result_dict",

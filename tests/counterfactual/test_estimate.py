@@ -138,7 +138,7 @@ def test_intervals_cover_the_truth_under_a_pbm_with_a_deterministic_logger():
     reps = 4000
     sim = _sim("pbm", users=reps * 300, seed=21)
     run = target_run(sim, 0.8, seed=4, within_logged=True)  # re-orders the logged lists: every item logged
-    truth = sim.truth(["clicks@5", "ctr@3"], rankings={"target": run})
+    truth = sim.truth(["clicks@5", "ctr@3"], runs={"target": run})
     exam = sim.model.exam_curve(5)
     model = fit_click_model(sim_log(sim), "pbm", iterations=30)  # not identified here: dr must not care
     out = {}
@@ -164,7 +164,7 @@ def test_intervals_cover_the_truth_with_a_stochastic_logger_ips_and_pi():
     reps = 4000
     sim = _sim("pbm", policy="plackett_luce", users=reps * 600, seed=22)
     run = target_run(sim, 0.8, seed=5)  # over every candidate: the policy shows each one at times
-    truth = sim.truth(["clicks@5"], rankings={"target": run}).value("clicks@5", "target")
+    truth = sim.truth(["clicks@5"], runs={"target": run}).value("clicks@5", "target")
     for estimator in ("ips", "pi"):
         mean, lo, hi, _ = _replicated(sim, run, "clicks@5", estimator, sim.model.exam_curve(5), None, reps)
         cover = float(((lo <= truth) & (truth <= hi)).mean())
@@ -177,7 +177,7 @@ def test_ips_is_biased_under_a_cascade():
     reps = 400
     sim = _sim("cascade", users=reps * 1500, seed=23)
     run = target_run(sim, 0.3, seed=6, within_logged=True)
-    truth = sim.truth(["clicks@5"], rankings={"target": run}).value("clicks@5", "target")
+    truth = sim.truth(["clicks@5"], runs={"target": run}).value("clicks@5", "target")
     model = fit_click_model(_sim("cascade", policy="plackett_luce", users=20_000, seed=24).events,
                             "cascade")
     exam = model.examination.array  # the cascade's mean examination per rank, the best a PBM weight can do
@@ -191,7 +191,7 @@ def test_ips_with_a_fitted_pbm_on_a_stochastic_log_is_close_to_the_truth():
     sim = _sim("pbm", policy="plackett_luce", users=40_000, seed=25)
     ev = sim.events
     run = target_run(sim, 0.5, seed=7)
-    truth = sim.truth(["clicks@5"], rankings={"target": run}).value("clicks@5", "target")
+    truth = sim.truth(["clicks@5"], runs={"target": run}).value("clicks@5", "target")
     for est in ("ips", "snips", "dr"):
         e = estimate(ev, run, estimator=est, measure="clicks@5")  # a PBM fitted by EM on the log itself
         assert abs(e.value - truth) < 4 * e.se, (est, e.value, truth, e.se)

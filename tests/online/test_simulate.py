@@ -186,7 +186,7 @@ def test_plackett_luce_propensities_by_hand():
     with pytest.raises(InvalidParameterError, match="not computed"):
         sim.truth("clicks")
     # the truth of a deterministic ranking given beside the logging policy
-    t = sim.truth("clicks@1", rankings={"target": {"q": {"c": 1.0, "b": 0.5}}})
+    t = sim.truth("clicks@1", runs={"target": {"q": {"c": 1.0, "b": 0.5}}})
     assert t.value("clicks@1", "target") == pytest.approx(0.05)  # grade 0 first: default attractiveness 0.05
 
 

@@ -7,6 +7,7 @@ Explanation in notebooks. Standard library only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 
@@ -56,14 +57,46 @@ def html_table(
 
 
 # -- text layouts --------------------------------------------------------------------------------------------------
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """The first column left-aligned, the others right-aligned, two spaces apart, a rule under the header."""
+_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^nan$|^-?inf$")
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, align: str = "first_left",
+               rule: bool = True, strip: bool = False) -> list[str]:
+    """The one plain-text table printer: cells two spaces apart, each column as wide as its widest cell.
+
+    ``align``: ``"first_left"`` (the first column left-aligned, the others right-aligned, the header too: results
+    and comparisons), ``"numbers_right"`` (cells that read as numbers right-aligned, the rest and the header
+    left-aligned: report tables) or ``"right"`` (every cell right-aligned). ``rule``: a rule of dashes under the
+    header. ``strip``: no trailing spaces.
+
+    Examples
+    --------
+    >>> print("\\n".join(text_table(["measure", "value"], [["mrr", "0.5000"]])))
+    measure   value
+    ---------------
+    mrr      0.5000
+    >>> print("\\n".join(text_table(["day", "n"], [["2026-10-01", "12"]], align="numbers_right", rule=False,
+    ...                            strip=True)))
+    day         n
+    2026-10-01  12
+    """
+    if align not in ("first_left", "numbers_right", "right"):
+        raise ValueError(f"align must be first_left, numbers_right or right; got {align!r}")
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
 
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(cells, widths)))
+    def right(i: int, x: str, head: bool) -> bool:
+        if align == "first_left":
+            return i > 0
+        return align == "right" or (not head and _NUMBER.match(x) is not None)
 
-    return [line(header), "-" * (sum(widths) + 2 * (len(widths) - 1))] + [line(r) for r in rows]
+    def line(cells: Sequence[str], head: bool = False) -> str:
+        s = "  ".join(x.rjust(w) if right(i, x, head) else x.ljust(w) for i, (x, w) in enumerate(zip(cells, widths)))
+        return s.rstrip() if strip else s
+
+    out = [line(header, head=True)]
+    if rule:
+        out.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    return out + [line(r) for r in rows]
 
 
 def _md_cell(s: str) -> str:

@@ -32,7 +32,7 @@ __all__ = ["compare_cmd"]
               help="baseline: each run against the baseline; all: every pair of runs (significance matrix, "
                    "compact letters, ANOVA and Friedman, discriminative power).")
 @comparison_options
-@format_option(("table", "json", "csv", "markdown", "latex", "html"))
+@format_option("comparison")
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True,
               help="Decimals in table, markdown, latex and html output (json and csv: full precision).")
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
@@ -92,7 +92,7 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         from .._integrations.plot import cutoff_curves, plot_comparison
 
         c = comparisons[None]
-        curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.metrics, convention=convention,
+        curves = cutoff_curves(judgments, dict(zip(c.runs, runs)), c.measures, convention=convention,
                                **columns, **overrides)
         written = plot_comparison(c, plot_dir, curves)
         click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
@@ -103,13 +103,13 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         s = c.settings
         if fail_if_worse:
             failed += [
-                f"{where}{r['run']}: {r['metric']} is significantly worse than {c.baseline} by {-r['diff']:.4f} "
-                f"({r['mean']:.4f} vs {c.row(c.baseline, r['metric'])['mean']:.4f} over {r['n_pairs']} queries; "
+                f"{where}{r['run']}: {r['measure']} is significantly worse than {c.baseline} by {-r['diff']:.4f} "
+                f"({r['mean']:.4f} vs {c.row(c.baseline, r['measure'])['mean']:.4f} over {r['n_pairs']} queries; "
                 f"p = {r['p_adjusted']:.4g} after {s['correction']}, {s['test']} test, alpha {s['alpha']:g})"
                 for r in c.regressions()]
         if allowances:
             failed += [
-                f"{where}{r['run']}: {r['metric']} dropped by {r['drop']:.4f} from {r['baseline']} "
+                f"{where}{r['run']}: {r['measure']} dropped by {r['drop']:.4f} from {r['baseline']} "
                 f"({r['baseline_mean']:.4f} over {r['baseline_n']} queries -> {r['mean']:.4f} over {r['n']}), more "
                 f"than the allowed {r['max_drop']:g} (p = {r['p_adjusted']:.4g} after {s['correction']})"
                 for r in c.drops(allowances)]

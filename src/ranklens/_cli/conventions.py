@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from .main import format_option
@@ -14,25 +12,26 @@ __all__ = ["conventions_cmd"]
 
 @click.command("conventions")
 @click.argument("names", nargs=-1)
-@format_option(("table", "json"))
+@format_option("document")
 def conventions_cmd(names: tuple[str, ...], fmt: str) -> None:
     """List the named conventions, or show the fields of some."""
     from .._defs.presets import CONVENTIONS, get_convention
+    from .._output.render import Document, render_document
 
-    if fmt == "json":
-        from .._output.render import plain
+    chosen = [get_convention(n) for n in names] if names else list(CONVENTIONS.values())
+    click.echo(render_document(Document(lambda: _text(names), lambda: {c.name: c.as_dict() for c in chosen}), fmt))
 
-        chosen = [get_convention(n) for n in names] if names else list(CONVENTIONS.values())
-        click.echo(json.dumps({c.name: plain(c.as_dict()) for c in chosen}, indent=2, allow_nan=False))
-        return
+
+def _text(names: tuple[str, ...]) -> str:
+    from .._defs.presets import CONVENTIONS, get_convention
+
     if not names:
         w = max(len(n) for n in CONVENTIONS)
-        for name, c in CONVENTIONS.items():
-            click.echo(f"{name:<{w}}  {c.description}")
-        return
+        return "\n".join(f"{name:<{w}}  {c.description}" for name, c in CONVENTIONS.items())
+    lines = []
     for name in names:
         c = get_convention(name)
-        click.echo(f"[{c.name}]  {c.mirrors}")
-        for key, value in c.as_dict().items():
-            if key not in ("name", "description", "mirrors"):
-                click.echo(f"  {key} = {value!r}")
+        lines.append(f"[{c.name}]  {c.mirrors}")
+        lines += [f"  {key} = {value!r}" for key, value in c.as_dict().items()
+                  if key not in ("name", "description", "mirrors")]
+    return "\n".join(lines)

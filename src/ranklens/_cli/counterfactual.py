@@ -11,7 +11,6 @@ from .main import format_option, integer, number
 
 __all__ = ["counterfactual"]
 
-_FORMATS = ("table", "csv", "json")
 _LOG_OPTS = [
     click.option("--session-col", default=None, help="Session (served list) column (default: group_id, session...)."),
     click.option("--query-col", default=None, help="Query column (default: query, query_id, qid)."),
@@ -117,7 +116,7 @@ def counterfactual() -> None:
 @click.option("--iterations", type=integer(min=1), default=200, show_default=True, help="EM iterations at most.")
 @click.option("--html", "html", default=None, type=click.Path(dir_okay=False),
               help="Also write a self-contained HTML report of the examination curve to this file.")
-@format_option(_FORMATS)
+@format_option("rows")
 @_opts(_LOG_OPTS)
 def fit_cmd(log: str, model: str, interventions: str | None, intervention_col: str | None, harvest: str,
             features: tuple[str, ...], iterations: int, html: str | None, fmt: str, **kw: Any) -> None:
@@ -163,7 +162,7 @@ def fit_cmd(log: str, model: str, interventions: str | None, intervention_col: s
 @click.option("--resamples", type=integer(min=1), default=2000, show_default=True, help="Bootstrap resamples.")
 @click.option("--seed", type=integer(min=0), default=0, show_default=True, help="Seed of the bootstrap.")
 @_opts(_ESTIMATE_OPTS)
-@format_option(_FORMATS)
+@format_option("rows")
 @_opts(_LOG_OPTS)
 def estimate_cmd(log: str, target: str | None, estimator: str, ci: str, resamples: int, seed: int, measure: str,
                  click_model: str | None, examination: str | None, clip: float | None, confidence: float,
@@ -198,7 +197,7 @@ def estimate_cmd(log: str, target: str | None, estimator: str, ci: str, resample
 @click.option("-e", "--estimator", default="ips", show_default=True,
               type=click.Choice(["ips", "snips", "dm", "dr", "pi"]), help="The estimator.")
 @_opts(_ESTIMATE_OPTS)
-@format_option(_FORMATS)
+@format_option("rows")
 @_opts(_LOG_OPTS)
 def compare_cmd(log: str, targets: tuple[str, ...], estimator: str, measure: str, click_model: str | None,
                 examination: str | None, clip: float | None, confidence: float, convention: str, html: str | None,

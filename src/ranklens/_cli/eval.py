@@ -31,7 +31,7 @@ __all__ = ["eval_cmd"]
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
               help="Change one convention field, e.g. --set gain=exponential --set empty=0.")
 @click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
-@format_option(("table", "json", "csv", "trec", "markdown", "latex", "html"))
+@format_option("result")
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True,
               help="Decimals in table, trec, markdown, latex and html output (json and csv: full precision).")
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,

@@ -122,7 +122,7 @@ experiment.add_command(interleaving)
 
 @experiment.command("ab")
 @_ab_options
-@format_option(("table", "csv", "json"))
+@format_option("rows")
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True, help="Decimals in table output.")
 def ab_cmd(fmt: str, digits: int, **kw: Any) -> None:
     """A/B test of EVENTS (Parquet, CSV, TSV, JSON Lines: the monitoring store's event layout with an arm and a
@@ -187,7 +187,7 @@ def report_cmd(html_path: str, segment_cols: tuple[str, ...], title: str | None,
               help="Column of the offline standard errors (left out when absent).")
 @click.option("--alpha", type=number(min=1e-9, max=0.5), default=0.05, show_default=True)
 @click.option("--predict", multiple=True, type=number(), help="A new offline delta to predict, repeatable.")
-@format_option(("table", "csv", "json"))
+@format_option("rows")
 @click.option("--digits", type=integer(0, 17), default=4, show_default=True)
 def calibrate_cmd(experiments: str, offline: str, online: str, online_se: str, offline_se: str, alpha: float,
                   predict: tuple[float, ...], fmt: str, digits: int) -> None:
@@ -223,7 +223,7 @@ def calibrate_cmd(experiments: str, offline: str, online: str, online_se: str, o
 @click.option("-m", "--measure", "measures", multiple=True,
               help="A measure whose true effect is printed, repeatable (default: ndcg@10, clicks@10).")
 @interleaving_log_options
-@format_option(("table", "csv", "json"))
+@format_option("rows")
 def simulate_cmd(out: str, rankers: tuple[str, ...], split: tuple[str, ...], actual: tuple[str, ...], users: int,
                  queries: int, k: int, click_model: str, days: int, sessions_per_user: float, heterogeneity: float,
                  rho: float, judged: bool, seed: int | None, measures: tuple[str, ...], interleaving_method: str | None,

@@ -61,7 +61,7 @@ def _teams(value: str | None, method: str) -> tuple[str, ...] | None:
               help="--sequential: the impressions planned (group-sequential fractions; the mixture's tuning).")
 @click.option("--log-format", type=click.Choice(_LOG_FORMATS), default=None,
               help="Format of LOG (default: from its name).")
-@format_option(("table", "json", "csv"))
+@format_option("rows")
 def interleaving(log: str, method: str, teams: str | None, impression_col: str, team_col: str, click_col: str,
                  position_col: str | None, item_col: str | None, confidence: float, sequential: str,
                  look_col: str | None, planned_impressions: int | None, log_format: str | None, fmt: str) -> None:

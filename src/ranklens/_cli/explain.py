@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -24,7 +23,7 @@ __all__ = ["explain_cmd"]
 @click.option("-c", "--convention", default="ranklens", show_default=True)
 @click.option("--compare", default=None, help="A second convention: which choices make the values differ.")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Change one convention field.")
-@format_option(("table", "json"))
+@format_option("document")
 @column_options
 def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, measure: str, convention: str,
                 compare: str | None, sets: tuple[str, ...], fmt: str, **kw: Any) -> None:
@@ -36,9 +35,6 @@ def explain_cmd(judgments: str, run: str | None, query: str, k: int | None, meas
     columns = input_options(kw)
     e = explain(judgments, run, query, k=k, measure=measure, convention=convention, compare=compare,
                 **columns, **parse_sets(sets))
-    if fmt == "json":
-        from .._output.render import plain
+    from .._output.render import Document, render_document
 
-        click.echo(json.dumps(plain(e.to_dict()), indent=2, allow_nan=False))
-    else:
-        click.echo(e.table())
+    click.echo(render_document(Document(e.table, e.to_dict), fmt))

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .main import quiet_option
+from .main import format_option, quiet_option
 
 __all__ = ["fuse_cmd"]
 
@@ -48,8 +48,8 @@ def _params(items: tuple[str, ...]) -> dict[str, Any]:
               help="same: every run must hold the same queries (as ranx); union: a query a run lacks is empty there.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
               help="File to write the fused run to (default: standard output; the format from its suffix).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["trec", "csv", "tsv", "jsonl", "json", "parquet"]),
-              default=None, help="Format of the fused run (default: from the suffix of --output, else trec).")
+@format_option("run", default=None,
+               help="Format of the fused run (default: from the suffix of --output, else trec).")
 @click.option("--tag", default=None, help="Run tag of a TREC run (default: the method's name).")
 @click.option("--run-format", default=None,
               help="Format of the RUNs: trec, csv, tsv, parquet, jsonl, json (default: detected).")
@@ -67,7 +67,7 @@ def fuse_cmd(runs: tuple[str, ...], method: str, norm: str, params: tuple[str, .
     is written as a TREC run (or --format) that every command reads.
     """
     from .._integrations.fusion import fuse
-    from .._output.runs import run_format, write_run
+    from .._output.render import run_format, write_run
 
     parsed = _params(params)
     out_fmt = run_format(output, fmt)

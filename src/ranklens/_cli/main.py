@@ -116,21 +116,39 @@ def column_options(f: Any) -> Any:
 
 
 class OutputFormat(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2
-    """``-f/--format``: an output format; an input format given there gets a hint to the input options."""
+    """``-f/--format``: an output format of the registry (:mod:`ranklens._output.formats`) that renders ``kind``;
+    the choices are read from the registry when the option is used, so a registered format is offered at once.
+    An input format that is no output format of ``kind`` gets a hint to the input options."""
 
-    _INPUT_ONLY = ("svmlight", "letor", "tsv", "parquet", "jsonl", "predictions")
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from .._output.formats import formats_for
+
+        return formats_for(self.kind)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click's __init__ sets them: the registry's are kept
+        pass
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and value.lower() in self._INPUT_ONLY:
-            self.fail(f"{value!r} is not an output format ({', '.join(self.choices)}); the formats of the inputs "
-                      "are --judgments-format and --run-format.", param, ctx)
+        from .._input.files import FORMATS as INPUT_FORMATS
+
+        name = value.lower() if isinstance(value, str) else value
+        if name in (*INPUT_FORMATS, "letor") and name not in self.choices:
+            self.fail(f"{value!r} is not an output format here ({', '.join(self.choices)}); the formats of the "
+                      "inputs are --judgments-format and --run-format.", param, ctx)
         return super().convert(value, param, ctx)
 
 
-def format_option(choices: tuple[str, ...], default: str = "table") -> Any:
-    """``-f/--format``: the OUTPUT format, the same option in every command."""
-    return click.option("-f", "--format", "fmt", type=OutputFormat(list(choices)), default=default,
-                        show_default=True, help="Output format.")
+def format_option(kind: str, default: str | None = "table", help: str = "Output format.") -> Any:
+    """``-f/--format``: the OUTPUT format, the same option in every command; its choices are the registry's formats
+    that render ``kind`` (result, comparison, pairs, rows, document or run)."""
+    return click.option("-f", "--format", "fmt", type=OutputFormat(kind), default=default,
+                        show_default=True, help=help)
 
 
 _COMPARISON_OPTS = [

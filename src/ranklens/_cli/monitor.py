@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .main import integer, number
+from .main import format_option, integer, number
 from .monitor_alerts import ALERT_COMMANDS
 from .monitor_options import (
     CONFIG,
@@ -52,8 +52,7 @@ def monitor() -> None:
 @click.option("--max-quarantine", "max_quarantine", default=None, type=number(min=0, max=1), metavar="FRACTION",
               help="Keep out whole (nothing stored) a file with more than this fraction of its rows quarantined, "
                    "and exit with status 3 (default: [ingest] max_quarantine, else no limit).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format of the summary.")
+@format_option("document", help="Output format of the summary.")
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
               help="spark: reduce the events to served lists in Spark's executors (needs pip install "
                    "'ranklens[spark]'); the store's contents are the same as with local.")
@@ -70,13 +69,12 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     if master is not None and engine != "spark":
         raise click.UsageError("--master needs --engine spark.")
     summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master)
-    if fmt == "json":
-        click.echo(json.dumps(summary.to_dict(), indent=1))
-    else:
-        click.echo(str(summary))
-        refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
-        click.echo(f"total: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
-                   f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")
+    refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
+    text = (f"{summary}\ntotal: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
+            f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")
+    from .._output.render import Document, render_document
+
+    click.echo(render_document(Document(lambda: text, summary.to_dict, indent=1), fmt))
     if summary.refused:
         sys.exit(3)
 
@@ -347,14 +345,15 @@ def groups_cmd(metric: str | None, old_metric: str | None, start: str | None, en
 @click.option("-k", "k", default=10, show_default=True, type=integer(min=1, max=1000),
               help="Cutoff of the measure (rows below it are shown too, marked).")
 @opts(STORE, CONFIG, WAIT)
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format.")
+@format_option("document")
 def explain_cmd(group_id: str, model: str | None, model_version: str | None, environment: str | None, k: int,
                 store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """One served list position by position: labels, gains, discounts, contributions, ideal order."""
     st = open_store(store_path, config_path, wait, read_only=True)
     e = st.explain(group_id, model=model, model_version=model_version, environment=environment, k=k)
-    click.echo(json.dumps(e.to_dict(), indent=1, default=str) if fmt == "json" else e.table())
+    from .._output.render import Document, render_document
+
+    click.echo(render_document(Document(e.table, e.to_dict, indent=1), fmt))
 
 
 @monitor.command("info")

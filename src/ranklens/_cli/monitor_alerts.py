@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .main import integer
+from .main import format_option, integer
 from .monitor_options import CONFIG, FORMAT, RANGE, STORE, WAIT, open_store, opts, print_table
 
 __all__ = ["ALERT_COMMANDS", "EXIT_FIRED", "EXIT_NONE", "EXIT_WEBHOOK"]
@@ -39,8 +39,7 @@ def _alert_line(d: dict[str, Any]) -> str:
 @click.option("--webhook", default=None, help="POST alert changes to this URL (default: [alerts] webhook).")
 @click.option("--no-record", is_flag=True, help="A dry run: store no alert state and send nothing.")
 @opts(STORE, CONFIG, WAIT)
-@click.option("-f", "--format", "fmt", type=click.Choice(["json", "table"]), default="json", show_default=True,
-              help="Alerts as JSON, or one line each.")
+@format_option("document", default="json", help="Alerts as JSON, or one line each.")
 def check_cmd(at: str | None, all_windows: bool, start: str | None, end: str | None, webhook: str | None,
               no_record: bool, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Judge the monitors' windows; print the alerts (opened, firing, resolved) as JSON.

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .main import number
+from .main import format_option, number
 
 __all__ = ["CONFIG", "FORMAT", "RANGE", "STORE", "WAIT", "WHERE", "one_of", "opts", "print_table",
            "renamed_option", "open_store", "parse_where"]
@@ -19,8 +19,7 @@ CONFIG = click.option("--config", "config_path", default=None, envvar="RANKLENS_
                        help="TOML configuration (default: ./ranklens.toml when present; env RANKLENS_CONFIG).")
 WAIT = click.option("--wait", default=30.0, show_default=True, type=number(min=0),
                      help="Seconds to wait for another process writing the store.")
-FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-                       show_default=True, help="Output format.")
+FORMAT = format_option("rows")
 WHERE = click.option("--where", "where", multiple=True, metavar="COL=VALUE",
                       help="Filter, repeatable: environment=production, country=BR, model_version=v2 ...")
 RANGE = [click.option("--start", default=None, help="Start of the time range (ISO date/time, UTC, inclusive)."),

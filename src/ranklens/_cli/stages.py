@@ -33,9 +33,11 @@ def eval_two_stage(judgments: str, runs: tuple[str, ...], candidates: str, depth
 
     if not runs:
         raise click.UsageError("--candidates needs the final ranking(s) as RUN.")
-    if fmt == "trec":
-        raise click.UsageError("-f trec prints trec_eval's measures; a two-stage table prints as table, json, csv, "
-                               "markdown, latex or html.")
+    from .._output.formats import formats_for
+
+    if fmt not in formats_for("querytable"):
+        raise click.UsageError(f"-f {fmt} does not render a two-stage table; it prints as "
+                               f"{', '.join(formats_for('querytable'))}.")
     k = _cutoff(measures)
     tables = {}
     for run in runs:

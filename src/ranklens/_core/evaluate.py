@@ -1,4 +1,4 @@
-"""``evaluate``: judgments + rankings + measures + convention -> :class:`Result`.
+"""``evaluate``: judgments + run + measures + convention -> :class:`Result`.
 
 The public face of this module is :mod:`ranklens.evaluate`.
 """
@@ -10,6 +10,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import Convention
 from .._defs.irmeasures import convention_groups
 from .._defs.measures import Measure, parse_measures
@@ -70,8 +71,8 @@ def _weight_array(values: Any) -> np.ndarray:
 @overload
 def evaluate(
     judgments: Any,
-    rankings: Any = ...,
-    metrics: str | Measure | Iterable[str | Measure] = ...,
+    run: Any = ...,
+    measures: str | Measure | Iterable[str | Measure] = ...,
     *,
     convention: str | Convention | None = ...,
     per_query: bool = ...,
@@ -84,8 +85,8 @@ def evaluate(
 @overload
 def evaluate(
     judgments: Any,
-    rankings: Any = ...,
-    metrics: str | Measure | Iterable[str | Measure] = ...,
+    run: Any = ...,
+    measures: str | Measure | Iterable[str | Measure] = ...,
     *,
     convention: str | Convention | None = ...,
     per_query: bool = ...,
@@ -95,10 +96,11 @@ def evaluate(
 ) -> GroupedResult: ...
 
 
+@renamed_keywords(rankings="run", metrics="measures")
 def evaluate(
     judgments: Any,
-    rankings: Any = None,
-    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    run: Any = None,
+    measures: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     *,
     convention: str | Convention | None = None,
     per_query: bool = True,
@@ -116,15 +118,17 @@ def evaluate(
         of labels (row = query; an array of another library, a torch tensor or
         a JAX array, through DLPack or ``__array__``), or a pandas/polars/pyarrow
         long table. A table that also has a score or rank column may stand alone
-        (``rankings=None``).
-    rankings : path, dict, array-like, table or None
-        The ranked lists, in the same forms (scores, or ranks with 1 best).
-        A 1-D score vector aligns row by row with the judgments.
-    metrics : str or list of str, default=("ndcg@10",)
+        (``run=None``).
+    run : path, dict, array-like, table or None
+        The run: one system's ranked lists, in the same forms (scores, or ranks
+        with 1 best). A 1-D score vector aligns row by row with the judgments.
+        (``rankings=`` is its deprecated name.)
+    measures : str or list of str, default=("ndcg@10",)
         Measures such as ``"ndcg@10"``, ``"map"``, ``"P.10"``, or in
         ir_measures' language (``"P(rel=2)@10"``, ``ir_measures.nDCG@10``);
         see :mod:`ranklens.measures`. Results are keyed as written (an
-        ir_measures object by its ``str()``).
+        ir_measures object by its ``str()``). (``metrics=`` is its deprecated
+        name.)
     convention : str or Convention, default="ranklens"
         A preset name from :data:`ranklens.CONVENTIONS` or a Convention.
     per_query : bool, default=True
@@ -171,31 +175,32 @@ def evaluate(
     >>> {q: round(v, 4) for q, v in res.per_query_dict("ndcg").items()}
     {'x': 0.6183, 'y': 0.8855, 'z': 1.0}
     """
-    columns, formats, overrides = split_options(options, own=("metrics", "convention", "per_query", "weights",
+    columns, formats, overrides = split_options(options, own=("measures", "convention", "per_query", "weights",
                                                               "group_by"))
     conv = get_convention(convention, **overrides)
-    ms = parse_measures(metrics)
+    ms = parse_measures(measures)
     if any(m.spec.subtopics for m in ms):  # judgments per subtopic: ndeval's measures
         from .diversity import evaluate_subtopics
 
-        return evaluate_subtopics(judgments, rankings, conv, ms, columns, formats,
+        return evaluate_subtopics(judgments, run, conv, ms, columns, formats,
                                   lambda qids: _weights(weights, qids), per_query)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
-    j, r = load_inputs(judgments, rankings, columns, formats)
+    j, r = load_inputs(judgments, run, columns, formats)
     if group_by is None:
         return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
     if weights is not None and not isinstance(weights, Mapping):
         raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
-    parts, by, notes = split_by_group(group_by, j, r, judgments, rankings, columns.query)
+    parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns.query)
     results = {g: _joined(conv, ms, groups, _problem_of(jg, rg), weights, per_query) for g, (jg, rg) in parts.items()}
     return GroupedResult(results, by, notes)
 
 
+@renamed_keywords(metrics="measures")
 def evaluate_arrays(
     query: Any,
     score: Any,
     label: Any,
-    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    measures: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     *,
     convention: str | Convention | None = None,
     item: Any = None,
@@ -215,8 +220,8 @@ def evaluate_arrays(
         Predicted scores (higher ranks first).
     label : array-like of float, shape (n,)
         Relevance labels; a query's labels make its ideal list.
-    metrics : str or list of str, default=("ndcg@10",)
-        Measures, as for :func:`evaluate`.
+    measures : str or list of str, default=("ndcg@10",)
+        Measures, as for :func:`evaluate` (``metrics=`` is its deprecated name).
     convention : str or Convention, default="ranklens"
         As for :func:`evaluate`.
     item : array-like, optional
@@ -243,14 +248,14 @@ def evaluate_arrays(
     0.815465
     """
     conv = get_convention(convention)
-    ms = parse_measures(metrics)
+    ms = parse_measures(measures)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     return _joined(conv, ms, groups, lambda c: array_problem(query, score, label, c, item=item), weights, per_query)
 
 
 def evaluate_problem(
     problem_of: Callable[[Convention], Problem],
-    metrics: str | Measure | Iterable[str | Measure],
+    measures: str | Measure | Iterable[str | Measure],
     *,
     convention: str | Convention | None = None,
     per_query: bool = True,
@@ -269,7 +274,7 @@ def evaluate_problem(
     0.5
     """
     conv = get_convention(convention)
-    ms = parse_measures(metrics)
+    ms = parse_measures(measures)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     return _joined(conv, ms, groups, problem_of, weights, per_query)
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .._base.display import text_table
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import AGGREGATE_FIELDS, VALUE_FIELDS, Convention
 from .._defs.irmeasures import measure_convention
 from .._defs.measures import Measure, parse_measure
@@ -137,11 +139,7 @@ class Explanation:
         iw = max([len(head[7])] + [len(row[7]) for row in body]) if self.ideal_rows else 0
         head = head[:7] + ["| " + head[7]] + head[8:]
         body = [row[:7] + ["| " + row[7].ljust(iw)] + row[8:] for row in body]
-        widths = [max(len(h), *(len(row[c]) for row in body)) if body else len(h) for c, h in enumerate(head)]
-        out = [title, "  ".join(h.rjust(w) for h, w in zip(head, widths))]
-        for row in body:
-            out.append("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        return "\n".join(out + below)
+        return "\n".join([title] + text_table(head, body, align="right", rule=False) + below)
 
     def __repr__(self) -> str:
         vs = f", against {self.compare.name!r}: {self.value_b!r}" if self.compare is not None else ""
@@ -246,9 +244,10 @@ def _query_value(js: Judgments, rs: Rankings, measure: Measure, conv: Convention
     return float(vals[0, 0])
 
 
+@renamed_keywords(rankings="run")
 def explain(
     judgments: Any,
-    rankings: Any = None,
+    run: Any = None,
     query: Any = None,
     *,
     k: int | None = None,
@@ -261,7 +260,7 @@ def explain(
 
     Parameters
     ----------
-    judgments, rankings : any input accepted by :func:`ranklens.evaluate`
+    judgments, run : any input accepted by :func:`ranklens.evaluate` (``rankings=`` is the deprecated name of ``run``)
     query : query id
         The query to explain.
     k : int, optional
@@ -296,7 +295,7 @@ def explain(
     family, mname, k = m.family, m.key, m.k
     columns, formats, overrides = split_options(options, own=("query", "k", "measure", "convention", "compare"))
     conv = measure_convention(get_convention(convention, **overrides), m)  # ir_measures: its provider's
-    j, r = load_inputs(judgments, rankings, columns, formats)
+    j, r = load_inputs(judgments, run, columns, formats)
     js, rs = _subset(j, r, query)
     eff_k = k if k is not None else (conv.default_cutoff if family == "ndcg" else None)
 

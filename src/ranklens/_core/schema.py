@@ -46,7 +46,7 @@ __all__ = [
 
 #: Every field of a comparison row, in the order of the CSV columns and of ``Comparison.to_pandas()``.
 COMPARISON_FIELDS = [
-    "metric", "run", "baseline", "mean", "n", "ci_low", "ci_high", "t_low", "t_high", "n_pairs", "diff",
+    "measure", "run", "baseline", "mean", "n", "ci_low", "ci_high", "t_low", "t_high", "n_pairs", "diff",
     "diff_low", "diff_high", "diff_t_low", "diff_t_high", "wins", "ties", "losses", "effect_size", "test",
     "statistic", "p_value", "p_adjusted", "significant", "only_baseline", "only_run",
 ]
@@ -72,7 +72,7 @@ class ComparisonLike(Protocol):
 
     runs: list[str]
     baseline: str
-    metrics: list[str]
+    measures: list[str]
     rows: list[dict[str, Any]]
     settings: dict[str, Any]
     notes: list[str]
@@ -171,7 +171,7 @@ def comparison_dict(c: ComparisonLike) -> dict[str, Any]:
         "settings": plain(dict(c.settings)),
         "baseline": c.baseline,
         "runs": list(c.runs),
-        "metrics": list(c.metrics),
+        "measures": list(c.measures),
         "rows": [{k: plain(v) for k, v in r.items()} for r in c.rows],
         "notes": list(c.notes),
     }

@@ -89,13 +89,13 @@ def _strings(qid: Any) -> np.ndarray:
                       dtype=object)
 
 
-def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, rankings: Any,
+def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run: Any,
                    query_col: str | None) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
-    """The judgments and rankings cut to each group's queries: ``({group: (j, r)}, by, notes)``."""
+    """The judgments and the run cut to each group's queries: ``({group: (j, r)}, by, notes)``."""
     if r.qid is None:
-        raise InvalidParameterError("`group_by`: the rankings are a bare vector of scores; give the judgments and "
+        raise InvalidParameterError("`group_by`: the run is a bare vector of scores; give the judgments and "
                                     "the scores as one table, or the run with query ids.")
-    queries, groups, by = query_groups_of(group_by, judgments, rankings, query_col)
+    queries, groups, by = query_groups_of(group_by, judgments, run, query_col)
     jq, rq = _strings(j.qid), _strings(r.qid)
     known = set(queries.tolist())
     present = set(jq.tolist()) | set(rq.tolist())

@@ -79,6 +79,11 @@ class PairedTest:
     n_resamples: int | None = None
     seed: int | None = None
 
+    @property
+    def pvalue(self) -> float:
+        """``p_value`` under scipy's name (``scipy.stats.ttest_rel(a, b).pvalue``)."""
+        return self.p_value
+
 
 @dataclass(frozen=True)
 class EffectSize:

@@ -297,7 +297,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         items = measures
     else:
         raise InvalidParameterError(
-            f"`metrics` must be a measure name such as 'ndcg@10' or a list of them; got {measures!r}."
+            f"`measures` must be a measure name such as 'ndcg@10' or a list of them; got {measures!r}."
         )
     out: list[Measure] = []
     seen = set()
@@ -308,7 +308,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
                 seen.add(p.key)
                 out.append(p)
     if not out:
-        raise InvalidParameterError("`metrics` is empty: name at least one measure, e.g. 'ndcg@10'.")
+        raise InvalidParameterError("`measures` is empty: name at least one measure, e.g. 'ndcg@10'.")
     return out
 
 

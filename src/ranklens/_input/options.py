@@ -155,7 +155,7 @@ def load_inputs(judgments: Any, rankings: Any, columns: Columns | None = None,
             j, r = read_table(judgments, format=formats.judgments, missing=missing, **columns.kwargs())
         else:
             raise InvalidParameterError(
-                "`rankings` is missing; it may be left out only when `judgments` is a table with both a "
+                "`run` is missing; it may be left out only when `judgments` is a table with both a "
                 "relevance column and a score or rank column."
             )
         if j is None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import Convention
 from .._defs.measures import Measure
 from .._defs.presets import get_convention
@@ -126,8 +127,9 @@ def _restore(measure: Measure, convention: Convention, prefix: str, sets: dict[A
     return out
 
 
+@renamed_keywords(metric="measure")
 def eval_metric(
-    metric: str | Measure = "ndcg@10",
+    measure: str | Measure = "ndcg@10",
     *data: Any,
     convention: str | Convention | None = "catboost",
     prefix: str = "ranklens_",
@@ -137,7 +139,7 @@ def eval_metric(
 
     Parameters
     ----------
-    metric : str, default="ndcg@10"
+    measure : str, default="ndcg@10"
         One measure (CatBoost's custom metrics give one number), as for :func:`ranklens.evaluate`.
     *data : catboost.Pool
         Every data set CatBoost will evaluate the metric on: the training pool (CatBoost evaluates an
@@ -164,13 +166,13 @@ def eval_metric(
     >>> round(m.get_final_error(value, weight), 6)  # query 7: 1/log2(3); query 9: 1
     0.815465
     """
-    if not isinstance(metric, (str, Measure)):
+    if not isinstance(measure, (str, Measure)):
         raise InvalidParameterError(
-            "`metric` of ranklens.catboost.eval_metric must be one measure (CatBoost's custom metrics give one "
+            "`measure` of ranklens.catboost.eval_metric must be one measure (CatBoost's custom metrics give one "
             "number); "
-            f"got {metric!r}. Make one metric per measure."
+            f"got {measure!r}. Make one metric per measure."
         )
-    measures = measure_list(metric, where="ranklens.catboost.eval_metric")
+    measures = measure_list(measure, where="ranklens.catboost.eval_metric")
     out = _named(measures[0], get_convention(convention, **overrides), prefix)
     for d in data:
         out.add(d)

@@ -11,6 +11,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from .._base.renamed import RenamedKeys, renamed_keywords
 from .._core import stats as S
 from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._defs.irmeasures import is_ir_measures_object
@@ -33,7 +34,7 @@ _TEST_NAMES = {
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: Any = ...,
+    measures: Any = ...,
     *,
     baseline: Any = ...,
     pairs: Literal["baseline"] = ...,
@@ -54,7 +55,7 @@ def compare(
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: Any = ...,
+    measures: Any = ...,
     *,
     baseline: Any = ...,
     pairs: Literal["all"],
@@ -75,7 +76,7 @@ def compare(
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: Any = ...,
+    measures: Any = ...,
     *,
     baseline: Any = ...,
     pairs: str = ...,
@@ -92,10 +93,11 @@ def compare(
 ) -> dict[Any, Any]: ...
 
 
+@renamed_keywords(metrics="measures")
 def compare(
     judgments: Any,
     runs: Iterable[Any] | Mapping[str, Any],
-    metrics: Any = ("ndcg@10",),
+    measures: Any = ("ndcg@10",),
     *,
     baseline: Any = None,
     pairs: str = "baseline",
@@ -119,9 +121,9 @@ def compare(
         As for :func:`ranklens.evaluate`.
     runs : list of runs, or mapping ``{name: run}``
         At least two runs (paths, dicts, tables...). Paths are named by their file name.
-    metrics : str or list of str (or of ir_measures measures)
+    measures : str or list of str (or of ir_measures measures)
         Measures (``ndcg@10``, ``map``, ``nDCG@10``, ``ir_measures.RR@10``...); the summed counts
-        (``num_ret``...) are not compared.
+        (``num_ret``...) are not compared. (``metrics=`` is its deprecated name.)
     baseline : name, path or index, optional
         The run the others are compared with (default: the first); not with ``pairs="all"``.
     pairs : {"baseline", "all"}
@@ -143,7 +145,7 @@ def compare(
         ``"tukey"`` (parametric, the queries as blocks: the MSE of the repeated-measures ANOVA) and
         ``"tukey_oneway"`` (``scipy.stats.tukey_hsd``: queries not blocked).
     correction : {"holm", "bonferroni", "bh", "none"}, optional
-        Multiple-testing correction over all runs x metrics (or pairs x measures). Default Holm: controls
+        Multiple-testing correction over all runs x measures (or pairs x measures). Default Holm: controls
         the family-wise error without Bonferroni's loss of power; none needed (and refused) with a Tukey test.
     alpha : float
         Level at which a corrected p-value is called significant (default 0.05).
@@ -191,7 +193,7 @@ def compare(
     names, items = run_names(runs)
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least two runs; got {len(items)}.")
-    metric_list = [metrics] if isinstance(metrics, str) or is_ir_measures_object(metrics) else list(metrics)
+    metric_list = [measures] if isinstance(measures, str) or is_ir_measures_object(measures) else list(measures)
     if pairs == "all":
         if baseline is not None:
             raise InvalidParameterError("`baseline` is for pairs='baseline'; pairs='all' compares every pair.")
@@ -240,7 +242,7 @@ def _against_baseline(table: RunValues, names: list[str], bi: int, test: str, co
         "convention": table.convention, "n_tests": n_tests,
         "p_value_rule": "(count + 1) / (n_resamples + 1)" if test in ("randomization", "bootstrap") else "analytic",
     }
-    per_query = {"queries": table.queries, "values": V, "runs": names, "metrics": keys}
+    per_query = {"queries": table.queries, "values": V, "runs": names, "measures": keys}
     return Comparison(names, names[bi], keys, out_rows, settings, notes, per_query)
 
 
@@ -318,11 +320,11 @@ def _run_row(key: str, name: str, baseline: str, x: np.ndarray, interval: tuple[
     """A run's mean of one measure over the queries it counts (``x``), with its intervals."""
     n = int(x.shape[0])
     t_iv = t_interval(x, confidence) if n >= 2 else None
-    return {
-        "metric": key, "run": name, "baseline": baseline, "mean": float(x.mean()) if n else math.nan, "n": n,
+    return RenamedKeys({
+        "measure": key, "run": name, "baseline": baseline, "mean": float(x.mean()) if n else math.nan, "n": n,
         "ci_low": interval[0], "ci_high": interval[1],
         "t_low": t_iv.low if t_iv else math.nan, "t_high": t_iv.high if t_iv else math.nan,
-    }
+    }, renamed={"metric": "measure"})
 
 
 def _paired_row(key: str, name: str, baseline: str, run_vals: np.ndarray, base_vals: np.ndarray,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import deprecated_alias, renamed_keywords
 from .._output import render
 from ..errors import InvalidParameterError
 
@@ -26,11 +27,11 @@ class Comparison:
     ----------
     runs : list of str
         Run names, in the order given; ``baseline`` is one of them.
-    metrics : list of str
-        Measure keys.
+    measures : list of str
+        Measure keys (``metrics`` is its deprecated name).
     rows : list of dict
-        One per run and metric: ``run``, ``metric``, ``mean``, ``n``, ``ci_low``, ``ci_high``,
-        ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
+        One per run and measure: ``run``, ``measure`` (``metric``, deprecated), ``mean``, ``n``, ``ci_low``,
+        ``ci_high``, ``t_low``, ``t_high``; for a run other than the baseline also ``n_pairs``, ``diff``,
         ``diff_low``, ``diff_high``, ``wins``, ``ties``, ``losses``, ``effect_size``, ``statistic``,
         ``p_value``, ``p_adjusted``, ``significant``, ``only_baseline``, ``only_run``.
     settings : dict
@@ -41,18 +42,21 @@ class Comparison:
 
     runs: list[str]
     baseline: str
-    metrics: list[str]
+    measures: list[str]
     rows: list[dict[str, Any]]
     settings: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     per_query: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def row(self, run: str, metric: str) -> dict[str, Any]:
-        """The row of one run and metric."""
+    metrics = deprecated_alias("measures", "metrics")
+
+    @renamed_keywords(metric="measure")
+    def row(self, run: str, measure: str) -> dict[str, Any]:
+        """The row of one run and measure."""
         for r in self.rows:
-            if r["run"] == run and r["metric"] == metric:
+            if r["run"] == run and r["measure"] == measure:
                 return r
-        raise KeyError(f"no row for run {run!r} and metric {metric!r}")
+        raise KeyError(f"no row for run {run!r} and measure {measure!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (NaN as None), for JSON: the comparison schema of :mod:`ranklens.render`."""
@@ -63,16 +67,16 @@ class Comparison:
         return render.to_json(self)
 
     def to_csv(self) -> str:
-        """One line per run and metric, every field, full precision."""
+        """One line per run and measure, every field, full precision."""
         return render.render(self, "csv")
 
     # -- display --------------------------------------------------------------------------------------
     def table(self, digits: int = 4) -> str:
-        """A plain-text table per metric; significant differences are marked with ``*``."""
+        """A plain-text table per measure; significant differences are marked with ``*``."""
         return render.render(self, "table", digits=digits)
 
     def to_markdown(self, digits: int = 4) -> str:
-        """A GitHub-flavoured Markdown table (one row per run and metric)."""
+        """A GitHub-flavoured Markdown table (one row per run and measure)."""
         return render.render(self, "markdown", digits=digits)
 
     def to_latex(self, digits: int = 4) -> str:
@@ -81,7 +85,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         return (f"<Comparison of {len(self.runs)} runs ({', '.join(self.runs)}; baseline {self.baseline!r}) on "
-                f"{', '.join(self.metrics)}, convention={self.settings['convention']!r}>")
+                f"{', '.join(self.measures)}, convention={self.settings['convention']!r}>")
 
     def _repr_html_(self) -> str:
         return render.render(self, "html")
@@ -92,19 +96,19 @@ class Comparison:
             return {k: [render.plain(r.get(k)) for r in self.rows] for k in render.COMPARISON_FIELDS}
         if kind != "per_query":
             raise InvalidParameterError(f"`kind` must be 'summary' or 'per_query'; got {kind!r}.")
-        V = self.per_query["values"]  # (metrics, queries, runs)
+        V = self.per_query["values"]  # (measures, queries, runs)
         n_m, n_q, n_r = V.shape
         return {
             "query": list(np.tile(np.asarray(self.per_query["queries"], dtype=object), n_m * n_r)),
-            "metric": list(np.repeat(np.asarray(self.metrics, dtype=object), n_q * n_r)),
+            "measure": list(np.repeat(np.asarray(self.measures, dtype=object), n_q * n_r)),
             "run": list(np.tile(np.repeat(np.asarray(self.runs, dtype=object), n_q), n_m)),
             "value": list(V.transpose(0, 2, 1).reshape(-1)),
         }
 
     def to_pandas(self, kind: str = "summary") -> Any:
-        """A pandas DataFrame: one row per run and metric with every field (``kind="summary"``: means,
+        """A pandas DataFrame: one row per run and measure with every field (``kind="summary"``: means,
         intervals, differences, p-values), or the per-query values in long form (``kind="per_query"``:
-        ``query``, ``metric``, ``run``, ``value``; NaN where a run does not count a query)."""
+        ``query``, ``measure``, ``run``, ``value``; NaN where a run does not count a query)."""
         from .._base.deps import require
 
         pd = require("pandas")
@@ -131,7 +135,7 @@ class Comparison:
         >>> good = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
         >>> bad = {f"q{i}": {"a": 1.0, "b": 2.0} for i in range(8)}
         >>> c = ranklens.compare(qrels, {"good": good, "bad": bad}, ["mrr"], n_resamples=999)
-        >>> [(r["run"], r["metric"], r["diff"]) for r in c.regressions()]
+        >>> [(r["run"], r["measure"], r["diff"]) for r in c.regressions()]
         [('bad', 'mrr', -0.5)]
         """
         worse = [r for r in self.rows if r["run"] != self.baseline and r.get("significant") and r["diff"] < 0]
@@ -148,12 +152,12 @@ class Comparison:
         Parameters
         ----------
         max_drop : mapping {measure key: allowance}
-            Allowances (finite, >= 0) by measure key, as in :attr:`metrics`.
+            Allowances (finite, >= 0) by measure key, as in :attr:`measures`.
 
         Returns
         -------
         list of dict
-            ``run``, ``metric``, ``baseline``, ``baseline_mean``, ``mean``, ``drop``, ``max_drop``,
+            ``run``, ``measure``, ``baseline``, ``baseline_mean``, ``mean``, ``drop``, ``max_drop``,
             ``n``, ``baseline_n``, ``p_value``, ``p_adjusted``.
 
         Examples
@@ -170,9 +174,9 @@ class Comparison:
         """
         allow = check_max_drop(max_drop)
         for key in allow:
-            if key not in self.metrics:
+            if key not in self.measures:
                 raise InvalidParameterError(f"`max_drop` names {key!r}, which is not among the compared measures "
-                                            f"({', '.join(self.metrics)}).")
+                                            f"({', '.join(self.measures)}).")
         out = []
         for key, tol in allow.items():
             base = self.row(self.baseline, key)
@@ -182,7 +186,7 @@ class Comparison:
                 r = self.row(run, key)
                 drop = base["mean"] - r["mean"]
                 if math.isnan(drop) or drop - tol > 1e-12:
-                    out.append({"run": run, "metric": key, "baseline": self.baseline, "baseline_mean": base["mean"],
+                    out.append({"run": run, "measure": key, "baseline": self.baseline, "baseline_mean": base["mean"],
                                 "mean": r["mean"], "drop": drop, "max_drop": tol, "n": r["n"],
                                 "baseline_n": base["n"], "p_value": r.get("p_value", math.nan),
                                 "p_adjusted": r.get("p_adjusted", math.nan)})

@@ -26,17 +26,17 @@ from ..errors import InvalidParameterError
 __all__ = ["DataSets", "GroupedMetric", "evaluate_grouped", "measure_list", "metric_name", "query_ids", "query_weights"]
 
 
-def measure_list(metrics: str | Measure | Iterable[str | Measure], *, where: str) -> list[Measure]:
+def measure_list(given: str | Measure | Iterable[str | Measure], *, where: str) -> list[Measure]:
     """Parse the measures of a training-loop metric; refuse counts summed over queries."""
-    if metrics is None:
-        raise InvalidParameterError(f"`metrics` of {where} is missing; give e.g. 'ndcg@10'.")
-    measures = parse_measures(metrics)
+    if given is None:
+        raise InvalidParameterError(f"`measures` of {where} is missing; give e.g. 'ndcg@10'.")
+    measures = parse_measures(given)
     if not measures:
-        raise InvalidParameterError(f"`metrics` of {where} is empty; give e.g. 'ndcg@10'.")
+        raise InvalidParameterError(f"`measures` of {where} is empty; give e.g. 'ndcg@10'.")
     for m in measures:
         if m.summed:
             raise InvalidParameterError(
-                f"`metrics` of {where}: {m.key!r} is a count summed over queries, not a mean to monitor."
+                f"`measures` of {where}: {m.key!r} is a count summed over queries, not a mean to monitor."
             )
     return measures
 
@@ -230,7 +230,7 @@ def query_weights(row_weights: Any, sizes: np.ndarray, *, how: str = "lightgbm")
 def evaluate_grouped(
     y_true: Any,
     y_score: Any,
-    metrics: str | Measure | Iterable[str | Measure],
+    measures: str | Measure | Iterable[str | Measure],
     *,
     group: Any = None,
     qid: Any = None,
@@ -246,7 +246,7 @@ def evaluate_grouped(
     ----------
     y_true, y_score : array-like of shape (n,)
         Labels and predicted scores, row by row.
-    metrics : str or list of str
+    measures : str or list of str
         Measures, as for :func:`ranklens.evaluate`.
     group : array-like of int, optional
         Sizes of consecutive queries (LightGBM's ``group``, XGBoost's ``group``).
@@ -281,7 +281,7 @@ def evaluate_grouped(
         rank[order] = np.arange(order.shape[0])
         q, names = rank[codes], uniques[order]
     conv = get_convention(convention, **overrides)
-    res = evaluate_arrays(q, score, label, metrics, convention=conv, item=np.arange(label.shape[0], dtype=np.int64),
+    res = evaluate_arrays(q, score, label, measures, convention=conv, item=np.arange(label.shape[0], dtype=np.int64),
                           per_query=per_query, weights=weights)
     if names is not None:
         res.queries = names[res.queries]

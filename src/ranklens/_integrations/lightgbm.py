@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import Convention
 from .._defs.measures import Measure
 from .._defs.presets import get_convention
@@ -50,8 +51,9 @@ class LightGBMMetric(GroupedMetric):
         return [(name, float(res.aggregate[m.key]), True) for name, m in zip(self.names, self.measures)]
 
 
+@renamed_keywords(metrics="measures")
 def feval(
-    metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
+    measures: str | Measure | Iterable[str | Measure] = "ndcg@10",
     convention: str | Convention | None = "lightgbm",
     *,
     prefix: str = "ranklens_",
@@ -61,7 +63,7 @@ def feval(
 
     Parameters
     ----------
-    metrics : str or list of str, default="ndcg@10"
+    measures : str or list of str, default="ndcg@10"
         Measures, as for :func:`ranklens.evaluate` (``"ndcg@10"``, ``"map"``, ``"err@20"``...).
     convention : str or Convention, default="lightgbm"
         The default reproduces LightGBM's own ``ndcg@k`` (gain ``2**label - 1``, ties in input order,
@@ -88,8 +90,8 @@ def feval(
     >>> [(name, round(value, 6)) for name, value, _ in metric(np.array([0.2, 0.9, 0.1, 0.5]), ds)]
     [('ranklens_ndcg@2', 0.815465)]
     """
-    measures = measure_list(metrics, where="ranklens.lightgbm.feval")
-    return LightGBMMetric(measures, get_convention(convention, **overrides), prefix)
+    return LightGBMMetric(measure_list(measures, where="ranklens.lightgbm.feval"),
+                          get_convention(convention, **overrides), prefix)
 
 
 #: The class :func:`query_ranker` builds (once: lightgbm is imported on first use only).

@@ -17,7 +17,8 @@ import numpy as np
 from .._core import multi as M
 from .._core import stats as S
 from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
-from .._output.pairs import PAIR_FIELDS, SUMMARY_FIELDS, render_pairs
+from .._output.pairs import PAIR_FIELDS, SUMMARY_FIELDS
+from .._output.render import render as render_output
 from ..errors import InvalidParameterError
 from .runs import RunValues
 
@@ -120,9 +121,9 @@ class PairwiseComparison:
         return self.render("csv")
 
     def render(self, format: str = "table", digits: int = 4) -> str:
-        """table, markdown, latex, html (per measure: the runs with their letters, the significance matrix, the
-        pairs), csv or json."""
-        return render_pairs(self, format, digits)
+        """In a format of the registry that renders comparisons of every pair (built in: table, markdown, latex,
+        html: per measure the runs with their letters, the significance matrix, the pairs; csv; json)."""
+        return render_output(self, format, digits=digits)
 
     def table(self, digits: int = 4) -> str:
         """Plain text: per measure, the runs with their letters, the significance matrix and the pairs."""

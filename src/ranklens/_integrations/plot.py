@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._base.deps import require
+from .._base.renamed import renamed_keywords
 from ..errors import InvalidParameterError
 
 __all__ = ["CURVE_CUTOFFS", "cutoff_curves", "plot_comparison", "plot_curves", "plot_differences", "plot_forest"]
@@ -27,8 +28,9 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "metric"
 
 
+@renamed_keywords(metrics="measures")
 def cutoff_curves(
-    judgments: Any, runs: Mapping[str, Any], metrics: Iterable[str], ks: Iterable[int] = CURVE_CUTOFFS,
+    judgments: Any, runs: Mapping[str, Any], measures: Iterable[str], ks: Iterable[int] = CURVE_CUTOFFS,
     convention: Any = None, **options: Any,
 ) -> dict[str, dict[str, list[tuple[int, float]]]]:
     """Means of each cutoff measure family (``ndcg@10`` -> ``ndcg@k``) at the cutoffs ``ks``, per run.
@@ -39,7 +41,7 @@ def cutoff_curves(
     from .._defs.measures import parse_measures
 
     families = []
-    for m in parse_measures(list(metrics)):
+    for m in parse_measures(list(measures)):
         if m.k is None or m.summed or not m.key.rsplit("@", 1)[-1].isdigit():
             continue
         fam = m.key.rsplit("@", 1)[0]
@@ -67,21 +69,23 @@ def _axes(ax: Any, size: tuple[float, float]) -> Any:
     return Figure(figsize=size).subplots()
 
 
-def _metric(comparison: Any, metric: str | None) -> str:
-    if metric is None:
-        return str(comparison.metrics[0])
-    if metric not in comparison.metrics:
-        raise InvalidParameterError(f"`metric` {metric!r} is not in the comparison ({', '.join(comparison.metrics)}).")
-    return metric
+def _metric(comparison: Any, measure: str | None) -> str:
+    if measure is None:
+        return str(comparison.measures[0])
+    if measure not in comparison.measures:
+        raise InvalidParameterError(f"`measure` {measure!r} is not in the comparison "
+                                    f"({', '.join(comparison.measures)}).")
+    return measure
 
 
-def plot_differences(comparison: Any, metric: str | None = None, run: str | None = None, *, ax: Any = None) -> Any:
+@renamed_keywords(metric="measure")
+def plot_differences(comparison: Any, measure: str | None = None, run: str | None = None, *, ax: Any = None) -> Any:
     """Per-query differences of one run against the baseline, sorted (green: run above, red: below).
 
     Parameters
     ----------
     comparison : Comparison
-    metric : str, optional
+    measure : str, optional
         Default: the first measure compared.
     run : str, optional
         Default: the first run that is not the baseline.
@@ -93,7 +97,7 @@ def plot_differences(comparison: Any, metric: str | None = None, run: str | None
     matplotlib.figure.Figure
         The figure of the axes drawn on.
     """
-    metric = _metric(comparison, metric)
+    measure = _metric(comparison, measure)
     runs = comparison.runs
     others = [r for r in runs if r != comparison.baseline]
     run = others[0] if run is None else run
@@ -101,33 +105,34 @@ def plot_differences(comparison: Any, metric: str | None = None, run: str | None
         raise InvalidParameterError(f"`run` {run!r} is not a compared run other than the baseline "
                                     f"({', '.join(others)}).")
     ax = _axes(ax, (7, 3.2))
-    values = comparison.per_query["values"][comparison.metrics.index(metric)]
+    values = comparison.per_query["values"][comparison.measures.index(measure)]
     d = values[:, runs.index(run)] - values[:, runs.index(comparison.baseline)]
     d = np.sort(d[~np.isnan(d)])[::-1]
     colors = np.where(d > 0, "tab:green", np.where(d < 0, "tab:red", "tab:gray"))
     ax.bar(np.arange(d.shape[0]), d, width=1.0, color=colors, linewidth=0)
     ax.axhline(0, color="black", linewidth=0.6)
-    row = comparison.row(run, metric)
+    row = comparison.row(run, measure)
     ax.set_title(f"{run} - {comparison.baseline}: {row['wins']} wins, {row['ties']} ties, {row['losses']} losses",
                  fontsize=9)
-    ax.set_ylabel(f"diff {metric}", fontsize=8)
+    ax.set_ylabel(f"diff {measure}", fontsize=8)
     ax.set_xlim(-0.5, max(d.shape[0], 1) - 0.5)
     ax.set_xlabel("queries, sorted by difference")
     return ax.figure
 
 
-def plot_forest(comparison: Any, metric: str | None = None, *, ax: Any = None) -> Any:
+@renamed_keywords(metric="measure")
+def plot_forest(comparison: Any, measure: str | None = None, *, ax: Any = None) -> Any:
     """Each run's mean difference against the baseline with its interval; filled: significant after correction.
 
     Returns the figure of the axes drawn on (``ax``, or a new figure).
     """
-    metric = _metric(comparison, metric)
+    measure = _metric(comparison, measure)
     runs = comparison.runs
     others = [r for r in runs if r != comparison.baseline]
     s = comparison.settings
     ax = _axes(ax, (7, 1.2 + 0.5 * len(others)))
     for y, run in enumerate(others):
-        row = comparison.row(run, metric)
+        row = comparison.row(run, measure)
         lo, hi, diff = row["diff_low"], row["diff_high"], row["diff"]
         if not math.isnan(lo):
             ax.plot([lo, hi], [y, y], color="tab:blue", linewidth=2)
@@ -137,7 +142,7 @@ def plot_forest(comparison: Any, metric: str | None = None, *, ax: Any = None) -
     ax.set_yticks(range(len(others)), others, fontsize=8)
     ax.set_ylim(-0.7, len(others) - 0.3)
     ax.invert_yaxis()
-    ax.set_xlabel(f"{metric}: mean difference against {comparison.baseline} ({s['confidence']:.0%} "
+    ax.set_xlabel(f"{measure}: mean difference against {comparison.baseline} ({s['confidence']:.0%} "
                   f"{s['ci_method']} interval; filled = significant after {s['correction']})", fontsize=8)
     return ax.figure
 
@@ -192,15 +197,15 @@ def plot_comparison(
             written.append(path)
 
     others = [r for r in comparison.runs if r != comparison.baseline]
-    for metric in comparison.metrics:
+    for measure in comparison.measures:
         fig = Figure(figsize=(7, 1.8 + 1.6 * len(others)))
         axes = fig.subplots(len(others), 1, squeeze=False)[:, 0]
         for ax, run in zip(axes, others):
-            plot_differences(comparison, metric, run, ax=ax)
+            plot_differences(comparison, measure, run, ax=ax)
             if ax is not axes[-1]:
                 ax.set_xlabel("")
-        save(fig, f"diff_{_safe(metric)}")
-        save(plot_forest(comparison, metric), f"forest_{_safe(metric)}")
+        save(fig, f"diff_{_safe(measure)}")
+        save(plot_forest(comparison, measure), f"forest_{_safe(measure)}")
     if curves is not None:
         for fam in curves:
             save(plot_curves(curves, fam), f"curve_{_safe(fam)}")

@@ -7,8 +7,6 @@ percentile or BCa, or t), over the queries that have a value.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Sequence
@@ -17,17 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from .._base.display import html_table, latex_table, markdown_table, text_table
 from .._core import intervals as I
 from .._core import stats as S
 from .._core.schema import plain
+from .._output.render import render as render_output
 from ..errors import InvalidParameterError
 
 __all__ = ["CI_METHODS", "QueryTable"]
 
 #: The intervals a :class:`QueryTable` gives its means.
 CI_METHODS = ("bca", "percentile", "t")
-_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 
 
 def _py(q: Any) -> Any:
@@ -148,48 +145,11 @@ class QueryTable:
         return pd.DataFrame({m: self.values[:, j] for j, m in enumerate(self.measures)},
                             index=pd.Index([_py(q) for q in self.queries], name="query"))
 
-    def _cells(self, digits: int) -> tuple[list[str], list[list[str]]]:
-        level = f"{round(self.settings['confidence'] * 100, 6):g}%"
-        header = ["measure", "mean", f"{level} {self.settings['ci']} low", "high", "queries"]
-
-        def num(v: float) -> str:
-            return "n/a" if v is None or math.isnan(v) else f"{v:.{digits}f}"
-
-        return header, [[r["measure"], num(r["mean"]), num(r["ci_low"]), num(r["ci_high"]), str(r["queries"])]
-                        for r in self.rows()]
-
     def render(self, format: str = "table", *, digits: int = 4, per_query: bool = False) -> str:
-        """The table as ``table``, ``json``, ``csv``, ``markdown``, ``latex`` or ``html``; ``per_query``
-        adds the per-query values (table, csv and json)."""
-        if format not in _FORMATS:
-            raise InvalidParameterError(f"`format` must be one of {', '.join(_FORMATS)}; got {format!r}.")
-        if format == "json":
-            return self.to_json(per_query)
-        if format == "csv":
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(["query", "measure", "value", "ci_low", "ci_high", "queries"])
-            for r in self.rows():
-                w.writerow(["all", r["measure"], repr(r["mean"]), repr(r["ci_low"]), repr(r["ci_high"]), r["queries"]])
-            if per_query:
-                for i, q in enumerate(self.queries):
-                    for j, m in enumerate(self.measures):
-                        w.writerow([_py(q), m, repr(float(self.values[i, j])), "", "", ""])
-            return buf.getvalue()
-        header, cells = self._cells(digits)
-        if format == "markdown":
-            return "\n".join(markdown_table(header, cells)) + "\n"
-        if format == "latex":
-            return "\n".join(latex_table(header, cells, [self.title] if self.title else [])) + "\n"
-        if format == "html":
-            return html_table(header, cells, title=self.title, notes=self.notes)
-        lines = ([self.title] if self.title else []) + text_table(header, cells)
-        if per_query:
-            pq_header = ["query", *self.measures]
-            pq = [[str(_py(q)), *(("n/a" if math.isnan(v) else f"{v:.{digits}f}") for v in self.values[i])]
-                  for i, q in enumerate(self.queries)]
-            lines += [""] + text_table(pq_header, pq)
-        return "\n".join(lines + [f"note: {n}" for n in self.notes]) + "\n"
+        """The table in a format of the registry that renders per-query tables (built in: ``table``, ``json``,
+        ``csv``, ``markdown``, ``latex``, ``html``); ``per_query`` adds the per-query values (table, csv and
+        json)."""
+        return render_output(self, format, digits=digits, per_query=per_query)
 
     def table(self, digits: int = 4) -> str:
         """A plain-text table of the means and intervals, then the notes."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._core.plan import Plan, make_plan, run_plan
 from .._core.problem import matrix_problem
 from .._defs.measures import MAX_CUTOFF
@@ -397,7 +398,8 @@ class _GroupedScore:
         return float(res.aggregate[self.measure.key])
 
 
-def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, response_method: str = "predict",
+@renamed_keywords(metric="measure")
+def make_ranking_scorer(measure: Any = "ndcg@10", convention: Any = None, *, response_method: str = "predict",
                         **overrides: Any) -> Any:
     """A scikit-learn scorer that evaluates a ranking measure per query (rows grouped by ``groups``).
 
@@ -407,7 +409,7 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
 
     Parameters
     ----------
-    metric : str, default="ndcg@10"
+    measure : str, default="ndcg@10"
         One measure, as for :func:`ranklens.evaluate`.
     convention : str or Convention, optional
         As for :func:`ranklens.evaluate` (default ``"ranklens"``; ``"sklearn"`` is ``ndcg_score`` per query).
@@ -444,11 +446,11 @@ def make_ranking_scorer(metric: Any = "ndcg@10", convention: Any = None, *, resp
     from sklearn import config_context
     from sklearn.metrics import make_scorer
 
-    if not isinstance(metric, (str, Measure)):
+    if not isinstance(measure, (str, Measure)):
         raise InvalidParameterError(
-            f"`metric` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {metric!r}."
+            f"`measure` of make_ranking_scorer must be one measure such as 'ndcg@10'; got {measure!r}."
         )
-    measures = measure_list(metric, where="make_ranking_scorer")
+    measures = measure_list(measure, where="make_ranking_scorer")
     score = _GroupedScore(measures[0], get_convention(convention, **overrides))
     scorer = make_scorer(score, response_method=response_method, greater_is_better=True)
     with config_context(enable_metadata_routing=True):  # the request is stored on the scorer; routing is the caller's

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._base.runs import run_positions
 from .._core.evaluate import evaluate
 from .._defs.presets import get_convention
@@ -66,7 +67,8 @@ def _gain_key(labels: np.ndarray, gain: Any) -> np.ndarray:
     return np.where(np.isfinite(key), key, lowest)
 
 
-def two_stage(judgments: Any, candidates: Any, ranking: Any, *, depth: int | None = None, k: int = 10,
+@renamed_keywords(ranking="run")
+def two_stage(judgments: Any, candidates: Any, run: Any, *, depth: int | None = None, k: int = 10,
               convention: Any = None, confidence: float = 0.95, ci: str = "bca", n_resamples: int = 10000,
               seed: int = 0, **options: Any) -> QueryTable:
     """Measure a two-stage system (candidate generation, then ranking), each stage by what it can lose.
@@ -77,8 +79,8 @@ def two_stage(judgments: Any, candidates: Any, ranking: Any, *, depth: int | Non
         Relevance judgments (every form :func:`ranklens.evaluate` takes).
     candidates : path, dict, table...
         The first stage's lists (scores or ranks): the candidate set of each query is its first ``depth``.
-    ranking : path, dict, table...
-        The second stage's final lists.
+    run : path, dict, table...
+        The second stage's final lists (``ranking=`` is its deprecated name).
     depth : int, optional
         N, the number of candidates per query handed to the ranker (default: every candidate).
     k : int, default=10
@@ -111,8 +113,8 @@ def two_stage(judgments: Any, candidates: Any, ranking: Any, *, depth: int | Non
     >>> import ranklens
     >>> qrels = {"q": {"a": 2, "b": 1, "c": 1}}
     >>> candidates = {"q": {"a": 0.9, "x": 0.8, "b": 0.7}}  # c was not retrieved
-    >>> ranking = {"q": {"b": 2.0, "a": 1.0, "x": 0.5}}
-    >>> t = ranklens.two_stage(qrels, candidates, ranking, k=3, ci="percentile", n_resamples=100)
+    >>> run = {"q": {"b": 2.0, "a": 1.0, "x": 0.5}}
+    >>> t = ranklens.two_stage(qrels, candidates, run, k=3, ci="percentile", n_resamples=100)
     >>> round(t["recall (candidates)"], 4), round(t["ndcg@3 (ceiling)"], 4), round(t["ndcg@3 (ranking)"], 4)
     (0.6667, 0.8403, 0.7224)
     """
@@ -123,9 +125,9 @@ def two_stage(judgments: Any, candidates: Any, ranking: Any, *, depth: int | Non
     columns, formats, overrides = split_options(options)
     conv = get_convention(convention, **overrides)
     j, cand = load_inputs(judgments, candidates, columns, formats)
-    rank = as_rankings(ranking, **columns.rankings_kwargs(),
-                       **({"format": formats.run} if is_pathlike(ranking) and formats.run else {}))
-    for name, r in (("candidates", cand), ("ranking", rank)):
+    rank = as_rankings(run, **columns.rankings_kwargs(),
+                       **({"format": formats.run} if is_pathlike(run) and formats.run else {}))
+    for name, r in (("candidates", cand), ("run", rank)):
         if r.qid is None:
             raise InvalidParameterError(f"`{name}` is a bare vector of scores: give query and item ids.")
     top, _ = _top(cand, None if depth is None else int(depth))

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._defs.conventions import Convention
 from .._defs.measures import Measure
 from .._defs.presets import get_convention
@@ -49,8 +50,9 @@ class XGBoostMetric(GroupedMetric):
         return [(name, float(res.aggregate[m.key])) for name, m in zip(self.names, self.measures)]
 
 
+@renamed_keywords(metrics="measures")
 def custom_metric(
-    metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
+    measures: str | Measure | Iterable[str | Measure] = "ndcg@10",
     convention: str | Convention | None = "xgboost",
     *,
     prefix: str = "ranklens_",
@@ -60,7 +62,7 @@ def custom_metric(
 
     Parameters
     ----------
-    metrics : str or list of str, default="ndcg@10"
+    measures : str or list of str, default="ndcg@10"
         Measures, as for :func:`ranklens.evaluate`.
     convention : str or Convention, default="xgboost"
         The default reproduces XGBoost's ``ndcg@k`` (float32 scores, gain ``2**label - 1``, queries
@@ -83,8 +85,8 @@ def custom_metric(
     >>> custom_metric("ndcg@2")(np.array([0.2, 0.9, 0.1, 0.5], dtype=np.float32), d)  # doctest: +ELLIPSIS
     [('ranklens_ndcg@2', 0.8154648767857...)]
     """
-    measures = measure_list(metrics, where="ranklens.xgboost.custom_metric")
-    return XGBoostMetric(measures, get_convention(convention, **overrides), prefix)
+    return XGBoostMetric(measure_list(measures, where="ranklens.xgboost.custom_metric"),
+                         get_convention(convention, **overrides), prefix)
 
 
 _CALLBACK_CLASS: list[type] = []
@@ -135,9 +137,10 @@ def _callback_class() -> type:
     return RanklensEvalCallback
 
 
+@renamed_keywords(metrics="measures")
 def eval_callback(
     eval_set: Sequence[tuple[Any, Any]],
-    metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
+    measures: str | Measure | Iterable[str | Measure] = "ndcg@10",
     convention: str | Convention | None = "xgboost",
     *,
     eval_qid: Sequence[Any] | None = None,
@@ -157,7 +160,7 @@ def eval_callback(
     ----------
     eval_set : list of (X, y)
         Feature matrices and labels, as in ``XGBRanker.fit(eval_set=...)``.
-    metrics : str or list of str, default="ndcg@10"
+    measures : str or list of str, default="ndcg@10"
         Measures, as for :func:`ranklens.evaluate`.
     convention : str or Convention, default="xgboost"
         As for :func:`custom_metric`.
@@ -195,7 +198,7 @@ def eval_callback(
     from .._base.deps import require
 
     xgb = require("xgboost")
-    metric = custom_metric(metrics, convention, prefix=prefix, **overrides)
+    metric = custom_metric(measures, convention, prefix=prefix, **overrides)
     if isinstance(eval_set, tuple) or not isinstance(eval_set, Sequence) or not eval_set:
         raise InvalidParameterError("`eval_set` must be a non-empty list of (X, y) pairs.")
     ids = eval_qid if eval_qid is not None else eval_group

@@ -1,19 +1,19 @@
-"""The output formats of a comparison of every pair of runs (``compare(..., pairs="all")``): per measure, the runs
-with their compact letters, the significance matrix, the pairs; the omnibus tests and the discriminative power."""
+"""The writers of a comparison of every pair of runs (``compare(..., pairs="all")``), the registry's kind ``pairs``
+(:mod:`ranklens._output.formats`): per measure, the runs with their compact letters, the significance matrix, the
+pairs; the omnibus tests and the discriminative power. Each writer is ``write(c, digits, per_query) -> text``."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import math
 from typing import Any, Protocol, runtime_checkable
 
 from .._base.display import html_table, latex_escape, latex_table, markdown_table, text_table
-from .._core.schema import check_digits, format_value, plain
-from ..errors import InvalidParameterError
+from .._core.schema import format_value, plain
+from .writers import CORRECTION_NAMES, format_p
 
-__all__ = ["PAIR_FIELDS", "SUMMARY_FIELDS", "PairwiseLike", "format_p", "render_pairs"]
+__all__ = ["PAIR_FIELDS", "SUMMARY_FIELDS", "PairwiseLike", "pairs_csv", "pairs_json", "pairs_latex", "pairs_text"]
 
 #: The fields of a pair's row, in the order of csv.
 PAIR_FIELDS = [
@@ -25,10 +25,7 @@ PAIR_FIELDS = [
 SUMMARY_FIELDS = ["measure", "run", "mean", "n", "ci_low", "ci_high", "letters"]
 
 _CORRECTIONS = {
-    "holm": "Holm (family-wise error)",
-    "bonferroni": "Bonferroni (family-wise error)",
-    "bh": "Benjamini-Hochberg (false discovery rate)",
-    "none": "none",
+    **CORRECTION_NAMES,
     "tukey": "none needed: the Tukey HSD holds the family-wise error over the pairs of each measure",
 }
 
@@ -45,13 +42,6 @@ class PairwiseLike(Protocol):
     power: dict[str, float]
     settings: dict[str, Any]
     notes: list[str]
-
-
-def format_p(p: Any) -> str:
-    """A p-value as the tables print it: 4 decimals, or 1.9e-05 below 0.0001; n/a when missing."""
-    if p is None or math.isnan(p):
-        return "n/a"
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
 
 
 def _sections(c: PairwiseLike, digits: int) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -115,7 +105,8 @@ def _legend(c: PairwiseLike) -> list[str]:
     return lines + [f"note: {n}" for n in c.notes]
 
 
-def _csv(c: PairwiseLike) -> str:
+def pairs_csv(c: PairwiseLike, digits: int = 4, per_query: bool = False) -> str:
+    """The csv format: one line per pair and measure, every field (:data:`PAIR_FIELDS`), full precision."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(PAIR_FIELDS)
@@ -125,7 +116,8 @@ def _csv(c: PairwiseLike) -> str:
     return buf.getvalue()
 
 
-def _latex(c: PairwiseLike, digits: int) -> str:
+def pairs_latex(c: PairwiseLike, digits: int = 4, per_query: bool = False) -> str:
+    """The latex format: booktabs tables per measure, the letters as superscripts of the means."""
     out = []
     for title, head, rows in _sections(c, digits):
         if head[-1] == "letters":  # the runs: letters as superscripts of the means
@@ -137,33 +129,28 @@ def _latex(c: PairwiseLike, digits: int) -> str:
     return "\n".join(out + ["% " + line for line in _legend(c)]) + "\n"
 
 
-def render_pairs(c: PairwiseLike, format: str = "table", digits: int = 4) -> str:
-    """A comparison of every pair in an output format: table, markdown, latex, html, csv (one line per pair and
-    measure) or json."""
-    digits = check_digits(digits)
-    if format == "json":
-        return json.dumps(plain({
-            "kind": "pairwise_comparison", "runs": c.runs, "measures": c.measures, "settings": c.settings,
-            "summary": c.summary, "pairs": c.rows, "omnibus": c.omnibus, "discriminative_power": c.power,
-            "notes": c.notes}), indent=2, allow_nan=False)
-    if format == "csv":
-        return _csv(c)
-    if format == "latex":
-        return _latex(c, digits)
+def pairs_json(c: PairwiseLike, digits: int = 4, per_query: bool = False) -> str:
+    """The json format (full precision: ``digits`` unused)."""
+    return json.dumps(plain({
+        "kind": "pairwise_comparison", "runs": c.runs, "measures": c.measures, "settings": c.settings,
+        "summary": c.summary, "pairs": c.rows, "omnibus": c.omnibus, "discriminative_power": c.power,
+        "notes": c.notes}), indent=2, allow_nan=False)
+
+
+def pairs_text(c: PairwiseLike, digits: int = 4, per_query: bool = False, fmt: str = "table") -> str:
+    """The table, markdown and html formats: per measure the runs with their letters, the significance matrix and
+    the pairs, then the legend."""
     sections = _sections(c, digits)
-    if format == "table":
+    if fmt == "table":
         out: list[str] = []
         for title, head, rows in sections:
             out += [title] + text_table(head, rows) + [""]
         return "\n".join(out + _legend(c))
-    if format == "markdown":
+    if fmt == "markdown":
         out = []
         for title, head, rows in sections:
             out += [f"**{title}**", ""] + markdown_table(head, rows, left=2 if head[1] == "other" else 1) + [""]
         return "\n".join(out + _legend(c)) + "\n"
-    if format == "html":
-        (t0, h0, r0), rest = sections[0], sections[1:]
-        return html_table(h0, r0, title=f"ranklens: {len(c.runs)} runs, every pair; {t0}", sections=rest,
-                          notes=_legend(c), left=(0, 1))
-    raise InvalidParameterError(f"`format` must be one of table, json, csv, markdown, latex, html for a comparison "
-                                f"of every pair; got {format!r}.")
+    (t0, h0, r0), rest = sections[0], sections[1:]  # html
+    return html_table(h0, r0, title=f"ranklens: {len(c.runs)} runs, every pair; {t0}", sections=rest,
+                      notes=_legend(c), left=(0, 1))

@@ -92,6 +92,11 @@ class InterleavingOutcome:
     sequential: str = "none"
     looks: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
 
+    @property
+    def pvalue(self) -> float:
+        """``p_value`` under scipy's name."""
+        return self.p_value
+
     def to_dict(self) -> dict[str, Any]:
         """The scalar fields as a dict (JSON-ready)."""
         return {"method": self.method, "team_a": self.teams[0], "team_b": self.teams[1], "unit": self.unit,
@@ -123,6 +128,11 @@ class MultileavingOutcome:
     interval: str = INTERVAL
     unit: str = "impression"
     per_impression: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def pvalue(self) -> np.ndarray:
+        """``p_value`` under scipy's name."""
+        return self.p_value
 
     def _index(self, team: Any) -> int:
         for j, t in enumerate(self.teams):

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from ..errors import InvalidParameterError
 from ._served import GRADE_P, Served, serve
 from ._truth import Gains, Population, linearised, session_moments, unit_moments
@@ -142,9 +143,10 @@ class Simulation:
         a = attribution if attribution is not None else Attribution()
         return Gains(False, a.gain_of(["click"]), a.gain_of(["click", "buy"]))
 
+    @renamed_keywords(rankings="runs")
     def truth(self, measures: str | Sequence[str] = ("clicks@10",), *, attribution: Any = None,
               convention: Any = "ranklens", segment: str | None = None,
-              rankings: Mapping[str, Any] | None = None) -> Truth:
+              runs: Mapping[str, Any] | None = None) -> Truth:
         """The exact value of each measure per arm, and its difference and relative lift against the control.
 
         Parameters
@@ -159,13 +161,14 @@ class Simulation:
             The convention of the ranking measures.
         segment : str, optional
             The truth within one segment of users.
-        rankings : mapping, optional
+        runs : mapping, optional
             More deterministic rankers to evaluate (name -> run over the simulation's queries and items), e.g.
-            the target ranking of an off-policy estimate; reported beside the arms, against the control.
+            the target ranking of an off-policy estimate; reported beside the arms, against the control
+            (``rankings=`` is its deprecated name).
         """
-        if self.policy != "deterministic" and rankings is None:
+        if self.policy != "deterministic" and runs is None:
             raise InvalidParameterError(f"the arms serve lists drawn by the {self.policy!r} policy: their exact "
-                                        "expectation is not computed; give deterministic `rankings` instead.")
+                                        "expectation is not computed; give deterministic `runs` instead.")
         keys = [measures] if isinstance(measures, str) else list(measures)
         seg = None
         if segment is not None:
@@ -176,10 +179,10 @@ class Simulation:
         lists: dict[str, np.ndarray] = {}
         if self.policy == "deterministic":
             lists.update({a: self.served.grades[i] for i, a in enumerate(self.arms)})
-        if rankings:
+        if runs:
             from ._served import run_grades
 
-            for name, run in rankings.items():
+            for name, run in runs.items():
                 lists[str(name)] = run_grades(run, str(name), self.served, self.served.k)
         from ..monitor.reports.aggregates import StoreAggregate
 

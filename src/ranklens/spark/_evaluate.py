@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .._base.renamed import renamed_keywords
 from .._core.plan import Plan, make_plan
 from ..conventions import Convention, get_convention
 from ..errors import InvalidParameterError
@@ -14,15 +15,16 @@ from ..options import Columns, Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
 from ._layout import Layout, Q, prepare
 from ._session import is_dataframe, require_pyspark
-from ._worker import run
+from ._worker import run as run_chunks
 
 __all__ = ["evaluate"]
 
 
+@renamed_keywords(rankings="run", metrics="measures")
 def evaluate(
     judgments: Any = None,
-    rankings: Any = None,
-    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    run: Any = None,
+    measures: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     *,
     convention: str | Convention | None = None,
     per_query: bool = False,
@@ -38,14 +40,14 @@ def evaluate(
     judgments : pyspark.sql.DataFrame
         Long table of judgments: query, item, relevance. Co-grouped with the
         rankings by query (and by the ``group_by`` columns it has). Given
-        alone (or ``rankings=`` alone), one table holding the relevance and
+        alone (or ``run=`` alone), one table holding the relevance and
         the score (or rank) columns, as a table given alone to
         :func:`ranklens.evaluate` (a null label: not judged; a null score:
         judged, not ranked).
-    rankings : pyspark.sql.DataFrame, optional
-        Long table of ranked items: query, item and score (or rank, 1 best).
-    metrics : str or list of str, default=("ndcg@10",)
-        Measures, as in :func:`ranklens.evaluate`.
+    run : pyspark.sql.DataFrame, optional
+        Long table of ranked items: query, item and score (or rank, 1 best) (``rankings=`` is its deprecated name).
+    measures : str or list of str, default=("ndcg@10",)
+        Measures, as in :func:`ranklens.evaluate` (``metrics=`` is its deprecated name).
     convention : str or Convention, default="ranklens"
         A preset of :data:`ranklens.CONVENTIONS` or a Convention.
     per_query : bool, default=False
@@ -99,13 +101,13 @@ def evaluate(
     >>> df = spark.createDataFrame(                                          # doctest: +SKIP
     ...     [("x", "a", 5.0, 0), ("x", "b", 4.0, 0), ("x", "c", 3.0, 1), ("x", "d", 2.0, 1), ("x", "e", 1.0, 1)],
     ...     ["query", "item", "score", "relevance"])
-    >>> round(ranklens.spark.evaluate(df, metrics=["ndcg"])["ndcg"], 5)      # doctest: +SKIP
+    >>> round(ranklens.spark.evaluate(df, measures=["ndcg"])["ndcg"], 5)      # doctest: +SKIP
     0.61828
-    >>> ranklens.spark.evaluate(rankings=df, metrics=["ndcg"])["ndcg"] == _   # doctest: +SKIP
+    >>> ranklens.spark.evaluate(run=df, measures=["ndcg"])["ndcg"] == _   # doctest: +SKIP
     True
     """
     rankings_df, judgments_df, gb, columns, formats, plan = _settings(
-        judgments, rankings, metrics, convention, group_by, partitions, rows_per_call, options)
+        judgments, run, measures, convention, group_by, partitions, rows_per_call, options)
     keys = plan.keys
     lay = Layout(rankings_df, judgments_df, plan, gb, columns, missing=formats.missing)
     prepared = prepare(rankings_df, judgments_df, lay)
@@ -116,12 +118,12 @@ def evaluate(
         from pyspark.sql import functions as F
 
         if plan.check_depth:  # needs the deepest list of every group first (an extra pass)
-            check_depth(run(prepared, lay, "agg", partitions, labels_max, rows_per_call), lay)
-        out = run(prepared, lay, "query", partitions, labels_max, rows_per_call)
+            check_depth(run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call), lay)
+        out = run_chunks(prepared, lay, "query", partitions, labels_max, rows_per_call)
         sel = [F.col(a).alias(g) for a, g in zip(lay.gcols, gb)] + [F.col(Q).alias(lay.query)]
         sel += [F.col(f"__rl_v{i}").alias(k) for i, k in enumerate(keys)]
         return out.select(*sel)
-    out = run(prepared, lay, "agg", partitions, labels_max, rows_per_call)
+    out = run_chunks(prepared, lay, "agg", partitions, labels_max, rows_per_call)
     if gb:
         return grouped(out, lay, prepared)
     return result(out, lay)
@@ -129,8 +131,8 @@ def evaluate(
 
 def _settings(
     judgments: Any,
-    rankings: Any,
-    metrics: str | Measure | Iterable[str | Measure],
+    run: Any,
+    measures: str | Measure | Iterable[str | Measure],
     convention: str | Convention | None,
     group_by: str | Sequence[str] | None,
     partitions: int | None,
@@ -139,12 +141,12 @@ def _settings(
 ) -> tuple[Any, Any, list[str], Columns, Formats, Plan]:
     """The arguments of :func:`evaluate` checked: (rankings table, judgments table or None, group columns,
     column names, formats, plan)."""
-    for name, df in (("judgments", judgments), ("rankings", rankings)):
-        if (df is not None or name == "judgments" and rankings is None) and not is_dataframe(df):
+    for name, df in (("judgments", judgments), ("run", run)):
+        if (df is not None or name == "judgments" and run is None) and not is_dataframe(df):
             raise InvalidParameterError(f"`{name}` must be a pyspark DataFrame; got {type(df).__name__}.")
     require_pyspark()
     # one table (given as either argument) holds both sides; else the rankings lead, judgments join them
-    rankings_df, judgments_df = (rankings, judgments) if rankings is not None else (judgments, None)
+    rankings_df, judgments_df = (run, judgments) if run is not None else (judgments, None)
     if not isinstance(rows_per_call, int) or isinstance(rows_per_call, bool) or rows_per_call < 1:
         raise InvalidParameterError(f"`rows_per_call` must be an integer >= 1; got {rows_per_call!r}.")
     if partitions is not None and (not isinstance(partitions, int) or isinstance(partitions, bool) or partitions < 1):
@@ -153,11 +155,11 @@ def _settings(
         raise InvalidParameterError("`weights` is not supported on Spark; use ranklens.evaluate for weighted means.")
     gb = [group_by] if isinstance(group_by, str) else list(group_by or [])
     columns, formats, overrides = split_options(
-        options, own=("metrics", "convention", "per_query", "group_by", "partitions", "rows_per_call"))
+        options, own=("measures", "convention", "per_query", "group_by", "partitions", "rows_per_call"))
     if replace(formats, missing="error") != Formats():
         raise InvalidParameterError("`format`, `judgments_format`, `run_format` and `groups` are for files; "
                                     "ranklens.spark.evaluate takes DataFrames.")
-    plan = make_plan(get_convention(convention, **overrides), metrics)
+    plan = make_plan(get_convention(convention, **overrides), measures)
     if len(set(plan.keys)) != len(plan.keys):
         raise InvalidParameterError(f"a measure is asked twice: {plan.keys}.")
     return rankings_df, judgments_df, gb, columns, formats, plan

@@ -97,7 +97,7 @@ def _session(master: str | None) -> Any:
 def evaluate_files(
     judgments: str,
     runs: Sequence[str] = (),
-    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    measures: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     *,
     convention: str | None = None,
     per_query: bool = False,
@@ -116,7 +116,7 @@ def evaluate_files(
         Path of the judgments table (or, without ``runs``, of one table holding both sides).
     runs : sequence of str
         Paths of the run tables.
-    metrics, convention, per_query, group_by, partitions, **options
+    measures, convention, per_query, group_by, partitions, **options
         As in :func:`ranklens.spark.evaluate`.
     output : str, optional
         Write the per-group aggregates (or, with ``per_query``, the per-query values) as Parquet there
@@ -155,7 +155,7 @@ def evaluate_files(
         for name, judged, rdf in todo:
             kw: dict[str, Any] = dict(options, convention=convention, partitions=partitions)
             if group_by or output:
-                df = evaluate(judged, rdf, metrics, per_query=per_query, group_by=list(group_by) or None, **kw)
+                df = evaluate(judged, rdf, measures, per_query=per_query, group_by=list(group_by) or None, **kw)
                 if output:
                     target = output if len(runs) <= 1 else os.path.join(output, os.path.basename(name))
                     with reraise():
@@ -170,9 +170,9 @@ def evaluate_files(
                         table = pa.Table.from_pylist([r.asDict() for r in df.collect()])
                 out.append(SparkRun(name, table=table))
                 continue
-            res = evaluate(judged, rdf, metrics, **kw)
+            res = evaluate(judged, rdf, measures, **kw)
             if per_query:
-                res = with_per_query(res, evaluate(judged, rdf, metrics, per_query=True, **kw))
+                res = with_per_query(res, evaluate(judged, rdf, measures, per_query=True, **kw))
             out.append(SparkRun(name, result=res))
         return out
     except RanklensError:

@@ -175,7 +175,7 @@ def _comparison_sections(c: Any, top: int, digits: int, data: dict[str, Any]) ->
         "<section class='card'><h2>Comparison <span class='hint'>as <code>ranklens compare</code> prints it"
         f"</span></h2>{_comparison_tables(c, digits)}<ul class='notes'>{legend}</ul>{_notes(c.notes)}</section>"
     ]
-    for mi, m in enumerate(c.metrics):
+    for mi, m in enumerate(c.measures):
         sections.append(_metric_sections(c, mi, m, top, digits, data))
     return sections
 
@@ -184,9 +184,9 @@ def _comparison_tables(c: Any, digits: int) -> str:
     """One table per measure, as ``ranklens compare`` prints it (differences coloured, significance starred)."""
     header = comparison_header(c)
     blocks = []
-    for m in c.metrics:
+    for m in c.measures:
         body = []
-        for r in (r for r in c.rows if r["metric"] == m):
+        for r in (r for r in c.rows if r["measure"] == m):
             cells = comparison_cells(c, r, digits)
             tds = [f"<td class='l'>{_e(cells[0])}</td>"]
             for i, x in enumerate(cells[1:], start=1):
@@ -214,7 +214,7 @@ def _metric_sections(c: Any, mi: int, m: str, top: int, digits: int, data: dict[
     V = c.per_query["values"]
     queries = c.per_query["queries"]
     bi = c.runs.index(c.baseline)
-    mrows = [r for r in c.rows if r["metric"] == m]
+    mrows = [r for r in c.rows if r["measure"] == m]
     means = [{"label": r["run"], "value": plain(r["mean"]), "lo": plain(r["ci_low"]),
               "hi": plain(r["ci_high"]), "note": f"n={r['n']}"} for r in mrows]
     diffs = [{"label": f"{r['run']} - {c.baseline}", "value": plain(r["diff"]), "lo": plain(r["diff_low"]),
