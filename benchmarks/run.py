@@ -384,6 +384,8 @@ def main() -> None:
     subprocess.run([sys.executable, str(HERE / "interleaving_bench.py"), "--append", a.out], check=True)
     # counterfactual evaluation on 10M log rows, obp's slate estimators beside ours (appends its section)
     subprocess.run([sys.executable, str(HERE / "counterfactual_bench.py"), "--append", a.out], check=True)
+    # ranklens.fuse beside ranx.fuse, 10 runs of 1M lines (each library in its own process; appends its section)
+    subprocess.run([sys.executable, str(HERE / "fusion_bench.py"), "--append", a.out], check=True)
 
 
 def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import ranklens
+import ranklens.render
 from ranklens.errors import InvalidParameterError
 from ranklens.measures import parse_measure
 

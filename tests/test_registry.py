@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import numpy as np
 import pytest
 
 import ranklens
@@ -41,7 +42,7 @@ def _concrete(spelling: str) -> str:
 
 def test_every_documented_spelling_maps_to_its_family():
     rows = _doc_table()
-    assert len(rows) == 26
+    assert len(rows) == 33
     seen = set()
     for fams, spellings in rows:
         assert spellings
@@ -106,8 +107,8 @@ def test_refusal_names_the_convention_and_the_measure():
     assert definition(parse_measure("ndcg@5")[0], evidently) is REGISTRY["ndcg"]
     with pytest.raises(InvalidParameterError) as err:
         definition(parse_measure("map@5")[0], evidently)
-    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
-                              "not map@5.")
+    assert str(err.value) == ("convention 'evidently' reproduces Evidently, which has no such measure (it has "
+                              "NDCGKMetric); convention='ranklens' gives ranklens' own; not map@5.")
     # a custom convention with shared ranks: the refusal follows the field, under the convention's name
     mine = Convention(name="mine", ties="shared_rank")
     with pytest.raises(InvalidParameterError, match=r"^convention 'mine' reproduces NDCG only; .*; not P\.10\.$"):
@@ -115,8 +116,8 @@ def test_refusal_names_the_convention_and_the_measure():
     # through evaluate: every refused measure named in one line
     with pytest.raises(InvalidParameterError) as err:
         ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["ndcg@1", "mrr", "P.2"], convention="evidently")
-    assert str(err.value) == ("convention 'evidently' reproduces NDCG only; convention='ranklens' gives ranklens' own; "
-                              "not mrr, P.2.")
+    assert str(err.value) == ("convention 'evidently' reproduces Evidently, which has no such measure (it has "
+                              "NDCGKMetric); convention='ranklens' gives ranklens' own; not mrr, P.2.")
 
 
 def test_unsupported_family_is_refused():
@@ -139,3 +140,30 @@ def test_unknown_measure_lists_the_families():
         parse_measure("ndgc@10")
     for family in REGISTRY:
         assert family in str(err.value)
+
+
+def test_the_kernels_dispatch_exactly_the_registrys_codes():
+    """Every kernel code a family or a preset's own definition uses is one the kernels compute (codes.MEASURES, whose
+    graded part values.graded_value takes), and the kernels compute no code the registry does not use."""
+    from ranklens._kernels import codes
+
+    used = {spec.code for spec in REGISTRY.values()}
+    used |= {rule.use.code for spec in REGISTRY.values() for rule in spec.rules if rule.use is not None}
+    assert used == set(codes.MEASURES)
+    assert len(codes.MEASURES) == len(set(codes.MEASURES))
+    graded = {spec.code for spec in REGISTRY.values() if spec.graded}
+    assert graded == set(codes.GRADED)
+
+
+def test_an_unknown_kernel_code_is_an_error_not_a_fall_through():
+    from ranklens._kernels import api, codes
+
+    res = ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 0.5}}, ["P@1"])
+    assert res["P@1"] == 1.0
+    i8, f8 = np.zeros(1, np.int64), np.zeros(1, np.float64)
+    bad = max(codes.MEASURES) + 1
+    args = (np.array([0]), np.array([2]), np.zeros(0, np.int64), np.array([1.0, 0.5]), np.array([1.0, 0.0]), 0,
+            np.zeros(1, np.int64), np.zeros(0, np.uint8), i8, i8, np.zeros(0, np.int64), f8, False, 0, 2.0, True,
+            -np.inf, 2.0, 0, np.array([bad]), np.array([1]), i8, np.ones(1), f8, f8, f8)
+    with pytest.raises(ValueError, match=rf"measure code\(s\) \[{bad}\] have no kernel"):
+        api.evaluate_queries(*args)

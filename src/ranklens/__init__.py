@@ -6,6 +6,8 @@
 """
 
 from . import stats
+from ._integrations.querytable import QueryTable
+from ._integrations.stages import two_stage
 from ._version import __version__
 from .compare import Comparison, PairwiseComparison, compare
 from .conventions import CONVENTIONS, Convention, get_convention
@@ -21,6 +23,7 @@ from .errors import (
 from .evaluate import evaluate
 from .evaluate import evaluate_arrays as _evaluate_arrays
 from .explain import Explanation, explain
+from .fusion import fuse
 from .io import read_judgments, read_rankings
 from .measures import Measure, parse_measure, parse_measures
 from .result import Result
@@ -44,6 +47,7 @@ __all__ = [
     "Measure",
     "MissingDependencyError",
     "PairwiseComparison",
+    "QueryTable",
     "Rankings",
     "RanklensError",
     "Result",
@@ -54,6 +58,7 @@ __all__ = [
     "dcg_score",
     "evaluate",
     "explain",
+    "fuse",
     "get_convention",
     "ndcg_score",
     "parse_measure",
@@ -61,4 +66,5 @@ __all__ = [
     "read_judgments",
     "read_rankings",
     "stats",
+    "two_stage",
 ]

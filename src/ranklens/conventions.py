@@ -14,6 +14,8 @@ from ._defs.conventions import (
 )
 from ._defs.presets import (
     CONVENTIONS,
+    PEERS,
+    Peer,
     get_convention,
 )
 
@@ -22,6 +24,8 @@ __all__ = [
     "CONVENTIONS",
     "Convention",
     "GainSpec",
+    "PEERS",
+    "Peer",
     "VALUE_FIELDS",
     "get_convention",
 ]

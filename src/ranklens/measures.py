@@ -40,12 +40,22 @@ family                    spellings
                           Rndcg: in ranked order)
 ``unj``                   ``unj@k``, ``unj.k`` (share of the top k unjudged, / k)
 ``rbp_resid``             ``rbp_resid``, ``rbp_resid(p=0.95)`` (RBP's residual, p 0.9 unless written)
+``alpha_ndcg``            ``alpha_ndcg@k``, ``alpha-ndcg@k``, ``alpha_ndcg@k(alpha=0.3)`` (ndeval's
+                          diversity measures: judgments per subtopic, convention='ndeval')
+``alpha_dcg``             ``alpha_dcg@k``, ``alpha-dcg@k``
+``err_ia`` / ``nerr_ia``  ``err_ia@k``, ``err-ia@k``, ``nerr_ia@k``, ``nerr-ia@k``
+``nrbp`` / ``nnrbp``      ``nrbp``, ``nnrbp``, ``nrbp(alpha=0.3)`` (the whole list)
+``map_ia``                ``map_ia``, ``map-ia``, ``ap_ia``, ``ap-ia`` (intent-aware MAP, whole list)
+``p_ia``                  ``p_ia@k``, ``p-ia@k`` (intent-aware precision)
+``strec``                 ``strec@k``, ``st_recall@k``, ``strecall@k`` (subtopic recall)
 ========================  =========================================================
 
 A relevance level can be given to binary measures with ``(rel=2)``, e.g.
 ``recall@100(rel=2)``; trec_eval spelling has ``-l2`` on the command line instead. RBP's persistence is
 ``(p=...)``, the F measure's ``(beta=...)`` (trec_eval's set_F parameter), interpolated precision's level
-``(recall=...)`` or in its name (``iprec_at_recall_0.50``, trec_eval's ``iprec_at_recall..10,.20``).
+``(recall=...)`` or in its name (``iprec_at_recall_0.50``, trec_eval's ``iprec_at_recall..10,.20``). The
+diversity measures' redundancy penalty is ``(alpha=...)`` (0.5 unless written; alpha-nDCG, alpha-DCG, NRBP and
+nNRBP), their cutoffs run from 1 to 20 (ndeval's depth).
 
 :data:`REGISTRY` holds one :class:`MeasureSpec` per family: its spellings, its kernel code, whether it
 takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention (a

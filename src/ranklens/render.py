@@ -1,8 +1,9 @@
 """One output schema for a result and a comparison, and its renderers.
 
-Everything ranklens prints or returns as data goes through this module: ``Result.to_dict`` /
-``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison``, the command line
-(``ranklens eval``, ``ranklens compare``: ``-f table|json|csv|trec|markdown|latex|html``), and the
+Runs (a fused run, any :class:`~ranklens.data.Rankings`) are written by :func:`write_run` in the formats
+ranklens reads (:data:`RUN_FORMATS`). Everything ranklens prints or returns as data goes through this
+module: ``Result.to_dict`` / ``to_json`` / ``table`` / ``_repr_html_``, the same methods of ``Comparison``,
+the command line (``ranklens eval``, ``ranklens compare``: ``-f table|json|csv|trec|markdown|latex|html``), and the
 web report. One result has one JSON shape wherever it comes from.
 
 The schema of a :class:`~ranklens.Result` (:func:`result_dict`)::
@@ -70,12 +71,14 @@ from ._output.render import (
     result_dict,
     to_json,
 )
+from ._output.runs import RUN_FORMATS, run_format, write_run
 
 __all__ = [
     "COMPARISON_FIELDS",
     "CORRECTION_NAMES",
     "ComparisonLike",
     "FORMATS",
+    "RUN_FORMATS",
     "Renderable",
     "ResultLike",
     "comparison_cells",
@@ -89,5 +92,7 @@ __all__ = [
     "render_rows",
     "result_cells",
     "result_dict",
+    "run_format",
     "to_json",
+    "write_run",
 ]

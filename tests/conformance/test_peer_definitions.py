@@ -3,11 +3,14 @@
 Measures beside NDCG (NDCG itself: ``test_presets.py``). Every expected number is computed by the peer
 inside the test (``_peers.py``); the cases come from ``_gen.py`` (fixed seeds; ties, float32-only ties,
 all-zero queries, single items, lists longer than 32...). The table ``PEER_HAS`` below is written from
-the peers' documentation and source (see docs/conventions.md); each pair it lists is compared with the
-peer, each pair it does not list must be refused with a line naming the convention and the measure.
+the peers' documentation and source (see docs/conventions.md), apart from the product's declaration
+(``ranklens.conventions.PEERS``), which must equal it; each pair it lists is compared with the peer, each
+pair it does not list must be refused with a line naming the convention and the measure.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -24,8 +27,10 @@ TOL = 1e-9
 #: (convention, family, with a cutoff) pairs that each preset's peer has (None: with and without a cutoff)
 #: refused under averaged ties (ranklens, sklearn): their expectation over tie orders is not computed
 ORDERED_ONLY = ("infap", "iprec", "11pt_avg", "bing", "g", "ndcg_rel", "rndcg", "rbp_resid")
+#: the diversity measures: judgments per subtopic, ndeval's (tests/test_diversity.py checks them against pyndeval)
+DIVERSITY = tuple(f for f, spec in REGISTRY.items() if spec.subtopics)
 PEER_HAS: dict[str, dict[str, bool | None]] = {
-    "ranklens": {f: None for f in REGISTRY if f not in ORDERED_ONLY},
+    "ranklens": {f: None for f in REGISTRY if f not in ORDERED_ONLY + DIVERSITY},
     "sklearn": {"ndcg": None, "dcg": None},
     "trec_eval": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "hit_rate": True,
                   "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False,
@@ -49,8 +54,62 @@ PEER_HAS: dict[str, dict[str, bool | None]] = {
     "torchmetrics": {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "r_precision": False,
                      "hit_rate": None},  # on lists without mixed ties (tests/test_peer_retrieval.py)
     "evidently": {"ndcg": None, "dcg": None},  # dcg: the numerator of its NDCG (tests/test_explain.py)
+    "ndeval": {f: REGISTRY[f].cutoff for f in DIVERSITY},  # k from 1 to 20; NRBP, nNRBP, MAP-IA without
 }
 PEER_HAS["trec_eval10"] = {**PEER_HAS["trec_eval"], "rbp": False, "unj": True, "rbp_resid": False}
+
+
+def test_the_presets_declare_what_this_table_lists():
+    """The product's allow-lists (ranklens.conventions.PEERS) are this test's table, kept apart on purpose: a
+    pair declared there and not here (or the other way) fails here, before any refusal is derived from it."""
+    from ranklens.conventions import PEERS
+
+    assert set(PEERS) == set(ranklens.CONVENTIONS)
+    assert PEERS["ranklens"] is None  # ranklens' own definitions: every family (tie refusals follow the field)
+    for conv, peer in PEERS.items():
+        if conv != "ranklens":
+            assert dict(peer.has) == PEER_HAS[conv], conv
+
+
+def test_a_new_preset_gives_ndcg_only_until_its_peer_is_declared(monkeypatch):
+    """A preset added with its fields alone computes NDCG and refuses every other measure, naming the preset and
+    its peer; declaring what its peer has (PEERS) lets those pairs through, and those only."""
+    from ranklens.conventions import PEERS, Peer
+
+    new = ranklens.Convention(name="newpeer", gain="exponential", ties="input", ideal="ranking", empty=0.0,
+                              mirrors="NewPeer 1.0 ndcg@k")
+    monkeypatch.setitem(ranklens.CONVENTIONS, "newpeer", new)
+    j = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1, "y": 0}}
+    r = {"q1": {"a": 0.3, "b": 0.5, "c": 0.1}, "q2": {"x": 1.0, "y": 0.2}}
+    # NDCG by hand: q1 ranks b, a, c: (3 / log2(3) + 1 / 2) / (3 + 1 / log2(3)); q2: 1
+    res = ranklens.evaluate(j, r, ["ndcg"], convention="newpeer")
+    q1 = (3 / np.log2(3) + 1 / 2) / (3 + 1 / np.log2(3))
+    close(res.per_query_dict("ndcg"), {"q1": q1, "q2": 1.0}, "newpeer ndcg", 1e-12)
+    n_refused = 0
+    for family, spec in REGISTRY.items():
+        for cut in ((False, True) if spec.cutoff else (False,)):
+            if family == "ndcg":
+                continue
+            m = _spelled(family, cut)
+            with pytest.raises(ranklens.InvalidParameterError) as err:
+                ranklens.evaluate(j, r, [m], convention="newpeer")
+            line = str(err.value)
+            assert line.startswith("convention 'newpeer' reproduces NewPeer 1.0 ndcg@k") and line.endswith(
+                f"; not {m}."), line
+            n_refused += 1
+    assert n_refused > 40
+    # declared: map with a cutoff only, precision with and without
+    monkeypatch.setitem(PEERS, "newpeer", Peer("NewPeer", "ndcg@k, map@k and precision", {
+        "ndcg": None, "map": True, "precision": None}))
+    res = ranklens.evaluate(j, r, ["map@3", "precision", "P@1"], convention="newpeer")
+    # by hand: q1's relevant a, c at ranks 2, 3 (AP (1/2 + 2/3) / 2), q2's x first; P: 2/3 and 1/2; P@1: 0, 1
+    close(res.per_query_dict("map@3"), {"q1": (1 / 2 + 2 / 3) / 2, "q2": 1.0}, "newpeer map@3", 1e-12)
+    close(res.per_query_dict("precision"), {"q1": 2 / 3, "q2": 1 / 2}, "newpeer precision", 1e-12)
+    close(res.per_query_dict("P@1"), {"q1": 0.0, "q2": 1.0}, "newpeer P@1", 1e-12)
+    for m, words in (("map", "reproduces NewPeer, whose map needs a cutoff"),
+                     ("mrr@3", "reproduces NewPeer, which has no such measure (it has ndcg@k, map@k and precision)")):
+        with pytest.raises(ranklens.InvalidParameterError, match=re.escape(f"convention 'newpeer' {words}")):
+            ranklens.evaluate(j, r, [m], convention="newpeer")
 
 
 def close(ours: dict, theirs: dict, what: str, tol: float = TOL) -> None:
@@ -89,7 +148,9 @@ def test_every_pair_is_the_peers_or_refused():
                 m = _spelled(family, cut)
                 has = family in PEER_HAS[conv] and PEER_HAS[conv][family] in (None, cut)
                 if has:
-                    res = ranklens.evaluate(j, r, [m], convention=conv)
+                    judged = [(q, "1", d, g) for q, docs in j.items() for d, g in docs.items()] if (
+                        REGISTRY[family].subtopics) else j
+                    res = ranklens.evaluate(judged, r, [m], convention=conv)
                     assert np.isfinite(res[m]), (conv, m)
                 else:
                     with pytest.raises(ranklens.InvalidParameterError) as err:
@@ -97,10 +158,10 @@ def test_every_pair_is_the_peers_or_refused():
                     line = str(err.value)
                     assert "\n" not in line and line.startswith(f"convention {conv!r} ") and line.endswith(
                         f"; not {m}."), line
-                    tie_refusal = family in ORDERED_ONLY and conv == "ranklens"
-                    # the line says how to get a number: ranklens' own, a tie order, or another spelling
+                    tie_refusal = family in ORDERED_ONLY + DIVERSITY and conv == "ranklens"
+                    # the line says how to get a number: ranklens' own, a tie order, ndeval's, or another spelling
                     assert ("set a tie order" if tie_refusal else "convention='ranklens'") in line or (
-                        "write " in line), line
+                        "write " in line) or (family in DIVERSITY and "convention='ndeval'" in line), line
                     n_refused += 1
     assert n_refused > 100
 

@@ -9,19 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from ranklens import online
 from ranklens.counterfactual._log import ClickLog, build_log
 
 ONE_SEGMENT = {"all": (1.0, 1.0)}
-
-
-def events_with_query(sim: Any) -> pa.Table:
-    """The simulation's events with each session's query id (the simulator writes the session, not the query)."""
-    s = sim.sessions
-    sess, _ = np.nonzero(s["items"] >= 0)
-    return sim.events.append_column("query", pa.array(sim.served.query_ids[s["query"]][sess]))
 
 
 def session_log(items: np.ndarray, clicks: np.ndarray, query: np.ndarray, n_queries: int,

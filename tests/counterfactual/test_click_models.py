@@ -18,7 +18,7 @@ from ranklens.counterfactual import fit_click_model
 from ranklens.errors import InputError, InvalidParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from support import ONE_SEGMENT, events_with_query, randomised_log
+from support import ONE_SEGMENT, randomised_log
 
 # two sessions of one query: s1 shows a, b, c and clicks b; s2 shows b, a, c and clicks b and c
 TINY = {"group_id": ["s1"] * 3 + ["s2"] * 3, "query": ["q"] * 6, "item_id": ["a", "b", "c", "b", "a", "c"],
@@ -76,7 +76,7 @@ def test_pbm_em_recovers_the_simulated_examination():
     """Plackett-Luce logging moves each item over the ranks: the EM's examination is the simulated 1/r."""
     sim = online.simulate({"control": 1.0}, n_users=30_000, n_queries=40, n_candidates=12, k=8,
                           policy="plackett_luce", temperature=2.0, heterogeneity=0.0, segments=ONE_SEGMENT, seed=11)
-    m = fit_click_model(events_with_query(sim), "pbm")
+    m = fit_click_model(sim.events, "pbm")
     truth = sim.model.exam_curve(8)
     assert np.abs(m.examination.array / truth - 1).max() < 0.04, (m.examination, truth)
     # attractiveness: per grade, the mean over the pairs of that grade, on rank 1's scale (theta1 * alpha)

@@ -24,7 +24,7 @@ from ranklens.counterfactual.estimate import session_values
 from ranklens.errors import InputError, InvalidParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from support import ONE_SEGMENT, events_with_query, sim_log, target_run
+from support import ONE_SEGMENT, sim_log, target_run
 
 # query q: s1 shows a, b, c and clicks b; s2 shows a, b, c and clicks a; query r: s3 shows x, y and clicks y
 LOG = {"group_id": ["s1"] * 3 + ["s2"] * 3 + ["s3"] * 2, "query": ["q"] * 6 + ["r"] * 2,
@@ -178,7 +178,7 @@ def test_ips_is_biased_under_a_cascade():
     sim = _sim("cascade", users=reps * 1500, seed=23)
     run = target_run(sim, 0.3, seed=6, within_logged=True)
     truth = sim.truth(["clicks@5"], rankings={"target": run}).value("clicks@5", "target")
-    model = fit_click_model(events_with_query(_sim("cascade", policy="plackett_luce", users=20_000, seed=24)),
+    model = fit_click_model(_sim("cascade", policy="plackett_luce", users=20_000, seed=24).events,
                             "cascade")
     exam = model.examination.array  # the cascade's mean examination per rank, the best a PBM weight can do
     mean, lo, hi, _ = _replicated(sim, run, "clicks@5", "ips", exam, None, reps)
@@ -189,7 +189,7 @@ def test_ips_is_biased_under_a_cascade():
 
 def test_ips_with_a_fitted_pbm_on_a_stochastic_log_is_close_to_the_truth():
     sim = _sim("pbm", policy="plackett_luce", users=40_000, seed=25)
-    ev = events_with_query(sim)
+    ev = sim.events
     run = target_run(sim, 0.5, seed=7)
     truth = sim.truth(["clicks@5"], rankings={"target": run}).value("clicks@5", "target")
     for est in ("ips", "snips", "dr"):

@@ -304,6 +304,7 @@ def _with(**cols):
     (_with(click=[1, 2, 0, 0]), {}, r"column 'click', row 1: a click is 0 or 1"),
     (_with(click=[1, np.nan, 0, 0]), {}, r"column 'click', row 1: the click is missing"),
     (_with(click=[1, "yes", 0, 0]), {}, r"column 'click', row 1: the click must be a number; found 'yes'"),
+    (_with(click=[1, "1", 0, 0]), {}, r"column 'click', row 1: the click must be a number; found '1'"),  # text
     (_with(position=[1, 1, 1, 2]), {}, r"column 'position', row 1: impression 1 has two rows at position 1"),
     (_with(position=[1, 0, 1, 2]), {}, r"column 'position', row 1: a position is an integer from 1"),
     (_with(item=["x", "y", "z", "z"]), {"item_col": "item"},

@@ -49,6 +49,12 @@ __all__ = ["eval_cmd"]
 @click.option("--output", "output", default=None,
               help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
                    "as Parquet to this path instead of printing them.")
+@click.option("--candidates", default=None, type=click.Path(dir_okay=False),
+              help="A two-stage system: the first stage's run (candidate generation), each RUN being the final "
+                   "ranking; prints recall of the candidates, NDCG@k of the ranking, the NDCG@k of the ideal "
+                   "re-ranking of the candidates and each stage's loss, per query (-q) and on average.")
+@click.option("--depth", type=integer(min=1), default=None,
+              help="With --candidates: the candidates per query handed to the ranker (default: all).")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="MEASURE=VALUE",
               help="CI gate, repeatable: exit with status 1 when a run's mean of MEASURE is below VALUE "
                    "(e.g. --fail-under ndcg@10=0.70); the measure is evaluated if -m does not name it.")
@@ -56,8 +62,8 @@ __all__ = ["eval_cmd"]
 @column_options
 def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], convention: str,
              sets: tuple[str, ...], per_query: bool, fmt: str, digits: int, engine: str, master: str | None,
-             partitions: int | None, group_by: tuple[str, ...], output: str | None, fail_under: tuple[str, ...],
-             **kw: Any) -> None:
+             partitions: int | None, group_by: tuple[str, ...], output: str | None, candidates: str | None,
+             depth: int | None, fail_under: tuple[str, ...], **kw: Any) -> None:
     """Evaluate RUN(s) against JUDGMENTS.
 
     JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
@@ -72,6 +78,15 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
 
     columns = input_options(kw)
     overrides = parse_sets(sets)
+    if candidates is not None or depth is not None:
+        if candidates is None or engine != "local" or fail_under or group_by or output:
+            raise click.UsageError("--depth needs --candidates, which works with the local engine and without "
+                                   "--fail-under, --group-by or --output.")
+        from .stages import eval_two_stage
+
+        eval_two_stage(judgments, runs, candidates, depth, measures, convention, overrides, columns, fmt, digits,
+                       per_query)
+        return
     ms = list(measures) or ["ndcg@10"]
     gates = parse_gates(fail_under, "--fail-under")
     if gates:

@@ -23,48 +23,12 @@ INTERLEAVING_METHODS = ("team_draft", "balanced", "probabilistic")
 _LOG_FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
 
-def _log_format(path: Path, given: str | None) -> str:
-    if given is not None:
-        return given
-    name = path.name.lower().removesuffix(".gz")
-    for fmt, ends in (("parquet", (".parquet", ".pq")), ("tsv", (".tsv",)), ("jsonl", (".jsonl", ".ndjson")),
-                      ("csv", (".csv",))):
-        if name.endswith(ends):
-            return fmt
-    from ..errors import InvalidParameterError
-
-    raise InvalidParameterError(f"{path}: cannot tell the log's format from its name; pass --log-format "
-                                f"({', '.join(_LOG_FORMATS)}).")
-
-
 def read_log_file(path: str, fmt: str | None = None) -> Any:
-    """A click log file (CSV, TSV, Parquet, JSON Lines) as a pyarrow Table; ids and labels read as they are
-    written, only an empty CSV cell missing; a file that cannot be parsed names itself."""
-    import pyarrow as pa
+    """A click log file (CSV, TSV, Parquet, JSON Lines) as a pyarrow Table, by the one log reader
+    (:func:`ranklens._input.logs.read_table_file`)."""
+    from .._input.logs import read_table_file
 
-    from ..errors import FormatError
-
-    p = Path(path)
-    kind = _log_format(p, fmt)
-    if not p.is_file():
-        raise FileNotFoundError(2, "No such file or directory", str(p))
-    try:
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            return pq.ParquetFile(str(p)).read()
-        if kind == "jsonl":
-            import pyarrow.json as pjson
-
-            return pjson.read_json(str(p))
-        import pyarrow.csv as pcsv
-
-        return pcsv.read_csv(str(p), parse_options=pcsv.ParseOptions(delimiter="\t" if kind == "tsv" else ","),
-                             convert_options=pcsv.ConvertOptions(null_values=[""], strings_can_be_null=False))
-    except (pa.ArrowInvalid, ValueError, OSError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise FormatError(f"cannot read as {kind}: {' '.join(str(exc).split())[:200]}", path=str(p)) from None
+    return read_table_file(path, fmt)
 
 
 def _teams(value: str | None, method: str) -> tuple[str, ...] | None:

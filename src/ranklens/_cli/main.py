@@ -234,6 +234,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                    "Online experiments: A/B tests, interleaving, calibration, simulator."),
     "counterfactual": ("ranklens._cli.counterfactual", "counterfactual", "Click models and off-policy estimates."),
     "explain": ("ranklens._cli.explain", "explain_cmd", "Show how one query's DCG/NDCG is built."),
+    "fuse": ("ranklens._cli.fuse", "fuse_cmd", "Fuse runs into one run (ranx's methods: rrf, sum, mnz, ...)."),
     "monitor": ("ranklens._cli.monitor", "monitor", "Production monitoring: ingest events, report, check, slices."),
     "report": ("ranklens._cli.report", "report", "Self-contained HTML report of an evaluation or comparison."),
     "serve": ("ranklens._cli.serve", "serve", "Local web dashboard over a monitoring store."),

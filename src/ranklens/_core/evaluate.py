@@ -175,6 +175,11 @@ def evaluate(
                                                               "group_by"))
     conv = get_convention(convention, **overrides)
     ms = parse_measures(metrics)
+    if any(m.spec.subtopics for m in ms):  # judgments per subtopic: ndeval's measures
+        from .diversity import evaluate_subtopics
+
+        return evaluate_subtopics(judgments, rankings, conv, ms, columns, formats,
+                                  lambda qids: _weights(weights, qids), per_query)
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     j, r = load_inputs(judgments, rankings, columns, formats)
     if group_by is None:

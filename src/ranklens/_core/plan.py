@@ -24,7 +24,7 @@ from .._kernels import codes as K
 from ..errors import EmptyQueryError, InputError, InvalidParameterError
 from .problem import Problem
 
-__all__ = ["Plan", "check_cutoffs", "deepest", "empty_rule", "make_plan", "run_plan"]
+__all__ = ["Plan", "check_cutoffs", "deepest", "empty_rule", "empty_values", "make_plan", "run_plan"]
 
 _GAIN_KIND = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXP}
 _EMPTY_MODE = {"no_gain": 0, "label_sum_zero": 1, "ideal_zero": 2, "ideal_nonpositive": 3}
@@ -175,6 +175,10 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     deepest list here (an engine running batches of queries checks the combined depth instead:
     :func:`deepest`, :func:`check_cutoffs`).
     """
+    subtopical = [m.key for m, s in zip(plan.measures, plan.specs) if s.subtopics]
+    if subtopical:  # no kernel code: ndeval's measures read judgments per subtopic (ranklens.evaluate)
+        raise InvalidParameterError(f"{', '.join(subtopical)}: the diversity measures read judgments per subtopic; "
+                                    "ranklens.evaluate, compare and `ranklens eval` compute them, this route does not.")
     if plan.check_depth and whole:
         d = deepest(plan, problem)
         check_cutoffs(plan, int(d.max()) if d.size else 0)
@@ -196,21 +200,27 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     if unranked:  # ir_measures' NumRel: a query without a ranked item scores 0
         values[np.ix_(problem.lengths == 0, unranked)] = 0.0
         empties[np.ix_(problem.lengths == 0, unranked)] = False
+    empty_values(plan, problem.qids, values, empties)
+    if plan.round_per_query is not None:
+        values = _round_like_printf(values, plan.round_per_query)
+    return values, empties
+
+
+def empty_values(plan: Plan, qids: np.ndarray, values: np.ndarray, empties: np.ndarray) -> None:
+    """The values of the queries without a relevant item (``empties``), in place, by each measure's rule: NaN
+    (``"skip"``), 0 or 1, or the error ``empty="error"`` asks for."""
     for i, m in enumerate(plan.measures):
         empty = empties[:, i]
         if not empty.any():
             continue
         rule = plan.rules[i]
         if rule == "error":
-            bad = problem.qids[empty][:5]
+            bad = qids[empty][:5]
             raise EmptyQueryError(
                 f"{int(empty.sum())} queries have no relevant item for {m.key!r} "
                 f"({', '.join(map(str, bad))}); convention {plan.convention.name!r} says empty='error'."
             )
         values[empty, i] = np.nan if rule == "skip" else float(rule)
-    if plan.round_per_query is not None:
-        values = _round_like_printf(values, plan.round_per_query)
-    return values, empties
 
 
 #: The largest exponent of 2 a double holds: 2**1024 overflows.

@@ -11,7 +11,7 @@ from ..errors import InvalidParameterError
 from . import irmeasures
 from .conventions import Convention
 from .parse import MAX_CUTOFF, Measure, flat_name, parse_measure, parse_measures
-from .registry import FAMILIES, REGISTRY, ConventionRule, MeasureSpec
+from .registry import FAMILIES, REGISTRY, ConventionRule, MeasureSpec, rule_for
 
 __all__ = [
     "FAMILIES", "MAX_CUTOFF", "REGISTRY", "ConventionRule", "Measure", "MeasureSpec", "check_measures", "definition",
@@ -52,14 +52,12 @@ def definition(measure: Measure, convention: Convention) -> MeasureSpec:
     convention='ranklens' gives ranklens' own;
     not mrr.
     """
-    spec = measure.spec
-    for rule in spec.rules:
-        if rule.applies(convention, measure):
-            if rule.refuse is not None:
-                raise InvalidParameterError(f"convention {convention.name!r} {rule.refuse}; not {measure.key}.")
-            if rule.use is not None:
-                return rule.use
-    return spec
+    rule = rule_for(measure, convention)
+    if rule is not None and rule.refuse is not None:
+        raise InvalidParameterError(f"convention {convention.name!r} {rule.refuse}; not {measure.key}.")
+    if rule is not None and rule.use is not None:
+        return rule.use
+    return measure.spec
 
 
 def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
@@ -74,7 +72,7 @@ def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
     ...     check_measures(parse_measures(["ndcg@5", "map", "P.10"]), get_convention("evidently"))
     ... except InvalidParameterError as err:
     ...     print(str(err).replace("; ", ";\\n"))
-    convention 'evidently' reproduces NDCG only;
+    convention 'evidently' reproduces Evidently, which has no such measure (it has NDCGKMetric);
     convention='ranklens' gives ranklens' own;
     not map, P.10.
     """
@@ -86,11 +84,9 @@ def check_measures(measures: Iterable[Measure], convention: Convention) -> None:
         if why is not None:
             refused.setdefault(why, []).append(m.key)
             continue
-        for rule in m.spec.rules:
-            if rule.applies(convention, m):
-                if rule.refuse is not None:
-                    refused.setdefault(rule.refuse, []).append(m.key)
-                break
+        rule = rule_for(m, convention)
+        if rule is not None and rule.refuse is not None:
+            refused.setdefault(rule.refuse, []).append(m.key)
     for why, keys in refused.items():
         raise InvalidParameterError(f"convention {convention.name!r} {why}; not {', '.join(keys)}.")
 

@@ -7,12 +7,14 @@ The public face of this module is :mod:`ranklens.conventions`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidParameterError
 from .conventions import Convention
 
-__all__ = ["CONVENTIONS", "get_convention"]
+__all__ = ["CONVENTIONS", "OWN", "PEERS", "Peer", "get_convention", "undeclared"]
 
 #: CatBoost's default border: a label above 0.5 is relevant (the smallest double above 0.5 as a level)
 _ABOVE_HALF = math.nextafter(0.5, 1.0)
@@ -186,8 +188,144 @@ CONVENTIONS: dict[str, Convention] = {
             description="Evidently: tied items share their truncated mean rank, users without a positive "
             "label dropped",
         ),
+        Convention(
+            name="ndeval",
+            ties="item_asc",
+            negative_labels="zero",
+            empty=0.0,
+            queries="intersection",
+            mirrors="ndeval 4.5 (TREC Web track 2009-2014) as pyndeval 0.0.8 runs it, the provider ir_measures 0.4 "
+            "uses for alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA and StRecall",
+            description="ndeval's diversity measures over judgments per subtopic (relevant: a judgment at or above "
+            "the level), ties by item id ascending, queries both judged and ranked, no relevant subtopic = 0",
+        ),
     ]
 }
+
+
+@dataclass(frozen=True)
+class Peer:
+    """What a preset's peer has: the measure families it computes, as the preset reproduces them.
+
+    The allow-list of a preset (as an ir_measures provider declares its supported measures): a family it does not
+    list, or lists only with (or only without) a cutoff, is refused under the preset with a line naming the
+    preset and the peer (:func:`undeclared`). The conformance tests compare each declared pair with the peer.
+
+    Attributes
+    ----------
+    name : str
+        The peer, as refusals name it (``"LightGBM"``).
+    measures : str
+        Its ranking measures in its own words, named in refusals (``"ndcg@k and map@k"``).
+    has : mapping of str to bool or None
+        Family (a key of ``ranklens.measures.REGISTRY``) to ``None``: with and without a cutoff; ``True``: with
+        a cutoff only; ``False``: without one only.
+    names : mapping of str to str
+        The peer's own name of a family, where refusals say it (``{"f1": "set_F"}``).
+    """
+
+    name: str
+    measures: str
+    has: Mapping[str, bool | None]
+    names: Mapping[str, str] = field(default_factory=dict)
+
+
+_TREC_MEASURES = ("ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, bpref, gm_bpref, "
+                  "infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, {}Rprec_mult, utility, binG, G, "
+                  "ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, {}num_*")
+_TREC9_HAS: dict[str, bool | None] = {
+    "ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None, "hit_rate": True,
+    "r_precision": False, "num_ret": False, "num_rel": False, "num_rel_ret": False, "bpref": False, "infap": False,
+    "iprec": False, "11pt_avg": False, "gm_map": False, "f1": False, "gm_bpref": False, "rprec_mult": False,
+    "utility": False, "bing": False, "g": False, "ndcg_rel": False, "rndcg": False, "relative_p": None,
+    "set_map": False, "num_nonrel_judged_ret": False,
+}
+_TREC_NAMES = {"hit_rate": "success", "f1": "set_F", "rbp": "rbp", "unj": "unj"}
+
+#: What the peer of each preset has, by preset name (None: ranklens' own definitions, every family). A preset
+#: missing here reproduces NDCG only until its peer's measures are declared.
+PEERS: dict[str, Peer | None] = {
+    "ranklens": None,
+    "sklearn": Peer("scikit-learn", "ndcg_score and dcg_score", {"ndcg": None, "dcg": None}),
+    "trec_eval": Peer("trec_eval", _TREC_MEASURES.format("", ""), _TREC9_HAS, _TREC_NAMES),
+    "trec_eval10": Peer("trec_eval", _TREC_MEASURES.format("rbp, rbp_resid, ", "unj, "),
+                        {**_TREC9_HAS, "rbp": False, "unj": True, "rbp_resid": False}, _TREC_NAMES),
+    # RR@k and ERR@k as the providers ir_measures picks for them compute them (msmarco, gdeval); Judged: its
+    # judged provider; SetP(relative=True) and SetAP: its pytrec_eval provider's set_relative_P and set_map
+    "ir_measures": Peer("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
+                        "SetAP, Judged, NumRet, NumRel, NumRelRet",
+                        {"ndcg": None, "map": None, "mrr": None, "err": True, "precision": None, "recall": None,
+                         "hit_rate": True, "r_precision": False, "num_ret": False, "num_rel": False,
+                         "num_rel_ret": False, "bpref": False, "infap": False, "iprec": False, "f1": False,
+                         "relative_p": False, "set_map": False, "judged": None},
+                        {"hit_rate": "success", "f1": "set_F", "relative_p": "SetP(relative=True)"}),
+    "gdeval": Peer("gdeval", "ndcg@k and err@k", {"ndcg": True, "err": True}),
+    "ranx": Peer("ranx", "ndcg, dcg, map, mrr, precision, recall, f1, hits, hit_rate, r-precision, bpref, rbp",
+                 {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
+                  "hit_rate": None, "hits": None, "r_precision": False, "bpref": False, "f1": None, "rbp": False}),
+    "lightgbm": Peer("LightGBM", "ndcg@k and map@k", {"ndcg": None, "map": True}),
+    "xgboost": Peer("XGBoost", "ndcg, map, pre", {"ndcg": None, "map": None, "precision": None}),
+    "catboost": Peer("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR",
+                     {"ndcg": None, "dcg": None, "map": None, "mrr": None, "precision": None, "recall": None}),
+    # on lists without mixed ties (the registry refuses the others, naming them)
+    "torchmetrics": Peer("torchmetrics", "RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, "
+                         "RetrievalRecall, RetrievalRPrecision, RetrievalHitRate",
+                         {"ndcg": None, "map": None, "mrr": None, "precision": None, "recall": None,
+                          "r_precision": False, "hit_rate": None}),
+    # dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
+    "evidently": Peer("Evidently", "NDCGKMetric", {"ndcg": None, "dcg": None}),
+    # ndeval 4.5's diversity measures, over judgments per subtopic; k from 1 to 20 (the registry's own refusals)
+    "ndeval": Peer("ndeval", "alpha-nDCG@k, alpha-DCG@k, ERR-IA@k, nERR-IA@k, NRBP, nNRBP, MAP-IA, P-IA@k, strec@k",
+                   {"alpha_ndcg": True, "alpha_dcg": True, "err_ia": True, "nerr_ia": True, "nrbp": False,
+                    "nnrbp": False, "map_ia": False, "p_ia": True, "strec": True}),
+}
+
+#: How a refusal says where a number is to be had.
+OWN = "convention='ranklens' gives ranklens' own"
+
+
+def _where(family: str) -> str:
+    """Where a number of ``family`` is to be had: ranklens' own, or the preset of the one peer that defines it
+    where ranklens' own needs more than its defaults (the diversity measures: ``ndeval``)."""
+    only = [name for name, peer in PEERS.items() if peer is not None and family in peer.has]
+    if only == ["ndeval"]:
+        return "convention='ndeval' gives ndeval's"
+    return OWN
+
+
+def undeclared(convention: Convention, family: str, cutoff: bool) -> str | None:
+    """Why the preset ``convention`` does not give ``family`` (written with a cutoff or not), or None.
+
+    None when its peer declares the pair in :data:`PEERS`, and for a convention that is no preset (a name
+    outside :data:`CONVENTIONS`: ranklens' definitions under its fields). A preset its peer's measures are not
+    declared for gives NDCG only.
+
+    Examples
+    --------
+    >>> undeclared(get_convention("lightgbm"), "map", cutoff=True) is None
+    True
+    >>> print(undeclared(get_convention("lightgbm"), "mrr", cutoff=True).replace("; ", ";\\n"))
+    reproduces LightGBM, which has no such measure (it has ndcg@k and map@k);
+    convention='ranklens' gives ranklens' own
+    >>> print(undeclared(get_convention("trec_eval"), "f1", cutoff=True).replace("; ", ";\\n"))
+    reproduces trec_eval, whose set_F takes no cutoff;
+    convention='ranklens' gives ranklens' own
+    """
+    if convention.name not in CONVENTIONS:
+        return None
+    peer = PEERS.get(convention.name, Peer(convention.mirrors or convention.name, "NDCG; its other measures are "
+                                           "not declared (ranklens.conventions.PEERS)", {"ndcg": None}))
+    if peer is None:
+        return None
+    if family not in peer.has:
+        return f"reproduces {peer.name}, which has no such measure (it has {peer.measures}); {_where(family)}"
+    with_cut = peer.has[family]
+    if with_cut is None or with_cut == cutoff:
+        return None
+    name = peer.names.get(family, family)
+    if with_cut:
+        return f"reproduces {peer.name}, whose {name} needs a cutoff: write {name}@k, or {OWN}"
+    return f"reproduces {peer.name}, whose {name} takes no cutoff; {OWN}"
 
 
 def get_convention(convention: str | Convention | None = None, **overrides: Any) -> Convention:

@@ -2,7 +2,9 @@
 
 :data:`REGISTRY` holds, per family, its spellings (ours, trec_eval's, ir_measures', ranx's), its kernel code,
 whether it takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention
-(:class:`ConventionRule`: a refusal, or another definition). Parsing is in :mod:`ranklens._defs.parse`; the
+(:class:`ConventionRule`: a refusal, or another definition). Which families each preset's peer has is not
+here: each preset declares it (:data:`ranklens._defs.presets.PEERS`, an allow-list), and :func:`rule_for`
+refuses what its peer has not, naming the preset and the peer. Parsing is in :mod:`ranklens._defs.parse`; the
 public names are importable from :mod:`ranklens.measures`.
 """
 
@@ -14,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._kernels import codes as K
 from .conventions import Convention
+from .presets import OWN as _OWN
+from .presets import undeclared
 
 if TYPE_CHECKING:
     from .parse import Measure
 
-__all__ = ["FAMILIES", "MAX_CUTOFF", "PARAM_RANGES", "REGISTRY", "ConventionRule", "MeasureSpec", "param_refusal"]
+__all__ = ["FAMILIES", "MAX_CUTOFF", "PARAM_RANGES", "REGISTRY", "ConventionRule", "MeasureSpec", "param_refusal",
+           "rule_for"]
 
 #: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
 MAX_CUTOFF = 2**63 - 1
@@ -32,6 +37,7 @@ PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
     "beta": ((0.0, math.inf, True), "a finite number >= 0"),
     "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
     "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
+    "alpha": ((0.0, 1.0, True), "a redundancy penalty from 0 to 1"),
 }
 
 
@@ -141,6 +147,9 @@ class MeasureSpec:
     positive_scores : bool
         A relevant item scored 0 or less is no hit (torchmetrics' ``preds > 0``): the rankings must carry
         scores (a rank column is refused).
+    subtopics : bool
+        A diversity measure: it reads judgments per subtopic and is computed by
+        :mod:`ranklens._core.diversity` as ndeval computes it, not by the kernel (``code`` is -1).
     """
 
     family: str
@@ -167,55 +176,16 @@ class MeasureSpec:
     judged_only: bool = False
     untied_only: bool = False
     positive_scores: bool = False
+    subtopics: bool = False
 
 
-#: Evidently's shared ranks are reproduced for the DCG family only.
-_NDCG_ONLY = ConventionRule("ties", "shared_rank",
-                            refuse="reproduces NDCG only; convention='ranklens' gives ranklens' own")
-
-#: what each preset's peer calls its ranking measures (named in refusals)
-_PEER = {
-    "sklearn": ("scikit-learn", "ndcg_score and dcg_score"),
-    "trec_eval": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
-                  "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, Rprec_mult, utility, "
-                  "binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, num_*"),
-    "trec_eval10": ("trec_eval", "ndcg, ndcg_cut, map, map_cut, gm_map, P, recall, recip_rank, Rprec, success, "
-                    "bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, set_P, set_recall, set_F, rbp, rbp_resid, "
-                    "Rprec_mult, utility, binG, G, ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, unj, num_*"),
-    "ir_measures": ("ir_measures", "nDCG, AP, RR, P, R, Rprec, Success, Bpref, infAP, IPrec, SetP, SetR, SetF, "
-                    "SetAP, Judged, NumRet, NumRel, NumRelRet"),
-    "gdeval": ("gdeval", "ndcg@k and err@k"),
-    "ranx": ("ranx", "ndcg, dcg, map, mrr, precision, recall, f1, hits, hit_rate, r-precision, bpref, rbp"),
-    "lightgbm": ("LightGBM", "ndcg@k and map@k"),
-    "xgboost": ("XGBoost", "ndcg, map, pre"),
-    "catboost": ("CatBoost", "NDCG, DCG, PrecisionAt, RecallAt, MAP, MRR"),
-    "torchmetrics": ("torchmetrics", "RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, "
-                     "RetrievalRecall, RetrievalRPrecision, RetrievalHitRate"),
-    "evidently": ("Evidently", "NDCGKMetric"),
-}
-_OWN = "convention='ranklens' gives ranklens' own"
-
-
-def _none(*conventions: str, cutoff: bool | None = None) -> tuple[ConventionRule, ...]:
-    """Refusals: the peer of each preset has no such measure."""
-    return tuple(
-        ConventionRule("name", c, cutoff=cutoff,
-                       refuse=f"reproduces {_PEER[c][0]}, which has no such measure (it has {_PEER[c][1]}); {_OWN}")
-        for c in conventions)
+#: Shared ranks (Evidently's) are reproduced for the DCG family only, under any convention that sets them.
+_NDCG_ONLY = ConventionRule("ties", "shared_rank", refuse=f"reproduces NDCG only; {_OWN}")
 
 
 def _differs(convention: str, how: str, cutoff: bool | None = None) -> ConventionRule:
     """A refusal: the peer defines the measure differently and ranklens does not reproduce it."""
     return ConventionRule("name", convention, cutoff=cutoff, refuse=f"does not reproduce {how}; {_OWN}")
-
-
-
-
-def _needs_cut(conventions: tuple[str, ...], name: str, spelled: str) -> tuple[ConventionRule, ...]:
-    """Refusals without a cutoff: the peer's measure always has one."""
-    return tuple(ConventionRule("name", c, cutoff=False, refuse=f"reproduces {_PEER[c][0]}, whose {name} needs a "
-                                f"cutoff: write {spelled}, or {_OWN}") for c in conventions)
-_EVERY_PEER = tuple(_PEER)
 
 
 def _base() -> dict[str, MeasureSpec]:
@@ -306,14 +276,15 @@ def _base() -> dict[str, MeasureSpec]:
 
 
 def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
-    """Per family: for every preset, the peer's own definition (when it differs from ranklens') or a refusal.
+    """Per family: for the presets whose peer has it (:data:`ranklens._defs.presets.PEERS`), the peer's own
+    definition when it differs from ranklens', or a refusal saying how ranklens falls short of it.
 
-    A preset without a rule for a family computes ranklens' definition, which is then the peer's own (the
-    conformance tests check each such pair against the real peer).
+    A preset whose peer has a family and no rule here computes ranklens' definition, which is then the peer's own
+    (the conformance tests check each such pair against the real peer). What a peer has not is refused by
+    :func:`rule_for`, from the declaration.
     """
     # trec_eval: mrr@k is recip_rank of the run cut at k (trec_eval -M k; test_real_data checks it); P and
     # recall without a cutoff are set_P and set_recall (tests/peer_suites/test_ir_measures_suite.py: SetP, SetR)
-    trec = ("trec_eval", "trec_eval10")
     # XGBoost: map@k = sum of precision at the relevant ranks in the first min(k, n) / min(R, k), a group
     # without relevant item scores 1 (0 with "map-"), plain "map" is cut at 32; pre@k = hits / min(k, n); both
     # a plain weighted mean (unlike its ndcg).
@@ -337,11 +308,9 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
 
     out: dict[str, tuple[ConventionRule, ...]] = {
         "ndcg": (),
-        # Evidently's dcg: the numerator of its NDCGKMetric (shared ranks), which explain() shows
-        "dcg": _none("trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost", "torchmetrics"),
-        "idcg": _none(*_EVERY_PEER),
+        "dcg": (),
+        "idcg": (),
         "map": (
-            *_none("sklearn", "gdeval"),
             _differs("lightgbm", "LightGBM's MAP without a cutoff (LightGBM reports map@k for each k of eval_at): "
                      "write map@k", cutoff=False),
             use("name", "lightgbm", use=lgb_map),
@@ -350,45 +319,32 @@ def _peer_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ..
             use("name", "torchmetrics", use=tm(b["map"], K.TM_AP)),
         ),
         "mrr": (
-            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             # ir_measures' RR@k (its msmarco provider: ties by id ascending, double scores): _irmeasures.provider
             use("name", "catboost", use=cb_mrr),
             use("name", "torchmetrics", use=tm(b["mrr"], K.TM_RR)),
         ),
         "precision": (
-            *_none("sklearn", "gdeval", "lightgbm"),
             use("name", "xgboost", use=xgb_pre),
             use("name", "catboost", use=cb_p),
             use("name", "torchmetrics", use=tm(b["precision"], K.TM_P)),
         ),
         "recall": (
-            *_none("sklearn", "gdeval", "lightgbm", "xgboost"),
             use("name", "catboost", use=cb_r),
             use("name", "torchmetrics", use=tm(b["recall"], K.TM_RECALL)),
         ),
-        "hit_rate": (
-            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
-            *_needs_cut((*trec, "ir_measures"), "success", "success.k"),
-            use("name", "torchmetrics", use=tm(b["hit_rate"])),
-        ),
-        "hits": _none("sklearn", "trec_eval", "trec_eval10", "ir_measures", "gdeval", "lightgbm", "xgboost",
-                      "catboost", "torchmetrics", "evidently"),
+        "hit_rate": (use("name", "torchmetrics", use=tm(b["hit_rate"])),),
+        "hits": (),
         "err": (
-            *_none("sklearn", "trec_eval", "trec_eval10", "ranx", "lightgbm", "xgboost", "torchmetrics", "evidently"),
             # ir_measures' ERR@k is gdeval's (_irmeasures.provider); without a cutoff: _irmeasures.refusal
             _differs("catboost", "CatBoost's ERR (the raw label taken as the stopping probability)"),
             _differs("gdeval", "gdeval's ERR without a cutoff (gdeval.pl reports err@k): write err@k",
                      cutoff=False),
         ),
-        "r_precision": (
-            *_none("sklearn", "gdeval", "lightgbm", "xgboost", "catboost"),
-            use("name", "torchmetrics", use=tm(b["r_precision"])),
-        ),
+        "r_precision": (use("name", "torchmetrics", use=tm(b["r_precision"])),),
         **_new_rules(b),
-        **{f: (*_none("sklearn", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics", "evidently"),
-               *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose {f} takes no "
-                                f"cutoff; {_OWN}") for c in (*trec, "ir_measures")))
-           for f in ("num_ret", "num_rel", "num_rel_ret")},
+        "num_ret": (),
+        "num_rel": (),
+        "num_rel_ret": (),
     }
     # ir_measures' NumRel: 0 for a judged query missing from the run (its Evaluator's default value)
     out["num_rel"] += (use("name", "ir_measures", use=replace(b["num_rel"], unranked_zero=True)),)
@@ -409,70 +365,48 @@ def _ordered_only(name: str, preset: str = "trec_eval") -> ConventionRule:
 def _new_rules(b: dict[str, MeasureSpec]) -> dict[str, tuple[ConventionRule, ...]]:
     """Rules of the families added for IR researchers (#22): bpref ... GroupAUC."""
     use = ConventionRule
-    trec = ("trec_eval", "trec_eval10")
-    gbdt = ("lightgbm", "xgboost", "catboost")
-    no_cut = tuple(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose set_F takes no "
-                                  f"cutoff; {_OWN}") for c in (*trec, "ir_measures"))
     return {
         # ranx counts negative labels as judged non-relevant (trec_eval: in the pool, not judged)
-        "bpref": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"),
-                  use("name", "ranx", use=replace(b["bpref"], code=K.BPREF_NEG))),
-        "infap": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"), _ordered_only("infAP")),
+        "bpref": (use("name", "ranx", use=replace(b["bpref"], code=K.BPREF_NEG)),),
+        "infap": (_ordered_only("infAP"),),
         # ir_measures' judged provider orders by double scores, ties by item id ascending, and divides by
         # min(k, list length)
-        "judged": (*_none("sklearn", *trec, "gdeval", "ranx", *gbdt, "torchmetrics"),
-                   *(ConventionRule("name", "ir_measures", also=((field, value),),
-                                    refuse=f"{why} as trec_eval, but ir_measures computes Judged with its judged "
-                                    "provider, which orders by double scores, ties by item id ascending: add "
-                                    f"ties='item_asc', score_precision='float64'; {_OWN}")
-                     for field, value, why in (("ties", "item_desc", "orders ties by item id descending"),
-                                               ("score_precision", "float32", "rounds scores to float32")))),
+        "judged": tuple(ConventionRule("name", "ir_measures", also=((field, value),),
+                                       refuse=f"{why} as trec_eval, but ir_measures computes Judged with its judged "
+                                       "provider, which orders by double scores, ties by item id ascending: add "
+                                       f"ties='item_asc', score_precision='float64'; {_OWN}")
+                        for field, value, why in (("ties", "item_desc", "orders ties by item id descending"),
+                                                  ("score_precision", "float32", "rounds scores to float32"))),
         # trec_eval 10's rbp (m_rbp.c): persistence 0.9 unless given, graded: the label, rescaled to [0, 1] by the
         # query's largest label when above 1 (the level -l plays no part); ranx's: the label as gain (labels
         # below its level 0)
-        "rbp": (*_none("sklearn", "trec_eval", "gdeval", *gbdt, "torchmetrics"),
-                _differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
-                *(ConventionRule("name", c, cutoff=True, refuse=f"reproduces {_PEER[c][0]}, whose rbp takes no cutoff "
-                                 f"(the whole list{_RANX_RBP if c == 'ranx' else ''}); {_OWN}")
-                  for c in ("trec_eval10", "ranx")),
+        "rbp": (_differs("ir_measures", "ir_measures' RBP (computed by cwl_eval or trectools)"),
+                ConventionRule("name", "ranx", cutoff=True, refuse=f"reproduces ranx, whose rbp takes no cutoff (the "
+                               f"whole list{_RANX_RBP}); {_OWN}"),
                 use("name", "trec_eval10", use=replace(b["rbp"], code=K.RBP_TREC, graded=True, default_param=0.9)),
                 use("name", "ranx", use=replace(b["rbp"], code=K.RBP_GAIN, graded=True))),
-        "f1": (*_none("sklearn", "gdeval", *gbdt, "torchmetrics"), *no_cut),
+        "f1": (),
         # trec_eval 9 (and pytrec_eval, under ir_measures) round the level's number of relevant items up from .1
-        "iprec": (*_none("sklearn", "gdeval", "ranx", *gbdt, "torchmetrics"),
-                  use("name", "trec_eval", use=replace(b["iprec"], code=K.IPREC_V9)),
+        "iprec": (use("name", "trec_eval", use=replace(b["iprec"], code=K.IPREC_V9)),
                   use("name", "ir_measures", use=replace(b["iprec"], code=K.IPREC_V9)),
                   _ordered_only("interpolated precision")),
-        "11pt_avg": (*_none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
-                     use("name", "trec_eval", use=replace(b["11pt_avg"], code=K.PT11_V9)),
+        "11pt_avg": (use("name", "trec_eval", use=replace(b["11pt_avg"], code=K.PT11_V9)),
                      _ordered_only("11pt_avg")),
-        "gm_map": _none("sklearn", "ir_measures", "gdeval", "ranx", *gbdt, "torchmetrics"),
-        "auc": _none(*_EVERY_PEER),
-        "gauc": _none(*_EVERY_PEER),
+        "gm_map": (),
+        "auc": (),
+        "gauc": (),
         **_trec_only_rules(),
     }
 
 
 def _trec_only_rules() -> dict[str, tuple[ConventionRule, ...]]:
-    """Rules of trec_eval's other measures (#22: -m all_trec): the trec_eval presets only (unj and rbp_resid
-    are new in trec_eval 10); the ones read in ranked order refuse averaged ties."""
-    others = ("sklearn", "ir_measures", "gdeval", "ranx", "lightgbm", "xgboost", "catboost", "torchmetrics",
-              "evidently")
+    """Rules of trec_eval's other measures (#22: -m all_trec; the presets whose peer has them: PEERS): the ones
+    read in ranked order refuse averaged ties."""
     names = {"bing": "binG", "g": "G", "ndcg_rel": "ndcg_rel", "rndcg": "Rndcg", "rbp_resid": "rbp_resid"}
     out: dict[str, tuple[ConventionRule, ...]] = {}
     for f in ("gm_bpref", "rprec_mult", "relative_p", "set_map", "utility", "bing", "g", "ndcg_rel", "rndcg", "unj",
               "rbp_resid", "num_nonrel_judged_ret"):
-        rules = _none(*others, *(("trec_eval",) if f in ("unj", "rbp_resid") else ()))
-        if f in names:
-            rules += (_ordered_only(names[f], "trec_eval10" if f == "rbp_resid" else "trec_eval"),)
-        if f in ("set_map", "relative_p"):  # ir_measures' SetAP and SetP(relative=True): its pytrec_eval provider's
-            rules = tuple(r for r in rules if r.value != "ir_measures")
-        if f == "relative_p":
-            rules += (ConventionRule("name", "ir_measures", cutoff=True, refuse="reproduces ir_measures, whose "
-                                     f"SetP(relative=True) takes no cutoff (the whole list); {_OWN}"),)
-        if f == "unj":
-            rules += _needs_cut(("trec_eval10",), "unj", "unj.k")
-        out[f] = rules
+        out[f] = (_ordered_only(names[f], "trec_eval10" if f == "rbp_resid" else "trec_eval"),) if f in names else ()
     return out
 
 
@@ -486,10 +420,84 @@ def _registry() -> dict[str, MeasureSpec]:
         extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
         tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
         out[family] = replace(spec, rules=extra + tail)
-    return out
+    return {**out, **_diversity()}
+
+
+def _diversity() -> dict[str, MeasureSpec]:
+    """The diversity measures (#33): ndeval's, over judgments per subtopic (:mod:`ranklens._core.diversity`).
+
+    Under the ``ndeval`` preset and conventions ordering ties (``ties`` input, item_asc or item_desc) they are
+    ndeval's; every other preset refuses them (its peer does not declare them: ``presets.PEERS``), and averaged
+    ties are refused (the expectation over the orders of tied items is not computed). ir_measures computes them
+    with pyndeval, which is ndeval: its preset points there."""
+    to_ndeval = "convention='ndeval' gives ndeval's"
+    rules = (
+        ConventionRule("name", "ir_measures", refuse="reproduces ir_measures' pytrec_eval measures; ir_measures "
+                       f"computes its diversity measures with pyndeval, that is ndeval: {to_ndeval}"),
+        ConventionRule("ties", "average", refuse="averages tied items, and a diversity measure's expectation over "
+                       "the orders of tied items is not computed: set a tie order (ties='item_asc' as pyndeval, "
+                       "'item_desc' or 'input'), or use convention='ndeval'"),
+    )
+    fams = [
+        ("alpha_ndcg", "alpha-nDCG@k: alpha-DCG of the list / alpha-DCG of ndeval's greedy ideal list",
+         ("alpha_ndcg", "alpha-ndcg"), True, "alpha"),
+        ("alpha_dcg", "alpha-DCG@k: sum of g(r) / log2(r + 1) / the same of N (1 - alpha)^(r-1) (ndeval's ideal "
+         "ideal)", ("alpha_dcg", "alpha-dcg"), True, "alpha"),
+        ("err_ia", "ERR-IA@k: sum of g(r) / r / the same of N (1 - alpha)^(r-1) (alpha 0.5)", ("err_ia", "err-ia"),
+         True, None),
+        ("nerr_ia", "nERR-IA@k: ERR-IA of the list / ERR-IA of the greedy ideal list", ("nerr_ia", "nerr-ia"), True,
+         None),
+        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5",
+         ("nrbp",), False, "alpha"),
+        ("nnrbp", "NRBP of the list / NRBP of the greedy ideal list", ("nnrbp",), False, "alpha"),
+        ("map_ia", "intent-aware MAP: the mean over subtopics of each subtopic's average precision",
+         ("map_ia", "map-ia", "ap_ia", "ap-ia"), False, None),
+        ("p_ia", "intent-aware precision: relevant (item, subtopic) pairs in the top k / (k N)", ("p_ia", "p-ia"),
+         True, None),
+        ("strec", "subtopic recall: the share of the subtopics with a relevant item in the top k",
+         ("strec", "st_recall", "strecall"), True, None),
+    ]
+    def cut_rule(f: str, cut: bool) -> tuple[ConventionRule, ...]:
+        return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
+                               f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
+
+    return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
+                           param_name=param, default_param=0.5 if param else None, subtopics=True,
+                           rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
+            for f, what, names, cut, param in fams}
 
 
 REGISTRY: dict[str, MeasureSpec] = _registry()
+
+
+def rule_for(measure: Measure, convention: Convention) -> ConventionRule | None:
+    """The rule that decides ``measure`` under ``convention`` (None: the family's own definition).
+
+    In order: a refusal of the preset's own (its peer defines the measure otherwise, or spells it otherwise), the
+    refusal derived from what the preset's peer has (:data:`ranklens.conventions.PEERS`: a pair it does not
+    declare), then the family's first rule that concerns the convention (another definition, or a refusal that
+    follows a field, as ties).
+
+    Examples
+    --------
+    >>> from ranklens import get_convention
+    >>> from ranklens.measures import parse_measure
+    >>> rule_for(parse_measure("map@5")[0], get_convention("lightgbm")).use.code == REGISTRY["map"].code
+    False
+    >>> rule_for(parse_measure("mrr@5")[0], get_convention("lightgbm")).refuse[:40]
+    'reproduces LightGBM, which has no such m'
+    >>> rule_for(parse_measure("mrr@5")[0], get_convention("ranklens")) is None
+    True
+    """
+    spec = measure.spec
+    rules = [r for r in spec.rules if r.applies(convention, measure)]
+    own = next((r for r in rules if r.field == "name" and r.refuse is not None), None)
+    if own is not None:
+        return own
+    why = undeclared(convention, spec.family, measure.k is not None)
+    if why is not None:
+        return ConventionRule("name", convention.name, refuse=why)
+    return rules[0] if rules else None
 
 #: family -> description
 FAMILIES: dict[str, str] = {f: s.description for f, s in REGISTRY.items()}

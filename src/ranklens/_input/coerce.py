@@ -40,19 +40,10 @@ from .records import Records
 from .tables import left_out_keywords, table_kind, table_records
 from .validate import check_values, numeric
 
-__all__ = ["MATRIX_SOURCES", "is_number", "judgment_records", "nested_records", "ranking_records"]
+__all__ = ["MATRIX_SOURCES", "judgment_records", "nested_records", "ranking_records"]
 
 #: The source of records read from a 2-D array or a list of lists (row = query, column = item), per side.
 MATRIX_SOURCES = {"judgments": "the y_true matrix", "rankings": "the y_score matrix"}
-
-
-def is_number(x: Any) -> bool:
-    """Whether ``float(x)`` works (a number, or a text of one)."""
-    try:
-        float(x)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
 
 
 def _nested_columns(obj: Mapping[Any, Any], what: str, where: str | None = None, missing: str = "error",

@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .buffers import StrIds, arrow_to_numpy, as_ids, string_chunk_buffers
+from .buffers import StrIds, arrow_to_numpy, as_ids
 from .ids import (
     IdArray,
     IdColumn,
     PyStrIds,
     arrow_ids,
     arrow_string_chunks,
+    chunk_run_heads,
     concat_ids,
     id_length,
     ids_to_numpy,
@@ -60,21 +61,12 @@ def _raw_heads(x: Any, what: str) -> tuple[IdArray, np.ndarray | None]:
 def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
     """``_heads`` of Arrow ``string`` / ``large_string`` chunks, one chunk at a time (the first id of a
     chunk compared with the last of the one before); None when runs are short."""
-    from .._kernels.api import gather, run_heads
+    from .._kernels.api import gather
 
-    starts, parts, pos, n, prev, count = [], [], 0, sum(len(c) for c in chunks), None, 0
-    for c in chunks:
-        m = len(c)
-        if m == 0:
-            continue
-        offs, data = string_chunk_buffers(c)
-        mask = run_heads(offs, data)
-        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
-            mask[0] = False
-        prev = data[offs[m - 1]:offs[m]].tobytes()
+    starts, parts, n, count = [], [], sum(len(c) for c in chunks), 0
+    for pos, offs, data, mask in chunk_run_heads(chunks):
         st = np.flatnonzero(mask)
         starts.append(st + pos)
-        pos += m
         count += st.size
         if count > n // 2:
             return None

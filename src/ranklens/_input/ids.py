@@ -20,7 +20,7 @@ buffers (``int64`` offsets and ``uint8`` data), so 10 million ids cost no Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
@@ -53,6 +53,7 @@ __all__ = [
     "arrow_string_chunks",
     "arrow_to_numpy",
     "as_ids",
+    "chunk_run_heads",
     "chunked_to_numpy",
     "concat_ids",
     "filter_ids",
@@ -63,6 +64,7 @@ __all__ = [
     "kernel_ids",
     "narrow_strings",
     "np_to_arrow",
+    "one_layout",
     "same_ids",
     "str_buffers",
     "take_ids",
@@ -319,6 +321,11 @@ class NarrowArrowIds(IdColumn):
     def take(self, idx: Any) -> Any:
         return as_ids(self.values.take(np_to_arrow(np.asarray(idx, dtype=np.int64))))
 
+    def run_starts(self) -> np.ndarray:
+        # chunk by chunk on the offsets as they are: never widened
+        starts = [np.flatnonzero(mask) + pos for pos, _, _, mask in chunk_run_heads(arrow_string_chunks(self.values))]
+        return np.concatenate(starts) if starts else np.zeros(0, np.int64)
+
 
 def arrow_string_chunks(x: Any) -> list[Any] | None:
     """The chunks of ``x`` when it is an Arrow string array (32-bit offsets) or a chunked array of
@@ -371,6 +378,25 @@ def arrow_ids(ids: IdArray) -> Any:
     return IdColumn.of(ids).to_arrow()
 
 
+def chunk_run_heads(chunks: list[Any] | None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
+    data, run-start mask)``, the first id of a chunk compared with the last of the one before."""
+    from .._kernels.api import run_heads
+
+    pos, prev = 0, None
+    for c in chunks or []:
+        m = len(c)
+        if m == 0:
+            continue
+        offs, data = string_chunk_buffers(c)
+        mask = run_heads(offs, data)
+        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
+            mask[0] = False
+        prev = data[offs[m - 1]:offs[m]].tobytes()
+        yield pos, offs, data, mask
+        pos += m
+
+
 def narrow_strings(x: Any) -> bool:
     """Whether ``x`` is Arrow strings kept as they came (``as_ids(..., widen=False)``): 32-bit offsets, or
     chunked; the kernels take them only through :func:`hash_ids` and :func:`kernel_ids` (which widens)."""
@@ -397,6 +423,15 @@ def take_ids(ids: IdArray, idx: np.ndarray) -> IdArray:
 def filter_ids(ids: IdArray, mask: np.ndarray) -> IdArray:
     """The ids where ``mask`` holds, in the same form."""
     return IdColumn.of(ids).filter(mask)
+
+
+def one_layout(parts: Sequence[IdArray]) -> list[IdArray]:
+    """Id columns of one kind and one layout, so that they concatenate and share a numbering: all integers, or
+    all strings (integers printed in decimal) in the 64-bit layouts the kernels read."""
+    cols = [IdColumn.of(p) for p in parts]
+    if len({c.is_str for c in cols}) > 1:
+        cols = [IdColumn.of(c.as_strings()) for c in cols]
+    return [c.widened().values for c in cols]
 
 
 def same_ids(a: Any, b: Any) -> bool:

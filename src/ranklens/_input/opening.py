@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import FormatError, InputError
 
-__all__ = ["BINARY_PROBE", "INFLATE_FLOOR", "INFLATE_RATIO", "MAP_MIN_BYTES", "inflate", "open_bytes", "refuse_binary"]
+__all__ = ["BINARY_PROBE", "INFLATE_FLOOR", "INFLATE_RATIO", "MAP_MIN_BYTES", "file_bytes", "inflate", "open_bytes",
+           "refuse_binary"]
 
 
 #: Uncompressed files at least this large are mapped into memory instead of read: the pages come
@@ -163,3 +164,8 @@ def refuse_binary(head: Any, path: str) -> None:
         what = f"binary data (a NUL byte at byte {nul})"
     if what is not None:
         raise FormatError(f"{what}, not a text file (TREC, LETOR, CSV, TSV, JSON) nor Parquet", path=path)
+
+
+def file_bytes(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
+    """The bytes of a file as every reader opens it (gzip decompressed, large files mapped; one-line errors)."""
+    return open_bytes(Path(path), mapped=True)

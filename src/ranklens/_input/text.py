@@ -22,8 +22,8 @@ from .buffers import StrIds, arrow_to_numpy
 from .records import Records
 from .validate import TREC_FIELDS, check_values, text_buffer, utf8_text
 
-__all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_eval_qrels", "read_trec_qrels", "read_trec_run",
-           "text_lines"]
+__all__ = ["is_float", "read_predictions", "read_svmlight", "read_trec_columns", "read_trec_eval_qrels",
+           "read_trec_qrels", "read_trec_run", "text_lines"]
 
 
 def is_float(tok: str) -> bool:
@@ -239,6 +239,21 @@ def read_trec_run(data: bytes | mmap.mmap, path: str, compact: bool = False) -> 
         i = int(np.flatnonzero(bad)[0])
         raise c.error(f"expected 6 fields 'query Q0 item rank score tag', got {_count(c.nf[i])}", i)
     return Records(c.strings(0), c.strings(2), score=c.numbers(4, "score"), source=path)
+
+
+def read_trec_columns(data: bytes | mmap.mmap, path: str, fields: dict[int, str], n_fields: int,
+                      what: str) -> list[Any]:
+    """Some fields of a whitespace-separated file of ``n_fields`` fields a line (``fields``: index -> ``"str"``
+    or ``"num"``), in index order: strings as :class:`~ranklens.data.StrIds`, numbers as float64. For the
+    TREC-like files whose other columns carry meaning: a stochastic run's sample ids, ndeval's subtopics."""
+    c = _Columns(data, path, fields)
+    if len(c) == 0:
+        raise InputError(f"{path}: no {what} in the file.")
+    bad = c.nf != n_fields
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise c.error(f"expected {n_fields} fields ({what}), got {_count(c.nf[i])}", i)
+    return [c.strings(f) if kind == "str" else c.numbers(f, what) for f, kind in sorted(fields.items())]
 
 
 def _count(nf: Any) -> str:

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..errors import FormatError, InputError, InvalidParameterError
 
-__all__ = ["BOM", "MISSING", "TREC_FIELDS", "check_missing", "check_utf8", "check_values", "numeric", "strip_bom",
-           "text_buffer", "utf8_text"]
+__all__ = ["BOM", "MISSING", "TREC_FIELDS", "check_missing", "check_utf8", "check_values", "is_number", "numeric",
+           "strip_bom", "text_buffer", "utf8_text"]
 
 #: What a missing label, score or rank is (``missing=``): refused (``"error"``, the default), or its row left out
 #: of that side and counted in ``Result.excluded`` (``"exclude"``).
@@ -199,7 +199,7 @@ def numeric(a: np.ndarray, what: str, where: str, *,
             return np.asarray(flat, dtype=np.float64).reshape(a.shape)
         except (TypeError, ValueError, OverflowError):
             pass
-    i = next(i for i, x in enumerate(flat) if not _numeric_type(type(x)) or not _floats(x))  # the error path only
+    i = next(i for i, x in enumerate(flat) if not _numeric_type(type(x)) or not is_number(x))  # the error path only
     first = flat[i]
     shown = repr(first.item() if isinstance(first, np.generic) else first)
     kind = " (text)" if isinstance(first, (str, bytes)) else (
@@ -221,7 +221,13 @@ def _null_type(t: type) -> bool:
     return t is type(None) or t.__name__ in ("NAType", "NaTType")
 
 
-def _floats(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """Whether ``float(x)`` works: a number, or a text of one (the one test of it; :func:`numeric` still refuses
+    text in a numeric column, this names what a bad value could have meant).
+
+    >>> is_number(2), is_number(" 1.5e3 "), is_number("x"), is_number(None)
+    (True, True, False, False)
+    """
     try:
         float(x)
     except (TypeError, ValueError, OverflowError):

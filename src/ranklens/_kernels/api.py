@@ -1,23 +1,22 @@
 """The kernels' entry points: ahead-of-time compiled machine code, numba's parallel JIT where it is missing.
 
-Every entry point has one signature, written below in :data:`SIGNATURES`. When ranklens is installed,
-its build compiles these functions from the same Python sources (``numba.pycc``) into the extension
-module ``ranklens._kernels._aot``: code that loads in milliseconds, needs no compiler at run time and
-releases the GIL. Work of every size runs there, so ranklens never imports numba when the module is
-present; from :data:`SPLIT_MIN_WORK` up, one call is cut into chunks of whole queries (rows, lines,
-resamples) run on all cores by a thread pool. Where the module could not be built (no C compiler when
-ranklens was built from its sources), every kernel runs on numba's JIT, parallel over queries,
-compiled on first use and cached on disk: the first call that must compile says so on stderr, once
-(:func:`ranklens._cli.warmup.warmup`, ``ranklens warmup``, compiles them beforehand). Every query, row or
-resample is computed by the same source with the same floating point operations in the same order
-whichever way the work is cut, so the results are identical (tested).
+Every entry point has one signature, written below in :data:`SIGNATURES`. When ranklens is installed, its build
+compiles these functions from the same Python sources (``numba.pycc``) into the extension module
+``ranklens._kernels._aot``: code that loads in milliseconds, needs no compiler at run time and releases the GIL. Work
+of every size runs there, so ranklens never imports numba when the module is present; from :data:`SPLIT_MIN_WORK` up,
+one call is cut into chunks of whole queries (rows, lines, resamples) run on all cores by a thread pool. Where the
+module could not be built (no C compiler when ranklens was built from its sources), every kernel runs on numba's JIT,
+parallel over queries, compiled on first use and cached on disk: the first call that must compile says so on stderr,
+once (:func:`ranklens._cli.warmup.warmup`, ``ranklens warmup``, compiles them beforehand). Every query, row or
+resample is computed by the same source with the same floating point operations in the same order whichever way the
+work is cut, so the results are identical (tested).
 
-The compiled module carries a digest of the kernel sources it was built from; when the sources have
-changed since (a development checkout), it is not used. ``RANKLENS_KERNELS=jit`` / ``aot`` forces one
-side (``aot`` fails when the module is missing or stale).
+The compiled module carries a digest of the kernel sources it was built from; when the sources have changed since (a
+development checkout), it is not used. ``RANKLENS_KERNELS=jit`` / ``aot`` forces one side (``aot`` fails when the
+module is missing or stale).
 
-A kernel is called only with arguments of exactly its signature (checked here, in microseconds):
-compiled code reading an array of another type would read garbage.
+A kernel is called only with arguments of exactly its signature (checked here, in microseconds): compiled code
+reading an array of another type would read garbage.
 """
 
 from __future__ import annotations
@@ -32,11 +31,13 @@ from typing import Any
 
 import numpy as np
 
+from .codes import MEASURES
+
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
-    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "gather",
-    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
-    "segments", "sign_flip_exceed", "source_digest", "split_fields",
+    "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries",
+    "gather", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads",
+    "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 #: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
@@ -47,11 +48,8 @@ SPLIT_MIN_WORK = 50_000
 # strides, ``T[C2]`` 2-d C-contiguous, ``T[R]`` 1-d C-contiguous read-only. Results: the same notation.
 SIGNATURES: dict[str, tuple[str, str, str]] = {
     # name: (module, result, arguments)
-    "evaluate_queries": (
-        "fused", "(f8[C2], b1[C2])",
-        "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8[C] i8[C] i8[C] f8[C] b1 i8 f8 b1 f8 f8 i8 "
-        "i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C]",
-    ),
+    "evaluate_queries": ("fused", "(f8[C2], b1[C2])", "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8[C] i8[C] i8[C] "
+                         "f8[C] b1 i8 f8 b1 f8 f8 i8 i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C]"),
     "list_stats": ("fused", "(i8[C], b1[C])", "i8[C] i8[C] i8[C] f8[C] f8[C]"),
     "ordered_rows": ("order", "i8", "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8 i8[C] i8[C]"),
     "explain_query": (
@@ -79,15 +77,18 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
+    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 i8 "
+                     "f8[C] f8[C] i8[C] f8[C] i8[C]"),
 }
 
 #: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads on 32-bit offsets).
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
-SOURCES = ("api.py", "codes.py", "fused.py", "group.py", "measures.py", "order.py", "resample.py", "text.py",
-           "trec_more.py")
+SOURCES = ("api.py", "codes.py", "fused.py", "fusion.py", "group.py", "measures.py", "order.py", "resample.py",
+           "text.py", "trec_more.py", "values.py")
 
+_MEASURE_CODES = frozenset(MEASURES)
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}
 
@@ -369,7 +370,11 @@ def _cat(outs: list[Any]) -> Any:
 
 
 def evaluate_queries(*args: Any) -> Any:
-    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`."""
+    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`.
+    A code outside :data:`codes.MEASURES` (no branch in the kernels) is an error before any kernel runs."""
+    bad = set(np.asarray(args[19]).tolist()) - _MEASURE_CODES
+    if bad:
+        raise ValueError(f"measure code(s) {sorted(bad)} have no kernel (ranklens._kernels.codes.MEASURES)")
     return _by_query("evaluate_queries", args, (0, 1, 8, 9), args[1] - args[0], _cat)
 
 
@@ -446,9 +451,9 @@ def lookup_labels(*args: Any) -> Any:
 def split_fields(buf: np.ndarray, max_fields: int) -> Any:
     """Field spans and line numbers of every data line of a text buffer (``text.split_fields``).
 
-    On the ahead-of-time side the buffer is cut at newlines into one chunk per thread; the chunks'
-    lines are counted, then each chunk writes its lines into the shared arrays at its own offset
-    (``text.scan_lines``); blank and comment lines leave gaps, closed at the end.
+    On the ahead-of-time side the buffer is cut at newlines into one chunk per thread; the chunks' lines are counted,
+    then each chunk writes its lines into the shared arrays at its own offset (``text.scan_lines``); blank and comment
+    lines leave gaps, closed at the end.
     """
     n = buf.shape[0]
     conformed = _side("split_fields", (buf, max_fields))
@@ -488,16 +493,14 @@ def _line_cuts(buf: np.ndarray, k: int) -> np.ndarray:
     return _distinct(np.array(cuts, np.int64))
 
 
-def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
-                 n_num: int) -> tuple[np.ndarray, ...]:
+def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int, n_num: int) -> tuple[np.ndarray, ...]:
     """The data lines of a text buffer as columns, in one pass (``text.scan_cols``).
 
-    Returns ``(lstart, nf, soffs, sdata, nvals, nok)``: per data line its start offset and field
-    count; per string column ``j`` Arrow-style offsets ``soffs[j]`` (``n + 1``) into the bytes
-    ``sdata[j]``; per numeric column the values and whether the exact fast path parsed them. The
-    buffer is cut at newlines into chunks scanned side by side; chunk ``c`` writes its lines from
-    its first line's index and its string bytes from its first byte's offset (never past the next
-    chunk's: a field is no longer than its chunk), and the gaps are closed afterwards.
+    Returns ``(lstart, nf, soffs, sdata, nvals, nok)``: per data line its start offset and field count; per string
+    column ``j`` Arrow-style offsets ``soffs[j]`` (``n + 1``) into the bytes ``sdata[j]``; per numeric column the
+    values and whether the exact fast path parsed them. The buffer is cut at newlines into chunks scanned side by
+    side; chunk ``c`` writes its lines from its first line's index and its string bytes from its first byte's offset
+    (never past the next chunk's: a field is no longer than its chunk), and the gaps are closed afterwards.
     """
     n = buf.shape[0]
     kind = np.ascontiguousarray(kind, np.int64)
@@ -508,8 +511,7 @@ def scan_columns(buf: np.ndarray, kind: np.ndarray, col: np.ndarray, n_str: int,
     k = bounds.shape[0] - 1
     aot: Any = _state.get("aot")
     if aot_side:
-        counts = np.array(_map(lambda a, b: aot.count_lines(buf, a, b), list(zip(bounds[:-1], bounds[1:]))),
-                          np.int64)
+        counts = np.array(_map(lambda a, b: aot.count_lines(buf, a, b), list(zip(bounds[:-1], bounds[1:]))), np.int64)
     else:
         counts = _jit("count_chunks")(buf, bounds)
     first = np.zeros(k, np.int64)
@@ -598,3 +600,8 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
                      n_resamples: int) -> Any:
     """Sign-flip randomization exceedances (``resample.sign_flip_exceed``)."""
     return _by_resample("sign_flip_exceed", (d, observed, tol, key, n_resamples), (d.shape[0] + 63) // 64)
+
+
+def fuse_queries(*args: Any) -> Any:
+    """Every query's fused list, written into the output arrays; per query its length (``fusion.fuse_queries``)."""
+    return _by_query("fuse_queries", args, (0, 1, 18), args[1] - args[0], lambda parts: args[18])

@@ -6,9 +6,14 @@ Measures, tie rules, gain kinds and ordering modes are passed to the kernels as 
 from __future__ import annotations
 
 __all__ = [
-    "AP", "AP_MIN", "AUC", "BING", "BPREF", "BPREF_NEG", "DCG", "ERR", "F_SET", "GAIN_EXP", "GAIN_LINEAR",
-    "GAIN_MAP", "G_GAIN", "HIT", "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "NDCG", "NDCG_REL",
-    "NONREL_JUDGED", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST", "ORDER_INPUT", "ORDER_ITEM_ASC",
+    "AP", "AP_MIN", "AUC", "BINARY", "BING", "BPREF", "BPREF_NEG", "DCG", "ERR", "FUSE_ANZ", "FUSE_BORDA",
+    "FUSE_CONDORCET", "FUSE_GMNZ", "FUSE_ISR", "FUSE_LOGN_ISR", "FUSE_LOG_ISR", "FUSE_MAX", "FUSE_MED", "FUSE_MIN",
+    "FUSE_MIXED", "FUSE_MNZ", "FUSE_RBC", "FUSE_RRF", "FUSE_SUM", "FUSE_TIES_QUICKSORT", "FUSE_TIES_RANKED",
+    "FUSE_TIES_STABLE", "FUSE_WMNZ", "FUSE_WSUM", "FUSE_W_BORDA", "FUSE_W_CONDORCET", "F_SET", "GAIN_EXP",
+    "GAIN_LINEAR", "GAIN_MAP", "GRADED", "G_GAIN", "HIT", "IDCG", "INFAP", "IPREC", "IPREC_V9", "JUDGED", "MEASURES",
+    "NDCG", "NDCG_REL", "NONREL_JUDGED", "NORM_BORDA", "NORM_MAX", "NORM_MIN_MAX", "NORM_MIN_MAX_INVERTED",
+    "NORM_NONE", "NORM_RANK", "NORM_SUM", "NORM_ZMUV", "NUM_REL", "NUM_REL_RET", "NUM_RET", "ORDER_BEST",
+    "ORDER_INPUT", "ORDER_ITEM_ASC",
     "ORDER_ITEM_DESC", "ORDER_QUICKSORT", "ORDER_QUICKSORT_REVERSED", "ORDER_QUICKSORT_TWICE", "ORDER_WORST", "P",
     "PT11", "PT11_V9", "P_DEPTH", "RBP", "RBP_GAIN", "RBP_RESID", "RBP_TREC", "RECALL", "REL_P", "RNDCG", "RPREC",
     "RPREC_MULT", "RR", "SET_MAP", "TIES_AVERAGE", "TIES_NONE", "TIES_SHARED_RANK", "TM_AP", "TM_P", "TM_RECALL",
@@ -39,6 +44,14 @@ RPREC_MULT, UTILITY, REL_P, SET_MAP, NONREL_JUDGED, UNJ, RBP_RESID, BING = range
 # torchmetrics' retrieval measures (their `preds > 0`: a relevant item scored 0 or less is no hit): average precision
 # over the hits in the top k, reciprocal rank, precision at k, recall at k
 TM_AP, TM_RR, TM_P, TM_RECALL = range(39, 43)
+#: The measure codes the kernels compute (:mod:`ranklens._kernels.values`): the graded ones (gains of the labels;
+#: trec_eval's G, ndcg_rel and Rndcg are consecutive) and those of a relevance level. The measure registry uses
+#: exactly these (tests/test_registry.py); any other code is refused before a kernel runs.
+GRADED = (DCG, IDCG, NDCG, ERR, G_GAIN, NDCG_REL, RNDCG)
+BINARY = (AP, RR, P, RECALL, HIT, RPREC, NUM_RET, NUM_REL_RET, NUM_REL, AP_MIN, P_DEPTH, BPREF, BPREF_NEG, INFAP,
+          JUDGED, RBP, RBP_GAIN, RBP_TREC, F_SET, IPREC, IPREC_V9, PT11, PT11_V9, AUC, RPREC_MULT, UTILITY, REL_P,
+          SET_MAP, NONREL_JUDGED, UNJ, RBP_RESID, BING, TM_AP, TM_RR, TM_P, TM_RECALL)
+MEASURES = GRADED + BINARY
 # tied scores: in the given order, averaged over the orders of each tie group, or one shared rank
 TIES_NONE, TIES_AVERAGE, TIES_SHARED_RANK = 0, 1, 2
 # how a query's rows are put in ranked order
@@ -49,3 +62,10 @@ ORDER_QUICKSORT_REVERSED = 6
 ORDER_QUICKSORT_TWICE = 7
 # gain of a label
 GAIN_LINEAR, GAIN_EXP, GAIN_MAP = range(3)
+# rank fusion (kernels/fusion.py): ranx's unsupervised methods, its normalisations, and how a run's ties are ordered
+# (numba's quicksort as a ranx.Run built from a dict / already in a ranx.Run's order / stable)
+(FUSE_SUM, FUSE_MNZ, FUSE_MAX, FUSE_MIN, FUSE_MED, FUSE_ANZ, FUSE_GMNZ, FUSE_WSUM, FUSE_WMNZ, FUSE_MIXED, FUSE_RRF,
+ FUSE_ISR, FUSE_LOG_ISR, FUSE_LOGN_ISR, FUSE_RBC, FUSE_BORDA, FUSE_W_BORDA, FUSE_CONDORCET,
+ FUSE_W_CONDORCET) = range(19)
+NORM_NONE, NORM_MIN_MAX, NORM_MIN_MAX_INVERTED, NORM_MAX, NORM_SUM, NORM_ZMUV, NORM_RANK, NORM_BORDA = range(8)
+FUSE_TIES_QUICKSORT, FUSE_TIES_RANKED, FUSE_TIES_STABLE = range(3)

@@ -17,28 +17,14 @@ import numpy as np
 from numba import njit, prange
 
 from .codes import (
-    AP,
-    AP_MIN,
-    AUC,
-    BPREF,
-    BPREF_NEG,
     DCG,
     ERR,
-    F_SET,
-    G_GAIN,
     GAIN_EXP,
     GAIN_LINEAR,
     GAIN_MAP,
-    HIT,
     IDCG,
-    INFAP,
-    IPREC,
-    IPREC_V9,
-    JUDGED,
     NDCG,
     NUM_REL,
-    NUM_REL_RET,
-    NUM_RET,
     ORDER_BEST,
     ORDER_INPUT,
     ORDER_ITEM_ASC,
@@ -47,38 +33,10 @@ from .codes import (
     ORDER_QUICKSORT_REVERSED,
     ORDER_QUICKSORT_TWICE,
     ORDER_WORST,
-    P_DEPTH,
-    PT11,
-    PT11_V9,
-    RBP,
-    RBP_GAIN,
-    RBP_TREC,
-    RECALL,
-    RNDCG,
     RPREC,
-    RR,
-    TIES_NONE,
-    P,
 )
-from .measures import (
-    ap_sum,
-    auc_at,
-    bpref_sum,
-    chunk_queries,
-    dcg_at,
-    dcg_table,
-    discounts,
-    err_at,
-    hit_at,
-    idcg_at,
-    infap_sum,
-    iprec_at,
-    pt11_at,
-    rbp_at,
-    rel_in_top,
-    rr_at,
-)
-from .trec_more import any_at, binary_more, graded_more
+from .measures import chunk_queries, dcg_table, discounts
+from .values import binary_value, graded_value, is_graded, label_gain
 
 __all__ = [
     "NUM_REL",
@@ -91,24 +49,6 @@ __all__ = [
 @njit(cache=True, inline="always")
 def _row(idx, p):  # pragma: no cover - compiled
     return p if idx.shape[0] == 0 else idx[p]
-
-
-@njit(cache=True, inline="always")
-def label_gain(lab, kind, neg_zero, thr, map_keys, map_vals):  # pragma: no cover - compiled
-    if math.isnan(lab):
-        return 0.0
-    if lab < 0.0 and neg_zero:
-        return 0.0
-    if lab < thr:
-        lab = 0.0
-    if kind == GAIN_LINEAR:
-        return lab
-    if kind == GAIN_EXP:
-        return 2.0**lab - 1.0
-    p = np.searchsorted(map_keys, lab)
-    if p < map_keys.shape[0] and map_keys[p] == lab:
-        return map_vals[p]
-    return lab
 
 
 @njit(cache=True)
@@ -224,6 +164,111 @@ def _push_top(top, d, v):  # pragma: no cover - compiled
 _CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
 
 
+@njit(cache=True)
+def _gather_query(
+    q, r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, j_start, j_end, j_idx, j_label,
+    ideal_judged, full_depth, any_map, binary, depth_max, il_b, top_b, src_b, rows_b, o_b, s0_b, l0_b, ss_b, sl_b,
+):  # pragma: no cover - compiled
+    """One query's rows that can reach a cutoff, in ranked order (scores ``ss_b[:cut]``, labels ``sl_b[:cut]``),
+    its ideal labels descending (``il_b[:nil]``) and the labels they are made of (``src_b[:ni]``).
+
+    Returns ``(n, ni, nil, cut, label_sum)``: rows ranked, labels of the ideal list's source, ideal labels kept,
+    rows ordered, and the sum of the ranked rows' labels.
+    """
+    n = r_end[q] - r_start[q]
+    ni = j_end[q] - j_start[q] if ideal_judged else n
+    # the ideal list to the deepest cutoff (insertion into a small buffer) or, when the whole list
+    # counts, sorted (gains are monotone in the label except for a mapping)
+    sort_ideal = full_depth or any_map or depth_max >= ni or depth_max > 64
+    keep_src = sort_ideal or binary  # else the ideal list is all that is needed of the labels
+    # (one array, never rebound: numba's parallel loops mishandle an array rebound in a branch)
+    il = il_b[:ni if sort_ideal else depth_max]
+    il[:] = -np.inf
+    # the score of the depth_max-th row: rows below it cannot reach any cutoff
+    cutting = not full_depth and depth_max < n and depth_max <= 64
+    top = top_b[:depth_max if cutting else 0]
+    top[:] = -np.inf
+    src = src_b[:ni]  # the labels the ideal list is made of
+    label_sum = 0.0
+    partition = not full_depth and depth_max < n and not cutting  # a deep cutoff
+    # ranked rows that may reach a cutoff: with a threshold, those at or above the running threshold
+    # when met (it only rises, so every row at or above the final one is among them), in input order
+    c = 0
+    if ideal_judged:
+        for t in range(ni):
+            v = j_label[_row(j_idx, j_start[q] + t)]
+            src[t] = v
+            if not sort_ideal:
+                _push_top(il, depth_max, v)
+    for t in range(n):
+        r = _row(r_idx, r_start[q] + t)
+        lab = label[r]
+        if not ideal_judged:
+            v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
+            label_sum += v
+            if keep_src:
+                src[t] = v
+            if not sort_ideal:
+                _push_top(il, depth_max, v)
+        elif not math.isnan(lab):
+            label_sum += lab
+        sc = score[r]
+        if partition:
+            continue
+        if cutting:
+            if not sc >= top[depth_max - 1]:
+                continue
+            _push_top(top, depth_max, sc)
+        rows_b[c] = r
+        s0_b[c] = sc
+        l0_b[c] = lab
+        c += 1
+    if sort_ideal:
+        ascending = np.sort(src)
+        for t in range(ni):
+            il[t] = ascending[ni - 1 - t]
+    if cutting:  # keep the candidates at or above the final threshold
+        th = top[depth_max - 1]
+        kept = 0
+        for t in range(c):
+            if s0_b[t] >= th:
+                rows_b[kept] = rows_b[t]
+                s0_b[kept] = s0_b[t]
+                l0_b[kept] = l0_b[t]
+                kept += 1
+        c = kept
+    elif partition:
+        sc_all = np.empty(n, np.float64)
+        for t in range(n):
+            sc_all[t] = score[_row(r_idx, r_start[q] + t)]
+        th = -np.partition(-sc_all, depth_max - 1)[depth_max - 1]
+        for t in range(n):
+            r = _row(r_idx, r_start[q] + t)
+            if score[r] >= th:
+                rows_b[c] = r
+                s0_b[c] = score[r]
+                l0_b[c] = label[r]
+                c += 1
+    s0 = s0_b[:c]
+    l0 = l0_b[:c]
+    o = order_into(s0, l0, rows_b[:c], order_mode, item_offs, item_data, o_b)
+    for t in range(c):
+        ss_b[t] = s0[o[t]]
+        sl_b[t] = l0[o[t]]
+    return n, ni, il.shape[0], c, label_sum
+
+
+@njit(cache=True, inline="always")
+def _gains(sl, il, g, ig, cut, nil, kind, neg_zero, gain_thr, map_keys, map_vals):  # pragma: no cover - compiled
+    """The gains of the ordered rows (``g``) and of the ideal list (``ig``, descending) for the gain ``kind``."""
+    for t in range(cut):
+        g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+    for t in range(nil):
+        ig[t] = label_gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
+    if kind == GAIN_MAP:
+        ig[:] = -np.sort(-ig)
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
@@ -234,7 +279,8 @@ def evaluate_queries(
     """Return ``(values, empty)``, both ``(n_queries, n_measures)``.
 
     ``m_param`` is each measure's parameter (RBP's persistence, the F measure's x, interpolated
-    precision's recall level; unused otherwise).
+    precision's recall level; unused otherwise). Each measure's value is :func:`values.graded_value`'s
+    or :func:`values.binary_value`'s, on the query's rows ordered once (:func:`_gather_query`).
 
     ``empty[q, m]`` is True when query ``q`` has nothing relevant for measure
     ``m``. ``empty_mode``: 0, no positive ideal gain (NDCG/ERR) or no relevant
@@ -285,241 +331,38 @@ def evaluate_queries(
         rel_b = np.empty(size, np.float64)
         ig_b = np.empty(size, np.float64)
         for q in range(q0, q1):
-            n_m = m_code.shape[0]
-            n = r_end[q] - r_start[q]
-            ni = j_end[q] - j_start[q] if ideal_judged else n
-            # the ideal list to the deepest cutoff (insertion into a small buffer) or, when the whole list
-            # counts, sorted (gains are monotone in the label except for a mapping)
-            sort_ideal = full_depth or any_map or depth_max >= ni or depth_max > 64
-            keep_src = sort_ideal or binary  # else the ideal list is all that is needed of the labels
-            # (one array, never rebound: numba's parallel loops mishandle an array rebound in a branch)
-            il = il_b[:ni if sort_ideal else depth_max]
-            il[:] = -np.inf
-            # the score of the depth_max-th row: rows below it cannot reach any cutoff
-            cutting = not full_depth and depth_max < n and depth_max <= 64
-            top = top_b[:depth_max if cutting else 0]
-            top[:] = -np.inf
-            src = src_b[:ni]  # the labels the ideal list is made of
-            label_sum = 0.0
-            partition = not full_depth and depth_max < n and not cutting  # a deep cutoff
-            # ranked rows that may reach a cutoff: with a threshold, those at or above the running threshold
-            # when met (it only rises, so every row at or above the final one is among them), in input order
-            c = 0
-            if ideal_judged:
-                for t in range(ni):
-                    v = j_label[_row(j_idx, j_start[q] + t)]
-                    src[t] = v
-                    if not sort_ideal:
-                        _push_top(il, depth_max, v)
-            for t in range(n):
-                r = _row(r_idx, r_start[q] + t)
-                lab = label[r]
-                if not ideal_judged:
-                    v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
-                    label_sum += v
-                    if keep_src:
-                        src[t] = v
-                    if not sort_ideal:
-                        _push_top(il, depth_max, v)
-                elif not math.isnan(lab):
-                    label_sum += lab
-                sc = score[r]
-                if partition:
-                    continue
-                if cutting:
-                    if not sc >= top[depth_max - 1]:
-                        continue
-                    _push_top(top, depth_max, sc)
-                rows_b[c] = r
-                s0_b[c] = sc
-                l0_b[c] = lab
-                c += 1
-            if sort_ideal:
-                ascending = np.sort(src)
-                for t in range(ni):
-                    il[t] = ascending[ni - 1 - t]
-            nil = il.shape[0]
-            if cutting:  # keep the candidates at or above the final threshold
-                th = top[depth_max - 1]
-                kept = 0
-                for t in range(c):
-                    if s0_b[t] >= th:
-                        rows_b[kept] = rows_b[t]
-                        s0_b[kept] = s0_b[t]
-                        l0_b[kept] = l0_b[t]
-                        kept += 1
-                c = kept
-            elif partition:
-                sc_all = np.empty(n, np.float64)
-                for t in range(n):
-                    sc_all[t] = score[_row(r_idx, r_start[q] + t)]
-                th = -np.partition(-sc_all, depth_max - 1)[depth_max - 1]
-                for t in range(n):
-                    r = _row(r_idx, r_start[q] + t)
-                    if score[r] >= th:
-                        rows_b[c] = r
-                        s0_b[c] = score[r]
-                        l0_b[c] = label[r]
-                        c += 1
-            cut = c
-            rows = rows_b[:cut]
-            s0 = s0_b[:cut]
-            l0 = l0_b[:cut]
-            o = order_into(s0, l0, rows, order_mode, item_offs, item_data, o_b)
+            n, ni, nil, cut, label_sum = _gather_query(
+                q, r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, j_start, j_end, j_idx,
+                j_label, ideal_judged, full_depth, any_map, binary, depth_max, il_b, top_b, src_b, rows_b, o_b,
+                s0_b, l0_b, ss_b, sl_b)
+            il = il_b[:nil]
+            src = src_b[:ni]
             ss = ss_b[:cut]
             sl = sl_b[:cut]
-            for t in range(cut):
-                ss[t] = s0[o[t]]
-                sl[t] = l0[o[t]]
             g = g_b[:cut]
             rel = rel_b[:cut]
             ig = ig_b[:nil]
             last_kind = -1
             for mi in range(n_m):
                 code = m_code[mi]
-                k = m_k[mi]
-                depth = n if k <= 0 else min(k, n)
                 kind = m_gain[mi]
-                level = m_level[mi]
-                v = 0.0
-                is_empty = False
-                if code == DCG or code == IDCG or code == NDCG or code == ERR or G_GAIN <= code <= RNDCG:
+                if is_graded(code):
                     if kind != last_kind:
-                        for t in range(cut):
-                            g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                        for t in range(nil):
-                            ig[t] = label_gain(il[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                        if kind == GAIN_MAP:
-                            ig[:] = -np.sort(-ig)
+                        _gains(sl, il, g, ig, cut, nil, kind, neg_zero, gain_thr, map_keys, map_vals)
                         last_kind = kind
-                    ikd = nil if k <= 0 else min(k, nil)
-                    positive = nil > 0 and ig[0] > 0.0
-                    if code == DCG:
-                        v = dcg_at(ss, g, 0, cut, depth, ties, disc)
-                    elif code == IDCG:
-                        v = idcg_at(ig, 0, nil, ikd, disc)
-                    elif code == NDCG:
-                        idcg = idcg_at(ig, 0, nil, ikd, disc)
-                        if idcg != 0.0:
-                            v = dcg_at(ss, g, 0, cut, depth, ties, disc) / idcg
-                        if empty_mode == 2:
-                            is_empty = idcg == 0.0
-                        elif empty_mode == 3:
-                            is_empty = not idcg > 0.0
-                        else:
-                            is_empty = not positive
-                    elif code == ERR:
-                        for t in range(cut):
-                            lab = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0)
-                            rel[t] = (2.0**lab - 1.0) / err_denom
-                        v = err_at(ss, rel, 0, cut, depth, ties if ties != 2 else TIES_NONE)
-                        is_empty = not positive
-                    else:  # trec_eval's G, ndcg_rel, Rndcg (Rndcg: also empty without an item at the level)
-                        v = graded_more(code, g, ig, nil, cut)
-                        is_empty = not positive or (code == RNDCG and not any_at(src, ni, m_level[mi]))
+                    v, is_empty = graded_value(code, m_k[mi], n, ss, sl, g, ig, nil, rel, src, ni, cut, ties, disc,
+                                               empty_mode, err_denom, m_level[mi])
                 else:
-                    for t in range(cut):
-                        rel[t] = 1.0 if (not math.isnan(sl[t]) and sl[t] >= level) else 0.0
-                    big_r = 0
-                    for t in range(ni):
-                        if src[t] >= level:
-                            big_r += 1
-                    if code != NUM_RET and code != NUM_REL and code != NUM_REL_RET:
-                        is_empty = big_r == 0
-                    if code == P:
-                        denom = n if k <= 0 else k
-                        if denom > 0:
-                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / denom
-                    elif code == P_DEPTH:
-                        if depth > 0:
-                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / depth
-                    elif code == RECALL:
-                        if big_r > 0:
-                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / big_r
-                    elif code == RPREC:
-                        if big_r > 0:
-                            v = rel_in_top(ss, rel, 0, cut, min(big_r, n), ties) / big_r
-                    elif code == HIT:
-                        v = hit_at(ss, rel, 0, cut, depth, ties)
-                    elif code == RR:
-                        v = rr_at(ss, rel, 0, cut, depth, ties)
-                    elif code == AP:
-                        if big_r > 0:
-                            v = ap_sum(ss, rel, 0, cut, depth, ties) / big_r
-                    elif code == AP_MIN:
-                        if big_r > 0 and depth > 0:
-                            v = ap_sum(ss, rel, 0, cut, depth, ties) / min(big_r, depth)
-                    elif code == NUM_RET:
-                        v = depth
-                    elif code == NUM_REL:
-                        v = big_r
-                    elif code == NUM_REL_RET:
-                        v = rel_in_top(ss, rel, 0, cut, depth, ties)
-                    elif code == JUDGED:
-                        for t in range(cut):
-                            rel[t] = 0.0 if math.isnan(sl[t]) else 1.0
-                        is_empty = False
-                        if depth > 0:
-                            v = rel_in_top(ss, rel, 0, cut, depth, ties) / depth
-                    elif code == RBP:
-                        v = rbp_at(ss, rel, 0, cut, depth, ties, m_param[mi])
-                    elif code == RBP_GAIN:
-                        for t in range(cut):
-                            g[t] = label_gain(sl[t], kind, neg_zero, gain_thr, map_keys, map_vals)
-                        last_kind = -1  # the gains of the DCG family are computed again
-                        v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
-                    elif code == RBP_TREC:
-                        is_empty = False  # graded: trec_eval computes it whatever the relevance level
-                        top_label = 1.0
-                        for t in range(ni):
-                            top_label = max(top_label, src[t])
-                        for t in range(cut):
-                            g[t] = 0.0 if math.isnan(sl[t]) else max(sl[t], 0.0) / top_label
-                        last_kind = -1  # the gains of the DCG family are computed again
-                        v = rbp_at(ss, g, 0, cut, depth, ties, m_param[mi])
-                    elif code == F_SET:
-                        denom = n if k <= 0 else k
-                        if big_r > 0 and denom > 0:
-                            h = rel_in_top(ss, rel, 0, cut, depth, ties)
-                            if h > 0.0:
-                                x = m_param[mi]
-                                pr = h / denom
-                                rc = h / big_r
-                                v = (x + 1.0) * pr * rc / (x * pr + rc)
-                    elif code == BPREF or code == BPREF_NEG:
-                        neg_j = code == BPREF_NEG
-                        n_nonrel = 0
-                        if ideal_judged:
-                            for t in range(ni):
-                                if src[t] < level and (src[t] >= 0.0 or neg_j):
-                                    n_nonrel += 1
-                        else:
-                            for t in range(cut):
-                                if not math.isnan(sl[t]) and sl[t] < level and (sl[t] >= 0.0 or neg_j):
-                                    n_nonrel += 1
-                        if big_r > 0:
-                            v = bpref_sum(ss, sl, 0, cut, ties, level, big_r, n_nonrel, neg_j) / big_r
-                            if neg_j and n_nonrel == 0 and v > 0.0:
-                                # ranx divides by min(R, N) = 0: 0 / 0 for a relevant item retrieved
-                                v = math.nan
-                    elif code == INFAP:
-                        if big_r > 0:
-                            v = infap_sum(sl, 0, cut, level) / big_r
-                    elif code == IPREC or code == IPREC_V9:
-                        v = iprec_at(rel, 0, cut, m_param[mi], big_r, code == IPREC_V9)
-                    elif code == PT11 or code == PT11_V9:
-                        v = pt11_at(rel, 0, cut, big_r, code == PT11_V9)
-                    elif code == AUC:
-                        v, defined = auc_at(ss, rel, 0, cut, depth, ties)
-                        is_empty = not defined
-                    else:  # trec_eval's set and cutoff measures, rbp_resid, binG
-                        v, is_empty = binary_more(code, ss, sl, rel, cut, n, k, big_r, level, m_param[mi], ties)
+                    v, is_empty, regain = binary_value(code, m_k[mi], n, ss, sl, g, rel, src, ni, cut, ties,
+                                                       m_level[mi], m_param[mi], kind, neg_zero, gain_thr,
+                                                       map_keys, map_vals, ideal_judged)
+                    if regain:  # the gains of the DCG family are computed again
+                        last_kind = -1
                 if empty_mode == 1:
                     is_empty = label_sum == 0.0
                 out[q, mi] = v
                 empty[q, mi] = is_empty
     return out, empty
-
 
 
 @njit(parallel=True, cache=True, nogil=True)

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..online.click_models import forward_click_probability
 from ._log import ClickLog
 
-__all__ = ["EPS", "cascade_exam", "fit_cascade_family", "fit_dbn", "fit_pbm", "forward_loglik", "pbm_cells"]
+__all__ = ["EPS", "fit_cascade_family", "fit_dbn", "fit_pbm", "forward_loglik", "pbm_cells"]
 
 #: Probabilities are kept within [EPS, 1 - EPS] in logarithms (a cascade model gives 0 to a second click).
 EPS = 1e-12
@@ -301,35 +302,20 @@ def fit_dbn(log: ClickLog, *, iterations: int, tol: float) -> dict[str, Any]:
     return {"alpha": alpha, "sigma": sigma, "gamma": gamma, "iterations": it, "converged": done}
 
 
-def cascade_exam(a: np.ndarray, s: np.ndarray, gamma: float | np.ndarray) -> np.ndarray:
-    """Marginal ``P(E_r = 1)`` per session and rank of a cascade-family model: ``E_1 = 1``,
-    ``P(E_{r+1} | E_r) = gamma (1 - a_r s_r)`` (``gamma`` may be per rank: DCM's ``lambda`` enters as
-    ``s = 1 - lambda``, gamma 1)."""
-    go = np.asarray(gamma) * (1.0 - a * s)
-    out = np.ones_like(a)
-    out[:, 1:] = np.cumprod(go[:, :-1], axis=1)
-    return out
-
-
 def forward_loglik(a: np.ndarray, s: np.ndarray, gamma: float, C: np.ndarray, has: np.ndarray,
                    theta: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """``log P(C_r = c_r | clicks above r)`` per session and rank (0 where no item), and the number of clicks the
-    model gives probability 0 (counted at ``EPS``). PBM (``theta`` given): independent positions."""
-    S, L = a.shape
+    model gives probability 0 (counted at ``EPS``): the forward recursion of
+    :func:`ranklens.online.click_models.forward_click_probability`. PBM (``theta`` given): independent
+    positions."""
+    L = a.shape[1]
     if theta is not None:
         p = np.clip(theta[None, :L] * a, EPS, 1 - EPS)
         return np.where(has, np.where(C, np.log(p), np.log1p(-p)), 0.0), 0
-    out = np.zeros((S, L))
-    e = np.ones(S)
-    impossible = 0
-    for r in range(L):
-        pc = e * a[:, r]
-        impossible += int((C[:, r] & has[:, r] & (pc <= EPS)).sum())
-        pc = np.clip(pc, EPS, 1 - EPS)
-        out[:, r] = np.where(has[:, r], np.where(C[:, r], np.log(pc), np.log1p(-pc)), 0.0)
-        seen_no_click = e * (1 - a[:, r]) / np.maximum(1 - e * a[:, r], EPS)
-        e = np.where(C[:, r], gamma * (1 - s[:, r]), gamma * seen_no_click)
-    return out, impossible
+    pc = forward_click_probability(a, s, gamma, C, EPS)
+    impossible = int((C & has & (pc <= EPS)).sum())
+    pc = np.clip(pc, EPS, 1 - EPS)
+    return np.where(has, np.where(C, np.log(pc), np.log1p(-pc)), 0.0), impossible
 
 
 def check_kind(model: str, kinds: tuple[str, ...]) -> str:

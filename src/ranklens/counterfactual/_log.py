@@ -1,25 +1,27 @@
 """A click log as flat arrays: one row per served item (session, query, item, rank, click), ids coded once.
 
-:func:`read_log` takes a pyarrow Table, a pandas or polars DataFrame, a mapping of columns, or a file (Parquet,
-CSV, TSV, JSON Lines) and checks every row by the same rules: ids present, ranks integers >= 1, no rank twice in
-a session, one query per session, clicks booleans (or 0/1, or a ``labels`` column holding ``click``). An error
-names the column, the row (0-based, in the order given) and the value. Rows are kept in the order given; the
+:func:`read_log` takes any form of :class:`ranklens._input.logs.LogTable` (a pyarrow, pandas or polars table, a
+mapping of columns, or a Parquet, CSV, TSV or JSON Lines file), which finds the columns by name and applies the
+one set of value rules (ids present, numbers not text, nothing missing, NaN or infinite); the rules of a click
+log: ranks integers from 1, no rank twice in a session, one query per session, clicks booleans (or 0/1, or a
+``labels`` column holding ``click``). An error names the log, the column, the row (0-based, in the order given)
+and the value. Rows are kept in the order given; the
 session x rank matrices the cascade models need are built by scattering, without a sort.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from .._input.logs import LogTable
+from ..errors import InputError
 
-__all__ = ["DEFAULT_COLUMNS", "ClickLog", "as_table", "build_log", "codes", "numbers", "pick", "read_log", "shown"]
+__all__ = ["DEFAULT_COLUMNS", "ClickLog", "build_log", "codes", "read_log"]
 
 #: Column names tried, in order, for each role when none is given.
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -27,175 +29,88 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "query": ("query", "query_id", "qid"),
     "item": ("item_id", "item", "doc_id", "docno", "action"),
     "rank": ("rank", "position"),
-    "click": ("click", "clicked", "clicks", "reward"),
+    "click": ("click", "clicked", "clicks", "reward", "labels"),
 }
 _MAX_RANK = 1000
 
 
-def shown(value: Any) -> str:
-    """A value for a message: a plain Python repr (a whole float as an integer).
-
-    >>> shown(np.float64(2.0)), shown(np.int64(3)), shown("x")
-    ('2', '3', "'x'")
-    """
-    x = value.item() if isinstance(value, np.generic) else value
-    if isinstance(x, float) and x.is_integer():
-        return repr(int(x))
-    return repr(x)
-
-
-def as_table(log: Any, what: str = "log") -> tuple[Any, str]:
-    """``(pyarrow Table, description)`` of a table, a mapping of columns or a file path."""
-    import pyarrow as pa
-
-    if isinstance(log, (str, os.PathLike)):
-        path = os.fspath(log)
-        if not os.path.isfile(path):
-            raise FileNotFoundError(2, "No such file or directory" if not os.path.exists(path) else "Not a file", path)
-        low = path.lower().removesuffix(".gz")
-        if low.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
-            return pq.read_table(path), path
-        if low.endswith((".csv", ".tsv")):
-            import pyarrow.csv as pcsv
-
-            opts = pcsv.ParseOptions(delimiter="\t" if low.endswith(".tsv") else ",")
-            try:
-                return pcsv.read_csv(path, parse_options=opts), path
-            except pa.ArrowInvalid as exc:
-                raise InputError(f"{path}: {' '.join(str(exc).split())}") from None
-        if low.endswith((".jsonl", ".ndjson", ".json")):
-            import pyarrow.json as pjson
-
-            try:
-                return pjson.read_json(path), path
-            except pa.ArrowInvalid as exc:
-                raise InputError(f"{path}: {' '.join(str(exc).split())}") from None
-        raise InputError(f"{path}: a {what} is read from Parquet, CSV, TSV or JSON Lines (by its suffix).")
-    mod = type(log).__module__ or ""
-    if isinstance(log, pa.Table):
-        return log, f"the {what} table"
-    if isinstance(log, pa.RecordBatch):
-        return pa.Table.from_batches([log]), f"the {what} table"
-    if mod.startswith("pandas"):
-        return pa.Table.from_pandas(log, preserve_index=False), f"the {what} DataFrame"
-    if mod.startswith("polars"):
-        return log.to_arrow(), f"the {what} DataFrame"
-    if isinstance(log, Mapping):
-        cols = {str(k): v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v) for k, v in log.items()}
-        return pa.table(cols), f"the {what} columns"
-    raise InvalidParameterError(f"a {what} is a pyarrow Table, a pandas or polars DataFrame, a mapping of columns "
-                                f"or a file path; got {type(log).__name__}.")
-
-
-def pick(table: Any, role: str, given: str | None, where: str, required: bool = True) -> str | None:
-    """The column of ``role``: ``given`` (it must exist), else the first default present."""
-    names = list(table.column_names)
-    if given is not None:
-        if given not in names:
-            raise InvalidParameterError(f"column {given!r} (the {role} column) is not in {where}; columns: "
-                                        f"{', '.join(names)}.")
-        return given
-    lower = {n.lower(): n for n in names}
-    for cand in DEFAULT_COLUMNS[role]:
-        if cand in lower:
-            return lower[cand]
-    if required:
-        raise InvalidParameterError(f"no {role} column in {where} (columns: {', '.join(names)}); name it "
-                                    f"{' or '.join(DEFAULT_COLUMNS[role][:3])}, or pass `{role}_col=`.")
-    return None
-
-
-def _column(table: Any, name: str) -> Any:
-    col = table.column(name)
-    return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-
-
-def _first_null(arr: Any, name: str, where: str) -> None:
-    if arr.null_count:
-        import pyarrow.compute as pc
-
-        row = int(pc.index(pc.is_null(arr), True).as_py())
-        raise InputError(f"{where}: column {name!r} is empty (null) at row {row}.")
-
-
-def codes(table: Any, name: str, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, ids)``: each row's id as an int64 code into ``ids`` (strings), by hashing (no sort)."""
+def codes(t: LogTable, name: str, role: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, ids)``: each row's id as an int64 code into ``ids`` (strings, in order of first appearance), by
+    hashing (no sort); a float id must be whole."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _column(table, name)
-    _first_null(arr, name, where)
+    arr = t.arrow(name, role)
+    if pa.types.is_nested(arr.type):
+        raise InputError(f"{t.where}: column {name!r} holds {arr.type} values; the {role} is one id per row.")
     if pa.types.is_floating(arr.type):
         values = arr.to_numpy(zero_copy_only=False)
         bad = values != np.round(values)
         if bad.any():
             row = int(np.argmax(bad))
-            raise InputError(f"{where}: column {name!r} holds {shown(values[row])} at row {row}; an id is a string "
-                             "or an integer.")
+            raise t.holds(name, row, values[row], "an id is a string or an integer.")
         arr = pa.array(values.astype(np.int64))
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
+    starts = _run_starts(arr)
+    if starts is not None and 2 * len(starts) <= len(arr):  # a session's rows together: only run heads hashed
+        enc = pc.dictionary_encode(arr.take(pa.array(starts)))
+        heads = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        ids = np.asarray(enc.dictionary.cast(pa.string()).to_pylist(), dtype=object)
+        return np.repeat(heads, np.diff(np.append(starts, len(arr)))), ids
     enc = pc.dictionary_encode(arr)
     idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     ids = np.asarray(enc.dictionary.cast(pa.string()).to_pylist(), dtype=object)
     return idx, ids
 
 
-def _ranks(table: Any, name: str, where: str) -> np.ndarray:
-    arr = _column(table, name)
-    _first_null(arr, name, where)
-    try:
-        r = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: column {name!r} (ranks) must hold integers >= 1; got {arr.type}.") from None
-    bad = (r != np.round(r)) | (r < 1) | ~np.isfinite(r) | (r > _MAX_RANK)
+def _run_starts(arr: Any) -> np.ndarray | None:
+    """Where each run of equal neighbouring ids starts (integer or string ids; None for others)."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(arr.type):
+        v = arr.to_numpy(zero_copy_only=False)
+        return np.flatnonzero(np.r_[True, v[1:] != v[:-1]]) if len(v) else None
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        from .._input.ids import IdColumn
+
+        return np.asarray(IdColumn.of(arr).run_starts(), dtype=np.int64) if len(arr) else None
+    return None
+
+
+def _ranks(t: LogTable, name: str) -> np.ndarray:
+    r = t.numbers(name, "rank")
+    bad = (r != np.round(r)) | (r < 1) | (r > _MAX_RANK)
     if bad.any():
         row = int(np.argmax(bad))
-        raise InputError(f"{where}: column {name!r} holds {shown(r[row])} at row {row}; a rank is an integer from 1 "
-                         f"to {_MAX_RANK} (1 = top).")
+        raise t.holds(name, row, r[row], f"a rank is an integer from 1 to {_MAX_RANK} (1 = top).")
     return r.astype(np.int64)
 
 
-def _clicks(table: Any, name: str, where: str, click_label: str) -> np.ndarray:
+def _clicks(t: LogTable, name: str, click_label: str) -> np.ndarray:
+    """Clicks: booleans or 0/1, or (a ``labels`` column) lists or ``|``-separated texts holding ``click_label``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _column(table, name)
-    _first_null(arr, name, where)
+    arr = t.arrow(name, "click")
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        if name.lower() == "labels":
-            arr = pc.split_pattern(arr, "|")
-        else:
-            raise InputError(f"{where}: column {name!r} (clicks) holds text; a click is true/false or 0/1 (or "
+        if name.lower() != "labels":
+            raise InputError(f"{t.where}: column {name!r} (clicks) holds text; a click is true/false or 0/1 (or "
                              "give a `labels` column holding the click label).")
+        arr = pc.split_pattern(arr, "|")
     if pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
         flat = pc.list_flatten(arr)
         parents = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False)
         hit = pc.equal(flat, click_label).to_numpy(zero_copy_only=False).astype(bool)
         return np.bincount(parents[hit], minlength=len(arr)) > 0
-    if pa.types.is_boolean(arr.type):
-        return arr.to_numpy(zero_copy_only=False).astype(bool)
-    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
-        v = arr.to_numpy(zero_copy_only=False)
-        bad = (v != 0) & (v != 1)
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise InputError(f"{where}: column {name!r} holds {shown(v[row])} at row {row}; a click is 0 or 1 "
-                             "(true or false).")
-        return v == 1
-    raise InputError(f"{where}: column {name!r} (clicks) holds {arr.type} values; a click is true/false or 0/1.")
-
-
-def numbers(table: Any, name: str, where: str) -> np.ndarray:
-    """A numeric column as float64 (nulls and text refused, with the row)."""
-    arr = _column(table, name)
-    _first_null(arr, name, where)
-    try:
-        return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: column {name!r} must hold numbers; got {arr.type}.") from None
+    v = t.numbers(name, "click")
+    if v.dtype == np.bool_:
+        return v
+    bad = (v != 0) & (v != 1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise t.holds(name, row, v[row], "a click is 0 or 1 (true or false).")
+    return v == 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,30 +197,25 @@ def read_log(log: Any, *, session_col: str | None = None, query_col: str | None 
     """A :class:`ClickLog` from any table form (see the module); ``extra_cols`` are read as numbers."""
     if isinstance(log, ClickLog):
         return log
-    table, where = as_table(log)
-    if table.num_rows == 0:
-        raise InputError(f"{where} has no rows.")
-    s_col = pick(table, "session", session_col, where)
-    q_col = pick(table, "query", query_col, where, required=need_query)
-    i_col = pick(table, "item", item_col, where)
-    r_col = pick(table, "rank", rank_col, where)
-    c_col = pick(table, "click", click_col, where, required=False)
-    if c_col is None:
-        c_col = next((n for n in table.column_names if n.lower() == "labels"), None)
-        if c_col is None:
-            raise InvalidParameterError(f"no click column in {where} (columns: {', '.join(table.column_names)}); "
-                                        "name it click or labels, or pass `click_col=`.")
-    assert s_col is not None and i_col is not None and r_col is not None
-    session, _ = codes(table, s_col, where)
-    item, item_ids = codes(table, i_col, where)
+    t = LogTable(log, "click log")
+    if t.num_rows == 0:
+        raise InputError(f"{t.where} has no rows.")
+    s_col = t.find("session", session_col, DEFAULT_COLUMNS["session"])
+    q_col = t.find("query", query_col, DEFAULT_COLUMNS["query"], required=need_query)
+    i_col = t.find("item", item_col, DEFAULT_COLUMNS["item"])
+    r_col = t.find("rank", rank_col, DEFAULT_COLUMNS["rank"])
+    c_col = t.find("click", click_col, DEFAULT_COLUMNS["click"])
+    assert s_col is not None and i_col is not None and r_col is not None and c_col is not None
+    session, _ = codes(t, s_col, "session")
+    item, item_ids = codes(t, i_col, "item")
     if q_col is not None:
-        query, query_ids = codes(table, q_col, where)
+        query, query_ids = codes(t, q_col, "query")
     else:
         query, query_ids = np.zeros(len(item), dtype=np.int64), np.asarray([""], dtype=object)
-    rank = _ranks(table, r_col, where)
-    click = _clicks(table, c_col, where, click_label)
-    extra = {name: numbers(table, name, where) for name in extra_cols}
-    return build_log(session, query, item, rank, click, query_ids, item_ids, where, q_col is not None, extra,
+    rank = _ranks(t, r_col)
+    click = _clicks(t, c_col, click_label)
+    extra = {name: t.numbers(name, name).astype(np.float64, copy=False) for name in extra_cols}
+    return build_log(session, query, item, rank, click, query_ids, item_ids, t.where, q_col is not None, extra,
                      (s_col, q_col, r_col))
 
 

@@ -16,25 +16,33 @@ import numpy as np
 from ..errors import InputError
 from ._log import ClickLog
 
-__all__ = ["Target", "lay_target", "str_ids"]
+__all__ = ["Target", "lay_target"]
 
 
-def _index_in(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """The index of each value among ``ids`` (-1 where absent), by pyarrow's hash lookup."""
+def _index_in(values: Any, ids: Any) -> np.ndarray:
+    """The index of each value among ``ids`` (-1 where absent), by pyarrow's hash lookup (Arrow strings or
+    numpy arrays of str)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    out = pc.index_in(pa.array(values, pa.string()), value_set=pa.array(ids, pa.string()))
+    def text(a: Any) -> Any:
+        return a.cast(pa.string()) if isinstance(a, (pa.Array, pa.ChunkedArray)) else pa.array(a, pa.string())
+
+    out = pc.index_in(text(values), value_set=text(ids))
     return np.asarray(out.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def str_ids(values: Any) -> np.ndarray:
-    """Ids (any id column ranklens reads) as a numpy array of str."""
+def _arrow_str(values: Any) -> Any:
+    """Ids (any id column ranklens reads) as one Arrow string array (integers written in decimal)."""
+    import pyarrow as pa
+
     from .._input.ids import IdColumn
 
     col = IdColumn.of(values)
     arrow = col.to_arrow() if col.is_str else col.as_strings()
-    return np.asarray(arrow.to_pylist(), dtype=object).astype(str)
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    return arrow.cast(pa.string())
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +79,7 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
     if not log.has_query:
         raise InputError("the click log has no query column: a target ranking is matched to the log's sessions by "
                          "query (pass `query_col=`).")
-    rq, ri = str_ids(r.qid), str_ids(r.item)
+    rq, ri = _arrow_str(r.qid), _arrow_str(r.item)  # Arrow strings: Python strings only for the top k below
     key = np.asarray(r.order_key(), dtype=np.float64)
     qids = log.query_ids.astype(str)
     rq_code = _index_in(rq, qids)
@@ -81,23 +89,25 @@ def lay_target(run: Any, log: ClickLog, k: int, name: str = "target") -> Target:
         miss = str(qids[np.argmin(ranked)])
         raise InputError(f"{name}: the ranking has no item for {int((~ranked).sum())} logged queries (e.g. "
                          f"{miss!r}); a target ranking must rank every query of the log.")
-    keep = rq_code >= 0
-    rq_code, ri, key = rq_code[keep], ri[keep], key[keep]
+    keep = np.flatnonzero(rq_code >= 0)
+    rq_code, key = rq_code[keep], key[keep]
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    item_rank = np.asarray(pc.rank(pa.array(ri, pa.string()), sort_keys="ascending", tiebreaker="dense"))
+    item_rank = np.asarray(pc.rank(ri.take(pa.array(keep)), sort_keys="ascending", tiebreaker="dense"))
     order = np.lexsort((item_rank, -key, rq_code))
-    rq_code, ri, key = rq_code[order], ri[order], key[order]
+    rq_code, key, rows = rq_code[order], key[order], keep[order]
     counts = np.bincount(rq_code, minlength=len(qids))
     starts = np.cumsum(counts) - counts
     pos = np.arange(len(rq_code)) - starts[rq_code]
     top = pos < k
     same = np.r_[False, (rq_code[1:] == rq_code[:-1]) & (key[1:] == key[:-1]) & top[1:]]
     ties = len(np.unique(rq_code[same]))
-    rq_code, ri, pos = rq_code[top], ri[top], pos[top]
+    rq_code, pos = rq_code[top], pos[top]
+    top_items = ri.take(pa.array(rows[top]))
+    ri = np.asarray(top_items.to_numpy(zero_copy_only=False), dtype=object)
     # the log's pair of each target (query, item), -1 when never shown: items by id (a hash), pairs by code
-    item_code = _index_in(ri, log.item_ids.astype(str))
+    item_code = _index_in(top_items, log.item_ids.astype(str))
     n_items = len(log.item_ids)
     log_keys = log.pair_query * n_items + log.pair_item  # sorted (the pairs are numbered in key order)
     t_keys = rq_code.astype(np.int64) * n_items + item_code

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from ._fit import cascade_exam, check_kind, fit_cascade_family, fit_dbn, fit_pbm, forward_loglik
+from ..online.click_models import cascade_examination
+from ._fit import check_kind, fit_cascade_family, fit_dbn, fit_pbm, forward_loglik
 from ._log import ClickLog, read_log
 
 __all__ = ["MODELS", "ByRank", "FittedClickModel", "fit_click_model"]
@@ -109,7 +110,7 @@ class FittedClickModel:
     impossible_clicks: int = 0
     coefficients: np.ndarray | None = None
     has_query: bool = True
-    _index: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    _index: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def depth(self) -> int:
@@ -125,15 +126,28 @@ class FittedClickModel:
         return np.asarray(self.rows_per_rank, dtype=np.float64)
 
     def pair_index(self, query_ids: np.ndarray, item_ids: np.ndarray) -> np.ndarray:
-        """The index of each (query, item) among the model's pairs, -1 where the log never showed it."""
-        if not self._index:
-            q = self.query_ids if self.has_query else np.full(len(self.item_ids), "", dtype=object)
-            self._index.update({(str(a), str(b)): i for i, (a, b) in enumerate(zip(q, self.item_ids))})
+        """The index of each (query, item) among the model's pairs, -1 where the log never showed it (ids
+        compared as strings; hashed by Arrow, no loop over pairs)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        def text(ids: np.ndarray) -> Any:
+            return pa.array(np.asarray(ids, dtype=object).astype(str), pa.string())
+
+        if not self._index:  # the model's pairs as integer keys over its distinct query and item ids
+            qs = pc.dictionary_encode(text(self.query_ids if self.has_query else np.full(len(self.item_ids), "")))
+            its = pc.dictionary_encode(text(self.item_ids))
+            n_items = max(len(its.dictionary), 1)
+            keys = (qs.indices.to_numpy(zero_copy_only=False).astype(np.int64) * n_items
+                    + its.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+            self._index.update(queries=qs.dictionary, items=its.dictionary, n_items=n_items, keys=pa.array(keys))
+        ix = self._index
         if not self.has_query:
             query_ids = np.full(len(item_ids), "", dtype=object)
-        get = self._index.get
-        return np.fromiter((get((str(a), str(b)), -1) for a, b in zip(query_ids, item_ids)), dtype=np.int64,
-                           count=len(item_ids))
+        q = np.asarray(pc.index_in(text(query_ids), value_set=ix["queries"]).fill_null(-1), dtype=np.int64)
+        i = np.asarray(pc.index_in(text(item_ids), value_set=ix["items"]).fill_null(-1), dtype=np.int64)
+        asked = np.where((q >= 0) & (i >= 0), q * ix["n_items"] + i, -1)
+        return np.asarray(pc.index_in(pa.array(asked), value_set=ix["keys"]).fill_null(-1), dtype=np.int64)
 
     def table(self) -> Any:
         """The pairs as a pyarrow Table: query, item, attractiveness, [satisfaction,] impressions, clicks."""
@@ -282,7 +296,7 @@ def fit_on(lg: ClickLog, kind: str, *, features: Sequence[str] | None = None, it
             continuation = gamma if kind == "dbn" else None
             if kind == "cascade":
                 sigma = None
-        e = cascade_exam(a, s, gamma)
+        e = cascade_examination(a, s, gamma)
         exam = np.where(has, e, 0.0).sum(axis=0) / np.maximum(has.sum(axis=0), 1)
         theta1 = 1.0
         ll, impossible = forward_loglik(a, s, gamma, C, has)

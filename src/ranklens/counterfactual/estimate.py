@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from ._fit import cascade_exam
+from ..online.click_models import cascade_examination
 from ._log import ClickLog, read_log
 from ._measures import CounterfactualMeasure, parse_measure, position_weights
 from ._target import Target, lay_target
 from .click_models import FittedClickModel, fit_on
+from .propensity import check_examination, inverse_propensity
 
 __all__ = ["ESTIMATORS", "Estimate", "check_names", "estimate", "model_and_examination", "session_values", "summarise"]
 
@@ -102,23 +103,14 @@ def model_and_examination(lg: ClickLog, click_model: Any, examination: Any, esti
 def _examination(lg: ClickLog, model: FittedClickModel | None, examination: Any) -> np.ndarray:
     """The relative examination per rank: ``examination`` when given, else the model's."""
     if examination is not None:
-        exam = np.asarray(getattr(examination, "examination", examination), dtype=np.float64).ravel()
-        if exam.size == 0 or not np.isfinite(exam).all() or (exam <= 0).any() or (exam > 1).any():
-            bad = exam[~(np.isfinite(exam) & (exam > 0) & (exam <= 1))] if exam.size else exam
-            raise InputError(f"examination propensities must be in (0, 1] per rank; got {bad[:1].tolist() or 'none'}"
-                             " (a propensity of 0 leaves a rank's clicks without a weight).")
-        exam = exam / exam[0]
+        exam = check_examination(examination)
     else:
         assert model is not None
         exam = model.examination.array
         if not (np.isfinite(exam) & (exam > 0)).all():
             raise InputError(f"the {model.kind} click model gives rank {int(np.argmax(~(exam > 0))) + 1} an "
                              "examination of 0: its clicks cannot be weighted.")
-    beyond = lg.click & (lg.rank > len(exam))
-    if beyond.any():
-        row = int(np.argmax(beyond))
-        raise InputError(f"{lg.source}: a click at rank {int(lg.rank[row])} (row {row}), beyond the {len(exam)} ranks "
-                         "the examination covers.")
+    inverse_propensity(lg.rank, exam, lg.click, lg.source)  # refuses a click beyond its ranks
     return exam
 
 
@@ -149,7 +141,7 @@ def _row_model_click(model: FittedClickModel, lg: ClickLog, alpha: np.ndarray, e
         sig = model.satisfaction[np.maximum(idx, 0)] if model.satisfaction is not None else np.ones(lg.n_pairs)
         s = np.where(has, sig[np.where(has, P, 0)], 0.0)
         gamma = float(model.continuation) if isinstance(model.continuation, float) else 1.0
-    pc = cascade_exam(A, s, gamma) * A
+    pc = cascade_examination(A, s, gamma) * A
     return pc[lg.session, lg.rank - 1]
 
 

@@ -32,9 +32,50 @@ from ._fit import pbm_cells
 from ._log import ClickLog, read_log
 from .click_models import ByRank
 
-__all__ = ["METHODS", "Propensities", "estimate_examination"]
+__all__ = ["METHODS", "Propensities", "check_examination", "estimate_examination", "inverse_propensity"]
 
 METHODS = ("swap", "shuffle", "harvest")
+
+
+def check_examination(values: Any, what: str = "examination propensities") -> np.ndarray:
+    """The examination per rank (from 1) relative to rank 1, from values in (0, 1] (``.examination`` if any).
+
+    The one place where propensities by rank are checked and scaled: the counterfactual estimators and the
+    monitoring store's inverse-propensity measures both take them from here.
+
+    Examples
+    --------
+    >>> check_examination([0.8, 0.4, 0.2]).tolist()
+    [1.0, 0.5, 0.25]
+    """
+    exam = np.asarray(getattr(values, "examination", values), dtype=np.float64).ravel()
+    if exam.size == 0 or not np.isfinite(exam).all() or (exam <= 0).any() or (exam > 1).any():
+        bad = exam[~(np.isfinite(exam) & (exam > 0) & (exam <= 1))] if exam.size else exam
+        raise InputError(f"{what} must be in (0, 1] per rank; got {bad[:1].tolist() or 'none'}"
+                         " (a propensity of 0 leaves a rank's clicks without a weight).")
+    return exam / exam[0]
+
+
+def inverse_propensity(rank: Any, exam: np.ndarray, clicked: Any, where: str = "log") -> np.ndarray:
+    """``1 / exam[rank - 1]`` per row: the inverse-propensity weight of a click at its logged rank.
+
+    ``exam`` comes from :func:`check_examination`; rows beyond its ranks get the last rank's weight unless
+    they are clicked (``clicked`` true), which is refused: that click's propensity is unknown.
+
+    Examples
+    --------
+    >>> inverse_propensity(np.array([1, 2, 5]), np.array([1.0, 0.5]), np.array([True, True, False])).tolist()
+    [1.0, 2.0, 2.0]
+    """
+    r = np.asarray(rank, dtype=np.int64)
+    beyond = np.asarray(clicked, dtype=bool) & (r > len(exam))
+    if beyond.any():
+        row = int(np.argmax(beyond))
+        raise InputError(f"{where}: a click at rank {int(r[row])} (row {row}), beyond the {len(exam)} ranks the "
+                         "examination covers.")
+    if (r < 1).any():
+        raise InputError(f"{where}: rank {int(r[np.argmax(r < 1)])} (row {int(np.argmax(r < 1))}); ranks start at 1.")
+    return 1.0 / exam[np.minimum(r, len(exam)) - 1]
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from .._input.logs import LogTable
 from ..errors import InputError, InvalidParameterError
-from ._log import as_table, codes, numbers, shown
+from ._log import codes
 
 __all__ = ["SLATE_ESTIMATORS", "slate_interval", "slate_values"]
 
@@ -37,26 +38,27 @@ SLATE_ESTIMATORS = ("sips", "iips", "rips", "snsips", "sniips", "snrips", "casca
 _PSCORE = {"sips": "pscore", "iips": "pscore_item_position", "rips": "pscore_cascade", "cascade_dr": "pscore_cascade"}
 
 
-def _propensity(table: Any, name: str, where: str, *, target: bool) -> np.ndarray:
-    if name not in table.column_names:
-        raise InvalidParameterError(f"no column {name!r} in {where} (columns: {', '.join(table.column_names)}); the "
+def _propensity(t: LogTable, name: str, *, target: bool) -> np.ndarray:
+    if not t.has(name):
+        raise InvalidParameterError(f"no column {name!r} in {t.where} (columns: {', '.join(t.names)}); the "
                                     "slate estimators read obp's layout.")
-    p = numbers(table, name, where)
-    bad = ~np.isfinite(p) | (p < 0) | (p > 1) | ((p == 0) if not target else False)
+    p = t.numbers(name, "propensity").astype(np.float64, copy=False)
+    bad = (p < 0) | (p > 1) | ((p == 0) if not target else False)
     if bad.any():
         row = int(np.argmax(bad))
         rule = "in [0, 1]" if target else "in (0, 1] (a logged slate had a chance to be shown)"
-        raise InputError(f"{where}: column {name!r} holds {shown(p[row])} at row {row}; a propensity is {rule}.")
+        raise t.holds(name, row, p[row], f"a propensity is {rule}.")
     return p
 
 
-def _lists(table: Any, name: str, where: str) -> np.ndarray:
+def _lists(t: LogTable, name: str) -> np.ndarray:
     import pyarrow as pa
 
-    if name not in table.column_names:
+    where = t.where
+    if not t.has(name):
         raise InvalidParameterError(f"cascade_dr needs the list column {name!r} in {where} (obp's q_hat and "
                                     "evaluation_policy_action_dist, one list per row).")
-    col = table.column(name).combine_chunks()
+    col = t.arrow(name, "list")
     if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type) or pa.types.is_fixed_size_list(col.type)):
         raise InputError(f"{where}: column {name!r} must hold one list of numbers per row (one per action).")
     sizes = np.asarray(col.value_lengths().to_numpy(zero_copy_only=False))
@@ -69,20 +71,24 @@ def _lists(table: Any, name: str, where: str) -> np.ndarray:
 def slate_values(log: Any, estimator: str) -> tuple[float, np.ndarray, dict[str, Any]]:
     """(value, per-slate values whose mean is the value, diagnostics): the slate's sum of weighted rewards, or
     for the self-normalised estimators the value plus the slate's influence (the ratio linearised)."""
-    table, where = as_table(log, "slate log")
-    slate, _ = codes(table, "slate_id" if "slate_id" in table.column_names else "group_id", where)
-    position = numbers(table, "position", where)
+    t = LogTable(log, "slate log")
+    where = t.where
+    slate_col = t.find("slate", None, ("slate_id", "group_id"), hint="a slate_id column")
+    assert slate_col is not None
+    slate, _ = codes(t, slate_col, "slate")
+    t.need("position", "position")
+    position = t.numbers("position", "position")
     if ((position < 0) | (position != np.round(position))).any():
         row = int(np.argmax((position < 0) | (position != np.round(position))))
-        raise InputError(f"{where}: column 'position' holds {shown(position[row])} at row {row}; obp's positions are "
-                         "integers from 0.")
+        raise t.holds("position", row, position[row], "obp's positions are integers from 0.")
     pos = position.astype(np.int64)
-    reward = numbers(table, "reward", where)
+    t.need("reward", "reward")
+    reward = t.numbers("reward", "reward").astype(np.float64, copy=False)
     n = int(slate.max()) + 1
     kind = estimator[2:] if estimator.startswith("sn") else estimator
     col = _PSCORE[kind]
-    pb = _propensity(table, col, where, target=False)
-    pe = _propensity(table, f"target_{col}", where, target=True)
+    pb = _propensity(t, col, target=False)
+    pe = _propensity(t, f"target_{col}", target=True)
     w = pe / pb
     ess = float(n * w.mean() ** 2 / (w ** 2).mean()) if (w > 0).any() else 0.0  # slates of equal weight
     diag: dict[str, Any] = {"slates": n, "rows": len(w), "effective_sample_size": ess, "max_weight": float(w.max())}
@@ -94,7 +100,7 @@ def slate_values(log: Any, estimator: str) -> tuple[float, np.ndarray, dict[str,
             raise InputError(f"{where}: column 'pscore' differs within slate (row {row}); it is the whole slate's "
                              "probability, the same on each of its rows.")
     if kind == "cascade_dr":
-        return _cascade_dr(table, where, slate, pos, reward, w, n, diag)
+        return _cascade_dr(t, slate, pos, reward, w, n, diag)
     contrib = w * reward
     if not estimator.startswith("sn"):
         return float(contrib.sum() / n), np.bincount(slate, weights=contrib, minlength=n), diag
@@ -116,12 +122,13 @@ def slate_values(log: Any, estimator: str) -> tuple[float, np.ndarray, dict[str,
     return value, value + np.bincount(slate, weights=infl, minlength=n), diag
 
 
-def _cascade_dr(table: Any, where: str, slate: np.ndarray, pos: np.ndarray, reward: np.ndarray, w: np.ndarray,
+def _cascade_dr(t: LogTable, slate: np.ndarray, pos: np.ndarray, reward: np.ndarray, w: np.ndarray,
                 n: int, diag: dict[str, Any]) -> tuple[float, np.ndarray, dict[str, Any]]:
-    q_hat = _lists(table, "q_hat", where)
-    dist = _lists(table, "target_action_dist", where)
-    item_col = "item_id" if "item_id" in table.column_names else "action"
-    action = numbers(table, item_col, where).astype(np.int64)
+    where = t.where
+    q_hat = _lists(t, "q_hat")
+    dist = _lists(t, "target_action_dist")
+    item_col = "item_id" if t.has("item_id") else "action"
+    action = t.numbers(item_col, "action").astype(np.int64)
     L = int(pos.max()) + 1
     if len(w) != n * L or not (np.array_equal(pos, np.tile(np.arange(L), n))
                                and np.array_equal(slate, np.repeat(np.arange(n), L))):

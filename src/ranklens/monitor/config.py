@@ -47,9 +47,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._defs.measures import parse_measure
 from .._defs.presets import CONVENTIONS, get_convention
+from .._input.validate import is_number
 from ..errors import InvalidParameterError
+from .propensity import parse_propensity, parse_store_measure
 from .signals.names import check_signal_monitor, is_signal, parse_features
 from .storage.params import monitor_refusal
 
@@ -237,7 +238,7 @@ class MonitorSpec:
             check_signal_monitor(self.name, self.metric, self.threshold, self.relative_drop, self.absolute_drop,
                                  self.significance)
         else:
-            parse_measure(self.metric)
+            parse_store_measure(self.metric)
             why = monitor_refusal(self.metric)
             if why:
                 raise InvalidParameterError(f"monitor {self.name!r}: `metric` {self.metric!r} {why}")
@@ -266,16 +267,8 @@ def _is_number(v: Any) -> bool:
 
 def _shown(v: Any) -> str:
     text = repr(v)
-    hint = " (a string: write the number without quotes)" if isinstance(v, str) and _is_text_number(v) else ""
+    hint = " (a string: write the number without quotes)" if isinstance(v, str) and is_number(v) else ""
     return (text if len(text) <= 60 else text[:57] + "...") + hint
-
-
-def _is_text_number(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_monitor_types(m: MonitorSpec) -> None:
@@ -330,6 +323,7 @@ class MonitorConfig:
     webhook_format: str = "json"
     webhook_retries: int = 3
     webhook_backoff: float = 1.0
+    propensity: Mapping[str, Any] = field(default_factory=dict)  # [propensity]: monitor.propensity
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -338,8 +332,9 @@ class MonitorConfig:
             )
         if self.empty not in ("skip", 0, 0.0, 1, 1.0):
             raise InvalidParameterError(f"evaluation `empty` must be 'skip', 0 or 1; got {self.empty!r}.")
-        keys = [m.key for t in self.tracked for m in parse_measure(t)]
+        keys = [m.key for t in self.tracked for m in parse_store_measure(t)]
         object.__setattr__(self, "tracked", tuple(dict.fromkeys(keys)))
+        object.__setattr__(self, "propensity", parse_propensity(self.propensity, "[propensity]"))
         if self.maturity is not None:
             object.__setattr__(self, "maturity", parse_duration(self.maturity, "[labels] maturity"))
         if self.webhook is not None and (not isinstance(self.webhook, str)
@@ -364,6 +359,8 @@ class MonitorConfig:
     def fingerprint(self) -> str:
         """Hash of what stored per-group values depend on (attribution and evaluation)."""
         doc = {"attribution": asdict(self.attribution), "convention": self.convention, "empty": self.empty}
+        if self.propensity:  # only then: stores without one keep their fingerprint
+            doc["propensity"] = dict(self.propensity)
         return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -432,7 +429,8 @@ def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = 
 
 
 def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
-    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels", "ingest"},
+    _check_keys(doc, {"attribution", "evaluation", "baseline", "monitors", "alerts", "signals", "labels", "ingest",
+                      "propensity"},
                 path or "config")
     a = doc.get("attribution", {})
     _check_keys(a, {"rule", "positive", "weights"}, _where(path, "attribution"))
@@ -495,6 +493,7 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
         webhook_retries=al.get("retries", 3),
         webhook_backoff=al.get("backoff", 1.0),
         max_quarantine=None if max_q is None else float(max_q),
+        propensity=parse_propensity(doc.get("propensity"), _where(path, "propensity")),
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._base.deps import require
+from .._input.validate import is_number
 from ..errors import InputError
 
 __all__ = ["Lists", "read_events", "served_lists"]
@@ -88,7 +89,7 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         try:
             col = pc.cast(pc.utf8_trim_whitespace(col), pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            bad = [v for v in col.to_pylist()[:100000] if v is not None and not _is_number(v)]
+            bad = [v for v in col.to_pylist()[:100000] if v is not None and not is_number(v)]
             raise InputError(f"events: column {name!r} holds {bad[0]!r}, which is not a number.") from None
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_boolean(col.type)
             or pa.types.is_null(col.type)):
@@ -106,14 +107,6 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         i = int(np.argmax(bad))
         raise InputError(f"events: {name} {v[i]!r} on row {i + 1} {rule}.")
     return np.where(valid, v, np.nan)
-
-
-def _is_number(v: Any) -> bool:
-    try:
-        float(v)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def _labels(col: Any, owner: np.ndarray, n: int, values: Mapping[str, float], flags: Sequence[str]

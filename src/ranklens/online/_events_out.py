@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["EXTRA_COLUMNS", "events_table", "session_values"]
 
 #: Columns of a simulated log beyond the store's event layout.
-EXTRA_COLUMNS = ("arm", "user_id", "segment", "pre_period", "grade", "examination", "attractiveness")
+EXTRA_COLUMNS = ("arm", "user_id", "query", "segment", "pre_period", "grade", "examination", "attractiveness")
 
 
 def _per_segment(sim: Simulation, fn: str) -> np.ndarray:
@@ -36,7 +36,8 @@ def _per_segment(sim: Simulation, fn: str) -> np.ndarray:
 def events_table(sim: Simulation) -> Any:
     """One row per served item: ``timestamp`` (naive UTC), ``model`` ("ranker"), ``model_version`` (the arm),
     ``environment`` ("production"), ``group_id`` (one per session), ``item_id``, ``rank``, ``relevance`` (the
-    grade, only when judged), ``labels`` (``click``, ``buy``), then ``arm``, ``user_id``, ``segment``,
+    grade, only when judged), ``labels`` (``click``, ``buy``), then ``arm``, ``user_id``, ``query`` (the
+    session's query id, so that :mod:`ranklens.counterfactual` reads the log as it is), ``segment``,
     ``pre_period`` and the model's truth per row: ``grade``, ``examination`` (P(E_r = 1), exact for that list
     and user), ``attractiveness`` (the item's alpha for that user); with a stochastic policy ``propensity``
     (the probability of the list's first ``rank`` items) and ``list_propensity`` (of the whole list)."""
@@ -66,6 +67,7 @@ def events_table(sim: Simulation) -> Any:
     cols.update({
         "arm": arrow_codes(u["arm"][user], sim.arms),
         "user_id": arrow_ids("u", user.astype(np.int64)),
+        "query": pa.array(sim.served.query_ids, pa.string()).take(arrow_numbers(s["query"][sess])),
         "segment": arrow_codes(u["segment"][user], sim.population.segments),
         "pre_period": arrow_numbers(u["pre_period"][user].astype(np.float64)),
         "grade": arrow_numbers(s["grades"][valid].astype(np.int64)),

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 
-__all__ = ["KINDS", "ClickModel", "click_model"]
+__all__ = ["KINDS", "ClickModel", "cascade_examination", "click_model", "forward_click_probability"]
 
 KINDS = ("pbm", "cascade", "dbn")
 
@@ -167,11 +167,7 @@ class ClickModel:
         g = np.atleast_2d(grades)
         if self.kind == "pbm":
             return np.broadcast_to(self.exam_curve(g.shape[1]), g.shape).copy()
-        a, s = self.alpha(g, multiplier), self.sigma(g)
-        go_on = self.gamma * (1.0 - a * s)  # P(E_{r+1} | E_r)
-        out = np.ones_like(a)
-        out[:, 1:] = np.cumprod(go_on[:, :-1], axis=1)
-        return out
+        return cascade_examination(self.alpha(g, multiplier), self.sigma(g), self.gamma)
 
     def click_probability(self, grades: np.ndarray, multiplier: Any = None) -> np.ndarray:
         """``P(C_r = 1)`` of each position of each list (exact)."""
@@ -195,8 +191,8 @@ class ClickModel:
     def pattern_probability(self, grades: np.ndarray, patterns: np.ndarray, multiplier: Any = None) -> np.ndarray:
         """P(exactly this click pattern) for each list (rows) and 0/1 pattern (``patterns``: n_patterns x L).
 
-        PBM: a product over positions. DBN and cascade: a forward pass over positions with two states
-        (still examining, stopped), exact.
+        PBM: a product over positions. DBN and cascade: the product of ``P(C_r = c_r | the clicks above r)``
+        from the forward recursion (:func:`forward_click_probability`), exact.
         """
         g = np.atleast_2d(grades)
         a = self.alpha(g, multiplier)[:, None, :]  # lists x 1 x L
@@ -204,18 +200,8 @@ class ClickModel:
         if self.kind == "pbm":
             p1 = self.exam_curve(g.shape[1]) * a
             return np.prod(np.where(c, p1, 1.0 - p1), axis=2)
-        s = self.sigma(g)[:, None, :]
-        gamma = self.gamma
-        shape = (g.shape[0], c.shape[1])
-        exam, stopped = np.ones(shape), np.zeros(shape)
-        for r in range(g.shape[1]):
-            ar, sr, cr = a[:, :, r], s[:, :, r], c[:, :, r]
-            clicked = exam * ar
-            not_clicked = exam * (1.0 - ar)
-            exam_next = np.where(cr, clicked * (1.0 - sr) * gamma, not_clicked * gamma)
-            stopped = np.where(cr, clicked * (1.0 - (1.0 - sr) * gamma), stopped + not_clicked * (1.0 - gamma))
-            exam = exam_next
-        return exam + stopped
+        pc = forward_click_probability(a, self.sigma(g)[:, None, :], self.gamma, c)
+        return np.prod(np.where(c, pc, 1.0 - pc), axis=2)
 
     # -- sampling ----------------------------------------------------------------------------------------------
     def sample(self, grades: np.ndarray, rng: np.random.Generator, multiplier: Any = None
@@ -240,6 +226,47 @@ class ClickModel:
         ``e ** (1 / patience)``, DBN continuation ``gamma ** (1 / patience)``; cascade reads until the first
         attractive item whatever the patience."""
         return replace(self, patience=float(patience))
+
+
+def cascade_examination(a: np.ndarray, s: np.ndarray, gamma: float | np.ndarray) -> np.ndarray:
+    """Marginal ``P(E_r = 1)`` at each position (the last axis) of a cascade-family model, attractiveness ``a`` and
+    satisfaction ``s`` per position: ``E_1 = 1``, ``P(E_{r+1} | E_r) = gamma (1 - a_r s_r)`` (``gamma`` may be per
+    rank: DCM's ``lambda`` enters as ``s = 1 - lambda``, gamma 1; the cascade model is ``gamma = s = 1``).
+
+    >>> cascade_examination(np.array([[0.5, 0.5, 0.5]]), np.ones((1, 3)), 1.0).tolist()
+    [[1.0, 0.5, 0.25]]
+    """
+    go = np.asarray(gamma) * (1.0 - a * s)
+    out = np.ones_like(go)
+    out[..., 1:] = np.cumprod(go[..., :-1], axis=-1)
+    return out
+
+
+def forward_click_probability(a: np.ndarray, s: np.ndarray, gamma: float, clicks: np.ndarray,
+                              eps: float = 1e-12) -> np.ndarray:
+    """``P(C_r = 1 | the clicks above r)`` at each position (the last axis; shapes broadcast) of a cascade-family
+    model: the forward recursion on ``e_r = P(E_r = 1 | the clicks above r)``, ``e_1 = 1``,
+    ``P(C_r = 1 | ...) = e_r a_r``, then ``e_{r+1} = gamma (1 - s_r)`` after a click and
+    ``gamma e_r (1 - a_r) / (1 - e_r a_r)`` (the denominator at least ``eps``) after none. The product over
+    positions of ``p`` or ``1 - p`` is the probability of the whole click pattern; its logarithm the
+    log-likelihood (:mod:`ranklens.counterfactual`).
+
+    >>> a = np.array([[0.5, 0.5]])
+    >>> forward_click_probability(a, np.ones((1, 2)), 1.0, np.array([[False, False]])).tolist()  # cascade
+    [[0.5, 0.5]]
+    >>> forward_click_probability(a, np.ones((1, 2)), 1.0, np.array([[True, False]])).tolist()  # stopped
+    [[0.5, 0.0]]
+    """
+    shape = np.broadcast_shapes(np.shape(a), np.shape(s), np.shape(clicks))
+    a, s, c = (np.broadcast_to(x, shape) for x in (a, s, clicks))
+    out = np.empty(shape)
+    e = np.ones(shape[:-1])
+    for r in range(shape[-1]):  # positions: a short axis
+        ar = a[..., r]
+        out[..., r] = e * ar
+        seen_no_click = e * (1 - ar) / np.maximum(1 - e * ar, eps)
+        e = np.where(c[..., r], gamma * (1 - s[..., r]), gamma * seen_no_click)
+    return out
 
 
 def click_model(kind: str = "pbm", *, attractiveness: Sequence[float] | None = None,

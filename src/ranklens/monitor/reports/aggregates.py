@@ -27,7 +27,7 @@ import numpy as np
 
 from ..._core.intervals import bootstrap_means, t_interval
 from ..._core.result import MIN_GEO_MEAN, list_weights
-from ..._defs.measures import parse_measure
+from ..propensity import parse_store_measure as parse_measure
 from .stats import summary, welch
 
 __all__ = ["KINDS", "StoreAggregate", "counted"]

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._defs.measures import parse_measure
 from ...errors import InvalidParameterError
+from ..propensity import parse_store_measure as parse_measure
 
 __all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_time",
            "window_delta"]

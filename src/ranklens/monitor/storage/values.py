@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..._base.deps import require
+from ...errors import InputError
 from ..config import Attribution, MonitorConfig
+from ..propensity import ips_gains, split_ips
 from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
 
 __all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
@@ -64,6 +66,16 @@ def gains(events: Any, attribution: Attribution) -> np.ndarray:
     return np.where(np.isnan(rel), attr, rel)
 
 
+def _ranks(ev: Any, gain: np.ndarray) -> np.ndarray:
+    """The served rank of each item (1 where unknown and without a gain; refused where unknown with one)."""
+    r = ev.column("rank").to_numpy(zero_copy_only=False).astype(np.float64)
+    missing = np.isnan(r) & (gain > 0)
+    if missing.any():
+        raise InputError(f"store items: list {int(ev.column('gid')[int(np.argmax(missing))].as_py())} has a "
+                         "clicked item without a rank; inverse-propensity measures weight a click by its rank.")
+    return np.where(np.isnan(r), 1, r).astype(np.int64)
+
+
 def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any], keys: list[str],
             lo: int | None = None, hi: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events.
@@ -75,19 +87,33 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     from ..._core.evaluate import evaluate_arrays
 
     conv = config.convention_obj()
-    ev = events(con, config.attribution, gid_sql, params, lo, hi, full=conv.ties in ("item_desc", "item_asc"))
+    core = [split_ips(k) for k in keys]
+    ips = any(w for w, _ in core)
+    ev = events(con, config.attribution, gid_sql, params, lo, hi,
+                full=ips or conv.ties in ("item_desc", "item_asc"))
     if ev.num_rows == 0:
         return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
     gain = gains(ev, config.attribution)
     gid = ev.column("gid").to_numpy(zero_copy_only=False)
     item = ev.column("item_id").combine_chunks() if conv.ties in ("item_desc", "item_asc") else None
-    res = evaluate_arrays(gid, ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64), gain, keys,
-                          convention=conv, item=item, per_query=True)
+    key = ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64)
+    cols: dict[str, np.ndarray] = {}
+    res = None
+    for weighted in (False, True):  # the naive measures on the gains, the debiased ones on weighted gains
+        todo = [(orig, k) for orig, (w, k) in zip(keys, core) if w == weighted]
+        if not todo and (weighted or ips):
+            continue
+        g = ips_gains(gain, _ranks(ev, gain), config.propensity, "store items") if weighted else gain
+        res = evaluate_arrays(gid, key, g, [k for _, k in todo] or ["dcg"], convention=conv, item=item,
+                              per_query=True)
+        cols.update((orig, v) for (orig, _), v in zip(todo, np.asarray(res.values, dtype=np.float64).T))
+    assert res is not None
+    values = np.column_stack([cols[k] for k in keys]) if keys else np.zeros((len(res.queries), 0))
     queries = np.asarray(res.queries, dtype=np.int64)
     # relevant items per group, counted over the gid range (gids are integers: no sort needed)
     base = int(gid.min())
     nrel = np.bincount(gid - base, weights=(gain > 0).astype(np.float64)).astype(np.int64)[queries - base]
-    return queries, np.asarray(res.values, dtype=np.float64), nrel
+    return queries, values, nrel
 
 
 def _chunks(con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, int]]:
