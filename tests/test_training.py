@@ -7,6 +7,7 @@ scikit-learn scorer is checked against ``sklearn.metrics.ndcg_score`` per query 
 
 from __future__ import annotations
 
+import copy
 import pickle
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import ranklens.catboost
 import ranklens.lightgbm
 import ranklens.xgboost
 from ranklens.errors import InvalidParameterError
+from ranklens.evaluate import evaluate_arrays
 
 DATA = Path(__file__).parent / "data" / "lightgbm-lambdarank"
 pytestmark = pytest.mark.peer
@@ -231,12 +233,52 @@ def test_catboost_eval_metric_equals_catboost_ndcg_every_iteration(train, test):
     assert pickle.loads(pickle.dumps(metric)).name == "ranklens_ndcg@10"
 
 
+def test_catboost_several_measures_in_one_fit_equal_staged_predictions(train, test):
+    """One eval_metric, several measures: the first is CatBoost's (logged, early-stopped on), all are recorded
+    per iteration and data set; each recorded value equals the measure of the model's staged predictions at
+    that iteration, and ndcg@10 equals CatBoost's own NDCG:top=10 logged in the same fit."""
+    catboost = pytest.importorskip("catboost")
+    X, y, g = train
+    Xt, yt, gt = test
+    qid, qidt = np.repeat(np.arange(len(g)), g), np.repeat(np.arange(len(gt)), gt)
+    tr, te = catboost.Pool(X, y, group_id=qid), catboost.Pool(Xt, yt, group_id=qidt)
+    measures = ["ndcg@10", "map", "p@5", "rr", "ndcg@5"]
+    metric = ranklens.catboost.eval_metric(measures, tr, te, names=["learn", "valid"])
+    model = catboost.CatBoostRanker(iterations=30, loss_function="YetiRank", eval_metric=metric,
+                                    custom_metric=["NDCG:top=10", "NDCG:top=5"], verbose=0, thread_count=1,
+                                    allow_writing_files=False, random_seed=0, use_best_model=False)
+    model.fit(tr, eval_set=te, early_stopping_rounds=5)
+    log = model.get_evals_result()["validation"]
+    rec = metric.history["valid"]  # recorded on the object given, though CatBoost fits with a copy
+    assert sorted(metric.history) == ["learn", "valid"] and list(rec) == measures
+    n = model.tree_count_
+    assert len(rec["ndcg@10"]) == len(log["ranklens_ndcg@10"]) == n >= 6
+    assert rec["ndcg@10"] == log["ranklens_ndcg@10"]  # the first measure is CatBoost's number
+    assert model.get_best_iteration() == int(np.argmax(rec["ndcg@10"]))
+    # CatBoost's own NDCG, where it defines the same measure
+    assert np.abs(np.array(rec["ndcg@10"]) - log["NDCG:top=10;type=Base"]).max() <= 1e-12
+    assert np.abs(np.array(rec["ndcg@5"]) - log["NDCG:top=5;type=Base"]).max() <= 1e-12
+    # every measure, every iteration: ranklens.evaluate on the staged predictions, query by query
+    staged = list(model.staged_predict(te, eval_period=1))
+    assert len(staged) == n
+    for it, pred in enumerate(staged):
+        res = evaluate_arrays(qidt, pred, yt, measures, convention="catboost", per_query=False)
+        for m in measures:
+            assert rec[m][it] == pytest.approx(res[m], abs=1e-12), (m, it)
+    # a deep copy records into the same history, a pickle into its own
+    assert metric.history is copy.deepcopy(metric).history
+    clone = pickle.loads(pickle.dumps(metric))
+    assert clone.history == metric.history and clone.history is not metric.history and clone.measures == metric.measures
+
+
 def test_catboost_metric_errors():
     m = ranklens.catboost.eval_metric("ndcg@3").add([1, 0, 2], group_id=[1, 1, 2])
     with pytest.raises(InvalidParameterError, match="4 rows whose query groups it was not given"):
         m.evaluate((np.zeros(4),), np.zeros(4, np.float32), None)
-    with pytest.raises(InvalidParameterError, match="one measure"):
-        ranklens.catboost.eval_metric(["ndcg@3", "map"])
+    with pytest.raises(InvalidParameterError, match="2 names for 0 pools"):
+        ranklens.catboost.eval_metric(["ndcg@3", "map"], names=["a", "b"])
+    with pytest.raises(InvalidParameterError, match="two data sets are named 'a'"):
+        m.add([2, 0, 1], group_id=[1, 1, 2], name="a").add([0, 0, 1], group_id=[1, 1, 2], name="a")
     with pytest.raises(InvalidParameterError, match="group_id"):
         ranklens.catboost.eval_metric("ndcg@3").add([1, 0], group_id=[1])
 

@@ -22,7 +22,7 @@ _EXTRAS = {
 }
 # optional dependencies that are no extra of ranklens (the library being plugged into): pip names
 _PACKAGES = {"sklearn": "scikit-learn", "lightgbm": "lightgbm", "xgboost": "xgboost", "catboost": "catboost",
-             "mlflow": "mlflow"}
+             "mlflow": "mlflow", "ir_datasets": "ir_datasets"}
 
 
 def require(name: str) -> ModuleType:

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from .._input.irds import is_irds, load_irds
 from .._input.options import parse_sets, split_options
 from .main import column_options, format_option, gate_failed, input_options, integer, parse_gates, quiet_option
 
@@ -66,7 +67,9 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     """Evaluate RUN(s) against JUDGMENTS.
 
     JUDGMENTS is a TREC qrels, LETOR/svmlight, CSV/TSV, Parquet or JSON Lines
-    file; RUN a TREC run, a predictions file or a table. A table holding both
+    file, or irds:<dataset id> (its qrels, with ir_datasets installed and the
+    files on this machine: nothing is downloaded); RUN a TREC run, a
+    predictions file, a table or irds:<dataset id> (its scoreddocs). A table holding both
     relevance and scores can be given alone. With --engine spark, both are
     tables (Parquet, CSV or JSON Lines; files or directories, any path Spark
     can read: hdfs://, s3a://...).
@@ -96,12 +99,17 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     if engine == "spark" and group_by and not output and fmt not in ("table", "csv", "json"):
         raise click.UsageError(f"-f {fmt}: the per-group rows of --group-by print as table (tab-separated), csv "
                                "or json.")
+    if engine == "spark" and any(is_irds(a) for a in (judgments, *runs)):
+        raise click.UsageError("irds: ids are read locally: not with --engine spark.")
+    if group_by and any(is_irds(a) for a in (judgments, *runs)):
+        raise click.UsageError("--group-by: the records of an irds: id have no group column.")
     if engine == "spark":
         _eval_spark(judgments, runs, ms, convention, overrides, columns, per_query, fmt, digits, master,
                     partitions, list(group_by), output, gates)
         return
     if output is not None or master is not None or partitions is not None:
         raise click.UsageError("--output, --master and --partitions need --engine spark.")
+    judged: Any = load_irds(judgments, "judgments") if is_irds(judgments) else judgments
     if group_by:
         _eval_grouped(judgments, runs, ms, convention, {**columns, **overrides}, list(group_by), per_query, fmt,
                       digits)
@@ -111,11 +119,12 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
     results = []
     with Progress(max(len(runs), 1), "evaluating") as progress:
         if not runs:
-            results.append((judgments, evaluate(judgments, None, ms, convention=convention, **columns, **overrides)))
+            results.append((judgments, evaluate(judged, None, ms, convention=convention, **columns, **overrides)))
             progress.advance()
         for run in runs:
             progress.advance(0, f"evaluating {os.path.basename(run)}")
-            results.append((run, evaluate(judgments, run, ms, convention=convention, **columns, **overrides)))
+            rankings = load_irds(run, "run") if is_irds(run) else run
+            results.append((run, evaluate(judged, rankings, ms, convention=convention, **columns, **overrides)))
             progress.advance()
     _print_results(results, per_query, fmt, digits)
     _check_gates(results, gates)
