@@ -180,7 +180,10 @@ def test_one_query_per_chunk(generated, conv):
     assert_same_per_query(local, rs.evaluate(jdf, rdf, ms, convention=conv, per_query=True, rows_per_call=1))
 
 
-PQ_CASES = [(c, "both") for c in ranklens.CONVENTIONS] + [("ir_measures", "mixed"), ("ranklens", "mixed")]
+#: ndeval's preset has only the diversity measures, which read judgments per subtopic: Spark refuses them (as
+#: every route without subtopics), so it has no kernel measure to compare here
+PQ_CASES = [(c, "both") for c in ranklens.CONVENTIONS if c != "ndeval"] + [("ir_measures", "mixed"),
+                                                                          ("ranklens", "mixed")]
 
 
 @pytest.mark.parametrize("conv,data", PQ_CASES, ids=[f"{c}-{d}" for c, d in PQ_CASES])
