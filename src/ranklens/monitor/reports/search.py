@@ -27,21 +27,49 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ...errors import InvalidParameterError
 
-__all__ = ["MAX_COLUMNS", "TOP_FIELDS", "cell_name", "crosses", "describe_top", "one_sided", "rank_cells",
-           "slice_definitions", "top_entry"]
+__all__ = ["MAX_COLUMNS", "TOP_FIELDS", "cell_name", "crosses", "describe_top", "fixed_columns", "one_sided",
+           "rank_cells", "searched_columns", "slice_definitions", "top_entry"]
 
 #: The most slice columns a candidate combines.
 MAX_COLUMNS = 3
 #: The keys of one entry of an alert's ``top_slices`` (measures and signals alike).
 TOP_FIELDS = ("slice", "column", "value", "column2", "value2", "baseline_value", "window_value", "change",
               "share_window", "contribution", "n_window", "n_baseline", "p_value", "p_adjusted")
+
+
+def fixed_columns(where: Mapping[str, Any] | None, by: Iterable[str] = ()) -> set[str]:
+    """The columns a selection fixes to one value: its series columns ``by`` and the ``where`` filters to one
+    value (a scalar, or a list of one); a filter to several values leaves its column free.
+
+    >>> sorted(fixed_columns({"country": "BR", "device": ["mobile", "tablet"], "query_type": ["head"]}, ["model"]))
+    ['country', 'model', 'query_type']
+    """
+    out = {str(b).lower() for b in by}
+    for k, v in (where or {}).items():
+        if not isinstance(v, (list, tuple, set, frozenset)) or len(v) == 1:
+            out.add(str(k).lower())
+    return out
+
+
+def searched_columns(columns: Iterable[str], where: Mapping[str, Any] | None, by: Iterable[str] = ()) -> list[str]:
+    """The slice columns a search looks in: ``columns`` without those the series fixes (:func:`fixed_columns`).
+
+    A column fixed to one value has one cell, the series itself: named as its own root cause it says nothing.
+    So the root cause of a series split by a slice column (``by = ["country"]``: the series ``country=BR``) is
+    searched in the *other* columns and their pairs.
+
+    >>> searched_columns(["country", "device", "query_type"], {"environment": "production", "country": "BR"})
+    ['device', 'query_type']
+    """
+    fixed = fixed_columns(where, by)
+    return [c for c in dict.fromkeys(columns) if c not in fixed]
 
 
 def slice_definitions(columns: Sequence[str], max_columns: int) -> list[tuple[str, ...]]:

@@ -43,7 +43,7 @@ from ..storage.db import column_sql, quote, slice_columns
 from ..storage.values import select_values
 from .aggregates import StoreAggregate
 from .baseline import select_baseline
-from .search import MAX_COLUMNS, crosses, one_sided, slice_definitions
+from .search import MAX_COLUMNS, crosses, one_sided, searched_columns, slice_definitions
 
 __all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "auto_cells", "decompose", "slice_report", "welch_cells"]
 
@@ -194,6 +194,11 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     if not cols:
         raise InputError("the store has no slice columns to break the change down by.")
     by = [str(b).lower() for b in by]
+    searched = searched_columns(cols, where, by)  # a column the series fixes is never its own root cause
+    fixed, cols = [c for c in cols if c not in searched], searched
+    if not cols:
+        raise InputError(f"no slice column to break the change down by: {', '.join(fixed)} "
+                         f"{'is' if len(fixed) == 1 else 'are'} fixed to one value in each series (by or where).")
     sexprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
     bexprs = [f"{column_sql(con, b, slices)} AS {quote('s:' + b)}" for b in by]
     wg, wv = select_values(con, config, [key], where, start, end, bexprs + sexprs)
@@ -260,7 +265,8 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
                              str(r.get("value3") or "")))
     summary: dict[str, Any] = {
         "measure": key, "by": by, "depth": depth, "min_support": min_support, "correction": correction,
-        "n_tested": int((~np.isnan(pv)).sum()), "series": summaries, "skipped": skipped,
+        "columns": cols, "fixed_columns": fixed, "n_tested": int((~np.isnan(pv)).sum()), "series": summaries,
+        "skipped": skipped,
     }
     if len(summaries) == 1:
         summary.update({k: v for k, v in summaries[0].items() if k != "series"})

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..alerts.judge import Alert, Verdict, floor_time
 from ..config import Baseline, MonitorSpec
-from ..reports.search import crosses, rank_cells, slice_definitions, top_entry
+from ..reports.search import crosses, rank_cells, searched_columns, slice_definitions, top_entry
 from ..reports.slices import adjust_p
 from ..storage.params import parse_time, window_delta
 from .names import is_signal, parse_signal
@@ -56,7 +56,7 @@ def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec:
     columns (``country=DE device=mobile`` before ``country=DE`` when only that pair moved)."""
     where = dict(spec.where)
     where.update({k: v for k, v in series.items() if v is not None})
-    cols = [c for c in slices if c not in spec.by and c not in where]
+    cols = searched_columns(slices, where, spec.by)  # never a column the series fixes
     cells: list[dict[str, Any]] = []
     for d in slice_definitions(cols, 2):
         rows = compute([sig.key], window=spec.window, by=list(d), where=where, start=w0, end=w1,
