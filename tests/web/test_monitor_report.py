@@ -103,3 +103,37 @@ def test_the_page_opens_from_disk_in_chromium(sim_store: str, tmp_path: Path) ->
         b.close()
     assert problems == []
     assert requests == [out.as_uri()]  # the file itself, nothing else
+
+
+def test_a_store_without_training_lists_still_lists_its_alerts(tmp_path: Path) -> None:
+    """Production lists only, a monitor against the previous day: it fires on day 2 (every list's one click moves
+    from rank 1 to rank 3: NDCG@10 1 -> 1 / log2(4) = 0.5). The page has no training baseline to draw slices
+    against; it says so, and still lists the alert (exit 0, not 2)."""
+    import pyarrow as pa
+
+    from ranklens.monitor import Store
+
+    rows = []
+    for day, at in (("2026-10-01", 1), ("2026-10-02", 3)):
+        for i in range(40):
+            rows += [{"timestamp": f"{day}T10:00:00", "model": "m", "model_version": "v1", "environment": "production",
+                      "group_id": f"{day}-{i}", "item_id": f"{day}-{i}-{r}", "rank": r,
+                      "labels": ["click"] if r == at else [], "country": "BR" if i % 2 else "US"}
+                     for r in range(1, 7)]
+    cfg = tmp_path / "ranklens.toml"
+    cfg.write_text('[[monitors]]\nname = "vs previous day"\nmetric = "ndcg@10"\nrelative_drop = 0.1\n'
+                   'min_groups = 10\nbaseline = "previous"\n')
+    store = tmp_path / "s.duckdb"
+    st = Store(store, config=str(cfg))
+    st.ingest(pa.Table.from_pylist(rows))
+    fired = st.check()
+    assert [(a.monitor, a.value, a.baseline) for a in fired] == [("vs previous day", 0.5, 1.0)]
+    out = tmp_path / "page.html"
+    r = CliRunner().invoke(cli, ["monitor", "report", "--store", str(store), "--config", str(cfg), "--html", str(out)],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    assert "No baseline to compare with" in page and "environment=training" in page
+    row = re.search(r"<tr><td>1</td><td class=l>open</td><td class=l>warning</td><td class=l>vs previous day</td>"
+                    r"(.*?)</tr>", page)
+    assert row and "<td>0.5000</td>" in row.group(1), "the alert is listed with its value"

@@ -81,16 +81,20 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     every = [{k: plain(v) for k, v in r.items()} for r in store.alert_list(start, end).to_pylist()]
     mature_until = store.maturity().mature_until
     s0, e0 = _slices_window(store, start, end, mature_until)
-    sl = store.slices(key, start=s0, end=e0, baseline=baseline, where=w or None, by=by, depth=depth,
-                      min_support=min_support, correction=correction)
-    meta = json.loads((sl.schema.metadata or {})[b"ranklens"])
-    sl_rows = [{k: plain(v) for k, v in r.items()} for r in sl.to_pylist()][:slices]
     from .routes.slices import heatmap
 
-    hm = heatmap(store, {"measure": key, "start": s0.isoformat(), "end": e0.isoformat(), "baseline": baseline,
-                         "columns": None, "by": by, "depth": depth, "min_support": min_support,
-                         "correction": correction, "window": window, "limit": 12,
-                         "history_start": (e0 - _dt.timedelta(days=28)).isoformat()}, w)
+    try:
+        sl = store.slices(key, start=s0, end=e0, baseline=baseline, where=w or None, by=by, depth=depth,
+                          min_support=min_support, correction=correction)
+        hm = heatmap(store, {"measure": key, "start": s0.isoformat(), "end": e0.isoformat(), "baseline": baseline,
+                             "columns": None, "by": by, "depth": depth, "min_support": min_support,
+                             "correction": correction, "window": window, "limit": 12,
+                             "history_start": (e0 - _dt.timedelta(days=28)).isoformat()}, w)
+        no_slices = None
+    except InputError as exc:  # nothing to compare the window with (a store without training lists...)
+        sl, hm, no_slices = None, {"rows": [], "cols": [], "values": [], "counts": [], "centers": []}, str(exc)
+    meta = json.loads((sl.schema.metadata or {})[b"ranklens"]) if sl is not None else {}
+    sl_rows = [{k: plain(v) for k, v in r.items()} for r in sl.to_pylist()][:slices] if sl is not None else []
     data, names = _overview_data(key, window, by, rows, bases, markers, hm)
     sig = store.signals(None, window=window, by=by, where=w or None, start=start, end=end)
     filters = ", ".join(f"{k}={v}" for k, v in w.items()) or "none"
@@ -102,7 +106,10 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
         "monitors use</li></ul></section>",
         _overview_section(key, window, by, rows, bases, names),
-        _slices_section(sl_rows, meta, by, w, bool(meta.get("provisional"))),
+        _slices_section(sl_rows, meta, by, w, bool(meta.get("provisional"))) if no_slices is None else
+        "<section class='card'><h2>Slices</h2><p class='notes'><b>No baseline to compare with</b>, so no slices"
+        f" and no heatmap: {esc(no_slices)}. The alerts below were judged against their monitors' own baselines."
+        "</p></section>",
         _signals_section(sig, by, window, every),
         _alerts_section(every),
     ]

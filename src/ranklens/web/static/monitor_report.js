@@ -23,7 +23,8 @@
       markers: data.markers, markerLabel: "alert", x: {type: "time", label: "window start (UTC)"},
       y: {label: data.measure}, height: 360, title: data.measure + " over time"
     });
-    C.heatmap(document.getElementById("mr-heatmap"), {
+    var hm = document.getElementById("mr-heatmap");  // absent when there is no baseline to compare with
+    if (hm) C.heatmap(hm, {
       rows: data.heatmap.rows, cols: data.heatmap.cols, values: data.heatmap.values, counts: data.heatmap.counts,
       centers: data.heatmap.centers, label: data.measure, title: "slice x time"
     });
