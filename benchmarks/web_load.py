@@ -19,7 +19,8 @@ Results (p50 / p95 / p99 / max latency, requests per second, errors) are printed
 With ``--during-ingest EVENTS`` (#32: readers never wait), the server reads a copy of the store while another
 process ingests about EVENTS more simulated events into that copy (3 more days, in their own files); the load
 lasts at least until the ingest has committed, and the latencies are also given per endpoint (p99 and max):
-every endpoint's p99 must stay under 1 s.
+every endpoint's p99 must stay under 1 s. They are also split into the requests sent while the ingest runs and
+those sent after its commit (the store's new version: every answer not cached yet, computed again).
 """
 
 from __future__ import annotations
@@ -191,12 +192,24 @@ async def load(base: str, urls: list[str], clients: int, seconds: float,
                writer: subprocess.Popen[str] | None = None) -> dict[str, Any]:
     host, port = base.split("//")[1].split(":")
     latencies: list[float] = []
+    during_ms: list[float] = []
+    after_ms: list[float] = []
     by_endpoint: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
     stop = time.perf_counter() + seconds
 
-    def going() -> bool:  # the duration, and at least until the writer (an ingest) has finished
-        return time.perf_counter() < stop or (writer is not None and writer.poll() is None)
+    committed: list[float] = []  # when the writer (an ingest) was seen to have ended: its new version is in
+
+    def writing() -> bool:
+        if writer is None or committed:
+            return False
+        if writer.poll() is None:
+            return True
+        committed.append(time.perf_counter())
+        return False
+
+    def going() -> bool:  # the duration, and at least until the writer has finished
+        return writing() or time.perf_counter() < stop
 
     def error(kind: str) -> None:
         errors[kind] = errors.get(kind, 0) + 1
@@ -207,6 +220,7 @@ async def load(base: str, urls: list[str], clients: int, seconds: float,
         while going():
             u = urls[k % len(urls)]
             k += 1
+            during = writing()  # sent while the ingest runs (else: after its commit, or without one)
             t0 = time.perf_counter()
             try:
                 status, headers, body = await conn.get(u)
@@ -216,6 +230,7 @@ async def load(base: str, urls: list[str], clients: int, seconds: float,
                 continue
             latencies.append(time.perf_counter() - t0)
             by_endpoint.setdefault(u.split("?")[0], []).append(latencies[-1] * 1000)
+            (during_ms if during else after_ms).append(latencies[-1] * 1000)
             if status != 200 or not headers.get("content-type", "").startswith("application/json"):
                 error(f"HTTP {status}")
                 continue
@@ -233,7 +248,15 @@ async def load(base: str, urls: list[str], clients: int, seconds: float,
             "rps": round(len(ms) / wall, 1), "p50_ms": round(pct(ms, 50), 1), "p95_ms": round(pct(ms, 95), 1),
             "p99_ms": round(pct(ms, 99), 1), "max_ms": round(max(ms), 1) if ms else None,
             "endpoints": {e: {"requests": len(v), "p99_ms": round(pct(v, 99), 1), "max_ms": round(max(v), 1)}
-                          for e, v in sorted(by_endpoint.items())}}
+                          for e, v in sorted(by_endpoint.items())},
+            **({"during_ingest": _summary(during_ms), "after_commit": _summary(after_ms),
+                "ingest_ended_s": round(committed[0] - t0, 1) if committed else None} if writer is not None else {})}
+
+
+def _summary(ms: list[float]) -> dict[str, Any]:
+    """Requests, p50 / p99 / max latency of some of the requests (ms)."""
+    return {"requests": len(ms), "p50_ms": round(pct(ms, 50), 1), "p99_ms": round(pct(ms, 99), 1),
+            "max_ms": round(max(ms), 1) if ms else None}
 
 
 def main() -> None:
@@ -276,7 +299,7 @@ def main() -> None:
             if writer.returncode != 0:
                 raise SystemExit(f"the ingest failed: {err}")
             rows = json.loads(out)["rows"] if out.strip().startswith("{") else None
-            res["ingest"] = {"events": rows, "ended_after_s": round(time.perf_counter() - t_ingest, 1),
+            res["ingest"] = {"events": rows, "load_ended_after_s": round(time.perf_counter() - t_ingest, 1),
                              "worst_endpoint_p99_ms": max(e["p99_ms"] for e in res["endpoints"].values())}
     finally:
         proc.send_signal(signal.SIGINT)
