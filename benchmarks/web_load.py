@@ -189,7 +189,7 @@ class Connection:
 
 
 async def load(base: str, urls: list[str], clients: int, seconds: float,
-               writer: subprocess.Popen[str] | None = None) -> dict[str, Any]:
+               writer: subprocess.Popen[str] | None = None, store: Path | None = None) -> dict[str, Any]:
     host, port = base.split("//")[1].split(":")
     latencies: list[float] = []
     during_ms: list[float] = []
@@ -198,18 +198,19 @@ async def load(base: str, urls: list[str], clients: int, seconds: float,
     errors: dict[str, int] = {}
     stop = time.perf_counter() + seconds
 
-    committed: list[float] = []  # when the writer (an ingest) was seen to have ended: its new version is in
+    committed: list[float] = []  # when the writer's (an ingest's) version of the store was swapped in
+    first = os.stat(store).st_ino if store is not None else None
 
-    def writing() -> bool:
+    def writing() -> bool:  # the served file is still the one before the ingest (it swaps a new one in at commit)
         if writer is None or committed:
             return False
-        if writer.poll() is None:
+        if os.stat(store).st_ino == first and writer.poll() is None:
             return True
         committed.append(time.perf_counter())
         return False
 
     def going() -> bool:  # the duration, and at least until the writer has finished
-        return writing() or time.perf_counter() < stop
+        return writing() or time.perf_counter() < stop or (writer is not None and writer.poll() is None)
 
     def error(kind: str) -> None:
         errors[kind] = errors.get(kind, 0) + 1
@@ -271,6 +272,7 @@ def main() -> None:
                     help="serve a copy of the store while about EVENTS more events are ingested into it")
     args = ap.parse_args()
 
+    load_at_start = os.getloadavg()[0]
     store, built = build_store(args.days, args.groups_per_day)
     from ranklens.monitor import Store
 
@@ -293,7 +295,7 @@ def main() -> None:
                                        "--store", str(store), "-f", "json"], stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True, cwd=store.parent)
         t_ingest = time.perf_counter()
-        res = asyncio.run(load(base, urls, args.clients, args.seconds, writer))
+        res = asyncio.run(load(base, urls, args.clients, args.seconds, writer, store))
         if writer is not None:
             out, err = writer.communicate()
             if writer.returncode != 0:
@@ -321,7 +323,23 @@ def main() -> None:
     print(json.dumps(result, indent=2))
     if args.out:
         with open(args.out, "a", encoding="utf-8") as fh:
-            fh.write("\n```json\n" + json.dumps(result, indent=2) + "\n```\n")
+            fh.write(out_section(result, args, load_at_start))
+
+
+def out_section(result: dict[str, Any], args: argparse.Namespace, load: float) -> str:
+    """The run in markdown: a heading, what the targets say, the results as JSON."""
+    res = result["load"]
+    head = [f"\n## The dashboard's API under load (`benchmarks/web_load.py`, {args.clients} clients)\n",
+            f"Load average {load:.1f} at the start (2 cores shared with other work); times in ms."]
+    if args.during_ingest:
+        d, a = res["during_ingest"], res["after_commit"]
+        worst = res["ingest"]["worst_endpoint_p99_ms"]
+        head.append(f"While {res['ingest']['events']:,} events were ingested (ended after {res['ingest_ended_s']} s):"
+                    f" {d['requests']:,} requests, p99 {d['p99_ms']} ms, the worst endpoint's p99 {worst} ms (target:"
+                    f" under 1,000 ms on every endpoint: {'holds' if worst < 1000 else 'does not hold'}); max"
+                    f" {d['max_ms']} ms. After the commit (the new version: answers computed again):"
+                    f" {a['requests']} requests, p50 {a['p50_ms']} ms, max {a['max_ms']} ms.")
+    return "\n".join(head) + "\n\n```json\n" + json.dumps(result, indent=2) + "\n```\n"
 
 
 if __name__ == "__main__":
