@@ -103,3 +103,15 @@ def test_the_page_opens_from_disk_in_chromium(sim_store: str, tmp_path: Path) ->
         b.close()
     assert problems == []
     assert requests == [out.as_uri()]  # the file itself, nothing else
+
+
+def test_the_old_keyword_metric_still_works_and_warns(seed_store: str) -> None:
+    from ranklens.monitor import Store
+    from ranklens.web.monitor_report import build_monitor_report
+
+    st = Store(seed_store, config={}, read_only=True)
+    kw = dict(where={"environment": "production"}, start="2026-10-02", end="2026-10-04", ci="none", min_support=1,
+              depth=1)
+    with pytest.warns(DeprecationWarning, match="`metric=` is deprecated, use `measure=`"):
+        old = build_monitor_report(st, metric="ndcg@5", **kw)
+    assert _data(old)["series"] == _data(build_monitor_report(st, measure="ndcg@5", **kw))["series"]

@@ -128,7 +128,7 @@ def report_cmd(metrics: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple
         keys = metric_keys(list(metrics) or ["ndcg@10"], list(ks) or None)
         if len(keys) != 1:
             raise click.UsageError(f"--html draws one measure; got {', '.join(keys)}")
-        out = write_monitor_report(html_path, st, metric=keys[0], window=window,
+        out = write_monitor_report(html_path, st, measure=keys[0], window=window,
                                    by=list(by) if by else ("model", "model_version", "environment"),
                                    where=parse_where(where), start=start, end=end, ci=ci)
         click.echo(f"ranklens: wrote {out}", err=True)
