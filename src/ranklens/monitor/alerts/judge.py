@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..._base.renamed import module_aliases
 from ...errors import InputError
 from ..config import Baseline, MonitorConfig, MonitorSpec
 from ..reports.aggregates import StoreAggregate
@@ -287,11 +288,4 @@ def _judge_slices(reports: ReportSource, spec: MonitorSpec, key: str, series: di
     return out
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Judgement":  # the old name of Verdict, for one release
-        import warnings
-
-        warnings.warn("ranklens.monitor.alerts.judge.Judgement is deprecated: use Verdict.", DeprecationWarning,
-                      stacklevel=2)
-        return Verdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = module_aliases(__name__, Judgement=("Verdict", Verdict))  # the old name, for one release
