@@ -1,8 +1,8 @@
 """Plots of a :class:`~ranklens.compare.Comparison` (matplotlib, an optional dependency: ``ranklens[plot]``).
 
-* ``diff_<metric>``: per-query difference of each run against the baseline, sorted;
-* ``forest_<metric>``: each run's mean difference with its interval (a forest plot), significant ones filled;
-* ``curve_<family>``: the mean of a measure at several cutoffs, per run (metric@k curves).
+* ``diff_<measure>``: per-query difference of each run against the baseline, sorted;
+* ``forest_<measure>``: each run's mean difference with its interval (a forest plot), significant ones filled;
+* ``curve_<family>``: the mean of a measure at several cutoffs, per run (measure@k curves).
 
 :func:`plot_comparison` writes each as PNG and SVG. In a notebook, :func:`plot_differences`,
 :func:`plot_forest` and :func:`plot_curves` draw one plot on the matplotlib axes given (``ax=``), or on

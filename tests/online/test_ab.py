@@ -232,7 +232,7 @@ def test_bad_arguments():
     with pytest.raises(InputError, match="covariate 'pre' must be one value per unit"):
         ab_test(bad, ["clicks@2"], covariates="pre")
     nulls = t.append_column("pre", pa.array([1.0] * 13 + [None]))
-    with pytest.raises(InputError, match="column 'pre' is empty on row 14"):
+    with pytest.raises(InputError, match="column 'pre' is empty on row 13"):  # the 14th value: rows count from 0
         ab_test(nulls, ["clicks@2"], covariates="pre")
 
 

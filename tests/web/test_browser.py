@@ -99,7 +99,7 @@ def test_overview_filter_change_updates_the_chart(browser: Any, live_sim: Any) -
         w.page.wait_for_function(
             f"() => document.querySelector('#overview-chart').dataset.signature !== {json.dumps(before)}")
         assert w.page.locator("#overview-title").inner_text() == "ndcg@5 per day"
-        assert "metric=ndcg%405" in w.page.url or "metric=ndcg@5" in w.page.url
+        assert "measure=ndcg%405" in w.page.url or "measure=ndcg@5" in w.page.url
         # the chart draws what the API says for the new filter
         api = json.load(urllib.request.urlopen(live_sim.url + "/api/report?metric=ndcg@5&model=ranker&window=day"
                                                "&start=2026-09-24&end=2026-10-15&ci=bootstrap"))

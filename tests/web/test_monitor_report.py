@@ -137,3 +137,15 @@ def test_a_store_without_training_lists_still_lists_its_alerts(tmp_path: Path) -
     row = re.search(r"<tr><td>1</td><td class=l>open</td><td class=l>warning</td><td class=l>vs previous day</td>"
                     r"(.*?)</tr>", page)
     assert row and "<td>0.5000</td>" in row.group(1), "the alert is listed with its value"
+
+
+def test_the_old_keyword_metric_still_works_and_warns(seed_store: str) -> None:
+    from ranklens.monitor import Store
+    from ranklens.web.monitor_report import build_monitor_report
+
+    st = Store(seed_store, config={}, read_only=True)
+    kw = dict(where={"environment": "production"}, start="2026-10-02", end="2026-10-04", ci="none", min_support=1,
+              depth=1)
+    with pytest.warns(DeprecationWarning, match="`metric=` is deprecated, use `measure=`"):
+        old = build_monitor_report(st, metric="ndcg@5", **kw)
+    assert _data(old)["series"] == _data(build_monitor_report(st, measure="ndcg@5", **kw))["series"]

@@ -67,7 +67,7 @@ def test_comparison_report_by_hand(tmp_path: Path) -> None:
     assert "+0.1654" in page and "2/1/0" in page and "(baseline)" in page
     data = _data(page)
     assert data["baseline"] == "served"
-    m5 = next(m for m in data["metrics"] if m["metric"] == "ndcg@5")
+    m5 = next(m for m in data["measures"] if m["measure"] == "ndcg@5")
     assert m5["diffs"][0]["value"] == pytest.approx(1 - sum(ndcg(g) for g in SEED.values()) / 3)
     pq = m5["per_query"][0]
     assert pq["labels"][:2] == ["x", "y"] and pq["labels"][2] == "z"  # sorted by difference, largest first
@@ -95,7 +95,7 @@ def test_report_is_self_contained(tmp_path: Path) -> None:
         text = (ROOT / "src" / "ranklens" / "web" / "static" / asset).read_text()
         assert text.strip()[:200] in page  # inlined
     data = _data(page)
-    assert {m["metric"] for m in data["metrics"]} == {"ndcg@10", "map"}
+    assert {m["measure"] for m in data["measures"]} == {"ndcg@10", "map"}
 
 
 def test_single_run_report(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_single_run_report(tmp_path: Path) -> None:
     assert "Comparison" not in page
     data = _data(page)
     assert data["curves"] == []
-    assert data["metrics"][0]["per_query"][0]["values"] == pytest.approx(sorted((ndcg(g) for g in SEED.values()),
+    assert data["measures"][0]["per_query"][0]["values"] == pytest.approx(sorted((ndcg(g) for g in SEED.values()),
                                                                                 reverse=True))
 
 
@@ -138,7 +138,7 @@ def test_hostile_ids_cannot_break_out_of_the_page(tmp_path: Path) -> None:
     run2 = {evil: {"a": 3.0, "b": 2.0}, "q2": {"c": 1.0}}
     page = build_report(qrels, {"one": run1, "<b>two</b>": run2}, ["mrr"], n_resamples=100, curves=False)
     assert evil not in page and "<b>two</b>" not in page and "&lt;b&gt;two&lt;/b&gt;" in page
-    assert _data(page)["metrics"][0]["per_query"][0]["labels"][0] == evil
+    assert _data(page)["measures"][0]["per_query"][0]["labels"][0] == evil
     path = tmp_path / "evil.html"
     path.write_text(page)
     chromium = require_chromium()
@@ -186,3 +186,15 @@ def test_report_opens_from_disk_in_chromium(tmp_path: Path) -> None:
     assert problems == []
     assert requests == [out.as_uri()]  # the file itself, nothing else
     assert math.isfinite(os.path.getsize(out))
+
+
+def test_the_old_keyword_metrics_still_works_and_warns() -> None:
+    # the one vocabulary (docs/glossary.md): measures=, with metrics= warning for one release
+    from ranklens.web import build_report
+
+    qrels, run = {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 1.0, "b": 2.0}}
+    with pytest.warns(DeprecationWarning, match="`metrics=` is deprecated, use `measures=`"):
+        old = build_report(qrels, {"bm25": run}, metrics=["mrr"], curves=False)
+    new = build_report(qrels, {"bm25": run}, measures=["mrr"], curves=False)
+    assert [m["measure"] for m in _data(new)["measures"]] == ["mrr"]
+    assert _data(old)["measures"] == _data(new)["measures"]

@@ -84,9 +84,9 @@ def test_signals_page_in_chromium(broken_store: str) -> None:
             assert n_fired >= 2
             assert f"SIGNAL ALERTS\n{n_fired}\n" in page.locator("#signals-kpis").inner_text().upper()
             before = page.locator("#signals-chart").get_attribute("data-signature")
-            page.select_option("#signals-controls select[name=metric]", "gini")
+            page.select_option("#signals-controls select[name=signal]", "gini")
             page.wait_for_function("b => document.querySelector('#signals-chart').dataset.signature !== b", arg=before)
-            assert "metric=gini" in page.url
+            assert "signal=gini" in page.url
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "signals.png"), full_page=True)
             b.close()

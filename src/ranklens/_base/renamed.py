@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from ..errors import InvalidParameterError
 
-__all__ = ["RenamedKeys", "deprecated_alias", "renamed_keywords", "warn_renamed"]
+__all__ = ["RenamedKeys", "deprecated_alias", "module_aliases", "renamed_keywords", "warn_renamed"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +52,27 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def module_aliases(module: str, **old: tuple[str, Any]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` that gives each old name (``old=("NewName", obj)``) its new object, warning.
+
+    >>> import warnings
+    >>> get = module_aliases("pkg.mod", Judgement=("Verdict", int))
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     get("Judgement"), str(w[0].message)
+    (<class 'int'>, 'pkg.mod.Judgement is deprecated: use Verdict.')
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in old:
+            new, obj = old[name]
+            warnings.warn(f"{module}.{name} is deprecated: use {new}.", DeprecationWarning, stacklevel=2)
+            return obj
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def deprecated_alias(new: str, old: str) -> property:

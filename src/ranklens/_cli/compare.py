@@ -37,7 +37,7 @@ __all__ = ["compare_cmd"]
               help="Decimals in table, markdown, latex and html output (json and csv: full precision).")
 @click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
               help="Write plots (PNG and SVG) into this folder: sorted per-query differences, forest plot, "
-                   "metric@k curves (needs matplotlib: pip install 'ranklens[plot]').")
+                   "measure@k curves (needs matplotlib: pip install 'ranklens[plot]').")
 @click.option("--fail-if-worse", is_flag=True,
               help="CI gate: exit with status 1 when a run is significantly worse than the baseline on a measure "
                    "(the chosen --test, after --correction, at --alpha).")

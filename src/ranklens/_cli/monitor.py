@@ -95,7 +95,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
 
 
 @monitor.command("report")
-@click.option("-m", "--measure", "metrics", multiple=True, help="Measure, repeatable (default: ndcg).")
+@click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg).")
 @renamed_option("--metric", "-m/--measure", "old_metrics", multiple=True)
 @click.option("-k", "ks", multiple=True, type=integer(min=1, max=1000),
               help="Cutoff for measures given without one, repeatable (default: 1, 5, 10).")
@@ -110,7 +110,7 @@ def ingest_results_cmd(sources: tuple[str, ...], store_path: str, config_path: s
               help="Instead: write the monitoring of the time range (overview, slices, alerts) as one self-contained "
                    "HTML page to share (one measure; default ndcg@10).")
 @opts(STORE, CONFIG, WAIT, FORMAT)
-def report_cmd(metrics: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple[int, ...], window: str,
+def report_cmd(measures: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple[int, ...], window: str,
                by: tuple[str, ...], where: tuple[str, ...], start: str | None, end: str | None, ci: str, resamples: int,
                html_path: str | None, store_path: str, config_path: str | None, wait: float, fmt: str) -> None:
     """Metric per time window and series, with confidence intervals.
@@ -119,24 +119,24 @@ def report_cmd(metrics: tuple[str, ...], old_metrics: tuple[str, ...], ks: tuple
     measure per window and series against each series' baseline, the slices of the range (the last day when no
     range is given) and the alerts recorded.
     """
-    metrics = tuple(metrics) + tuple(old_metrics)
+    measures = tuple(measures) + tuple(old_metrics)
     st = open_store(store_path, config_path, wait, read_only=True)
     if html_path:
-        from ..monitor.storage.params import metric_keys
+        from ..monitor.storage.params import measure_keys
         from ..web.monitor_report import write_monitor_report
 
-        keys = metric_keys(list(metrics) or ["ndcg@10"], list(ks) or None)
+        keys = measure_keys(list(measures) or ["ndcg@10"], list(ks) or None)
         if len(keys) != 1:
             raise click.UsageError(f"--html draws one measure; got {', '.join(keys)}")
-        out = write_monitor_report(html_path, st, metric=keys[0], window=window,
+        out = write_monitor_report(html_path, st, measure=keys[0], window=window,
                                    by=list(by) if by else ("model", "model_version", "environment"),
                                    where=parse_where(where), start=start, end=end, ci=ci)
         click.echo(f"ranklens: wrote {out}", err=True)
         return
-    metrics = metrics or ("ndcg",)
-    if not ks and any("@" not in m and "." not in m for m in metrics):
+    measures = measures or ("ndcg",)
+    if not ks and any("@" not in m and "." not in m for m in measures):
         ks = (1, 5, 10)
-    table = st.report(list(metrics), window=window, by=list(by) if by else ("model", "model_version", "environment"),
+    table = st.report(list(measures), window=window, by=list(by) if by else ("model", "model_version", "environment"),
                       where=parse_where(where), start=start, end=end, k=list(ks), ci=None if ci == "none" else ci,
                       n_resamples=resamples)
     if ci == "none":
@@ -180,7 +180,7 @@ def signals_cmd(old_names: tuple[str, ...], names: tuple[str, ...], window: str,
 
 
 @monitor.command("slices")
-@click.option("-m", "--measure", "metric", default=None, help="Measure (as in report and eval; default ndcg@10).")
+@click.option("-m", "--measure", "measure", default=None, help="Measure (as in report and eval; default ndcg@10).")
 @renamed_option("--metric", "-m/--measure", "old_metric")
 @opts(*RANGE)
 @click.option("--baseline", default=None,
@@ -211,7 +211,7 @@ def signals_cmd(old_names: tuple[str, ...], names: tuple[str, ...], window: str,
 @click.option("--significance", default=0.05, show_default=True, type=number(min=0, max=1),
               help="--auto: adjusted one-sided p-value of the drop below this.")
 @opts(STORE, CONFIG, WAIT, FORMAT)
-def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, end: str | None, baseline: str | None,
+def slices_cmd(measure: str | None, old_metric: str | None, start: str | None, end: str | None, baseline: str | None,
                columns: tuple[str, ...], by: tuple[str, ...], depth: str, min_support: int, correction: str,
                where: tuple[str, ...], drill: str | None, limit: int, auto: bool, relative_drop: float | None,
                absolute_drop: float | None, threshold: float | None, significance: float, store_path: str,
@@ -224,7 +224,7 @@ def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, en
     """
     from ..monitor.reports.links import groups_command
 
-    metric = one_of(metric, old_metric, "ndcg@10", "-m/--measure")
+    measure = one_of(measure, old_metric, "ndcg@10", "-m/--measure")
     st = open_store(store_path, config_path, wait, read_only=True)
     w = parse_where(where)
     s, e = st.window(start, end)
@@ -232,16 +232,16 @@ def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, en
         rule = {"threshold": threshold, "relative_drop": relative_drop, "absolute_drop": absolute_drop}
         if all(v is None for v in rule.values()):
             rule["relative_drop"] = 0.1
-        _auto_slices(st, metric, s, e, baseline, columns, by, int(depth), min_support, correction, w, rule,
+        _auto_slices(st, measure, s, e, baseline, columns, by, int(depth), min_support, correction, w, rule,
                      significance, limit, fmt)
         return
     if drill:
         w.update(parse_where((drill,)))
-        table = st.groups(metric, start=s, end=e, where=w, order="worst", limit=limit)
+        table = st.groups(measure, start=s, end=e, where=w, order="worst", limit=limit)
         print_table(table, fmt)
         return
     series = list(by) if by else ["model", "model_version", "environment"]
-    table = st.slices(metric, start=s, end=e, baseline=baseline, columns=list(columns) or None, where=w, by=series,
+    table = st.slices(measure, start=s, end=e, baseline=baseline, columns=list(columns) or None, where=w, by=series,
                       depth=int(depth), min_support=min_support, correction=correction)
     meta = json.loads(table.schema.metadata[b"ranklens"])
     rows = table.to_pylist()[:limit]
@@ -278,14 +278,14 @@ def slices_cmd(metric: str | None, old_metric: str | None, start: str | None, en
                 click.echo(f"  {i:>3}  {c}")
 
 
-def _auto_slices(st: Any, metric: str, s: Any, e: Any, baseline: str | None, columns: tuple[str, ...],
+def _auto_slices(st: Any, measure: str, s: Any, e: Any, baseline: str | None, columns: tuple[str, ...],
                  by: tuple[str, ...], depth: int, min_support: int, correction: str, w: dict[str, Any],
                  rule: dict[str, Any], significance: float, limit: int, fmt: str) -> None:
     """``monitor slices --auto``: the slices that cross the rule, most harmful first."""
     import pyarrow as pa
 
     series = list(by) if by else ["model", "model_version", "environment"]
-    table = st.auto_slices(metric, s, e, baseline, list(columns) or None, w, by=series, max_columns=depth,
+    table = st.auto_slices(measure, s, e, baseline, list(columns) or None, w, by=series, max_columns=depth,
                            min_support=min_support, correction=correction, significance=significance, **rule)
     meta = json.loads(table.schema.metadata[b"ranklens"])
     rows = table.to_pylist()[:limit]
@@ -320,19 +320,19 @@ def _pvalue(p: float | None) -> str:
 
 
 @monitor.command("groups")
-@click.option("-m", "--measure", "metric", default=None, help="Measure (as in report and eval; default ndcg@10).")
+@click.option("-m", "--measure", "measure", default=None, help="Measure (as in report and eval; default ndcg@10).")
 @renamed_option("--metric", "-m/--measure", "old_metric")
 @opts(*RANGE, WHERE)
 @click.option("--best", is_flag=True, help="Best first (default: worst first).")
 @click.option("--limit", default=20, show_default=True, type=integer(min=1, max=10**9))
 @opts(STORE, CONFIG, WAIT, FORMAT)
-def groups_cmd(metric: str | None, old_metric: str | None, start: str | None, end: str | None,
+def groups_cmd(measure: str | None, old_metric: str | None, start: str | None, end: str | None,
                where: tuple[str, ...], best: bool, limit: int, store_path: str, config_path: str | None, wait: float,
                fmt: str) -> None:
     """Served lists with their value, worst first."""
-    metric = one_of(metric, old_metric, "ndcg@10", "-m/--measure")
+    measure = one_of(measure, old_metric, "ndcg@10", "-m/--measure")
     st = open_store(store_path, config_path, wait, read_only=True)
-    table = st.groups(metric, start=start, end=end, where=parse_where(where), order="best" if best else "worst",
+    table = st.groups(measure, start=start, end=end, where=parse_where(where), order="best" if best else "worst",
                       limit=limit)
     print_table(table, fmt)
 

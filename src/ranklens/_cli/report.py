@@ -24,7 +24,7 @@ __all__ = ["report"]
 @click.option("-m", "--measure", "measures", multiple=True, help="Measure, repeatable (default: ndcg@10).")
 @click.option("--title", default=None, help="Title of the report.")
 @comparison_options
-@click.option("--no-curves", is_flag=True, help="Leave out the metric@k curves (k = 1..100).")
+@click.option("--no-curves", is_flag=True, help="Leave out the measure@k curves (k = 1..100).")
 @click.option("--top", type=integer(min=0), default=10, show_default=True,
               help="Queries listed with the largest gains and losses.")
 @click.option("--digits", type=integer(0, 12), default=4, show_default=True, help="Decimals in the tables.")
@@ -35,7 +35,7 @@ def report(judgments: str, runs: tuple[str, ...], output: str, measures: tuple[s
            digits: int, **kw: Any) -> None:
     """Write one self-contained HTML report of RUN (evaluation) or RUN1 RUN2 [RUN...] (comparison).
 
-    The page holds the tables of `ranklens eval` and `ranklens compare`, metric@k curves, per-query
+    The page holds the tables of `ranklens eval` and `ranklens compare`, measure@k curves, per-query
     differences and interval plots, with its charts embedded: it opens from disk, with no server.
     """
     from ..web.report import write_report

@@ -49,7 +49,7 @@ def is_loopback(host: str) -> bool:
 def serve(store_path: str, host: str, port: int, token: str | None, config_path: str | None, no_cache: bool) -> None:
     """Serve the dashboard over a monitoring store at http://HOST:PORT (127.0.0.1:8000 by default).
 
-    Pages: Overview (metric over time), Slices, Groups (explain one served list), Compare. The JSON
+    Pages: Overview (a measure over time), Slices, Groups (explain one served list), Compare. The JSON
     API behind them is described at /api/openapi.json and /api/docs. Everything is served from the
     package: the dashboard works with no internet.
     """

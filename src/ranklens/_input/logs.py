@@ -188,7 +188,8 @@ class LogTable:
 
     # -- messages ----------------------------------------------------------------------------------------------
     def fail(self, col: str, row: int, msg: str) -> InputError:
-        """The error of a bad value: the log, the column, the row (0-based), what is wrong."""
+        """The error of a bad value: the log, the column, the row (counted from 0, as every row: docs/glossary.md),
+        what is wrong."""
         return InputError(f"{self.where}, column {col!r}, row {row}: {msg}")
 
     def holds(self, col: str, row: int, value: Any, rule: str) -> InputError:

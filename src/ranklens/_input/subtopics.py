@@ -157,11 +157,11 @@ def _row(r: Any, n: int) -> tuple[Any, Any, Any, Any]:
         picked = [next((getattr(r, c) for c in _NAMES[w] + ("subtopic_id",) if c in fields), None)
                   for w in ("query", "subtopic", "item", "label")]
         if any(p is None for p in picked):
-            raise InputError(f"the judgments' row {n + 1} is a {type(r).__name__} without a query, subtopic "
+            raise InputError(f"the judgments' row {n} is a {type(r).__name__} without a query, subtopic "
                              f"(iteration), item or relevance field: {r!r}")
         return picked[0], picked[1], picked[2], picked[3]
     if not isinstance(r, (tuple, list)) or len(r) != 4:
-        raise InputError(f"the judgments' row {n + 1} is not (query, subtopic, item, judgment): {r!r}")
+        raise InputError(f"the judgments' row {n} is not (query, subtopic, item, judgment): {r!r}")
     return r[0], r[1], r[2], r[3]
 
 
@@ -173,17 +173,17 @@ def _make(q: np.ndarray, s: np.ndarray, i: np.ndarray, rel: np.ndarray, source: 
         else:
             bad = np.isnan(col) if col.dtype.kind == "f" else np.zeros(col.shape[0], np.bool_)
         if bad.any():
-            raise InputError(f"{source}: a missing {what} id at row {int(np.flatnonzero(bad)[0]) + 1}")
+            raise InputError(f"{source}: a missing {what} id at row {int(np.flatnonzero(bad)[0])}")
     if rel.dtype.kind not in "iuf":
         ok = np.array([isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
                        for x in rel], dtype=np.bool_)
         if not ok.all():
             n = int(np.flatnonzero(~ok)[0])
-            raise InputError(f"{source}: the judgment at row {n + 1} is not a number: {rel[n]!r}")
+            raise InputError(f"{source}: the judgment at row {n} is not a number: {rel[n]!r}")
     label = rel.astype(np.float64)
     if not np.isfinite(label).all():
         n = int(np.flatnonzero(~np.isfinite(label))[0])
-        raise InputError(f"{source}: the judgment at row {n + 1} is {label[n]!r}, not a finite number")
+        raise InputError(f"{source}: the judgment at row {n} is {label[n]!r}, not a finite number")
     strings = [col.astype(str).astype(object) for col in (q, s, i)]
     (codes,), _, _ = factorize_parts([strings[1]])
     out = SubtopicJudgments(strings[0], strings[2], codes.astype(np.int64), label, source=source)
@@ -204,7 +204,7 @@ def _check_unique(s: SubtopicJudgments) -> None:
         row = int(order[dup[0] + 1])
         first = int(order[dup[0]])
         raise InputError(f"{s.source or 'the judgments'}: query {_id(s.qid, row)} item {_id(s.item, row)} is judged "
-                         f"twice for one subtopic (rows {min(first, row) + 1} and {max(first, row) + 1})")
+                         f"twice for one subtopic (rows {min(first, row)} and {max(first, row)})")
 
 
 def _id(ids: Any, row: int) -> str:

@@ -19,7 +19,7 @@ from ..errors import InvalidParameterError
 
 __all__ = ["CURVE_CUTOFFS", "cutoff_curves", "plot_comparison", "plot_curves", "plot_differences", "plot_forest"]
 
-#: cutoffs of the metric@k curves: every k from 1 to 100
+#: cutoffs of the measure@k curves: every k from 1 to 100
 CURVE_CUTOFFS = tuple(range(1, 101))
 _FORMATS = ("png", "svg")
 

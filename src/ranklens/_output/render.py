@@ -85,7 +85,7 @@ def render(obj: Renderable | PairwiseLike | QueryTableLike, format: str = "table
         ``querytable``).
         The built-in ones: ``table``: aligned plain text. ``json``: the schema of this module (full precision).
         ``csv``: long form, full precision (a result: ``[run,]query,measure,value``; a comparison:
-        one line per run and metric). ``trec``: trec_eval's ``measure query|all value`` lines (results
+        one line per run and measure). ``trec``: trec_eval's ``measure query|all value`` lines (results
         only). ``markdown``: a GitHub table. ``latex``: a booktabs ``tabular``. ``html``: a ``<div>``
         with escaped tables (what a notebook shows).
     digits : int, default=4

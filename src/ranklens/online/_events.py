@@ -71,7 +71,7 @@ def _no_nulls(col: Any, name: str) -> None:
         import pyarrow.compute as pc
 
         row = int(pc.index(pc.is_null(col), True).as_py())
-        raise InputError(f"events: column {name!r} is empty on row {row + 1}.")
+        raise InputError(f"events: column {name!r} is empty on row {row}.")
 
 
 def _codes(col: Any, name: str) -> tuple[np.ndarray, list[Any]]:
@@ -105,7 +105,7 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         bad, rule = valid & ~finite, "is not a finite number"
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"events: {name} {v[i]!r} on row {i + 1} {rule}.")
+        raise InputError(f"events: {name} {v[i]!r} on row {i} {rule}.")
     return np.where(valid, v, np.nan)
 
 
@@ -394,7 +394,7 @@ def _owners(table: Any, group: np.ndarray, ranked: np.ndarray) -> np.ndarray:
     found = key[target] == key[l_idx]
     if not found.all():
         i = int(l_idx[np.argmax(~found)])
-        raise InputError(f"events: label row {i + 1} names an item that the served list of its group_id does not "
+        raise InputError(f"events: label row {i} names an item that the served list of its group_id does not "
                          "hold.")
     owner = np.arange(len(ranked))
     owner[l_idx] = target

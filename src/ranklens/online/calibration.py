@@ -1,7 +1,7 @@
 """Offline against online: how past experiments' offline deltas predicted their online deltas.
 
 A table of past experiments holds, per experiment, the offline difference of a ranking measure on judged data
-(``offline``, with its standard error ``offline_se`` when known) and the online difference of a metric in the
+(``offline``, with its standard error ``offline_se`` when known) and the online difference of a measure in the
 A/B test (``online``, with ``online_se``). :func:`calibrate` reports:
 
 * **sign agreement**: the share of experiments whose online delta has the offline delta's sign, over all of them

@@ -4,7 +4,7 @@ Spark brings the rows of each query together (a shuffle by the query key, plus
 any ``group_by`` columns, sorted within partitions); the executors then hand
 whole queries, many at a time, as Arrow batches to the same code the local
 engine runs (the core's plan: ``make_plan``, ``build_problem``, ``run_plan``).
-No metric arithmetic is written in Spark SQL: Spark only moves rows; what each
+No measure arithmetic is written in Spark SQL: Spark only moves rows; what each
 chunk of queries contributes (a :class:`ranklens.result.Partial`) is added up by
 the core's one aggregation (:func:`ranklens.result.combine`,
 :meth:`ranklens.Result.from_partial`).

@@ -2,7 +2,7 @@
 
 :class:`Param` parses one query parameter (a missing, repeated, malformed or out-of-range value raises
 :class:`BadParameter` naming it); :class:`Endpoint` is a GET endpoint with its parameters and the call that
-answers it from the store. The parameters several pages share are here (``METRIC``, ``START``...); each page's
+answers it from the store. The parameters several pages share are here (``MEASURE``, ``START``...); each page's
 endpoints are in :mod:`ranklens.web.routes`, all of them in :data:`ranklens.web.api.ENDPOINTS`.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from .._output.render import plain
 from ..errors import InvalidParameterError
 
-__all__ = ["BASELINE", "BY", "CONFIDENCE", "END", "METRIC", "RESAMPLES", "SEED", "SERIES", "SLICE_PARAMS", "START",
+__all__ = ["BASELINE", "BY", "CONFIDENCE", "END", "MEASURE", "RESAMPLES", "SEED", "SERIES", "SLICE_PARAMS", "START",
            "WINDOW", "WINDOWS", "BadParameter", "Endpoint", "Param", "table_rows"]
 
 WINDOWS = ("hour", "day", "week")
@@ -115,7 +115,7 @@ def _iso(name: str, v: str) -> str:
 
 
 
-METRIC = Param("measure", "measure", "ndcg@10",
+MEASURE = Param("measure", "measure", "ndcg@10",
                "Measure: ndcg@10, ndcg@5, map, mrr@10 ... (see Store.info()['tracked']); `metric` is its old name, "
                "still accepted.", aliases=("metric",))
 START = Param("start", "date", None, "Start of the time range (inclusive), ISO-8601; UTC when no zone is given.")
@@ -127,7 +127,7 @@ SEED = Param("seed", "integer", 0, "Seed of the resampling.", minimum=0, maximum
 BASELINE = Param("baseline", "string", None, "Baseline name from the store's configuration (default: its default).")
 BY = Param("by", "list", None, "Series columns, comma-separated (default model,model_version,environment).")
 SLICE_PARAMS = (
-    METRIC, START, END, BASELINE, Param("columns", "list", None, "Slice columns (default: all)."), BY,
+    MEASURE, START, END, BASELINE, Param("columns", "list", None, "Slice columns (default: all)."), BY,
     Param("depth", "integer", 2, "1: one column at a time; 2: also pairs of columns.", minimum=1, maximum=2),
     Param("min_support", "integer", 30, "Counted groups a slice needs in the window and in the baseline to be "
                                         "listed alone.", minimum=1, maximum=10**9),

@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._base.renamed import renamed_keywords
 from .._output.render import plain
 from ..errors import InputError
 from .page import document, esc, num, table
@@ -40,7 +41,8 @@ def _name(r: Mapping[str, Any], by: Iterable[str]) -> str:
     return " \u00b7 ".join(str(r[b]) for b in by if r.get(b) is not None) or "all groups"
 
 
-def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day", by: Iterable[str] = SERIES,
+@renamed_keywords(metric="measure")
+def build_monitor_report(store: Any, measure: str = "ndcg@10", window: str = "day", by: Iterable[str] = SERIES,
                          where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, *,
                          ci: str | None = "bootstrap", baseline: Any = None, depth: int = 2, min_support: int = 30,
                          correction: str = "holm", slices: int = 30, title: str | None = None) -> str:
@@ -49,8 +51,8 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
     Parameters
     ----------
     store : ranklens.monitor.Store
-    metric : str
-        The measure (one key, e.g. ``ndcg@10``).
+    measure : str
+        The measure (one key, e.g. ``ndcg@10``; ``metric=``: the deprecated name).
     window, by, where, start, end, ci
         As for :meth:`ranklens.monitor.Store.report` (the overview).
     baseline, depth, min_support, correction
@@ -70,9 +72,9 @@ def build_monitor_report(store: Any, metric: str = "ndcg@10", window: str = "day
         raise InputError(f"store {info.get('path')!r} is empty: nothing to report.")
     by = [by] if isinstance(by, str) else list(by)
     w = dict(where or {})
-    rep = store.report([metric], window=window, by=by, where=w or None, start=start, end=end,
+    rep = store.report([measure], window=window, by=by, where=w or None, start=start, end=end,
                        ci=None if ci == "none" else ci)
-    key = rep.column("measure")[0].as_py() if rep.num_rows else metric
+    key = rep.column("measure")[0].as_py() if rep.num_rows else measure
     rows = [{k: plain(v) for k, v in r.items()} for r in rep.to_pylist()]
     bases = [{k: plain(v) for k, v in r.items()} for r in store.baselines(key, by=by, where=w or None, start=start,
                                                                           end=end, baseline=baseline).to_pylist()]

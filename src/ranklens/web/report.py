@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.renamed import renamed_keywords
 from .._integrations.runs import run_names
 from .._output.render import (
     comparison_cells,
@@ -45,10 +46,11 @@ def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
     return run_names(runs)
 
 
+@renamed_keywords(metrics="measures")
 def build_report(
     judgments: Any,
     runs: Any,
-    metrics: str | Iterable[str] = ("ndcg@10",),
+    measures: str | Iterable[str] = ("ndcg@10",),
     *,
     baseline: Any = None,
     convention: Any = None,
@@ -72,8 +74,8 @@ def build_report(
     judgments, runs
         As for :func:`ranklens.evaluate` (one run) and :func:`ranklens.compare` (a list or a mapping
         ``{name: run}`` of two or more runs).
-    metrics : str or list of str
-        Measures (default ``ndcg@10``).
+    measures : str or list of str
+        Measures (default ``ndcg@10``; ``metrics=``: the deprecated name).
     baseline, convention, test, correction, alpha, confidence, ci, n_resamples, seed
         As for :func:`ranklens.compare` (used with two runs or more).
     title : str, optional
@@ -81,7 +83,7 @@ def build_report(
     digits : int
         Decimals in the tables.
     curves : bool
-        Add metric@k curves (k = 1..100) for the measures with a cutoff.
+        Add measure@k curves (k = 1..100) for the measures with a cutoff.
     top : int
         Queries listed with the largest gains and losses against the baseline.
     **options
@@ -110,14 +112,14 @@ def build_report(
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise InvalidParameterError(f"`top` must be an integer >= 0; got {top!r}.")
     names, items = _run_names(runs)
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not metric_list:
-        raise InvalidParameterError("`metrics` is empty: give at least one measure.")
-    results = [evaluate(judgments, run, metric_list, convention=convention, **options) for run in items]
+    measure_list = [measures] if isinstance(measures, str) else list(measures)
+    if not measure_list:
+        raise InvalidParameterError("`measures` is empty: give at least one measure.")
+    results = [evaluate(judgments, run, measure_list, convention=convention, **options) for run in items]
     keys = results[0].keys
     comparison = None
     if len(items) >= 2:
-        comparison = compare(judgments, dict(zip(names, items)), metric_list, baseline=baseline,
+        comparison = compare(judgments, dict(zip(names, items)), measure_list, baseline=baseline,
                              convention=convention, test=test, correction=correction, alpha=alpha,
                              confidence=confidence, ci=ci, n_resamples=n_resamples, seed=seed, **options)
     curve_data: list[dict[str, Any]] = []
@@ -131,7 +133,7 @@ def build_report(
 
     conv_name = results[0].convention.name
     page_title = title or ("ranklens comparison" if comparison else "ranklens evaluation")
-    data: dict[str, Any] = {"curves": curve_data, "metrics": []}
+    data: dict[str, Any] = {"curves": curve_data, "measures": []}
     named = dict(zip(names, results))
     data["results"] = {n: result_dict(r, per_query=False) for n, r in named.items()}
     sections = [_eval_section(named, digits, conv_name)]
@@ -176,7 +178,7 @@ def _comparison_sections(c: Any, top: int, digits: int, data: dict[str, Any]) ->
         f"</span></h2>{_comparison_tables(c, digits)}<ul class='notes'>{legend}</ul>{_notes(c.notes)}</section>"
     ]
     for mi, m in enumerate(c.measures):
-        sections.append(_metric_sections(c, mi, m, top, digits, data))
+        sections.append(_measure_sections(c, mi, m, top, digits, data))
     return sections
 
 
@@ -208,7 +210,7 @@ def _comparison_tables(c: Any, digits: int) -> str:
     return "".join(blocks)
 
 
-def _metric_sections(c: Any, mi: int, m: str, top: int, digits: int, data: dict[str, Any]) -> str:
+def _measure_sections(c: Any, mi: int, m: str, top: int, digits: int, data: dict[str, Any]) -> str:
     """Measure ``m`` of a comparison: means and differences with their intervals, each run's per-query
     differences against the baseline sorted, and its largest gains and losses."""
     V = c.per_query["values"]
@@ -238,7 +240,7 @@ def _metric_sections(c: Any, mi: int, m: str, top: int, digits: int, data: dict[
             "ylabel": f"{rn} - {c.baseline}",
         })
         tables.append(_query_table(m, rn, c.baseline, queries, V[mi][:, bi], V[mi][:, ri], order, top, digits))
-    data["metrics"].append({"metric": m, "means": means, "diffs": diffs, "per_query": per_query})
+    data["measures"].append({"measure": m, "means": means, "diffs": diffs, "per_query": per_query})
     charts = "".join(
         f"<h3>{_e(pq['ylabel'])}</h3><div class='chart' id='pq-{mi}-{j}'></div>{tables[j]}"
         for j, pq in enumerate(per_query))
@@ -261,7 +263,7 @@ def _per_query_sections(res: Any, keys: list[str], name: str, data: dict[str, An
         ok = ~np.isnan(v)
         idx = np.nonzero(ok)[0]
         order = idx[np.argsort(-v[idx], kind="stable")]
-        data["metrics"].append({"metric": m, "per_query": [{
+        data["measures"].append({"measure": m, "per_query": [{
             "values": [plain(x) for x in v[order]], "labels": [str(res.queries[i]) for i in order],
             "xlabel": f"{int(ok.sum())} queries, sorted by value", "ylabel": m}]})
         sections.append(f"<section class='card'><h2>{_e(m)} per query</h2><div class='chart' id='pq-{mi}-0'>"
@@ -272,7 +274,7 @@ def _per_query_sections(res: Any, keys: list[str], name: str, data: dict[str, An
 def _curves_section(curve_data: list[dict[str, Any]]) -> str:
     charts = "".join(f"<div><h3>{_e(cv['family'])}@k</h3><div class='chart' id='curve-{i}'></div></div>"
                      for i, cv in enumerate(curve_data))
-    return (f"<section class='card'><h2>metric@k curves <span class='hint'>mean over queries, "
+    return (f"<section class='card'><h2>measure@k curves <span class='hint'>mean over queries, "
             f"k = 1..100</span></h2><div class='{'grid2' if len(curve_data) > 1 else ''}'>{charts}"
             "</div></section>")
 
@@ -283,7 +285,7 @@ def _notes(notes: list[str], prefix: str = "note: ") -> str:
     return "<ul class='notes'>" + "".join(f"<li>{_e(prefix + n)}</li>" for n in notes) + "</ul>"
 
 
-def _query_table(metric: str, run: str, baseline: str, queries: list[str], base: np.ndarray, other: np.ndarray,
+def _query_table(measure: str, run: str, baseline: str, queries: list[str], base: np.ndarray, other: np.ndarray,
                  order: np.ndarray, top: int, digits: int) -> str:
     if top == 0 or len(order) == 0:
         return ""
@@ -296,10 +298,11 @@ def _query_table(metric: str, run: str, baseline: str, queries: list[str], base:
                     f"<td>{_num(other[i], digits)}</td><td class='{cls}'>{d:+.{digits}f}</td></tr>")
     return (f"<details><summary>the {top} largest gains and losses of {_e(run)} (of {len(order)} queries)</summary>"
             f"<table class='rl'><thead><tr><th class='l'>query</th><th>{_e(baseline)}</th><th>{_e(run)}</th>"
-            f"<th>diff {_e(metric)}</th></tr></thead><tbody>{''.join(body)}</tbody></table></details>")
+            f"<th>diff {_e(measure)}</th></tr></thead><tbody>{''.join(body)}</tbody></table></details>")
 
 
-def write_report(path: str | os.PathLike[str], judgments: Any, runs: Any, metrics: str | Iterable[str] = ("ndcg@10",),
+@renamed_keywords(metrics="measures")
+def write_report(path: str | os.PathLike[str], judgments: Any, runs: Any, measures: str | Iterable[str] = ("ndcg@10",),
                  **kwargs: Any) -> str:
     """Write :func:`build_report`'s page to ``path`` (UTF-8); returns the path.
 
@@ -313,7 +316,7 @@ def write_report(path: str | os.PathLike[str], judgments: Any, runs: Any, metric
     >>> open(out, encoding="utf-8").read().count("<script")
     3
     """
-    page = build_report(judgments, runs, metrics, **kwargs)
+    page = build_report(judgments, runs, measures, **kwargs)
     out = os.fspath(path)
     with open(out, "w", encoding="utf-8") as fh:
         fh.write(page)

@@ -8,18 +8,10 @@ changes not delivered yet sent once, one process at a time).
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..._base.renamed import module_aliases
 from .judge import Alert, ReportSource, Verdict, floor_time, judge, run_monitors
 
 __all__ = ["Alert", "ReportSource", "Verdict", "floor_time", "judge", "run_monitors"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Judgement":  # the old name of Verdict, for one release
-        import warnings
-
-        warnings.warn("ranklens.monitor.alerts.Judgement is deprecated: use Verdict.", DeprecationWarning,
-                      stacklevel=2)
-        return Verdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = module_aliases(__name__, Judgement=("Verdict", Verdict))  # the old name, for one release

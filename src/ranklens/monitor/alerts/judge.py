@@ -17,13 +17,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..._base.renamed import module_aliases
 from ...errors import InputError
 from ..config import Baseline, MonitorConfig, MonitorSpec
 from ..reports.aggregates import StoreAggregate
 from ..reports.search import cell_name, crosses, rank_cells, top_entry
 from ..reports.slices import auto_cells
 from ..reports.stats import welch
-from ..storage.params import metric_keys, parse_time, window_delta
+from ..storage.params import measure_keys, parse_time, window_delta
 
 __all__ = ["Alert", "ReportSource", "Verdict", "floor_time", "judge", "run_monitors"]
 
@@ -38,14 +39,14 @@ class ReportSource(Protocol):
     def report(self, metrics: Any = ..., window: str = ..., by: Any = ..., where: Mapping[str, Any] | None = ...,
                start: Any = ..., end: Any = ..., *, ci: str | None = ...) -> Any: ...
 
-    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
+    def values(self, measure: str, where: Mapping[str, Any] | None, start: Any,
                end: Any) -> tuple[np.ndarray, np.ndarray | None]: ...
 
-    def slices(self, metric: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
+    def slices(self, measure: str = ..., start: Any = ..., end: Any = ..., baseline: Any = ...,
                columns: Any = ..., where: Mapping[str, Any] | None = ..., *, by: Any = ..., depth: int = ...,
                min_support: int = ..., correction: str = ...) -> Any: ...
 
-    def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
+    def series_baseline(self, measure: str, where: Mapping[str, Any] | None, w0: Any = ..., w1: Any = ...,
                         baseline: Any = ...) -> tuple[tuple[np.ndarray, np.ndarray | None], Any]: ...
 
 
@@ -168,7 +169,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
         raise InputError("the store is empty: ingest events first.")
     out: list[Verdict] = []
     for spec in specs:
-        key = metric_keys(spec.metric)[0]
+        key = measure_keys(spec.metric)[0]
         agg = StoreAggregate.of(key)
         delta = window_delta(spec.window)
         if all_windows:
@@ -287,11 +288,4 @@ def _judge_slices(reports: ReportSource, spec: MonitorSpec, key: str, series: di
     return out
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Judgement":  # the old name of Verdict, for one release
-        import warnings
-
-        warnings.warn("ranklens.monitor.alerts.judge.Judgement is deprecated: use Verdict.", DeprecationWarning,
-                      stacklevel=2)
-        return Verdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = module_aliases(__name__, Judgement=("Verdict", Verdict))  # the old name, for one release

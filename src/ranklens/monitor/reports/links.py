@@ -32,7 +32,7 @@ def row_filters(where: Mapping[str, Any] | None, row: Mapping[str, Any],
     return out
 
 
-def groups_command(metric: str, start: str, end: str, where: Mapping[str, Any] | None, row: Mapping[str, Any],
+def groups_command(measure: str, start: str, end: str, where: Mapping[str, Any] | None, row: Mapping[str, Any],
                    series: Sequence[str]) -> str:
     """``ranklens monitor groups ...`` listing the worst groups of a slices row in its window ("" for a pooled
     row, or a missing value, which ``--where`` cannot name).
@@ -48,7 +48,7 @@ def groups_command(metric: str, start: str, end: str, where: Mapping[str, Any] |
     f = row_filters(where, row, series)
     if f is None:
         return ""
-    parts = ["ranklens", "monitor", "groups", "-m", metric, "--start", start, "--end", end]
+    parts = ["ranklens", "monitor", "groups", "-m", measure, "--start", start, "--end", end]
     for k, v in f.items():
         vals = v if isinstance(v, (list, tuple)) else [v]
         if any(x is None for x in vals):

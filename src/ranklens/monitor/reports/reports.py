@@ -21,7 +21,7 @@ from ...errors import InputError, InvalidParameterError
 from ..config import Baseline, MonitorConfig
 from ..storage.db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ..storage.maturity import Maturity, maturity_of
-from ..storage.params import MAX_CUTOFF, check_window, metric_keys, parse_time, window_delta
+from ..storage.params import MAX_CUTOFF, check_window, measure_keys, parse_time, window_delta
 from ..storage.schema import schema_version
 from ..storage.values import select_values
 from .aggregates import StoreAggregate, counted
@@ -53,11 +53,11 @@ class Reports:
             last = con.execute("SELECT max(ts) FROM groups").fetchall()[0][0]
         return last
 
-    def values(self, metric: str, where: Mapping[str, Any] | None, start: Any,
+    def values(self, measure: str, where: Mapping[str, Any] | None, start: Any,
                end: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """(values, weights) of one measure over the counted groups of a selection (groups left out dropped;
         weights: None unless the measure is a weighted mean, see :mod:`ranklens.monitor.reports.aggregates`)."""
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         with self.db.reading() as con:
             g, v = select_values(con, self.config, [key], where, start, end)
         return counted(StoreAggregate.of(key), v[:, 0], g.column("w:n_items"))
@@ -79,7 +79,7 @@ class Reports:
     ) -> Any:
         """Mean of each measure per time window and per series (see :meth:`Store.report`)."""
         window = check_window(window)
-        keys = metric_keys(metrics, k)
+        keys = measure_keys(metrics, k)
         by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
         if ci not in ("bootstrap", "t", None, "none"):
             raise InvalidParameterError(f"`ci` must be 'bootstrap', 't' or None; got {ci!r}.")
@@ -99,13 +99,13 @@ class Reports:
         with self.db.reading() as con:
             return maturity_of(con, self.config)
 
-    def baseline(self, metric: str = "ndcg@10", baseline: Any = None, where: Mapping[str, Any] | None = None,
+    def baseline(self, measure: str = "ndcg@10", baseline: Any = None, where: Mapping[str, Any] | None = None,
                  *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-        """Value of ``metric`` over the baseline groups (environment or date range), with a bootstrap interval."""
+        """Value of ``measure`` over the baseline groups (environment or date range), with a bootstrap interval."""
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         if spec.kind == "previous":
             raise InvalidParameterError("a 'previous window' baseline depends on a window; use report() or check().")
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         with self.db.reading() as con:  # the series' baseline by the monitors' rule (ranklens.monitor.reports.baseline)
             g, values, sel = select_baseline(con, self.config, [key], spec, where)
         agg = StoreAggregate.of(key)
@@ -115,7 +115,7 @@ class Reports:
         out["measure"] = key
         return out
 
-    def groups(self, metric: str = "ndcg@10", start: Any = None, end: Any = None,
+    def groups(self, measure: str = "ndcg@10", start: Any = None, end: Any = None,
                where: Mapping[str, Any] | None = None, order: str = "worst", limit: int = 20) -> Any:
         """Served lists of a selection with their value, the worst (or best) first; ``provisional`` when a list
         was served after the labels' maturity (its labels may still arrive)."""
@@ -124,7 +124,7 @@ class Reports:
             raise InvalidParameterError(f"`order` must be 'worst' or 'best'; got {order!r}.")
         if not isinstance(limit, int) or limit < 1:
             raise InvalidParameterError(f"`limit` must be an integer >= 1; got {limit!r}.")
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         with self.db.reading() as con:
             slices = slice_columns(con)
             extra = ["group_id", "model", "model_version", "environment", "ts AS timestamp"]
@@ -178,11 +178,11 @@ class Reports:
                 )
             return explain_group(con, self.config, gid, (str(group_id), m, v, e, order_by), k, measure)
 
-    def compare(self, metric: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
+    def compare(self, measure: str = "ndcg@10", a: Mapping[str, Any] | None = None, b: Mapping[str, Any] | None = None,
                 *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
                 same_period: bool = True) -> dict[str, Any]:
         """Two selections of groups side by side: means, intervals, Welch's test (see :meth:`Store.compare`)."""
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         sels = []
         for name, sel in (("a", a), ("b", b)):
             sel = dict(sel or {})
@@ -237,23 +237,23 @@ class Reports:
         s = _dt.datetime(last.year, last.month, last.day)
         return s, s + _dt.timedelta(days=1)
 
-    def series_baseline(self, metric: str, where: Mapping[str, Any] | None, w0: Any = None, w1: Any = None,
+    def series_baseline(self, measure: str, where: Mapping[str, Any] | None, w0: Any = None, w1: Any = None,
                         baseline: Any = None) -> tuple[tuple[np.ndarray, np.ndarray | None], BaselineSelection]:
         """((counted values, weights), selection) of the baseline of the series ``where`` judged over
         ``[w0, w1)``: the one rule of the monitors, the overview and the slices
         (:mod:`ranklens.monitor.reports.baseline`); weights as in :meth:`values`."""
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         with self.db.reading() as con:
             g, v, sel = select_baseline(con, self.config, [key], spec, where, w0, w1)
         return counted(StoreAggregate.of(key), v[:, 0], g.column("w:n_items")), sel
 
-    def baselines(self, metric: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
+    def baselines(self, measure: str = "ndcg@10", by: Iterable[str] = ("model", "model_version", "environment"),
                   where: Mapping[str, Any] | None = None, start: Any = None, end: Any = None, baseline: Any = None,
                   *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0) -> Any:
         """One baseline per series of ``[start, end)`` (see :meth:`Store.baselines`)."""
         pa = require("pyarrow")
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         by = [str(b).lower() for b in ([by] if isinstance(by, str) else list(by or ()))]
         with self.db.reading() as con:
@@ -283,13 +283,13 @@ class Reports:
             return pa.table({**{b: pa.array([], pa.string()) for b in by}, "value": pa.array([], pa.float64())})
         return pa.Table.from_pylist(rows)
 
-    def slices(self, metric: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
+    def slices(self, measure: str = "ndcg@10", start: Any = None, end: Any = None, baseline: Any = None,
                columns: Iterable[str] | None = None, where: Mapping[str, Any] | None = None, *,
                by: Iterable[str] = ("model", "model_version", "environment"), depth: int = 2,
                min_support: int = MIN_SUPPORT, correction: str = "holm") -> Any:
-        """Which slices explain the change of ``metric`` (see :meth:`Store.slices`)."""
+        """Which slices explain the change of ``measure`` (see :meth:`Store.slices`)."""
         pa = require("pyarrow")
-        key = metric_keys(metric)[0]
+        key = measure_keys(measure)[0]
         spec = Baseline.parse(baseline) if baseline is not None else self.config.baseline
         s, e = self.window(start, end)
         cols = None if columns is None else ([columns] if isinstance(columns, str) else list(columns))

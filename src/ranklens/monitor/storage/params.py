@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import InvalidParameterError
 from ..propensity import parse_store_measure as parse_measure
 
-__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "metric_keys", "monitor_refusal", "parse_duration", "parse_time",
+__all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "measure_keys", "monitor_refusal", "parse_duration", "parse_time",
            "renamed", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
@@ -62,33 +62,33 @@ def check_window(window: str) -> str:
     return window
 
 
-def metric_keys(metrics: Any, k: Any = None) -> list[str]:
-    """Measure keys of ``metrics`` (a name or a list); with ``k``, names without a cutoff are expanded (those
+def measure_keys(measures: Any, k: Any = None) -> list[str]:
+    """Measure keys of ``measures`` (a name or a list); with ``k``, names without a cutoff are expanded (those
     of families that take one).
 
     Examples
     --------
-    >>> metric_keys(["ndcg", "map@5"], k=[1, 10])
+    >>> measure_keys(["ndcg", "map@5"], k=[1, 10])
     ['ndcg@1', 'ndcg@10', 'map@5']
     """
-    if isinstance(metrics, str):
-        metrics = [metrics]
+    if isinstance(measures, str):
+        measures = [measures]
     ks = [k] if isinstance(k, int) else list(k or [])
     for kk in ks:
         if isinstance(kk, bool) or not isinstance(kk, (int, np.integer)) or not 1 <= kk <= MAX_CUTOFF:
             raise InvalidParameterError(f"`k` must be an integer in [1, {MAX_CUTOFF}]; got {kk!r}.")
     keys: list[str] = []
-    for m in metrics:
+    for m in measures:
         m = str(m)
         expand = ks and "@" not in m and "." not in m and parse_measure(m)[0].spec.cutoff  # bpref, auc: no k
         parsed = [x for kk in ks for x in parse_measure(f"{m}@{int(kk)}")] if expand else parse_measure(m)
         for x in parsed:
             if x.k is not None and x.k > MAX_CUTOFF:
-                raise InvalidParameterError(f"`metric` {m!r} asks a cutoff of {x.k}: at most {MAX_CUTOFF} in "
+                raise InvalidParameterError(f"measure {m!r} asks a cutoff of {x.k}: at most {MAX_CUTOFF} in "
                                             "monitoring.")
         keys.extend(x.key for x in parsed)
     if not keys:
-        raise InvalidParameterError("`metrics` must name at least one measure, e.g. 'ndcg@10'.")
+        raise InvalidParameterError("`measures` must name at least one measure, e.g. 'ndcg@10'.")
     return list(dict.fromkeys(keys))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..endpoint import CONFIDENCE, METRIC, RESAMPLES, SEED, Endpoint, Param
+from ..endpoint import CONFIDENCE, MEASURE, RESAMPLES, SEED, Endpoint, Param
 
 __all__ = ["ENDPOINTS", "PAGE"]
 
@@ -24,7 +24,7 @@ def _call_compare(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/compare", "Two model versions or two windows side by side: means, intervals, difference, "
                              "p-value (Store.compare).",
-             (METRIC, Param("a_start", "date", None, "Start of side A."),
+             (MEASURE, Param("a_start", "date", None, "Start of side A."),
               Param("a_end", "date", None, "End of side A."),
               Param("b_start", "date", None, "Start of side B."), Param("b_end", "date", None, "End of side B."),
               CONFIDENCE, RESAMPLES, SEED), False, _call_compare,

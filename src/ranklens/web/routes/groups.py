@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..endpoint import END, METRIC, START, Endpoint, Param, table_rows
+from ..endpoint import END, MEASURE, START, Endpoint, Param, table_rows
 
 __all__ = ["ENDPOINTS", "PAGE"]
 
@@ -26,7 +26,7 @@ def _call_explain(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/groups", "Prediction groups ordered by their value (Store.groups).",
-             (METRIC, START, END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
+             (MEASURE, START, END, Param("order", "enum", "worst", "Worst or best first.", choices=("worst", "best")),
               Param("limit", "integer", 20, "Groups returned.", minimum=1, maximum=1000)), True, _call_groups),
     Endpoint("/api/explain", "One served list, position by position (Store.explain): gains, discounts, "
                              "contributions, ideal order.",

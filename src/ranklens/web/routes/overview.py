@@ -9,7 +9,7 @@ from ..endpoint import (
     BY,
     CONFIDENCE,
     END,
-    METRIC,
+    MEASURE,
     RESAMPLES,
     SEED,
     SERIES,
@@ -63,16 +63,16 @@ def _call_baselines(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/api/info", "The store: size, time span, models, slices, tracked measures.", (), False, _call_info),
     Endpoint("/api/report", "A measure per time window and series (Store.report): the Overview chart.",
-             (METRIC, WINDOW, START, END, BY,
+             (MEASURE, WINDOW, START, END, BY,
               Param("ci", "enum", "bootstrap", "Interval of each window's mean.", choices=("bootstrap", "t", "none")),
               CONFIDENCE, RESAMPLES, SEED), True, _call_report),
     Endpoint("/api/baseline", "The baseline of a measure (Store.baseline): the band of the Overview chart.",
-             (METRIC, BASELINE), True, _call_baseline),
+             (MEASURE, BASELINE), True, _call_baseline),
     Endpoint("/api/alerts", "Alerts recorded by `ranklens monitor check` (Store.alerts).",
              (START, END, Param("measure", "measure", None, "Keep the alerts of this measure only (`metric`: its "
                                                             "old name).", aliases=("metric",))), False,
              _call_alerts),
     Endpoint("/api/baselines", "The baseline of each series, by the monitors' rule (Store.baselines): the "
                                "Overview's baseline lines.",
-             (METRIC, START, END, BASELINE, BY), True, _call_baselines),
+             (MEASURE, START, END, BASELINE, BY), True, _call_baselines),
 )

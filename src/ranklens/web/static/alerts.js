@@ -42,12 +42,12 @@
       return {start: s, end: e > s ? e : h.addDays(s, 1)};
     }
     function slicesLink(r) {
-      var w = windowOf(r), q = Object.assign({metric: r.metric, start: w.start, end: w.end}, seriesQuery(r));
+      var w = windowOf(r), q = Object.assign({measure: r.metric, start: w.start, end: w.end}, seriesQuery(r));
       if (r.top_slice && r.top_slice.column2) q.depth = "2";
       return "/slices?" + new URLSearchParams(q).toString();
     }
     function groupsLink(r) {
-      var t = r.top_slice, w = windowOf(r), q = Object.assign({metric: r.metric, start: w.start, end: w.end},
+      var t = r.top_slice, w = windowOf(r), q = Object.assign({measure: r.metric, start: w.start, end: w.end},
                                                              seriesQuery(r, "f_"));
       q["f_" + t.column] = t.value;
       if (t.column2) q["f_" + t.column2] = t.value2;

@@ -60,7 +60,7 @@
   // a measure chooser: a family <select> and a k <select> inside `root`
   function setupMeasure(root, state) {
     var fam = measures(), fsel = $("select[name=family]", root), ksel = $("select[name=k]", root);
-    var cur = state.metric || (info.tracked && info.tracked.indexOf("ndcg@10") >= 0 ? "ndcg@10" : (info.tracked || ["ndcg@10"])[0]);
+    var cur = state.measure || state.metric || (info.tracked && info.tracked.indexOf("ndcg@10") >= 0 ? "ndcg@10" : (info.tracked || ["ndcg@10"])[0]);
     var at = cur.lastIndexOf("@"), f0 = at > 0 ? cur.slice(0, at) : cur, k0 = at > 0 ? cur.slice(at + 1) : "";
     Object.keys(fam).forEach(function (f) { option(fsel, f, f, f === f0); });
     function fillK() {
@@ -181,7 +181,7 @@
     function load() {
       showError(null);
       var s = values(root, names), metric = metricOf();
-      writeUrl(Object.assign({metric: metric}, s));
+      writeUrl(Object.assign({measure: metric}, s));
       var filters = {model: s.model, environment: s.environment, model_version: s.model_version};
       var q = Object.assign({measure: metric, window: s.window, start: s.start, end: s.end, ci: s.ci}, filters);
       $("#overview-title").textContent = metric + " per " + s.window;
@@ -314,7 +314,7 @@
     function load() {
       showError(null);
       var s = values(document, names), metric = metricOf();
-      writeUrl(Object.assign({metric: metric}, s));
+      writeUrl(Object.assign({measure: metric}, s));
       api("/api/compare", Object.assign({measure: metric}, s), "compare").then(function (c) {
         var la = label(s, "a_"), lb = label(s, "b_"), conf = Math.round(100 * (+s.confidence)) + "%";
         var sig = c.p_value !== null && c.p_value < 1 - (+s.confidence);

@@ -65,7 +65,7 @@
       showError(null);
       var s = values(form, ["group_id", "k", "model_version", "environment"]);
       if (!s.group_id) return;
-      writeUrl(Object.assign({}, prefixed(), s, values(root, names), {metric: metricOf()}));
+      writeUrl(Object.assign({}, prefixed(), s, values(root, names), {measure: metricOf()}));
       api("/api/explain", s, "explain").then(function (e) {
         $("#explain-card").hidden = false;
         $("#explain-title").textContent = "group " + (e.query || s.group_id) + " \u2014 " + e.measure +
@@ -94,7 +94,7 @@
     function loadGroups() {
       var s = values(root, names), metric = metricOf();
       $("#groups-hint").textContent = metric + ", click a group id to explain it";
-      if (!url.group_id) writeUrl(Object.assign({metric: metric}, prefixed(), s));
+      if (!url.group_id) writeUrl(Object.assign({measure: metric}, prefixed(), s));
       api("/api/groups", Object.assign({measure: metric}, s, filters), "groups").then(function (res) {
         var slices = info.slices || [];
         var cols = [

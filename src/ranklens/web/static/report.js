@@ -13,12 +13,12 @@
         title: cv.family + "@k curves"
       });
     });
-    (data.metrics || []).forEach(function (m, i) {
+    (data.measures || []).forEach(function (m, i) {
       var means = document.getElementById("means-" + i);
-      if (means) C.forest(means, {rows: m.means, zero: null, x: {label: m.metric + ": mean with " + data.ci_label}});
+      if (means) C.forest(means, {rows: m.means, zero: null, x: {label: m.measure + ": mean with " + data.ci_label}});
       var diffs = document.getElementById("diffs-" + i);
       if (diffs) C.forest(diffs, {rows: m.diffs, zero: 0,
-        x: {label: m.metric + ": run - " + data.baseline + " (" + data.ci_label + "; filled = significant)"}});
+        x: {label: m.measure + ": run - " + data.baseline + " (" + data.ci_label + "; filled = significant)"}});
       (m.per_query || []).forEach(function (pq, j) {
         C.bars(document.getElementById("pq-" + i + "-" + j), {
           values: pq.values, labels: pq.labels, height: 220,

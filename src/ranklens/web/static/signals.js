@@ -10,24 +10,24 @@
 
   window.RLSignalsPage = function (x) {
     var $ = x.$, root = $("#signals-controls"), url = x.readUrl();
-    var names = ["metric", "window", "start", "end", "model", "environment", "model_version"];
+    var names = ["signal", "window", "start", "end", "model", "environment", "model_version"];
     x.fillChoices($("select[name=model]", root), x.models());
     x.fillChoices($("select[name=environment]", root), x.envs());
     x.fillChoices($("select[name=model_version]", root), x.versions());
     var r0 = x.defaultRange();
     var dflt = {start: r0.start, end: r0.end, model: x.busiest(),
-                environment: x.envs().indexOf("production") >= 0 ? "production" : "", metric: url.metric || "psi(score)"};
-    var msel = $("select[name=metric]", root);
+                environment: x.envs().indexOf("production") >= 0 ? "production" : "", signal: url.signal || url.metric || "psi(score)"};
+    var msel = $("select[name=signal]", root);
     var filled = false;
 
     function load() {
       x.showError(null);
       var s = x.values(root, names);
-      if (!filled) s.metric = dflt.metric;
+      if (!filled) s.signal = dflt.signal;
       x.writeUrl(s);
       var q = {window: s.window, start: s.start, end: s.end, model: s.model, environment: s.environment,
                model_version: s.model_version};
-      var metric = filled ? msel.value : s.metric;
+      var metric = filled ? msel.value : s.signal;
       // every signal of the store (the table), and the chosen one (the chart: it may have a cutoff, e.g. gini@10)
       Promise.all([x.api("/api/signals", q, "signals"),
                    x.api("/api/signals", Object.assign({signal: metric}, q), "signals-one"),
@@ -115,7 +115,7 @@
           }).join("<br>");
         }).catch(x.fail);
     }
-    x.fill(root, Object.assign(dflt, url), names.filter(function (n) { return n !== "metric"; }));
+    x.fill(root, Object.assign(dflt, url), names.filter(function (n) { return n !== "signal"; }));
     x.onChange(root, load);
     load();
   };

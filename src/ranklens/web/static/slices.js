@@ -13,7 +13,7 @@
   // the Groups page over a row's lists: its window, series and slice values
   function groupsLink(r, s, metric, m) {
     if (r.pooled || r.value === "(missing)" || r.value2 === "(missing)") return "";
-    var q = {metric: metric, start: H.dateOnly(m.window_start), end: H.dateOnly(m.window_end)};
+    var q = {measure: metric, start: H.dateOnly(m.window_start), end: H.dateOnly(m.window_end)};
     if (s.environment) q.f_environment = s.environment;
     SERIES.forEach(function (k) { if (r[k] !== undefined && r[k] !== null) q["f_" + k] = r[k]; });
     q["f_" + r.column] = r.value;
@@ -40,7 +40,7 @@
     function load() {
       showError(null);
       var s = values(root, names), metric = metricOf();
-      writeUrl(Object.assign({metric: metric}, s));
+      writeUrl(Object.assign({measure: metric}, s));
       var q = {measure: metric, start: s.start, end: s.end, environment: s.environment, model: s.model,
                model_version: s.model_version, depth: s.depth, min_support: s.min_support};
       api("/api/slices", q, "slices").then(function (res) {
