@@ -38,12 +38,15 @@ PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
     "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
     "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
     "alpha": ((0.0, 1.0, True), "a redundancy penalty from 0 to 1"),
+    # NRBP's beta (ndeval's -beta, ir_measures' NRBP(beta=...)): the user's patience, not the F measure's beta
+    "patience": ((0.0, 1.0, True), "a patience from 0 to 1"),
 }
 
 
-def param_refusal(key: str, value: Any) -> str | None:
+def param_refusal(key: str, value: Any, name: str | None = None) -> str | None:
     """Why ``value`` cannot be the parameter ``key`` (``"p must be a persistence between 0 and 1 (exclusive)"``),
-    or None when it can: a finite number within :data:`PARAM_RANGES`.
+    or None when it can: a finite number within :data:`PARAM_RANGES`. ``name``: the option as written, when the
+    range has another key (NRBP's ``beta`` is checked as ``"patience"``).
 
     Examples
     --------
@@ -55,7 +58,7 @@ def param_refusal(key: str, value: Any) -> str | None:
     (low, high, closed), words = PARAM_RANGES[key]
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
         low <= value <= high if closed else low < value < high)
-    return None if ok else f"{key} must be {words}"
+    return None if ok else f"{name or key} must be {words}"
 
 @dataclass(frozen=True)
 class ConventionRule:
@@ -138,6 +141,9 @@ class MeasureSpec:
         measure's; ``"recall"``: interpolated precision's level), None for none.
     default_param : float or None
         The parameter when none is written (None: it must be written).
+    more_params : tuple of (str, str, float)
+        Further options of the family: (option name, its key in :data:`PARAM_RANGES`, default), e.g. NRBP's
+        ``("beta", "patience", 0.5)``; their values are in :attr:`Measure.options`.
     judged_only : bool
         The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
         has a label cannot give it a meaning.
@@ -173,6 +179,7 @@ class MeasureSpec:
     aggregate: str = "mean"
     param_name: str | None = None
     default_param: float | None = None
+    more_params: tuple[tuple[str, str, float], ...] = ()
     judged_only: bool = False
     untied_only: bool = False
     positive_scores: bool = False
@@ -447,7 +454,8 @@ def _diversity() -> dict[str, MeasureSpec]:
          True, None),
         ("nerr_ia", "nERR-IA@k: ERR-IA of the list / ERR-IA of the greedy ideal list", ("nerr_ia", "nerr-ia"), True,
          None),
-        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5",
+        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5 "
+         "unless written",
          ("nrbp",), False, "alpha"),
         ("nnrbp", "NRBP of the list / NRBP of the greedy ideal list", ("nnrbp",), False, "alpha"),
         ("map_ia", "intent-aware MAP: the mean over subtopics of each subtopic's average precision",
@@ -461,10 +469,16 @@ def _diversity() -> dict[str, MeasureSpec]:
         return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
                                f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
 
-    return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
-                           param_name=param, default_param=0.5 if param else None, subtopics=True,
-                           rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
-            for f, what, names, cut, param in fams}
+    specs = {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
+                            param_name=param, default_param=0.5 if param else None, subtopics=True,
+                            more_params=(("beta", "patience", 0.5),) if f in ("nrbp", "nnrbp") else (),
+                            rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
+             for f, what, names, cut, param in fams}
+    # ndeval's nNRBP of a query with no relevant subtopic is 0/0 = NaN: the query is left out of the mean (said in
+    # the result's skipped queries), where every other preset applies its empty rule
+    nan = replace(specs["nnrbp"], empty="skip", rules=())
+    specs["nnrbp"] = replace(specs["nnrbp"], rules=(ConventionRule("name", "ndeval", use=nan),) + specs["nnrbp"].rules)
+    return specs
 
 
 REGISTRY: dict[str, MeasureSpec] = _registry()

@@ -36,8 +36,8 @@ from .codes import MEASURES
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "bootstrap_means",
     "evaluate_queries", "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries",
-    "gather", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads",
-    "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields",
+    "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet",
+    "run_heads", "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 #: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
@@ -77,6 +77,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "parse_floats": ("text", "(f8[C], b1[C])", "u1[R] i8[A] i8[A]"),
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
+    "greedy_ideal": ("diversity", "f8[C]", "i8[C] i8[C] i8[C] i8 f8"),
     "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 i8 "
                      "f8[C] f8[C] i8[C] f8[C] i8[C]"),
 }
@@ -85,8 +86,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
-SOURCES = ("api.py", "codes.py", "fused.py", "fusion.py", "group.py", "measures.py", "order.py", "resample.py",
-           "text.py", "trec_more.py", "values.py")
+SOURCES = ("api.py", "codes.py", "diversity.py", "fused.py", "fusion.py", "group.py", "measures.py", "order.py",
+           "resample.py", "text.py", "trec_more.py", "values.py")
 
 _MEASURE_CODES = frozenset(MEASURES)
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
@@ -605,3 +606,8 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
 def fuse_queries(*args: Any) -> Any:
     """Every query's fused list, written into the output arrays; per query its length (``fusion.fuse_queries``)."""
     return _by_query("fuse_queries", args, (0, 1, 18), args[1] - args[0], lambda parts: args[18])
+
+
+def greedy_ideal(q_start: np.ndarray, d_start: np.ndarray, keys: np.ndarray, n_keys: int, alpha: float) -> Any:
+    """ndeval's greedy ideal list of every query: the gain at each rank (``diversity.greedy_ideal``)."""
+    return _call("greedy_ideal", q_start, d_start, keys, n_keys, alpha)
