@@ -40,8 +40,8 @@ from .dispatch import (
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "evaluate_queries",
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
-    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns", "segments",
-    "sign_flip_exceed", "source_digest", "split_fields",
+    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
