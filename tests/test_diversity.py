@@ -68,8 +68,9 @@ def test_equal_to_pyndeval_per_query(seed):
         got = res.per_query_dict(ours)
         for q, values in ref.items():
             want = values[theirs]
-            if math.isnan(want):  # nNRBP of a query without a relevant subtopic: 0/0 in ndeval
-                assert ours == "nnrbp" and got[q] == 0.0
+            if math.isnan(want):  # nNRBP of a query without a relevant subtopic: 0/0 in ndeval, NaN here too
+                assert ours == "nnrbp" and q not in got
+                assert math.isnan(res.values[list(res.queries).index(q), res.keys.index(ours)])
                 continue
             assert got[q] == pytest.approx(want, rel=1e-13, abs=1e-15), (ours, q)
 
@@ -94,6 +95,51 @@ def test_alpha_and_relevance_level():
         got = res2.per_query_dict(ours)
         for q, v in ref2.items():
             assert got[q] == pytest.approx(v[theirs], rel=1e-13, abs=1e-15)
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.3, 0.8), (0.5, 0.2), (0.7, 1.0), (0.0, 0.0)])
+def test_nrbp_beta_equal_to_pyndeval(alpha, beta):
+    """NRBP's beta written in the name, as ir_measures' NRBP(alpha=.., beta=..) and ndeval's -alpha/-beta."""
+    qrels, run = _random(11, ties=False)
+    ref = pyndeval.ndeval(qrels, _run_tuples(run), measures=["NRBP", "nNRBP"], alpha=alpha, beta=beta)
+    ours = [f"nrbp(alpha={alpha},beta={beta})", f"nnrbp(beta={beta},alpha={alpha})"]
+    res = ranklens.evaluate(qrels, run, ours, convention="ndeval")
+    checked = 0
+    for o, t in zip(ours, ["NRBP", "nNRBP"]):
+        got = res.per_query_dict(o)
+        for q, v in ref.items():
+            if math.isnan(v[t]):
+                assert q not in got
+                continue
+            assert got[q] == pytest.approx(v[t], rel=1e-13, abs=1e-15), (o, q)
+            checked += 1
+    assert checked > 10
+    if beta != 0.5:  # the parameter is read: the default gives other numbers
+        assert res[ours[0]] != ranklens.evaluate(qrels, run, [f"nrbp(alpha={alpha})"], convention="ndeval")[
+            f"nrbp(alpha={alpha})"]
+
+
+def test_nrbp_beta_by_hand():
+    """test_by_hand's list (gains 1, 1.5, 0 at ranks 1-3; N = 2) with beta 0.8, alpha 0.5:
+    (1 - 0.5 x 0.8) / 2 x (1 + 1.5 x 0.8)."""
+    qrels = [("q1", "1", "a", 1), ("q1", "2", "a", 1), ("q1", "2", "b", 1), ("q1", "1", "c", 1)]
+    res = ranklens.evaluate(qrels, {"q1": {"b": 3.0, "a": 2.0, "x": 1.0}}, ["nrbp(beta=0.8)"], convention="ndeval")
+    assert res["nrbp(beta=0.8)"] == pytest.approx((1 - 0.5 * 0.8) / 2 * (1 + 1.5 * 0.8), rel=1e-15)
+
+
+def test_nnrbp_of_a_query_without_relevant_subtopic_is_nan_under_ndeval():
+    """ndeval's nNRBP of such a query is 0/0 (pyndeval: NaN); under the ndeval preset it is NaN too, left out of
+    the mean; the other measures score 0 there (ndeval's), and other conventions follow their empty rule."""
+    qrels = [("q1", "1", "a", 1), ("q1", "2", "b", 1), ("q2", "1", "c", 0)]
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "d": 0.5}}
+    ref = pyndeval.ndeval(qrels, _run_tuples(run), measures=["nNRBP", "NRBP", "alpha-nDCG@5"])
+    assert math.isnan(ref["q2"]["nNRBP"]) and ref["q2"]["NRBP"] == 0.0
+    res = ranklens.evaluate(qrels, run, ["nnrbp", "nrbp", "alpha_ndcg@5"], convention="ndeval")
+    assert res.per_query_dict("nnrbp") == {"q1": pytest.approx(ref["q1"]["nNRBP"], rel=1e-13)}
+    assert res.counted["nnrbp"] == 1 and res["nnrbp"] == pytest.approx(ref["q1"]["nNRBP"], rel=1e-13)
+    assert res.per_query_dict("nrbp")["q2"] == 0.0 and res.per_query_dict("alpha_ndcg@5")["q2"] == 0.0
+    other = ranklens.evaluate(qrels, run, ["nnrbp"], ties="item_asc", empty=0.0)
+    assert other.per_query_dict("nnrbp")["q2"] == 0.0
 
 
 def test_means_equal_to_ir_measures():
@@ -173,6 +219,13 @@ def test_refusals():
         ranklens.evaluate(qrels, run, ["p_ia@21"], convention="ndeval")
     with pytest.raises(InvalidParameterError, match="alpha must be a redundancy penalty"):
         ranklens.evaluate(qrels, run, ["alpha_ndcg@10(alpha=1.5)"], convention="ndeval")
+    for bad in ("nrbp(beta=1.5)", "nnrbp(alpha=0.3,beta=-0.1)", "nrbp(beta=nan)", "nrbp(beta=inf)"):
+        with pytest.raises(InvalidParameterError, match="beta must be a patience from 0 to 1"):
+            ranklens.evaluate(qrels, run, [bad], convention="ndeval")
+    with pytest.raises(InvalidParameterError, match="unknown option 'beta'"):
+        ranklens.evaluate(qrels, run, ["alpha_ndcg@10(beta=0.5)"], convention="ndeval")
+    with pytest.raises(InvalidParameterError, match="written nrbp\\(alpha=0.3,beta=0.8\\)"):
+        ranklens.evaluate(qrels, run, ["NRBP(alpha=0.3,beta=2.0)"], convention="ndeval")  # ir_measures' language
     with pytest.raises(InvalidParameterError, match="with pyndeval.*written alpha_ndcg@k\\(alpha=0.3\\)"):
         ranklens.evaluate(qrels, run, ["alpha_nDCG(alpha=0.3)@10"], convention="ndeval")  # ir_measures' language
     with pytest.raises(InvalidParameterError, match="judgments per subtopic.*got a dict"):

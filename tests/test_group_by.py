@@ -137,8 +137,8 @@ def test_cli_group_by_on_eval_and_compare(tmp_path):
     got = {g: v["aggregate"]["map"] for g, v in json.loads(res.stdout)["runs"].items()}
     assert got == pytest.approx({g: _pytrec_mean(df[df.device == g], "map") for g in got}, abs=1e-12)
     assert "desktop" in cli("eval", str(t), "--group-by", "device").stdout
-    for extra, words in ((("--fail-under", "map=0.5"), "--fail-under"), (("--group-by", "item"), "one column"),
-                         (("-f", "trec"), "-f trec")):
+    for extra, words in ((("--fail-under", "map=0.5"), "--fail-under"), (("--group-by", "item"), "6 groups"),
+                         (("-f", "trec"), "-f trec"), (("--group-by", "device"), "named twice")):
         bad = cli("eval", str(t), "--group-by", "device", *extra)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     gate = cli("compare", str(j), str(a), str(b), "-m", "ndcg@5", "--group-by", "device", "--resamples", "99",
@@ -150,3 +150,82 @@ def test_cli_group_by_on_eval_and_compare(tmp_path):
     csv_out = cli("compare", str(j), str(a), str(b), "-m", "ndcg@5", "--group-by", "device", "--resamples", "99",
                   "-f", "csv").stdout.splitlines()
     assert csv_out[0].startswith("group,measure,run") and len(csv_out) == 1 + 3 * 2
+
+
+def _frame2(n_q: int = 30, seed: int = 5):
+    """As _frame, with a second per-query column (locale) crossing the device."""
+    df = _frame(n_q, seed)
+    q = df["query"].str[1:].astype(int)
+    return df.assign(locale=np.where(q % 2 == 0, "en", "de"))
+
+
+def test_group_by_several_columns_one_result_per_combination():
+    df = _frame2()
+    res = ranklens.evaluate(df, None, ["ndcg_cut.5", "map"], convention="trec_eval", group_by=["device", "locale"])
+    combos = sorted(set(zip(df.device, df.locale)))
+    assert list(res) == combos and len(combos) == 6
+    for dev, loc in res:
+        sub = df[(df.device == dev) & (df.locale == loc)]
+        alone = ranklens.evaluate(sub, None, ["ndcg_cut.5", "map"], convention="trec_eval")
+        assert res[dev, loc]["map"] == alone["map"] == pytest.approx(_pytrec_mean(sub, "map"), abs=1e-12)
+        assert res[dev, loc]["ndcg_cut.5"] == pytest.approx(_pytrec_mean(sub, "ndcg_cut_5"), abs=1e-12)
+        assert res[dev, loc].counted["map"] == sub["query"].nunique()
+    assert "columns 'device' and 'locale'" in res.by and res.columns == ["device", "locale"]
+    long = res.to_pandas()
+    assert list(long.columns) == ["device", "locale", "measure", "value", "queries"] and len(long) == 12
+    # one column in a list is that column
+    one = ranklens.evaluate(df, None, ["map"], convention="trec_eval", group_by=["device"])
+    assert list(one) == ["desktop", "mobile", "tablet"]
+    assert one["mobile"]["map"] == ranklens.evaluate(df, None, ["map"], convention="trec_eval",
+                                                     group_by="device")["mobile"]["map"]
+
+
+def test_group_by_several_columns_refusals():
+    df = _frame2(6)
+    with pytest.raises(InvalidParameterError, match="'locale', 'nope' are not columns"):
+        ranklens.evaluate(df, None, ["map"], group_by=["locale", "nope"])
+    with pytest.raises(InvalidParameterError, match="names a column twice"):
+        ranklens.evaluate(df, None, ["map"], group_by=["device", "device"])
+    with pytest.raises(InvalidParameterError, match="list of column names"):
+        ranklens.evaluate(df, None, ["map"], group_by=["device", 3])
+    with pytest.raises(InputError, match=r"columns 'device' and 'item' of the judgments give query q0 6 groups "
+                                         r"\(mobile,d0, "):
+        ranklens.evaluate(df, None, ["map"], group_by=["device", "item"])
+
+
+def test_compare_and_cli_group_by_several_columns(tmp_path):
+    df = _frame2(24)
+    rng = np.random.default_rng(2)
+    other = df.assign(score=rng.random(len(df)))
+    cols = ["query", "item", "score", "device", "locale"]
+    j = df[["query", "item", "relevance"]]
+    by = ranklens.compare(j, {"a": df[cols], "b": other[cols]}, ["ndcg@5"], group_by=["device", "locale"],
+                          n_resamples=499)
+    assert sorted(by) == sorted(set(zip(df.device, df.locale)))
+    for (dev, loc), c in by.items():
+        keep = (df.device == dev) & (df.locale == loc)
+        alone = ranklens.compare(j[keep], {"a": df[cols][keep], "b": other[cols][keep]}, ["ndcg@5"], n_resamples=499)
+        assert c.row("b", "ndcg@5")["diff"] == alone.row("b", "ndcg@5")["diff"]
+        assert c.row("b", "ndcg@5")["p_value"] == alone.row("b", "ndcg@5")["p_value"]
+    t, jf, a, b = (tmp_path / n for n in ("t.csv", "j.csv", "a.csv", "b.csv"))
+    df.to_csv(t, index=False)
+    j.to_csv(jf, index=False)
+    df[cols].to_csv(a, index=False)
+    other[cols].to_csv(b, index=False)
+    for spelling in (("--group-by", "device,locale"), ("--group-by", "device", "--group-by", "locale")):
+        res = cli("eval", str(t), *spelling, "-m", "map", "-c", "trec_eval", "-f", "json")
+        assert res.returncode == 0, res.stderr
+        got = json.loads(res.stdout)["runs"]
+        assert got["mobile,en"]["aggregate"]["map"] == pytest.approx(
+            _pytrec_mean(df[(df.device == "mobile") & (df.locale == "en")], "map"), abs=1e-12)
+        assert len(got) == 6
+    out = cli("compare", str(jf), str(a), str(b), "-m", "ndcg@5", "--group-by", "device,locale", "--resamples", "99",
+              "-f", "csv")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("device,locale,measure,run") and len(lines) == 1 + 6 * 2
+    js = json.loads(cli("compare", str(jf), str(a), str(b), "-m", "ndcg@5", "--group-by", "device,locale",
+                        "--resamples", "99", "-f", "json").stdout)
+    assert js["group_by"] == "device,locale" and "tablet,de" in js["groups"]
+    bad = cli("compare", str(jf), str(a), str(b), "--group-by", "device,,locale")
+    assert bad.returncode == 2 and "--group-by" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

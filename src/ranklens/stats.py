@@ -31,7 +31,10 @@ Many systems on the same queries (a ``(queries, systems)`` block, what ``compare
 * :func:`tukey_hsd` — Tukey's HSD, with the queries as blocks (the error of the repeated-measures ANOVA,
   the IR practice) or one-way (``blocked=False``: ``scipy.stats.tukey_hsd``, statsmodels'
   ``pairwise_tukeyhsd``); :func:`randomized_tukey_hsd` — Carterette's randomised Tukey HSD.
-* :func:`compact_letters` (Piepho's insert-absorb), :func:`discriminative_power` (Sakai).
+* :func:`compact_letters` (Piepho's insert-absorb); :func:`discriminative_power` (the share of pairs significant
+  in a p-value matrix); :func:`estimate_discriminative_power`: Sakai's discriminative power of a measure over a
+  set of runs, by the paired bootstrap (Sakai 2006) or the randomised Tukey HSD (Sakai 2012/2014), with the
+  estimated difference required for a pair to be significant.
 
 >>> import numpy as np
 >>> from ranklens import stats
@@ -41,6 +44,7 @@ Many systems on the same queries (a ``(queries, systems)`` block, what ``compare
 0.0599
 """
 
+from ._core.discpower import POWER_METHODS, DiscriminativePower, estimate_discriminative_power
 from ._core.intervals import (
     Interval,
     bootstrap_ci,
@@ -84,10 +88,12 @@ from ._core.stats import (
 __all__ = [
     "CORRECTIONS",
     "Correction",
+    "DiscriminativePower",
     "EffectSize",
     "Interval",
     "MAX_RESAMPLES",
     "Omnibus",
+    "POWER_METHODS",
     "PairedTest",
     "TESTS",
     "TukeyHSD",
@@ -102,6 +108,7 @@ __all__ = [
     "correct",
     "discriminative_power",
     "effect_size",
+    "estimate_discriminative_power",
     "friedman",
     "interval_from_bootstrap",
     "paired_bootstrap",

@@ -17,6 +17,7 @@ from .main import (
     input_options,
     integer,
     parse_gates,
+    parse_group_by,
     quiet_option,
 )
 
@@ -45,9 +46,10 @@ __all__ = ["compare_cmd"]
               help="CI gate on size, repeatable: exit with status 1 when the baseline's mean of MEASURE minus a run's "
                    "exceeds VALUE, whatever the p-value (e.g. --max-drop ndcg@10=0.01); the measure is compared if "
                    "-m does not name it.")
-@click.option("--group-by", "group_by", default=None, metavar="COLUMN",
+@click.option("--group-by", "group_by", default=None, metavar="COLUMN[,COLUMN...]",
               help="One comparison per group of queries by this column of the runs' (else the judgments') tables "
-                   "(device, locale, query length); the gates apply to every group.")
+                   "(device, locale, query length), or per combination of several (a,b); the gates apply to every "
+                   "group.")
 @quiet_option
 @column_options
 def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], pairs: str, baseline: str | None,
@@ -67,16 +69,18 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         raise InvalidParameterError(f"compare needs at least two runs; got {len(runs)}.")
     columns = input_options(kw)
     overrides = parse_sets(sets)
+    cols = parse_group_by(group_by)
+    by: Any = None if not cols else cols[0] if len(cols) == 1 else cols
     ms, allowances = _gated_measures(list(measures) or ["ndcg@10"], parse_gates(max_drop, "--max-drop"))
     if pairs == "all":
         given = [flag for flag, on in (("--baseline", baseline is not None), ("--plot", plot_dir is not None),
                                        ("--fail-if-worse", fail_if_worse), ("--max-drop", bool(max_drop))) if on]
         if given:
             raise click.UsageError(f"{', '.join(given)}: against a baseline, not with --pairs all.")
-        result = compare(judgments, list(runs), list(measures) or ["ndcg@10"], pairs="all", group_by=group_by,
+        result = compare(judgments, list(runs), list(measures) or ["ndcg@10"], pairs="all", group_by=by,
                          convention=convention, test=test, correction=correction, alpha=alpha,
                          confidence=confidence, ci=ci, n_resamples=resamples, seed=seed, **columns, **overrides)
-        _print_comparisons(dict(result) if isinstance(result, dict) else {None: result}, group_by, fmt, digits)
+        _print_comparisons(dict(result) if isinstance(result, dict) else {None: result}, cols, fmt, digits)
         return
     if plot_dir is not None:
         if group_by:
@@ -84,7 +88,7 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         from .._base.deps import require
 
         require("matplotlib")  # fail before the work, not after
-    result = compare(judgments, list(runs), ms, baseline=baseline, convention=convention, group_by=group_by,
+    result = compare(judgments, list(runs), ms, baseline=baseline, convention=convention, group_by=by,
                      test=test, correction=correction, alpha=alpha, confidence=confidence, ci=ci,
                      n_resamples=resamples, seed=seed, **columns, **overrides)
     comparisons: dict[Any, Any] = dict(result) if isinstance(result, dict) else {None: result}
@@ -96,10 +100,10 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
                                **columns, **overrides)
         written = plot_comparison(c, plot_dir, curves)
         click.echo(f"ranklens: wrote {len(written)} plots to {plot_dir}", err=True)
-    _print_comparisons(comparisons, group_by, fmt, digits)
+    _print_comparisons(comparisons, cols, fmt, digits)
     failed = []
     for group, c in comparisons.items():
-        where = "" if group is None else f"group {group}: "
+        where = "" if group is None else f"group {_label(group)}: "
         s = c.settings
         if fail_if_worse:
             failed += [
@@ -117,31 +121,39 @@ def compare_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...]
         gate_failed(failed)
 
 
-def _print_comparisons(comparisons: dict[Any, Any], group_by: str | None, fmt: str, digits: int) -> None:
-    """One comparison, or one per group: json ``{"group_by": ..., "groups": {group: comparison}}``, csv with a
-    ``group`` column first, the other formats one section per group."""
+def _print_comparisons(comparisons: dict[Any, Any], cols: list[str], fmt: str, digits: int) -> None:
+    """One comparison, or one per group: json ``{"group_by": ..., "groups": {group: comparison}}`` (a group of
+    several columns written ``a,b``), csv with a ``group`` column first (one per group column when several), the
+    other formats one section per group."""
     import json
 
     from .._output.render import render
 
-    if group_by is None:
+    if not cols:
         text = render(comparisons[None], fmt, digits=digits)
         click.echo(text, nl=not text.endswith("\n"))
         return
     if fmt == "json":
-        click.echo(json.dumps({"group_by": group_by, "groups": {str(g): c.to_dict() for g, c in comparisons.items()}},
+        click.echo(json.dumps({"group_by": ",".join(cols), "groups": {_label(g): c.to_dict()
+                                                                      for g, c in comparisons.items()}},
                               indent=2, allow_nan=False))
         return
     for i, (g, c) in enumerate(comparisons.items()):
         text = render(c, fmt, digits=digits)
         if fmt == "csv":
             lines = text.splitlines()
-            head = [] if i else ["group," + lines[0]]
-            click.echo("\n".join(head + [f"{_csv_cell(g)},{line}" for line in lines[1:]]))
+            head = [] if i else [",".join(cols if len(cols) > 1 else ["group"]) + "," + lines[0]]
+            cells = ",".join(_csv_cell(v) for v in (g if isinstance(g, tuple) else (g,)))
+            click.echo("\n".join(head + [f"{cells},{line}" for line in lines[1:]]))
         else:
-            click.echo(f"{group_by} = {g}\n")
+            click.echo(f"{','.join(cols)} = {_label(g)}\n")
             click.echo(text, nl=not text.endswith("\n"))
             click.echo("")
+
+
+def _label(g: Any) -> str:
+    """A group as text: its value, or the values of a combination of columns joined by commas."""
+    return ",".join(map(str, g)) if isinstance(g, tuple) else str(g)
 
 
 def _csv_cell(v: Any) -> str:

@@ -15,7 +15,16 @@ import click
 
 from .._input.irds import is_irds, load_irds
 from .._input.options import parse_sets, split_options
-from .main import column_options, format_option, gate_failed, input_options, integer, parse_gates, quiet_option
+from .main import (
+    column_options,
+    format_option,
+    gate_failed,
+    input_options,
+    integer,
+    parse_gates,
+    parse_group_by,
+    quiet_option,
+)
 
 __all__ = ["eval_cmd"]
 
@@ -44,8 +53,8 @@ __all__ = ["eval_cmd"]
               help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
 @click.option("--group-by", "group_by", multiple=True,
               help="Evaluate each group of queries by this column of the run's (else the judgments') table: one "
-                   "result per group (device, locale, query length); with --engine spark, repeatable (date, "
-                   "model version, slice).")
+                   "result per group (device, locale, query length); several columns as a,b (or the option "
+                   "repeated): one result per combination.")
 @click.option("--output", "output", default=None,
               help="With --engine spark: write the per-group aggregates (or, with --per-query, the per-query values) "
                    "as Parquet to this path instead of printing them.")
@@ -78,6 +87,7 @@ def eval_cmd(judgments: str, runs: tuple[str, ...], measures: tuple[str, ...], c
 
     columns = input_options(kw)
     overrides = parse_sets(sets)
+    group_by = tuple(parse_group_by(group_by))
     if candidates is not None or depth is not None:
         if candidates is None or engine != "local" or fail_under or group_by or output:
             raise click.UsageError("--depth needs --candidates, which works with the local engine and without "
@@ -137,14 +147,12 @@ def _eval_grouped(judgments: str, runs: tuple[str, ...], ms: list[str], conventi
     from .._core.evaluate import evaluate
     from .._output.render import render
 
-    if len(group_by) > 1:
-        raise click.UsageError("the local engine groups by one column: give --group-by once (several with "
-                               "--engine spark).")
     if fmt == "trec":
         raise click.UsageError("-f trec: trec_eval's layout has no groups; use table, json, csv, markdown, latex "
                                "or html.")
     for run in runs or (None,):
-        res = evaluate(judgments, run, ms, convention=convention, group_by=group_by[0], **options)
+        res = evaluate(judgments, run, ms, convention=convention,
+                       group_by=group_by[0] if len(group_by) == 1 else group_by, **options)
         if len(runs) > 1 and fmt in ("table", "markdown"):
             click.echo(f"{os.path.basename(run or judgments)}: groups by {res.by}")
         text = render(res, fmt, digits=digits, per_query=per_query)

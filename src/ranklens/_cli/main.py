@@ -239,6 +239,22 @@ def parse_gates(items: tuple[str, ...], flag: str) -> list[tuple[str, float]]:
     return gates
 
 
+def parse_group_by(items: tuple[str, ...] | str | None) -> list[str]:
+    """The columns of ``--group-by`` (given once as ``a,b`` or repeated), in order; an empty name refused.
+
+    >>> parse_group_by(("device,locale",)), parse_group_by(("device", "locale")), parse_group_by(None)
+    (['device', 'locale'], ['device', 'locale'], [])
+    """
+    given = (items,) if isinstance(items, str) else items or ()
+    cols = [c.strip() for item in given for c in item.split(",")]
+    if any(not c for c in cols):
+        raise click.BadParameter(f"expected column names separated by commas; got {', '.join(map(repr, given))}",
+                                 param_hint="--group-by")
+    if len(set(cols)) < len(cols):
+        raise click.BadParameter(f"a column is named twice: {', '.join(cols)}", param_hint="--group-by")
+    return cols
+
+
 # Every command lives in its own module, imported only when it is invoked, so that `ranklens --help` and
 # `ranklens eval` import neither duckdb, the web stack nor pyspark.
 COMMANDS: dict[str, tuple[str, str, str]] = {

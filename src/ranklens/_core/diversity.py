@@ -19,9 +19,12 @@ ranked above rank r, the gain at rank r (from 1) is ``g(r) = sum over s of J(d_r
 
 ndeval computes to rank 20: cutoffs run from 1 to 20. ndeval leaves ``alpha_dcg@1`` and ``err_ia@1``
 unnormalised (its normalising loop starts at rank 2), and so does this module. alpha is 0.5 unless written
-(``alpha_ndcg@10(alpha=0.3)``, ``nrbp(alpha=0.3)``; it is also the greedy ideal list's), beta 0.5; as in
-ir_measures, ERR-IA, P-IA, MAP-IA and strec take alpha 0.5. A query with no relevant subtopic scores 0 under
-ndeval (its nNRBP is 0/0: NaN), and follows the convention's ``empty`` rule here. Sums run in ndeval's order
+(``alpha_ndcg@10(alpha=0.3)``, ``nrbp(alpha=0.3)``; it is also the greedy ideal list's), NRBP's beta 0.5 unless
+written (``nrbp(alpha=0.3,beta=0.8)``, as ir_measures' ``NRBP(alpha=0.3, beta=0.8)`` and ndeval's ``-alpha`` and
+``-beta``; each from 0 to 1); as in ir_measures, ERR-IA, P-IA, MAP-IA and strec take alpha 0.5. A query with no
+relevant subtopic scores 0 under ndeval, except nNRBP, 0/0 = NaN: under ``convention="ndeval"`` that query's
+nNRBP is NaN and left out of the mean (counted among the skipped queries; ndeval's own mean line would print
+NaN); under other conventions the measures follow the convention's ``empty`` rule. Sums run in ndeval's order
 (ranks ascending, subtopics in order of first appearance), so the values are ndeval's to the last bit or
 nearly.
 """
@@ -41,6 +44,7 @@ from .._input.factorize import factorize_parts
 from .._input.ids import IdColumn, one_layout, take_ids
 from .._input.options import Columns, Formats, load_inputs
 from .._input.subtopics import SubtopicJudgments, read_subtopics
+from .._kernels.api import greedy_ideal
 from ..errors import InvalidParameterError
 from .plan import empty_values, make_plan
 from .problem import Problem, build_problem
@@ -52,7 +56,6 @@ __all__ = ["DEPTH", "SUBTOPIC_TIES", "evaluate_subtopics", "ndeval_values"]
 DEPTH = 20
 #: The tie orders the diversity measures take (ndeval orders by the run's ranks; pyndeval by score, then id).
 SUBTOPIC_TIES = ("item_asc", "item_desc", "input")
-_BETA = 0.5
 _ALPHA = 0.5
 
 
@@ -124,41 +127,26 @@ def _powers(x: float, n: int) -> np.ndarray:
 
 def _greedy(pq: np.ndarray, pdoc: np.ndarray, pplace: np.ndarray, pkey: np.ndarray, psub: np.ndarray,
             alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ndeval's greedy ideal list of every query at once, one rank a step: the relevant item of largest gain,
-    ties to the larger item id. Relevant pairs: query ``pq``, item ``pdoc`` (a code unique over queries) and the
-    place of its id in the id order, (query, subtopic) key ``pkey`` and subtopic ``psub``. Returns, per placed
-    item, its query, its 0-based rank and its gain."""
+    """ndeval's greedy ideal list of every query (the kernel :func:`ranklens._kernels.api.greedy_ideal`): at each
+    rank the relevant item of largest gain, ties to the larger item id. Relevant pairs: query ``pq``, item ``pdoc``
+    (a code unique over queries) and the place of its id in the id order, (query, subtopic) key ``pkey`` and
+    subtopic ``psub``. Returns, per placed item, its query, its 0-based rank and its gain."""
+    if not pdoc.shape[0]:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     docs, first, tdoc = np.unique(pdoc, return_index=True, return_inverse=True)
     dq = pq[first]
     dorder = np.lexsort((-pplace[first], dq))  # by query, larger ids first: the first of equal gains wins
     slot = np.empty(docs.shape[0], np.int64)
     slot[dorder] = np.arange(docs.shape[0])
-    tdoc, dq = slot[tdoc], dq[dorder]
+    tdoc, dq = slot[tdoc.reshape(-1)], dq[dorder]
     by_doc = np.lexsort((psub, tdoc))  # an item's gain adds its subtopics in their order
-    tdoc, tkey = tdoc[by_doc], pkey[by_doc]
-    gain = np.ones(int(pkey.max()) + 1 if pkey.shape[0] else 1, np.float64)
-    starts, counts, _ = run_positions(dq)
-    of_doc = np.repeat(np.arange(starts.shape[0]), counts)
-    placed = np.zeros(docs.shape[0], np.bool_)
-    big = np.iinfo(np.int64).max
-    idx = np.arange(docs.shape[0])
-    out_q, out_r, out_g = [], [], []
-    for step in range(int(counts.max()) if counts.shape[0] else 0):  # ranks, each over every query
-        live = counts > step
-        score = np.bincount(tdoc, weights=gain[tkey], minlength=docs.shape[0])
-        score[placed] = -1.0
-        best = np.maximum.reduceat(score, starts)
-        pick = np.minimum.reduceat(np.where(score == best[of_doc], idx, big), starts)[live]
-        placed[pick] = True
-        out_q.append(dq[pick])
-        out_r.append(np.full(pick.shape[0], step, np.int64))
-        out_g.append(score[pick])
-        chosen = np.zeros(docs.shape[0], np.bool_)
-        chosen[pick] = True
-        gain[tkey[chosen[tdoc]]] *= 1.0 - alpha
-    if not out_q:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    return np.concatenate(out_q), np.concatenate(out_r), np.concatenate(out_g)
+    tdoc, tkey = tdoc[by_doc], np.ascontiguousarray(pkey[by_doc], dtype=np.int64)
+    d_start = np.zeros(docs.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(tdoc, minlength=docs.shape[0]), out=d_start[1:])
+    starts, counts, rank = run_positions(dq)
+    q_start = np.append(starts, docs.shape[0]).astype(np.int64)
+    gains = greedy_ideal(q_start, d_start, tkey, int(tkey.max()) + 1, float(alpha))
+    return dq.astype(np.int64), rank.astype(np.int64), gains
 
 
 def ndeval_values(problem: Problem, items: Any, sub: SubtopicJudgments, conv: Convention,
@@ -272,10 +260,11 @@ def _measure(m: Measure, run: _Ranked, ideal: _Ranked, n_sub: np.ndarray, n_rel:
                 value = np.where(nonzero, value / (ideal.total(disc, n_q, k) / ii), 0.0)
         elif fam in ("nrbp", "nnrbp"):
             longest = int(max(run.pos.max(initial=0), ideal.pos.max(initial=0))) + 1
-            decay = _powers(_BETA, longest)
-            value = run.total(decay, n_q) * ((1 - (1 - alpha) * _BETA) / n)
+            beta = m.option("beta")
+            decay = _powers(beta, longest)
+            value = run.total(decay, n_q) * ((1 - (1 - alpha) * beta) / n)
             if fam == "nnrbp":
-                value = value / (ideal.total(decay, n_q) * ((1 - (1 - alpha) * _BETA) / n))
+                value = value / (ideal.total(decay, n_q) * ((1 - (1 - alpha) * beta) / n))
         elif fam == "map_ia":
             order = run.order  # pairs by (query, subtopic), then rank
             key = run.pkey[order]

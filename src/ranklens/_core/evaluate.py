@@ -15,6 +15,7 @@ from .._defs.conventions import Convention
 from .._defs.irmeasures import convention_groups
 from .._defs.measures import Measure, parse_measures
 from .._defs.presets import get_convention
+from .._input.groups import group_columns
 from .._input.ids import arrow_to_numpy
 from .._input.options import load_inputs, split_options
 from ..errors import InvalidParameterError
@@ -91,7 +92,7 @@ def evaluate(
     convention: str | Convention | None = ...,
     per_query: bool = ...,
     weights: Mapping[Any, float] | Iterable[float] | None = ...,
-    group_by: str | Mapping[Any, Any],
+    group_by: str | list[str] | Mapping[Any, Any],
     **options: Any,
 ) -> GroupedResult: ...
 
@@ -105,7 +106,7 @@ def evaluate(
     convention: str | Convention | None = None,
     per_query: bool = True,
     weights: Mapping[Any, float] | Iterable[float] | None = None,
-    group_by: str | Mapping[Any, Any] | None = None,
+    group_by: str | list[str] | Mapping[Any, Any] | None = None,
     **options: Any,
 ) -> Result | GroupedResult:
     """Evaluate ranked lists against relevance judgments.
@@ -136,10 +137,12 @@ def evaluate(
     weights : mapping or array-like, optional
         Per-query weights for the mean (a mapping ``{query: weight}``, or one
         value per evaluated query in the result's query order).
-    group_by : str or mapping, optional
+    group_by : str, list of str or mapping, optional
         Slice the evaluation by a per-query attribute (device, locale, query length): the name of a column
         of the run's table (else of the judgments' table; pandas, polars, Arrow, or a CSV, TSV, Parquet or
-        JSON Lines file) holding one value per query, or a mapping ``{query: group}``. The result is then a
+        JSON Lines file) holding one value per query, several such columns of one table (a group is then the
+        tuple of their values, ``res["mobile", "en"]``, one per combination present), or a mapping
+        ``{query: group}``. The result is then a
         :class:`~ranklens.evaluate.GroupedResult`, one Result per group (``res[group]``), each the evaluation
         of that group's queries alone; queries without a group are left out and counted in its ``notes``.
         ``weights`` must then be a mapping.
@@ -192,7 +195,7 @@ def evaluate(
         raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
     parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns.query)
     results = {g: _joined(conv, ms, groups, _problem_of(jg, rg), weights, per_query) for g, (jg, rg) in parts.items()}
-    return GroupedResult(results, by, notes)
+    return GroupedResult(results, by, notes, group_columns(group_by))
 
 
 @renamed_keywords(metrics="measures")

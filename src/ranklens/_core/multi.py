@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError, MissingDependencyError
+from .discpower import tukey_ranges
 from .stats import check_confidence, check_resamples, check_seed
 
 __all__ = [
@@ -198,19 +199,10 @@ def randomized_tukey_hsd(X: Any, n_resamples: int = 10000, seed: int = 0) -> np.
     """
     x = _block(X, 1)
     n_resamples, seed = check_resamples(n_resamples), check_seed(seed)
-    n, k = x.shape
     means = x.mean(axis=0)
     observed = np.abs(means[:, None] - means[None, :])
     tol = 1e-9 * (1.0 + np.abs(x).max())  # the same sum in another order may differ in the last bits
-    ranges = np.empty(n_resamples)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 33]))
-    chunk = max(1, 2_000_000 // (n * k))
-    for start in range(0, n_resamples, chunk):  # a loop over chunks of resamples, not over queries
-        b = min(chunk, n_resamples - start)
-        order = np.argsort(rng.random((b, n, k)), axis=2)
-        m = np.take_along_axis(np.broadcast_to(x, (b, n, k)), order, axis=2).mean(axis=1)
-        ranges[start:start + b] = m.max(axis=1) - m.min(axis=1)
-    ranges.sort()
+    ranges = tukey_ranges(x, n_resamples, seed)
     counts = n_resamples - np.searchsorted(ranges, observed - tol, side="left")
     p = (counts + 1.0) / (n_resamples + 1.0)
     np.fill_diagonal(p, 1.0)

@@ -37,6 +37,7 @@ __all__ = [
     "per_query_sections",
     "plain",
     "result_cells",
+    "result_name",
     "result_dict",
     "result_html",
     "result_table",
@@ -181,7 +182,7 @@ def _schema(obj: Renderable, per_query: bool | None) -> dict[str, Any]:
     if isinstance(obj, ComparisonLike):
         return comparison_dict(obj)
     if isinstance(obj, Mapping):
-        return {"runs": {str(name): result_dict(r, per_query) for name, r in obj.items()}}
+        return {"runs": {result_name(name): result_dict(r, per_query) for name, r in obj.items()}}
     return result_dict(obj, per_query)
 
 
@@ -210,11 +211,20 @@ def check_digits(digits: Any) -> int:
     return int(digits)
 
 
+def result_name(key: Any) -> str:
+    """The name of a result in a mapping: its key as text; a group of several columns (a tuple) as ``a,b``.
+
+    >>> result_name("bm25"), result_name(("mobile", "en"))
+    ('bm25', 'mobile,en')
+    """
+    return ",".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
 def named_results(obj: ResultLike | Mapping[str, ResultLike]) -> list[tuple[str | None, ResultLike]]:
     if isinstance(obj, Mapping):
         if not obj:
             raise InvalidParameterError("nothing to render: the mapping of results is empty.")
-        return [(str(k), v) for k, v in obj.items()]
+        return [(result_name(k), v) for k, v in obj.items()]
     return [(None, obj)]
 
 

@@ -20,12 +20,15 @@ __all__ = ["GroupedResult", "sort_groups", "split_by_group"]
 
 
 class GroupedResult(Mapping[Any, Result]):
-    """One :class:`~ranklens.Result` per group of queries (``res[group]``), groups in sorted order.
+    """One :class:`~ranklens.Result` per group of queries (``res[group]``), groups in sorted order. Grouped by
+    several columns, a group is the tuple of their values (``res["mobile", "en"]``), one per combination present.
 
     Attributes
     ----------
     by : str
         Where the groups came from (a column of a table, or the mapping).
+    columns : list of str
+        The group columns (empty for a mapping).
     notes : list of str
         What the grouping left out (queries without a group, rows without a label or score), counted.
 
@@ -39,10 +42,11 @@ class GroupedResult(Mapping[Any, Result]):
     (['desktop', 'mobile'], 0.5, 1.0)
     """
 
-    def __init__(self, results: dict[Any, Result], by: str, notes: list[str]):
+    def __init__(self, results: dict[Any, Result], by: str, notes: list[str], columns: list[str] | None = None):
         self._results = results
         self.by = by
         self.notes = notes
+        self.columns = list(columns or [])
 
     def __getitem__(self, group: Any) -> Result:
         try:
@@ -57,11 +61,15 @@ class GroupedResult(Mapping[Any, Result]):
         return len(self._results)
 
     def to_pandas(self) -> Any:
-        """Long form: one row per group and measure (``group``, ``measure``, ``value``, ``queries``)."""
+        """Long form: one row per group and measure (``group``, or one column per group column when grouped by
+        several, then ``measure``, ``value``, ``queries``)."""
         from .._base.deps import require
 
-        rows = [(g, k, r.aggregate[k], r.counted[k]) for g, r in self._results.items() for k in r.keys]
-        return require("pandas").DataFrame(rows, columns=["group", "measure", "value", "queries"])
+        many = len(self.columns) > 1
+        rows = [((*g,) if many else (g,)) + (k, r.aggregate[k], r.counted[k])
+                for g, r in self._results.items() for k in r.keys]
+        head = self.columns if many else ["group"]
+        return require("pandas").DataFrame(rows, columns=[*head, "measure", "value", "queries"])
 
     def __repr__(self) -> str:
         return f"<GroupedResult: {len(self)} groups by {self.by} ({', '.join(map(str, self._results))})>"
@@ -72,12 +80,15 @@ def sort_groups(groups: Any) -> list[Any]:
 
     >>> sort_groups({"b", 10, "a", 2})
     [2, 10, 'a', 'b']
+    >>> sort_groups({("tv", 10), ("mobile", 9), ("tv", 2)})
+    [('mobile', 9), ('tv', 2), ('tv', 10)]
     """
     def key(g: Any) -> tuple[int, Any, str]:
         number = isinstance(g, (int, float, np.integer, np.floating)) and not isinstance(g, bool)
         return (0, g, "") if number else (1, 0, str(g))
 
-    return sorted(groups, key=key)
+    # a combination of several columns (a tuple): by its first value, then its second...
+    return sorted(groups, key=lambda g: tuple(map(key, g)) if isinstance(g, tuple) else (key(g),))
 
 
 def _strings(qid: Any) -> np.ndarray:
@@ -91,7 +102,8 @@ def _strings(qid: Any) -> np.ndarray:
 
 def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run: Any,
                    query_col: str | None) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
-    """The judgments and the run cut to each group's queries: ``({group: (j, r)}, by, notes)``."""
+    """The judgments and the run cut to each group's queries: ``({group: (j, r)}, by, notes)``; a group of
+    several columns is the tuple of their values."""
     if r.qid is None:
         raise InvalidParameterError("`group_by`: the run is a bare vector of scores; give the judgments and "
                                     "the scores as one table, or the run with query ids.")
@@ -110,7 +122,7 @@ def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run
     order = sort_groups(set(groups.tolist()))
     out: dict[Any, tuple[Judgments, Rankings]] = {}
     for g in order:  # a loop over groups
-        members = queries[groups == g]
+        members = queries[np.fromiter((x == g for x in groups), bool, groups.shape[0])]  # tuples compared whole
         jm, rm = np.isin(jq, members), np.isin(rq, members)
         if not jm.any() and not rm.any():
             notes.append(f"group {g!r}: none of its {len(members)} queries is in the inputs")

@@ -5,6 +5,8 @@ recall, over judgments per subtopic (computed by :mod:`ranklens._core.diversity`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .spec import NDCG_ONLY, ConventionRule, MeasureSpec
 
 __all__ = ["diversity_families"]
@@ -34,7 +36,8 @@ def diversity_families() -> dict[str, MeasureSpec]:
          True, None),
         ("nerr_ia", "nERR-IA@k: ERR-IA of the list / ERR-IA of the greedy ideal list", ("nerr_ia", "nerr-ia"), True,
          None),
-        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5",
+        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5 "
+         "unless written",
          ("nrbp",), False, "alpha"),
         ("nnrbp", "NRBP of the list / NRBP of the greedy ideal list", ("nnrbp",), False, "alpha"),
         ("map_ia", "intent-aware MAP: the mean over subtopics of each subtopic's average precision",
@@ -48,7 +51,13 @@ def diversity_families() -> dict[str, MeasureSpec]:
         return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
                                f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
 
-    return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
-                           param_name=param, default_param=0.5 if param else None, subtopics=True,
-                           rules=rules + cut_rule(f, cut) + (NDCG_ONLY,))
-            for f, what, names, cut, param in fams}
+    specs = {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
+                            param_name=param, default_param=0.5 if param else None, subtopics=True,
+                            more_params=(("beta", "patience", 0.5),) if f in ("nrbp", "nnrbp") else (),
+                            rules=rules + cut_rule(f, cut) + (NDCG_ONLY,))
+             for f, what, names, cut, param in fams}
+    # ndeval's nNRBP of a query with no relevant subtopic is 0/0 = NaN: the query is left out of the mean (said in
+    # the result's skipped queries), where every other preset applies its empty rule
+    nan = replace(specs["nnrbp"], empty="skip", rules=())
+    specs["nnrbp"] = replace(specs["nnrbp"], rules=(ConventionRule("name", "ndeval", use=nan),) + specs["nnrbp"].rules)
+    return specs

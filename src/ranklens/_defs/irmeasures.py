@@ -228,16 +228,15 @@ def _read(text: str) -> tuple[str, dict[str, Any]]:
 
 #: ir_measures' diversity measures (its pyndeval provider) with parameters, and how ranklens writes them
 _DIVERSITY = {"alpha_nDCG": "alpha_ndcg@k(alpha=0.3)", "alpha_DCG": "alpha_dcg@k(alpha=0.3)", "ERR_IA": "err_ia@k",
-              "nERR_IA": "nerr_ia@k", "NRBP": "nrbp(alpha=0.3)", "nNRBP": "nnrbp(alpha=0.3)", "AP_IA": "map_ia",
-              "P_IA": "p_ia@k(rel=2)", "StRecall": "strec@k(rel=2)"}
+              "nERR_IA": "nerr_ia@k", "NRBP": "nrbp(alpha=0.3,beta=0.8)", "nNRBP": "nnrbp(alpha=0.3,beta=0.8)",
+              "AP_IA": "map_ia", "P_IA": "p_ia@k(rel=2)", "StRecall": "strec@k(rel=2)"}
 
 
 def _check(name: str, params: dict[str, Any], text: str) -> dict[str, Any]:
     """ir_measures' ``validate_params``: known names, types, choices, required ones; the defaults filled in."""
     if name in _DIVERSITY:
         raise InvalidParameterError(f"measure {text!r}: ir_measures computes {name} with pyndeval (ndeval), as "
-                                    f"ranklens does under convention='ndeval', written {_DIVERSITY[name]}"
-                                    f"{' (beta 0.5)' if 'NRBP' in name else ''}.")
+                                    f"ranklens does under convention='ndeval', written {_DIVERSITY[name]}.")
     if name not in _PARAMS:
         raise InvalidParameterError(f"measure {text!r}: ir_measures' {name} is not computed by ranklens (it has "
                                     f"{', '.join(sorted(_FAMILY))}).")

@@ -48,6 +48,9 @@ class Measure:
     settings : tuple of (str, value) pairs
         Convention fields the measure's own parameters set (ir_measures' ``nDCG(gains={0: 0, 1: 1, 2: 3})``
         sets the gain mapping): it is computed under the convention with these fields changed.
+    options : tuple of (str, float) pairs
+        The family's further parameters written in the name (:attr:`MeasureSpec.more_params`: NRBP's ``beta``);
+        :meth:`option` gives one, or its default.
     """
 
     key: str
@@ -58,6 +61,17 @@ class Measure:
     relevance_level: float | None = None
     param: float | None = None
     settings: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
+    options: tuple[tuple[str, float], ...] = field(default=(), repr=False)
+
+    def option(self, name: str) -> float:
+        """A further parameter of the family (NRBP's ``beta``): as written, else the family's default."""
+        given = dict(self.options)
+        if name in given:
+            return given[name]
+        for opt, _, default in self.spec.more_params:
+            if opt == name:
+                return default
+        raise KeyError(f"{self.family} has no parameter {name!r}")
 
     @property
     def spec(self) -> MeasureSpec:
@@ -205,7 +219,9 @@ def _parse_ours(text: str) -> list[Measure]:
                                     "only.")
     rel = None
     param = None
+    options: list[tuple[str, float]] = []
     spec = REGISTRY[family]
+    more = {name: rng for name, rng, _ in spec.more_params}
     opts = m.group("opts")
     if opts:
         seen: set[str] = set()
@@ -229,8 +245,10 @@ def _parse_ours(text: str) -> list[Measure]:
                 gain = "exponential" if value.startswith("exp") else "linear"
             elif spec.param_name is not None and key == spec.param_name:
                 param = _check_param(text, family, key, value)
+            elif key in more:
+                options.append((key, _check_param(text, family, more[key], value, key)))
             else:
-                valid = ", ".join(["rel", "gain"] + ([spec.param_name] if spec.param_name else []))
+                valid = ", ".join(["rel", "gain"] + ([spec.param_name] if spec.param_name else []) + list(more))
                 raise InvalidParameterError(f"measure {text!r}: unknown option {key!r}; valid options: {valid}.")
     if spec.param_name is not None and param is None and spec.default_param is None:
         raise InvalidParameterError(f"measure {text!r}: {family} needs its {spec.param_name}, e.g. "
@@ -245,15 +263,17 @@ def _parse_ours(text: str) -> list[Measure]:
         if multi:
             sep = "@" if "@" in text else ("." if "." in text else "_")
             key = f"{raw_name}{sep}{k}" + ("-" if empty is not None else "") + (f"({opts})" if opts else "")
-        out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel, param=param))
+        out.append(Measure(key=key, family=family, k=k, gain=gain, empty=empty, relevance_level=rel, param=param,
+                           options=tuple(options)))
     return out
 
 
-def _check_param(text: str, family: str, key: str, value: str) -> float:
+def _check_param(text: str, family: str, key: str, value: str, name: str | None = None) -> float:
     """The parameter ``key`` of ``family`` within its range (:func:`ranklens._defs.registry.param_refusal`: RBP's p
-    in (0, 1), the F measure's beta >= 0, a recall level in [0, 1]), else an error naming the measure."""
+    in (0, 1), the F measure's beta >= 0, a recall level in [0, 1], NRBP's beta (range ``patience``, written
+    ``name``) in [0, 1]), else an error naming the measure."""
     x = _finite(value)
-    why = param_refusal(key, x) if x is not None else param_refusal(key, math.nan)
+    why = param_refusal(key, x if x is not None else math.nan, name)
     if x is None or why:
         raise InvalidParameterError(f"measure {text!r}: {why}; got {value!r}.")
     return x

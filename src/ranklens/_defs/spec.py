@@ -30,12 +30,15 @@ PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
     "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
     "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
     "alpha": ((0.0, 1.0, True), "a redundancy penalty from 0 to 1"),
+    # NRBP's beta (ndeval's -beta, ir_measures' NRBP(beta=...)): the user's patience, not the F measure's beta
+    "patience": ((0.0, 1.0, True), "a patience from 0 to 1"),
 }
 
 
-def param_refusal(key: str, value: Any) -> str | None:
+def param_refusal(key: str, value: Any, name: str | None = None) -> str | None:
     """Why ``value`` cannot be the parameter ``key`` (``"p must be a persistence between 0 and 1 (exclusive)"``),
-    or None when it can: a finite number within :data:`PARAM_RANGES`.
+    or None when it can: a finite number within :data:`PARAM_RANGES`. ``name``: the option as written, when the
+    range has another key (NRBP's ``beta`` is checked as ``"patience"``).
 
     Examples
     --------
@@ -47,7 +50,7 @@ def param_refusal(key: str, value: Any) -> str | None:
     (low, high, closed), words = PARAM_RANGES[key]
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
         low <= value <= high if closed else low < value < high)
-    return None if ok else f"{key} must be {words}"
+    return None if ok else f"{name or key} must be {words}"
 
 @dataclass(frozen=True)
 class ConventionRule:
@@ -130,6 +133,9 @@ class MeasureSpec:
         measure's; ``"recall"``: interpolated precision's level), None for none.
     default_param : float or None
         The parameter when none is written (None: it must be written).
+    more_params : tuple of (str, str, float)
+        Further options of the family: (option name, its key in :data:`PARAM_RANGES`, default), e.g. NRBP's
+        ``("beta", "patience", 0.5)``; their values are in :attr:`Measure.options`.
     judged_only : bool
         The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
         has a label cannot give it a meaning.
@@ -165,6 +171,7 @@ class MeasureSpec:
     aggregate: str = "mean"
     param_name: str | None = None
     default_param: float | None = None
+    more_params: tuple[tuple[str, str, float], ...] = ()
     judged_only: bool = False
     untied_only: bool = False
     positive_scores: bool = False

@@ -1,5 +1,6 @@
 """The group of each query for ``group_by=``: from a mapping ``{query: group}``, or from a column of a table (in
-memory, or a CSV/TSV/Parquet/JSON Lines file) holding one value per query."""
+memory, or a CSV/TSV/Parquet/JSON Lines file) holding one value per query, or from several columns of one table
+(the group a tuple of their values, one combination per query)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ..errors import InputError, InvalidParameterError
 from .files import detect_format, read_arrow_table
 from .tables import pick_column, table_kind
 
-__all__ = ["group_column", "query_groups_of"]
+__all__ = ["group_column", "group_columns", "query_groups_of"]
 
 
 def _arrow(obj: Any, where: str) -> Any:
@@ -37,36 +38,59 @@ def _arrow(obj: Any, where: str) -> Any:
     return None
 
 
-def group_column(obj: Any, column: str, query_col: str | None, where: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(queries, groups)`` from column ``column`` of table ``obj``: one row per query (string ids), its group;
-    None when ``obj`` is not a table or has no such column. A null group, or a query with two groups, is
-    refused naming the query."""
+def group_column(obj: Any, column: str | list[str], query_col: str | None,
+                 where: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(queries, groups)`` from column ``column`` (or columns: each group a tuple of their values) of table
+    ``obj``: one row per query (string ids), its group; None when ``obj`` is not a table or lacks a column. A null
+    group, or a query with two groups, is refused naming the query."""
     t = _arrow(obj, where)
-    if t is None or column not in t.schema.names:
+    cols = [column] if isinstance(column, str) else list(column)
+    if t is None or any(c not in t.schema.names for c in cols):
         return None
     import pyarrow as pa
     import pyarrow.compute as pc
 
     qcol = pick_column(list(t.schema.names), "query", query_col, True, where)
-    if qcol == column:
-        raise InvalidParameterError(f"`group_by` {column!r} is the query column of {where}; a group holds whole "
+    if qcol in cols:
+        raise InvalidParameterError(f"`group_by` {qcol!r} is the query column of {where}; a group holds whole "
                                     "queries: name another column.")
     q = pc.cast(t.column(qcol), pa.large_string()).combine_chunks()
-    g = t.column(column).combine_chunks()
-    if g.null_count:
-        i = int(np.flatnonzero(np.asarray(g.is_null().to_numpy(zero_copy_only=False)))[0])
-        raise InputError(f"column {column!r} of {where} has no value for query {q[i].as_py()} ({g.null_count} rows "
-                         "without one): every row needs its group.")
-    pairs = pa.table({"q": q, "g": g}).group_by(["q", "g"]).aggregate([])
+    named = " and ".join(repr(c) for c in cols)
+    for c in cols:
+        g = t.column(c).combine_chunks()
+        if g.null_count:
+            i = int(np.flatnonzero(np.asarray(g.is_null().to_numpy(zero_copy_only=False)))[0])
+            raise InputError(f"column {c!r} of {where} has no value for query {q[i].as_py()} ({g.null_count} rows "
+                             "without one): every row needs its group.")
+    names = [f"g{i}" for i in range(len(cols))]
+    pairs = pa.table({"q": q, **{n: t.column(c) for n, c in zip(names, cols)}}).group_by(["q", *names]).aggregate([])
     queries = np.asarray(pairs.column("q").to_pylist(), dtype=object)
-    groups = np.asarray(pairs.column("g").to_pylist(), dtype=object)
+    values = [pairs.column(n).to_pylist() for n in names]
+    groups = np.empty(queries.shape[0], dtype=object)
+    groups[:] = values[0] if len(cols) == 1 else list(zip(*values))
     uq, counts = np.unique(queries, return_counts=True)
     if (counts > 1).any():
         bad = uq[counts > 1][0]
-        seen = sorted(map(str, groups[queries == bad]))
-        raise InputError(f"column {column!r} of {where} gives query {bad} {len(seen)} groups ({', '.join(seen)}); "
-                         "a group holds whole queries: one value per query.")
+        seen = sorted(",".join(map(str, g)) if isinstance(g, tuple) else str(g) for g in groups[queries == bad])
+        raise InputError(f"{'column' if len(cols) == 1 else 'columns'} {named} of {where} "
+                         f"{'gives' if len(cols) == 1 else 'give'} query {bad} "
+                         f"{len(seen)} groups ({', '.join(seen)}); the local engine's group holds whole queries: one "
+                         "value per query (the Spark engine splits a query's rows by group).")
     return queries, groups
+
+
+def group_columns(group_by: Any) -> list[str] | None:
+    """The column names of ``group_by`` (a name, or a list of names, from the command line ``a,b``), None for
+    a mapping; anything else refused."""
+    if isinstance(group_by, Mapping):
+        return None
+    names = [group_by] if isinstance(group_by, str) else group_by
+    if isinstance(names, (list, tuple)) and names and all(isinstance(c, str) and c for c in names):
+        if len(set(names)) < len(names):
+            raise InvalidParameterError(f"`group_by` names a column twice: {', '.join(names)}.")
+        return list(names)
+    raise InvalidParameterError(f"`group_by` must be a column name, a list of column names or a mapping "
+                                f"{{query: group}}; got {group_by!r}.")
 
 
 def query_groups_of(group_by: Any, judgments: Any, rankings: Any, query_col: str | None) -> tuple[np.ndarray,
@@ -83,16 +107,18 @@ def query_groups_of(group_by: Any, judgments: Any, rankings: Any, query_col: str
                                             "needs one.")
             groups[i] = g
         return np.asarray([str(k) for k in group_by], dtype=object), groups, "the mapping `group_by`"
-    if not isinstance(group_by, str) or not group_by:
-        raise InvalidParameterError(f"`group_by` must be a column name or a mapping {{query: group}}; got "
-                                    f"{type(group_by).__name__}.")
+    cols = group_columns(group_by)
+    assert cols is not None
     for obj, side in ((rankings, "the run"), (judgments, "the judgments")):
         if obj is None:
             continue
         where = os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else side
-        found = group_column(obj, group_by, query_col, where)
+        found = group_column(obj, cols if len(cols) > 1 else cols[0], query_col, where)
         if found is not None:
-            return found[0], found[1], f"column {group_by!r} of {where}"
-    raise InvalidParameterError(f"`group_by` {group_by!r} is not a column of the run's or the judgments' table "
-                                "(a pandas, polars or Arrow table, or a CSV, TSV, Parquet or JSON Lines file); for "
-                                "other inputs give a mapping {query: group}.")
+            named = " and ".join(repr(c) for c in cols)
+            return found[0], found[1], f"{'column' if len(cols) == 1 else 'columns'} {named} of {where}"
+    named = ", ".join(repr(c) for c in cols)
+    raise InvalidParameterError(f"`group_by` {named} {'is not a column' if len(cols) == 1 else 'are not columns'} "
+                                "of the run's or the judgments' table (a pandas, polars or Arrow table, or a CSV, TSV, "
+                                "Parquet or JSON Lines file; several columns must be in the same table); for other "
+                                "inputs give a mapping {query: group}.")

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core import multi as M
 from .._core import stats as S
+from .._core.discpower import estimate_discriminative_power
 from .._core.intervals import bootstrap_means, interval_from_bootstrap, t_interval
 from .._output.pairs import PAIR_FIELDS, SUMMARY_FIELDS
 from .._output.render import render as render_output
@@ -59,7 +60,12 @@ class PairwiseComparison:
         Per measure, the repeated-measures ANOVA and Friedman's test (``test``, ``statistic``, ``df``,
         ``p_value``).
     power : dict of str to float
-        Discriminative power per measure: the share of pairs significant at ``alpha``.
+        Per measure, the share of pairs significant at ``alpha`` by the comparison's test and correction.
+    sakai : dict of str to dict
+        Per measure, Sakai's discriminative power (:func:`ranklens.stats.estimate_discriminative_power`: the
+        paired bootstrap of Sakai 2006, or the randomised Tukey HSD when that is the test, with the comparison's
+        resamples and seed): ``power`` (share of pairs with ASL < alpha), ``required_difference`` (the estimated
+        difference of means needed for a pair to be significant), ``method``, ``significant``, ``pairs``...
     settings : dict
         Test, correction, alpha, confidence, interval method, resamples, seed, convention.
     notes : list of str
@@ -74,6 +80,7 @@ class PairwiseComparison:
     power: dict[str, float]
     settings: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    sakai: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_query: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def row(self, run: str, other: str, measure: str) -> dict[str, Any]:
@@ -109,7 +116,7 @@ class PairwiseComparison:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (NaN as None), for JSON: ``kind``, ``runs``, ``measures``, ``settings``, ``summary``,
-        ``pairs``, ``omnibus``, ``discriminative_power``, ``notes``."""
+        ``pairs``, ``omnibus``, ``discriminative_power``, ``sakai_power``, ``notes``."""
         return dict(json.loads(self.to_json()))
 
     def to_json(self) -> str:
@@ -279,8 +286,12 @@ def compare_all(table: RunValues, names: list[str], *, test: str, correction: st
         corr = S.correct([r["p_value"] for r in rows], correction, alpha)
         for r, adj, rej in zip(rows, corr.adjusted, corr.reject):
             r["p_adjusted"], r["significant"] = adj, bool(rej)
-    power = {}
-    for key in table.keys:
+    power, sakai = {}, {}
+    method = "randomized_tukey" if test == "randomized_tukey" else "bootstrap"
+    for mi, key in enumerate(table.keys):
+        X = table.values[mi][~np.isnan(table.values[mi]).any(axis=1)]
+        sakai[key] = estimate_discriminative_power(X, method, alpha=alpha, n_resamples=n_resamples,
+                                                   seed=seed).to_dict()
         sig = np.zeros((k, k), dtype=bool)
         mine = [r for r in rows if r["measure"] == key]
         for r, pi, pj in zip(mine, ia, ib):
@@ -297,4 +308,4 @@ def compare_all(table: RunValues, names: list[str], *, test: str, correction: st
         if test in ("randomization", "bootstrap", "randomized_tukey") else "analytic",
     }
     per_query = {"queries": table.queries, "values": table.values, "runs": names, "measures": table.keys}
-    return PairwiseComparison(names, table.keys, summary, rows, omnibus, power, settings, notes, per_query)
+    return PairwiseComparison(names, table.keys, summary, rows, omnibus, power, settings, notes, sakai, per_query)

@@ -39,9 +39,9 @@ from .dispatch import (
 
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "evaluate_queries",
-    "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "hash_items",
-    "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns", "segments",
-    "sign_flip_exceed", "source_digest", "split_fields",
+    "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
+    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "segments", "sign_flip_exceed", "source_digest", "split_fields",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
@@ -267,3 +267,8 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
 def fuse_queries(*args: Any) -> Any:
     """Every query's fused list, written into the output arrays; per query its length (``fusion.fuse_queries``)."""
     return by_query("fuse_queries", args, (0, 1, 18), args[1] - args[0], lambda parts: args[18])
+
+
+def greedy_ideal(q_start: np.ndarray, d_start: np.ndarray, keys: np.ndarray, n_keys: int, alpha: float) -> Any:
+    """ndeval's greedy ideal list of every query: the gain at each rank (``diversity.greedy_ideal``)."""
+    return call("greedy_ideal", q_start, d_start, keys, n_keys, alpha)

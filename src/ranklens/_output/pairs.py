@@ -42,6 +42,7 @@ class PairwiseLike(Protocol):
     power: dict[str, float]
     settings: dict[str, Any]
     notes: list[str]
+    sakai: dict[str, dict[str, Any]]
 
 
 def _sections(c: PairwiseLike, digits: int) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -92,6 +93,13 @@ def _legend(c: PairwiseLike) -> list[str]:
                      f"Friedman chi2({fr['df'][0]:g}) = {format_value(fr['statistic'], 4)}, "
                      f"p = {format_p(fr['p_value'])}; discriminative power "
                      f"{round(c.power[m] * n_pairs)}/{n_pairs} pairs = {format_value(c.power[m], 4)}")
+        if m in c.sakai:
+            d = c.sakai[m]
+            how = "paired bootstrap, Sakai 2006" if d["method"] == "bootstrap" else "randomised Tukey HSD, Sakai 2012"
+            lines.append(f"{m}: Sakai's discriminative power ({how}, {d['n_resamples']} resamples): "
+                         f"{d['significant']}/{d['pairs']} pairs with ASL < {d['alpha']:g} = "
+                         f"{format_value(d['power'], 4)}; estimated difference required "
+                         f"{format_value(d['required_difference'], 4)}")
     resampled = s["test"] in ("randomization", "bootstrap", "randomized_tukey")
     lines += [
         f"test: {s['test_description']}" + (f", {s['n_resamples']} resamples, seed {s['seed']}" if resampled else ""),
@@ -134,7 +142,7 @@ def pairs_json(c: PairwiseLike, digits: int = 4, per_query: bool = False) -> str
     return json.dumps(plain({
         "kind": "pairwise_comparison", "runs": c.runs, "measures": c.measures, "settings": c.settings,
         "summary": c.summary, "pairs": c.rows, "omnibus": c.omnibus, "discriminative_power": c.power,
-        "notes": c.notes}), indent=2, allow_nan=False)
+        "sakai_power": c.sakai, "notes": c.notes}), indent=2, allow_nan=False)
 
 
 def pairs_text(c: PairwiseLike, digits: int = 4, per_query: bool = False, fmt: str = "table") -> str:
