@@ -56,7 +56,8 @@ from .._input.validate import is_number
 from ..errors import InvalidParameterError
 from . import kinds
 from .kinds import SEVERITIES, check_limits
-from .propensity import parse_propensity, parse_store_measure
+from .propensity import parse_store_measure
+from .propensity_config import parse_propensity
 from .reports.search import MAX_COLUMNS
 from .routing import Route, parse_routes
 from .signals.names import parse_features
