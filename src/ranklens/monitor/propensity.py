@@ -121,9 +121,12 @@ def measure_label(key: str, propensity: Mapping[str, Any] | None) -> dict[str, A
         source = f"propensities fitted on the store's logs: not available ({p['error']})"
     elif p.get("source") == "fitted" and exam:
         on = p.get("fitted_on") or {}
+        start, end = (str(on[k])[:16].replace("T", " ") if on.get(k) else None for k in ("start", "end"))
+        span = (f"served {start} to {end}" if start and end else f"served before {end}" if end
+                else f"served from {start}" if start else "(every list in the store)")
         source = (f"propensities fitted on the store's logs (position-based model, EM): {p.get('rows', 0):,} rows, "
-                  f"{p.get('sessions', 0):,} lists served {on.get('start', '?')[:16]} to {on.get('end', '?')[:16]}, "
-                  f"log-likelihood {p.get('log_likelihood', float('nan')):.1f}, {len(exam)} ranks")
+                  f"{p.get('sessions', 0):,} lists {span}, log-likelihood {p.get('log_likelihood', float('nan')):.1f}, "
+                  f"{len(exam)} ranks")
     elif p.get("source") == "config":
         source = f"propensities from the configuration ([propensity] examination, {len(exam)} ranks)"
     else:
