@@ -134,3 +134,26 @@ def test_refusals(tmp_path):
     st2.ingest(pa.Table.from_pylist(rows))
     with pytest.raises(InvalidParameterError, match=r"need propensities: add a \[propensity\] table"):
         st2.report(["ips_dcg@10"], ci=None)
+
+
+@pytest.mark.slow
+def test_store_interval_of_ips_dcg_covers_over_repeated_logs(tmp_path):
+    """The store's 95% t interval of ips_dcg@10 (over lists, propensities known and right) covers the exact
+    expectation A @ D in about 95% of repeated logs: 1000 logs of 400 lists, each a model version of one store;
+    the band is the binomial's 99.9% range around 0.95 for 1000 logs."""
+    reps, lists = 1000, 400
+    rng = np.random.default_rng(20261128)
+    clicks = rng.random((reps * lists, len(A))) < THETA * A
+    g, r = np.divmod(np.arange(clicks.size), len(A))
+    version = (g // lists).astype(str)
+    table = pa.table({
+        "timestamp": pa.array(np.full(len(g), np.datetime64("2026-10-01T10:00:00", "ms"))), "model": ["m"] * len(g),
+        "model_version": version, "environment": ["production"] * len(g), "group_id": g.astype(str),
+        "item_id": (g * 10 + r).astype(str), "rank": (r + 1).astype(np.int64),
+        "labels": pa.array([["click"] if c else [] for c in clicks.ravel()], pa.list_(pa.string()))})
+    st = Store(tmp_path / "s.duckdb", config={**CONFIG, "evaluation": {"empty": 0, "tracked": ["ips_dcg@10"]}})
+    st.ingest(table)
+    rep = st.report(["ips_dcg@10"], window="week", by=["model_version"], ci="t", confidence=0.95).to_pylist()
+    assert len(rep) == reps and all(x["n_groups"] == lists for x in rep)
+    covered = np.mean([x["ci_low"] <= A @ D <= x["ci_high"] for x in rep])
+    assert 0.927 <= covered <= 0.973, covered

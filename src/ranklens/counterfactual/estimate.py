@@ -162,13 +162,13 @@ def session_values(lg: ClickLog, target: Target, m: CounterfactualMeasure, estim
         clipped = int((u_used > clip).sum())
         u_used = np.minimum(u_used, clip)
     slot_logged = target.pairs >= 0
-    sq = lg.session_query
     diag: dict[str, Any] = {
         "sessions": lg.n_sessions, "rows": lg.n_rows,
         "effective_sample_size": float(lg.n_sessions * u_used.mean() ** 2 / (u_used ** 2).mean())
         if u_used.size else 0.0,
         "max_weight": float(u_used.max()) if u_used.size else math.nan, "clipped_rows": clipped,
-        "unlogged_share": float((~slot_logged & target.present)[sq].sum() / max(target.present[sq].sum(), 1)),
+        # per session, its query's slots: summed over queries weighted by their sessions (no sessions x k copy)
+        "unlogged_share": float(n_q @ (~slot_logged & target.present).sum(axis=1) / max(n_q @ target.lengths, 1)),
         "unlogged_items": int((~slot_logged & target.present).sum()), "target_ties": target.ties,
     }
     if m.additive:

@@ -27,9 +27,10 @@ Propensities come from the configuration or are fitted on the store's own logs (
     source = "config"
     examination = [1.0, 0.62, 0.45, 0.35, 0.28, 0.23, 0.2, 0.17, 0.15, 0.13]   # ranks 1, 2, ...
 
-A click beyond the ranks the examination covers is refused (its propensity is unknown). The store's ``ips_``
-values carry no interval of their own: a report's interval over lists (``ci="t"`` or ``"bootstrap"``) treats
-the propensities as known, not as estimated.
+A click beyond the ranks the examination covers is refused (its propensity is unknown). A report's interval of
+an ``ips_`` measure (``ci="t"`` or ``"bootstrap"``, over lists) treats the propensities as known: with right
+configured ones it covers as an interval of a mean does (shown over repeated logs in the tests); with fitted
+ones it leaves out the fit's uncertainty.
 """
 
 from __future__ import annotations
