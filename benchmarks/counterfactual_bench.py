@@ -23,12 +23,32 @@ import numpy as np
 
 
 def _best(fn, repeat: int = 3) -> tuple[float, object]:
-    out, times = None, []
+    """Best wall seconds of ``repeat`` runs and the result; their best CPU seconds (process time: on a machine
+    shared with other work, what the run itself used) by :func:`_cpu`."""
+    out, times, cpus = None, [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    _LAST_CPU.append(min(cpus))
     return min(times), out
+
+
+_LAST_CPU: list[float] = []
+
+
+def _cpu() -> float:
+    """The CPU seconds of the last :func:`_best`."""
+    return _LAST_CPU[-1]
+
+
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def data(sessions: int, k: int = 10, queries: int = 10_000, candidates: int = 30, seed: int = 3):
@@ -90,15 +110,22 @@ def measure(sessions: int) -> dict:
     out: dict = {"rows": table.num_rows, "sessions": sessions}
     small = table.slice(0, 20_000)
     cf.fit_click_model(small, "pbm")  # imports
+    out["load_before"] = _loadavg()
     out["fit"], model = _best(lambda: cf.fit_click_model(table, "pbm"), 1)
+    out["fit_cpu"] = _cpu()
     out["fit_iterations"] = model.iterations
     out["fit_examination"] = [round(float(v), 4) for v in model.examination.array]
     out["read"], lg = _best(lambda: read_log(table, need_query=True), 2)
+    out["read_cpu"] = _cpu()
     for est in ("ips", "snips", "dr"):
         out[est], e = _best(lambda est=est: cf.estimate(lg, target, estimator=est, measure="clicks@10",
                                                           click_model=model), 3)
+        out[f"{est}_cpu"] = _cpu()
         out[f"{est}_value"] = e.value
-    out["ips_table"], _ = _best(lambda: cf.estimate(table, target, measure="clicks@10", click_model=model), 2)
+    for est in ("ips", "dr"):
+        out[f"{est}_table"], _ = _best(lambda est=est: cf.estimate(table, target, estimator=est, measure="clicks@10",
+                                                                    click_model=model), 2)
+        out[f"{est}_table_cpu"] = _cpu()
     slates = slate_columns(lists, q, clicks, candidates)
     cols = {c: slates.column(c).to_numpy() for c in slates.column_names}
     import obp.ope
@@ -108,47 +135,57 @@ def measure(sessions: int) -> dict:
              "rips": (obp.ope.SlateRewardInteractionIPS, "pscore_cascade")}
     for name, (cls, col) in peers.items():
         t_ours, ours = _best(lambda name=name: cf.estimate(slates, estimator=name), 3)
+        c_ours = _cpu()
         kw = {"pscore" if name == "sips" else col: cols[col],
               "evaluation_policy_pscore" if name == "sips" else f"evaluation_policy_{col}": cols[f"target_{col}"]}
         t_obp, theirs = _best(lambda cls=cls, kw=kw: cls(len_list=lists.shape[1]).estimate_policy_value(
             slate_id=cols["slate_id"], reward=cols["reward"], position=cols["position"], **kw), 1)
-        out[f"slate_{name}"] = {"ranklens": t_ours, "obp": t_obp, "value": ours.value, "obp_value": float(theirs),
+        out[f"slate_{name}"] = {"ranklens": t_ours, "obp": t_obp, "ranklens_cpu": c_ours, "obp_cpu": _cpu(),
+                                "value": ours.value, "obp_value": float(theirs),
                                 "equal": abs(ours.value - float(theirs)) <= 1e-9}
+    out["load_after"] = _loadavg()
     return out
 
 
 def section(r: dict) -> list[str]:
-    load = os.getloadavg()[0]
     lines = [
         "",
         f"## Counterfactual evaluation: {r['rows']:,} log rows ({r['sessions']:,} sessions x 10 ranks)",
         "",
         f"Click log from `ranklens.online`'s PBM (examination 1/r) on a uniform random logging policy (10 of 30 "
         f"candidates per session); ranklens best of 2-3 runs (the EM and obp: one), one process, "
-        f"{os.cpu_count()} cores, load {load:.1f}, {platform.processor() or platform.machine()}.",
+        f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}; /proc/loadavg {r['load_before']} "
+        f"before, {r['load_after']} after. CPU: the process's seconds (all its threads), what the step used on a "
+        "machine shared with other work; wall: elapsed.",
         "",
-        "| step | seconds | target |",
-        "|---|---:|---:|",
+        "| step | wall s | CPU s | target |",
+        "|---|---:|---:|---:|",
         f"| `fit_click_model(table, \"pbm\")`: EM from the Arrow table ({r['fit_iterations']} iterations) | "
-        f"{r['fit']:.2f} | < 10 |",
-        f"| reading the log (`read_log`: ids coded, checks) | {r['read']:.2f} | |",
-        f"| `estimate(..., estimator=\"ips\")` on the log read | {r['ips']:.2f} | < 2 |",
-        f"| `estimate(..., estimator=\"snips\")` on the log read | {r['snips']:.2f} | < 2 |",
-        f"| `estimate(..., estimator=\"dr\")` on the log read (model given) | {r['dr']:.2f} | < 2 |",
-        f"| `estimate(..., estimator=\"ips\")` from the Arrow table | {r['ips_table']:.2f} | |",
+        f"{r['fit']:.2f} | {r['fit_cpu']:.2f} | < 10 |",
+        f"| reading the log (`read_log`: ids coded, checks) | {r['read']:.2f} | {r['read_cpu']:.2f} | |",
+        f"| `estimate(..., estimator=\"ips\")` on the log read | {r['ips']:.2f} | {r['ips_cpu']:.2f} | < 2 |",
+        f"| `estimate(..., estimator=\"snips\")` on the log read | {r['snips']:.2f} | {r['snips_cpu']:.2f} | < 2 |",
+        f"| `estimate(..., estimator=\"dr\")` on the log read (model given) | {r['dr']:.2f} | {r['dr_cpu']:.2f} "
+        "| < 2 |",
+        f"| `estimate(..., estimator=\"ips\")` from the Arrow table (read included) | {r['ips_table']:.2f} | "
+        f"{r['ips_table_cpu']:.2f} | < 2 |",
+        f"| `estimate(..., estimator=\"dr\")` from the Arrow table (read included) | {r['dr_table']:.2f} | "
+        f"{r['dr_table_cpu']:.2f} | < 2 |",
         "",
         f"Fitted examination: {r['fit_examination']} (simulated: 1/r).",
         "",
         "Slate estimators on the same sessions in obp's layout, ranklens against obp 0.4.1 (its "
         "`estimate_policy_value` on the numpy columns):",
         "",
-        "| estimator | ranklens s | obp s | ratio | ranklens value | obp value | equal (1e-9) |",
-        "|---|---:|---:|---:|---:|---:|:---:|",
+        "| estimator | ranklens wall s | ranklens CPU s | obp wall s | obp CPU s | CPU ratio | ranklens value | "
+        "obp value | equal (1e-9) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|:---:|",
     ]
     for name in ("sips", "iips", "rips"):
         s = r[f"slate_{name}"]
-        lines.append(f"| {name} | {s['ranklens']:.3f} | {s['obp']:.3f} | {s['obp'] / s['ranklens']:.1f}x | "
-                     f"{s['value']:.12f} | {s['obp_value']:.12f} | {'yes' if s['equal'] else 'NO'} |")
+        ratio = s["obp_cpu"] / max(s["ranklens_cpu"], 1e-9)
+        lines.append(f"| {name} | {s['ranklens']:.3f} | {s['ranklens_cpu']:.3f} | {s['obp']:.3f} | {s['obp_cpu']:.3f} "
+                     f"| {ratio:.1f}x | {s['value']:.12f} | {s['obp_value']:.12f} | {'yes' if s['equal'] else 'NO'} |")
     return lines
 
 

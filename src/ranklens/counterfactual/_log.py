@@ -34,9 +34,11 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
 _MAX_RANK = 1000
 
 
-def codes(t: LogTable, name: str, role: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, ids)``: each row's id as an int64 code into ``ids`` (strings, in order of first appearance), by
-    hashing (no sort); a float id must be whole."""
+def codes(t: LogTable, name: str, role: str, with_ids: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, ids)``: each row's id as an int64 code into ``ids`` (strings): integer ids within a compact
+    range by a count over the range (``ids`` ascending), others by hashing (no sort; ``ids`` in order of first
+    appearance); a float id must be whole. ``with_ids=False``: the codes only (``ids`` left empty when the
+    integer path made the codes)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -52,6 +54,15 @@ def codes(t: LogTable, name: str, role: str) -> tuple[np.ndarray, np.ndarray]:
         arr = pa.array(values.astype(np.int64))
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
+    if pa.types.is_integer(arr.type) and len(arr):  # integers of a compact range: counted, not hashed
+        v = arr.to_numpy(zero_copy_only=False)
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo <= 2 * len(v) + 1_000_000:
+            off = v.astype(np.int64, copy=False) - lo
+            present = np.bincount(off, minlength=hi - lo + 1) > 0
+            lookup = np.cumsum(present) - 1
+            ids = (np.flatnonzero(present) + lo).astype(str) if with_ids else np.zeros(0, dtype=str)
+            return lookup[off], np.asarray(ids, dtype=object)
     starts = _run_starts(arr)
     if starts is not None and 2 * len(starts) <= len(arr):  # a session's rows together: only run heads hashed
         enc = pc.dictionary_encode(arr.take(pa.array(starts)))
@@ -206,7 +217,7 @@ def read_log(log: Any, *, session_col: str | None = None, query_col: str | None 
     r_col = t.find("rank", rank_col, DEFAULT_COLUMNS["rank"])
     c_col = t.find("click", click_col, DEFAULT_COLUMNS["click"])
     assert s_col is not None and i_col is not None and r_col is not None and c_col is not None
-    session, _ = codes(t, s_col, "session")
+    session, _ = codes(t, s_col, "session", with_ids=False)
     item, item_ids = codes(t, i_col, "item")
     if q_col is not None:
         query, query_ids = codes(t, q_col, "query")
@@ -228,9 +239,9 @@ def build_log(session: np.ndarray, query: np.ndarray, item: np.ndarray, rank: np
     depth = int(rank.max())
     cell = session * depth + (rank - 1)
     if n_sessions * depth <= 4 * len(cell) + 1_000_000:
-        twice = np.bincount(cell, minlength=n_sessions * depth) > 1
-        dup = bool(twice.any())
-        c = int(np.argmax(twice))
+        per_cell = np.bincount(cell, minlength=n_sessions * depth)
+        dup = bool(per_cell.max() > 1)  # one pass; the cell is looked for only when there is one
+        c = int(np.argmax(per_cell > 1)) if dup else -1
     else:
         u, counts = np.unique(cell, return_counts=True)
         dup = bool((counts > 1).any())
@@ -246,7 +257,17 @@ def build_log(session: np.ndarray, query: np.ndarray, item: np.ndarray, rank: np
         raise InputError(f"{where}: a session has rows of two queries (column {names[1]!r}, row {row}); a session "
                          "is one served list of one query.")
     n_items = len(item_ids)
-    key = query * n_items + item  # pairs are numbered in the order of their keys (lay_target relies on it)
+    # pairs are numbered in the order of their keys query * n_items + item (lay_target relies on it)
+    q_of_item = np.full(n_items, -1, dtype=np.int64)
+    q_of_item[item] = query
+    if (q_of_item >= 0).all() and (q_of_item[item] == query).all():  # every item shown, each for one query: a
+        # pair is an item
+        order = np.argsort(q_of_item, kind="stable")  # by query, then item code
+        rank_of = np.empty(n_items, dtype=np.int64)
+        rank_of[order] = np.arange(n_items)
+        return ClickLog(session, query, item, rank_of[item], rank, click, query_ids, item_ids, q_of_item[order],
+                        order.astype(np.int64), n_sessions, has_query, where, dict(extra or {}))
+    key = query * n_items + item
     if len(query_ids) * n_items <= 4 * len(key) + 1_000_000:  # dense: a bincount of the keys, no sort
         present = np.bincount(key, minlength=len(query_ids) * n_items) > 0
         keys = np.flatnonzero(present)

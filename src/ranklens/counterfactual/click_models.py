@@ -132,6 +132,11 @@ class FittedClickModel:
         import pyarrow.compute as pc
 
         def text(ids: np.ndarray) -> Any:
+            if isinstance(ids, np.ndarray) and ids.dtype == object:
+                try:  # a log's ids: Python strings already
+                    return pa.array(ids, pa.string())
+                except (pa.ArrowException, TypeError):
+                    pass
             return pa.array(np.asarray(ids, dtype=object).astype(str), pa.string())
 
         if not self._index:  # the model's pairs as integer keys over its distinct query and item ids

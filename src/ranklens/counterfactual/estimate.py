@@ -110,7 +110,8 @@ def _examination(lg: ClickLog, model: FittedClickModel | None, examination: Any)
         if not (np.isfinite(exam) & (exam > 0)).all():
             raise InputError(f"the {model.kind} click model gives rank {int(np.argmax(~(exam > 0))) + 1} an "
                              "examination of 0: its clicks cannot be weighted.")
-    inverse_propensity(lg.rank, exam, lg.click, lg.source)  # refuses a click beyond its ranks
+    if lg.depth > len(exam):  # refuses a click beyond its ranks (none when the log is not deeper)
+        inverse_propensity(lg.rank, exam, lg.click, lg.source)
     return exam
 
 
@@ -124,11 +125,11 @@ def _model_alpha(model: FittedClickModel | None, lg: ClickLog) -> np.ndarray:
     return a
 
 
-def _row_model_click(model: FittedClickModel, lg: ClickLog, alpha: np.ndarray, exam: np.ndarray) -> np.ndarray:
-    """The model's click probability of each logged row, in its logged list."""
-    a_row = alpha[lg.pair]
+def _row_model_click(model: FittedClickModel, lg: ClickLog, alpha: np.ndarray, exam: np.ndarray,
+                     rows: np.ndarray) -> np.ndarray:
+    """The model's click probability of the logged ``rows`` (indices), each in its logged list."""
     if model.kind == "pbm":
-        return exam[np.minimum(lg.rank - 1, len(exam) - 1)] * a_row
+        return exam[np.minimum(lg.rank[rows] - 1, len(exam) - 1)] * alpha[lg.pair[rows]]
     P = lg.matrix
     has = P >= 0
     A = np.where(has, alpha[np.where(has, P, 0)], 0.0)
@@ -142,7 +143,7 @@ def _row_model_click(model: FittedClickModel, lg: ClickLog, alpha: np.ndarray, e
         s = np.where(has, sig[np.where(has, P, 0)], 0.0)
         gamma = float(model.continuation) if isinstance(model.continuation, float) else 1.0
     pc = cascade_examination(A, s, gamma) * A
-    return pc[lg.session, lg.rank - 1]
+    return pc[lg.session[rows], lg.rank[rows] - 1]
 
 
 def session_values(lg: ClickLog, target: Target, m: CounterfactualMeasure, estimator: str, exam: np.ndarray,
@@ -153,21 +154,21 @@ def session_values(lg: ClickLog, target: Target, m: CounterfactualMeasure, estim
     n_q = np.bincount(lg.session_query, minlength=len(lg.query_ids)).astype(np.float64)
     theta_row = exam[lg.rank - 1] if lg.depth <= len(exam) else exam[np.minimum(lg.rank - 1, len(exam) - 1)]
     rho = np.bincount(lg.pair, weights=theta_row, minlength=lg.n_pairs) / n_q[lg.pair_query]
-    u_row = 1.0 / rho[lg.pair]
+    # only the rows of target items are weighted: every per-row quantity below is over them (``used``)
+    used = np.flatnonzero(target.position_of_row)
+    u_used = 1.0 / rho[lg.pair[used]]
     clipped = 0
     if clip is not None:
-        clipped = int((u_row > clip)[target.position_of_row > 0].sum())
-        u_row = np.minimum(u_row, clip)
-    used = target.position_of_row > 0
-    u_used = u_row[used]
+        clipped = int((u_used > clip).sum())
+        u_used = np.minimum(u_used, clip)
     slot_logged = target.pairs >= 0
-    sq = lg.session_query
     diag: dict[str, Any] = {
         "sessions": lg.n_sessions, "rows": lg.n_rows,
         "effective_sample_size": float(lg.n_sessions * u_used.mean() ** 2 / (u_used ** 2).mean())
         if u_used.size else 0.0,
         "max_weight": float(u_used.max()) if u_used.size else math.nan, "clipped_rows": clipped,
-        "unlogged_share": float((~slot_logged & target.present)[sq].sum() / max(target.present[sq].sum(), 1)),
+        # per session, its query's slots: summed over queries weighted by their sessions (no sessions x k copy)
+        "unlogged_share": float(n_q @ (~slot_logged & target.present).sum(axis=1) / max(n_q @ target.lengths, 1)),
         "unlogged_items": int((~slot_logged & target.present).sum()), "target_ties": target.ties,
     }
     if m.additive:
@@ -183,30 +184,29 @@ def session_values(lg: ClickLog, target: Target, m: CounterfactualMeasure, estim
 
             return pi_values(lg, target, w, exam, diag), None, diag
         w = np.where(target.present, w, 0.0)
-        return _additive(lg, target, estimator, w, u_row, theta_row, exam, model, diag)
+        return _additive(lg, target, estimator, w, used, u_used, theta_row[used], exam, model, diag)
     if estimator not in ("ips", "dm"):
         raise InvalidParameterError(f"measure {m.key} is not additive over positions: it is estimated by ips or dm "
                                     f"(the core on per-session gains), not {estimator}.")
-    return _per_session_core(lg, target, m, estimator, u_row, model, convention, diag)
+    return _per_session_core(lg, target, m, estimator, used, u_used, model, convention, diag)
 
 
-def _additive(lg: ClickLog, target: Target, estimator: str, w: np.ndarray, u_row: np.ndarray,
-              theta_row: np.ndarray, exam: np.ndarray, model: FittedClickModel | None, diag: dict[str, Any]
+def _additive(lg: ClickLog, target: Target, estimator: str, w: np.ndarray, used: np.ndarray, u_used: np.ndarray,
+              theta_used: np.ndarray, exam: np.ndarray, model: FittedClickModel | None, diag: dict[str, Any]
               ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
+    """Per-session values of an additive measure from the rows ``used`` (those of target items: indices), their
+    inverse propensities ``u_used`` and examinations ``theta_used``."""
     S = lg.n_sessions
-    pos = target.position_of_row
-    used = pos > 0
-    wq = w[lg.query[used], pos[used] - 1]
-    ips_row = np.zeros(lg.n_rows)
-    ips_row[used] = wq * u_row[used] * lg.click[used]
+    sess = lg.session[used]
+    wq = w[lg.query[used], target.position_of_row[used] - 1]
+    wu = wq * u_used
+    click = lg.click[used]
     if estimator in ("ips", "snips"):
-        y = np.bincount(lg.session, weights=ips_row, minlength=S)
+        y = np.bincount(sess, weights=wu * click, minlength=S)
         if estimator == "ips":
             return y, None, diag
-        norm_row = np.zeros(lg.n_rows)
-        norm_row[used] = wq * theta_row[used] * u_row[used]
         total = w.sum(axis=1)[lg.session_query]
-        wsum = np.bincount(lg.session, weights=norm_row, minlength=S) / np.where(total > 0, total, 1.0)
+        wsum = np.bincount(sess, weights=wu * theta_used, minlength=S) / np.where(total > 0, total, 1.0)
         return y, wsum, diag
     alpha = _model_alpha(model, lg)
     assert model is not None
@@ -217,14 +217,12 @@ def _additive(lg: ClickLog, target: Target, estimator: str, w: np.ndarray, u_row
     dm = (w * ta).sum(axis=1)[lg.session_query]
     if estimator == "dm":
         return dm, None, diag
-    q_hat = _row_model_click(model, lg, a, exam)
-    corr = np.zeros(lg.n_rows)
-    corr[used] = wq * u_row[used] * (lg.click[used] - q_hat[used])
-    return dm + np.bincount(lg.session, weights=corr, minlength=S), None, diag
+    q_hat = _row_model_click(model, lg, a, exam, used)
+    return dm + np.bincount(sess, weights=wu * (click - q_hat), minlength=S), None, diag
 
 
-def _per_session_core(lg: ClickLog, target: Target, m: CounterfactualMeasure, estimator: str, u_row: np.ndarray,
-                      model: FittedClickModel | None, convention: Any, diag: dict[str, Any]
+def _per_session_core(lg: ClickLog, target: Target, m: CounterfactualMeasure, estimator: str, used: np.ndarray,
+                      u_used: np.ndarray, model: FittedClickModel | None, convention: Any, diag: dict[str, Any]
                       ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
     from .._core.evaluate import evaluate_arrays
 
@@ -238,9 +236,7 @@ def _per_session_core(lg: ClickLog, target: Target, m: CounterfactualMeasure, es
         gains = np.where(target.pairs >= 0, a[np.maximum(target.pairs, 0)], fallback)[sq]
     else:
         gains = np.zeros((S, k))
-        pos = target.position_of_row
-        used = pos > 0
-        gains[lg.session[used], pos[used] - 1] = lg.click[used] * u_row[used]
+        gains[lg.session[used], target.position_of_row[used] - 1] = lg.click[used] * u_used
     s_idx, j_idx = np.nonzero(present)
     res = evaluate_arrays(s_idx, -j_idx.astype(np.float64), gains[s_idx, j_idx], [m.core or ""],
                           convention=convention, per_query=True)

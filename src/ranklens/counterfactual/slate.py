@@ -75,7 +75,7 @@ def slate_values(log: Any, estimator: str) -> tuple[float, np.ndarray, dict[str,
     where = t.where
     slate_col = t.find("slate", None, ("slate_id", "group_id"), hint="a slate_id column")
     assert slate_col is not None
-    slate, _ = codes(t, slate_col, "slate")
+    slate, _ = codes(t, slate_col, "slate", with_ids=False)
     t.need("position", "position")
     position = t.numbers("position", "position")
     if ((position < 0) | (position != np.round(position))).any():

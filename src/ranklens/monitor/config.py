@@ -55,7 +55,8 @@ from .._defs.presets import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from . import kinds
 from .config_checks import check_monitor_types, check_monitor_values, shown
-from .propensity import parse_propensity, parse_store_measure
+from .propensity import parse_store_measure
+from .propensity_config import parse_propensity
 from .routing import Route, parse_routes
 from .signals.names import parse_features
 from .storage.params import parse_duration

@@ -77,7 +77,7 @@ class Param:
         if self.kind == "date":
             return _iso(self.name, v)
         if self.kind == "measure":
-            from .._defs.measures import parse_measure
+            from ..monitor.propensity import parse_store_measure as parse_measure  # ips_ forms too
             from ..monitor.storage.params import MAX_CUTOFF
 
             try:

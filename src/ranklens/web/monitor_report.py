@@ -106,8 +106,8 @@ def build_monitor_report(store: Any, measure: str = "ndcg@10", window: str = "da
         f"<li><b>store</b>: <code>{esc(info.get('path'))}</code>, {esc(info.get('groups'))} served lists</li>"
         f"<li><b>time range</b>: {esc(span)}; <b>filters</b>: {esc(filters)}; <b>series</b>: {esc(', '.join(by))}</li>"
         f"<li><b>measure</b>: {esc(key)} per {esc(window)}; each series against its own baseline, by the rule the "
-        "monitors use</li></ul></section>",
-        _overview_section(key, window, by, rows, bases, names),
+        f"monitors use</li>{_kind(key, info)}</ul></section>",
+        _overview_section(key, window, by, rows, bases, names, _kind(key, info, "p")),
         _slices_section(sl_rows, meta, by, w, bool(meta.get("provisional"))) if no_slices is None else
         "<section class='card'><h2>Slices</h2><p class='notes'><b>No baseline to compare with</b>, so no slices"
         f" and no heatmap: {esc(no_slices)}. The alerts below were judged against their monitors' own baselines."
@@ -155,8 +155,18 @@ def _overview_data(key: str, window: str, by: list[str], rows: list[dict[str, An
     return data, names
 
 
+def _kind(key: str, info: Mapping[str, Any], tag: str = "li") -> str:
+    """Whether the measure is naive or debiased (and the source of its propensities), as a list item or a note."""
+    from ..monitor.propensity import measure_label
+
+    lab = measure_label(key, info.get("propensity"))
+    source = f"; <b>propensities</b>: {esc(lab['source'])}" if lab.get("source") else ""
+    return (f"<{tag} class='notes measure-kind'><b>{esc(key)} is {esc(lab['kind'])}</b>: "
+            f"{esc(lab['label'].split(': ', 1)[1])}{source}</{tag}>")
+
+
 def _overview_section(key: str, window: str, by: list[str], rows: list[dict[str, Any]], bases: list[dict[str, Any]],
-                      names: list[str]) -> str:
+                      names: list[str], kind: str = "") -> str:
     """The measure per window: the chart, each series' latest mature window against its baseline (the latest
     provisional one, marked, when none is mature yet), every window with the provisional ones marked."""
     latest: dict[str, dict[str, Any]] = {}
@@ -179,7 +189,7 @@ def _overview_section(key: str, window: str, by: list[str], rows: list[dict[str,
                num(r.get("ci_low"), 4), num(r.get("ci_high"), 4), esc(r["n_groups"]), esc(r["n_excluded"])]
               for r in rows]
     return (
-        f"<section class='card'><h2>{esc(key)} per {esc(window)}</h2><div class='chart' id='mr-overview'></div>"
+        f"<section class='card'><h2>{esc(key)} per {esc(window)}</h2>{kind}<div class='chart' id='mr-overview'></div>"
         "<p class='notes'>Shaded: the interval of each window's mean. Dotted: each series' own baseline. Dashed: the "
         "training environment. Grey: provisional windows (labels not mature: never judged). Red markers: alerts "
         f"recorded in the range on {esc(key)}. The latest window is each series' latest mature one.</p>"

@@ -22,6 +22,7 @@ from ..config import Baseline, MonitorConfig
 from ..storage.db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ..storage.maturity import Maturity, maturity_of
 from ..storage.params import MAX_CUTOFF, check_window, measure_keys, parse_time, window_delta
+from ..storage.propensity_fit import propensity_info
 from ..storage.schema import schema_version
 from ..storage.values import select_values
 from .aggregates import StoreAggregate, counted
@@ -338,6 +339,7 @@ class Reports:
                 "models": models, "slices": sorted(slice_columns(con)),
                 "tracked": sorted(metric_columns(con)),
                 "maturity": maturity_of(con, self.config).to_dict(),
+                "propensity": propensity_info(con, self.config),
             }
 
     def quarantine(self, limit: int = 100) -> Any:

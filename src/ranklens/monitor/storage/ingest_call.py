@@ -1,6 +1,6 @@
 """One ingest call (:meth:`ranklens.monitor.Store.ingest`): its checks, its one writer's connection, the engine
-that reduces the batches (local DuckDB, or Spark: :mod:`ranklens.monitor.storage.spark_ingest`), then the values
-and the maturity computed once for the call."""
+that reduces the batches (local DuckDB, or Spark: :mod:`ranklens.monitor.storage.spark_ingest`), then the label
+maturity, the fitted propensities and the values, computed once for the call."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from ...errors import InputError, InvalidParameterError
 from .ingest import IngestSummary, ingest_batches
 from .maturity import remember_maturity
+from .propensity_fit import remember_propensity
 from .values import refresh_values
 
 __all__ = ["ENGINES", "ingest_call"]
@@ -50,8 +51,9 @@ def ingest_call(db: Any, batches: list[tuple[str, str, Any]], config: Any, limit
             failed: InputError | None = exc
         else:
             failed = None
-        refresh_values(con, config)
         remember_maturity(con)  # learned once per ingest call, for every read until the next batch
+        remember_propensity(con, config)  # [propensity] source = "fitted": on the mature lists, before the values
+        refresh_values(con, config)
     if failed is not None:
         raise failed
     return summary

@@ -17,8 +17,9 @@ import numpy as np
 from ..._base.deps import require
 from ...errors import InputError
 from ..config import Attribution, MonitorConfig
-from ..propensity import ips_gains, split_ips
+from ..propensity import ips_gains, largest_gain, split_ips
 from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
+from .propensity_fit import examination_in_force, values_fingerprint
 
 __all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
 
@@ -103,10 +104,14 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
         todo = [(orig, k) for orig, (w, k) in zip(keys, core) if w == weighted]
         if not todo and (weighted or ips):
             continue
-        g = ips_gains(gain, _ranks(ev, gain), config.propensity, "store items") if weighted else gain
-        res = evaluate_arrays(gid, key, g, [k for _, k in todo] or ["dcg"], convention=conv, item=item,
-                              per_query=True)
-        cols.update((orig, v) for (orig, _), v in zip(todo, np.asarray(res.values, dtype=np.float64).T))
+        if weighted:
+            g = ips_gains(gain, _ranks(ev, gain), examination_in_force(con, config), "store items")
+            res, vals = _debiased(gid, key, g, [k for _, k in todo], conv, item, largest_gain(config.attribution))
+        else:
+            res = evaluate_arrays(gid, key, gain, [k for _, k in todo] or ["dcg"], convention=conv, item=item,
+                                  per_query=True)
+            vals = list(np.asarray(res.values, dtype=np.float64).T)
+        cols.update((orig, v) for (orig, _), v in zip(todo, vals))
     assert res is not None
     values = np.column_stack([cols[k] for k in keys]) if keys else np.zeros((len(res.queries), 0))
     queries = np.asarray(res.queries, dtype=np.int64)
@@ -114,6 +119,28 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     base = int(gid.min())
     nrel = np.bincount(gid - base, weights=(gain > 0).astype(np.float64)).astype(np.int64)[queries - base]
     return queries, values, nrel
+
+
+def _debiased(gid: np.ndarray, key: np.ndarray, g: np.ndarray, core: list[str], conv: Any, item: Any,
+              top: float) -> tuple[Any, list[np.ndarray]]:
+    """The ``ips_`` measures' values (:mod:`ranklens.monitor.propensity`): the core's DCG on the weighted gains
+    ``g``; an ``ndcg`` over the DCG of the same list with every item at the attribution's largest gain ``top``
+    (a list without a gain: the convention's empty rule, as the core's ndcg gives it)."""
+    from ..._core.evaluate import evaluate_arrays
+
+    dcg_of = {k: "dcg" + k[len("ndcg"):] for k in core if k.startswith("ndcg")}
+    asked = list(dict.fromkeys(core + list(dcg_of.values())))
+    res = evaluate_arrays(gid, key, g, asked, convention=conv, item=item, per_query=True)
+    vals = dict(zip(asked, np.asarray(res.values, dtype=np.float64).T))
+    if dcg_of:
+        tops = sorted(set(dcg_of.values()))
+        full = evaluate_arrays(gid, key, np.full(len(g), top), tops, convention=conv, item=item, per_query=True)
+        ideal = dict(zip(tops, np.asarray(full.values, dtype=np.float64).T))
+        base = int(gid.min())
+        has = np.bincount(gid - base, weights=(g > 0).astype(np.float64))[np.asarray(res.queries, np.int64) - base] > 0
+        for k, d in dcg_of.items():
+            vals[k] = np.where(has, vals[d] / np.where(has, ideal[d], 1.0), vals[k])
+    return res, [vals[k] for k in core]
 
 
 def _chunks(con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, int]]:
@@ -128,7 +155,7 @@ def _chunks(con: Any, gid_sql: str, params: Sequence[Any]) -> list[tuple[int, in
 
 def _refresh_tracked(con: Any, config: MonitorConfig) -> None:
     """Add columns for newly tracked measures; a changed attribution or convention makes every value stale."""
-    fp = config.fingerprint()
+    fp = values_fingerprint(con, config)
     cols = metric_columns(con)
     stale = [k for k, (_, f) in cols.items() if f != fp]
     new = [k for k in config.tracked if k not in cols]
@@ -185,7 +212,7 @@ def select_values(
     values[n, len(keys)]; a partial list's values are NaN (left out) unless ``[evaluation] partial = "keep"``."""
     cond, params = filters_sql(con, where, start, end)
     cols = metric_columns(con)
-    fp = config.fingerprint()
+    fp = values_fingerprint(con, config)
     stored = [k for k in keys if k in cols and cols[k][1] == fp]
     sel = ", ".join(["gid", "source", f"n_items AS {quote('w:n_items')}",
                      f"coalesce(n_lost, 0) > 0 AS {quote('w:partial')}"] + list(extra)

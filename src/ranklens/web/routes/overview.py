@@ -21,7 +21,7 @@ from ..endpoint import (
     table_rows,
 )
 
-__all__ = ["ENDPOINTS", "PAGE"]
+__all__ = ["ENDPOINTS", "PAGE", "label_of"]
 
 #: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
 PAGE = "/"
@@ -38,7 +38,15 @@ def _call_report(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     by = tuple(p["by"] or ("model", "model_version", "environment"))
     t = st.report((p["measure"],), window=p["window"], by=by, where=where or None, start=p["start"],
                   end=p["end"], ci=p["ci"], confidence=p["confidence"], n_resamples=p["n_resamples"], seed=p["seed"])
-    return {"measure": p["measure"], "window": p["window"], "by": list(by), "rows": table_rows(t)}
+    return {"measure": p["measure"], "window": p["window"], "by": list(by), "rows": table_rows(t),
+            "label": label_of(st, p["measure"])}
+
+
+def label_of(st: Any, measure: str) -> dict[str, Any]:
+    """Whether ``measure`` is naive or debiased, and for a debiased one where its propensities come from."""
+    from ...monitor.propensity import measure_label, split_ips
+
+    return measure_label(measure, st.info().get("propensity") if split_ips(measure)[0] else None)
 
 
 def _call_baseline(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

@@ -190,7 +190,10 @@
         api("/api/baselines", Object.assign({measure: metric, start: s.start, end: s.end}, filters), "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
         api("/api/alerts", {start: s.start, end: s.end, measure: metric}, "overview-alerts")
       ]).then(function (res) {
-        var rep = res[0], bases = res[1] ? res[1].rows : [], alerts = res[2].rows.filter(function (a) {
+        var rep = res[0], lab = rep.label || {};
+        $("#overview-measure-kind").textContent = lab.kind ? metric + " is " + lab.label +
+          (lab.source ? "; " + lab.source : "") + "." : "";
+        var bases = res[1] ? res[1].rows : [], alerts = res[2].rows.filter(function (a) {
           return (!s.model || !a.model || a.model === s.model) && (!s.environment || a.environment === s.environment) &&
                  (!s.model_version || a.model_version === s.model_version);
         });
