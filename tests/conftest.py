@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 import ranklens._base.threads
-from ranklens._kernels import api
+from ranklens._kernels import dispatch
 
 
 @pytest.fixture(params=["one call", "chunks"])
 def cut(request, monkeypatch):
     """The ahead-of-time kernels in one call, or cut into small chunks run on three threads."""
     if request.param == "chunks":
-        monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
+        monkeypatch.setattr(dispatch, "SPLIT_MIN_WORK", 8)
         monkeypatch.setattr(ranklens._base.threads, "_requested", [3])
     return request.param
 

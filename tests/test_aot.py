@@ -18,7 +18,7 @@ import pytest
 import ranklens
 import ranklens._base.threads
 from ranklens import stats
-from ranklens._kernels import api
+from ranklens._kernels import api, dispatch
 
 CONVENTIONS = sorted(ranklens.CONVENTIONS)
 MEASURES = ["ndcg@10", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@10", "P@3", "recall@20", "err@5",
@@ -28,6 +28,14 @@ MEASURES = ["ndcg@10", "ndcg", "dcg@5", "idcg@5", "map", "map@10", "mrr@10", "P@
 def test_ahead_of_time_module_is_built_and_current():
     # make test installs ranklens, which compiles the module; a missing or stale module is a failed build
     assert api.aot_status() == "ok"
+
+
+def test_the_build_stamp_covers_every_kernel_source():
+    # the module's stamp is the digest of dispatch.SOURCES: a kernel file left out of it could change while the
+    # stale module is still taken for current (the package's __init__ and the builder compile no kernel)
+    folder = Path(dispatch.__file__).parent
+    files = sorted(p.name for p in folder.glob("*.py") if p.name not in ("__init__.py", "_build.py"))
+    assert sorted(dispatch.SOURCES) == files
 
 
 def _both(fn):
@@ -122,10 +130,10 @@ def test_resampling_identical(cut):
 
 def test_arguments_not_of_the_signature_never_reach_compiled_code():
     codes32 = np.array([0, 0, 1], np.int32)
-    assert api._conform("segments", (codes32, 2)) is not None
-    assert api._conform("segments", (codes32.astype(np.int64), 2)) is None  # wrong dtype
-    assert api._conform("segments", (np.array([0, 9, 0, 9, 1], np.int32)[::2], 2)) is None  # not contiguous
-    assert api._conform("segments", ([0, 0, 1], 2)) is None  # not an array
+    assert dispatch.conform("segments", (codes32, 2)) is not None
+    assert dispatch.conform("segments", (codes32.astype(np.int64), 2)) is None  # wrong dtype
+    assert dispatch.conform("segments", (np.array([0, 9, 0, 9, 1], np.int32)[::2], 2)) is None  # not contiguous
+    assert dispatch.conform("segments", ([0, 0, 1], 2)) is None  # not an array
     # under auto such a call runs on the JIT instead (same answer); forced to aot it is refused
     start, end, idx = api.segments(codes32.astype(np.int64).astype(np.int32), 2)
     assert start.tolist() == [0, 2] and end.tolist() == [2, 3]
@@ -134,7 +142,7 @@ def test_arguments_not_of_the_signature_never_reach_compiled_code():
 
 
 def test_every_signature_has_its_kernel_and_module_function():
-    mod = api._state["aot"] if api.aot_status() == "ok" else None
+    mod = dispatch.state["aot"] if api.aot_status() == "ok" else None
     assert mod is not None
     for name in api.SIGNATURES:
         assert callable(getattr(mod, name))
@@ -142,16 +150,16 @@ def test_every_signature_has_its_kernel_and_module_function():
 
 
 def test_stale_module_is_not_used(monkeypatch):
-    saved = dict(api._state)
+    saved = dict(dispatch.state)
     try:
-        api._state.clear()
-        monkeypatch.setattr(api, "source_digest", lambda: "0" * 64)
+        dispatch.state.clear()
+        monkeypatch.setattr(dispatch, "source_digest", lambda: "0" * 64)
         assert api.aot_status().startswith("stale")
         res = ranklens.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.9}}, ["mrr"])
         assert res.aggregate["mrr"] == 0.5  # by hand: the relevant item is ranked second
     finally:
-        api._state.clear()
-        api._state.update(saved)
+        dispatch.state.clear()
+        dispatch.state.update(saved)
 
 
 def test_bad_kernel_mode_is_a_clear_error(monkeypatch):
@@ -172,16 +180,16 @@ def test_small_evaluation_loads_no_compiler(tmp_path):
 
 
 def test_chunks_really_run_on_several_threads(monkeypatch):
-    monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
+    monkeypatch.setattr(dispatch, "SPLIT_MIN_WORK", 8)
     monkeypatch.setattr(ranklens._base.threads, "_requested", [3])
     seen = []
-    real = api._map
+    real = dispatch.map_parts
 
     def spy(fn, parts):
         seen.append(len(parts))
         return real(fn, parts)
 
-    monkeypatch.setattr(api, "_map", spy)
+    monkeypatch.setattr(dispatch, "map_parts", spy)
     qrels, run = _tables(9, True)
     with api.forced("aot"):
         ranklens.evaluate(qrels, run, ["ndcg@10"])
@@ -191,11 +199,11 @@ def test_chunks_really_run_on_several_threads(monkeypatch):
 def test_every_size_runs_ahead_of_time(monkeypatch):
     monkeypatch.delenv("RANKLENS_KERNELS", raising=False)
     args = (np.zeros(1, np.int32), 1)
-    assert api._side("segments", args) is not None
-    monkeypatch.setitem(api._state, "jit:segments", object())  # a JIT version loaded changes nothing
-    assert api._side("segments", args) is not None
+    assert dispatch.side("segments", args) is not None
+    monkeypatch.setitem(dispatch.state, "jit:segments", object())  # a JIT version loaded changes nothing
+    assert dispatch.side("segments", args) is not None
     monkeypatch.setenv("RANKLENS_KERNELS", "jit")
-    assert api._side("segments", args) is None
+    assert dispatch.side("segments", args) is None
 
 
 @pytest.mark.slow
@@ -221,7 +229,7 @@ def test_large_evaluation_loads_no_compiler():
 def test_module_releases_the_gil():
     # numba.pycc has no option for it: the build sets it (_build._release_gil, numba's private Flags).
     # The day a numba ignores it, the module holds the GIL and this fails loudly (make test-numba-latest).
-    assert api.aot_status() == "ok" and api._state["nogil"] is True
+    assert api.aot_status() == "ok" and dispatch.state["nogil"] is True
     import threading
 
     x = np.random.default_rng(1).random((20_000, 4))
@@ -230,7 +238,7 @@ def test_module_releases_the_gil():
 
     def work():
         before = counter[0]
-        api._state["aot"].bootstrap_means(x, 7, 1000)
+        dispatch.state["aot"].bootstrap_means(x, 7, 1000)
         during.append(counter[0] - before)  # this thread's loop ran while the kernel did: the GIL was free
         stop.set()
 
@@ -245,9 +253,9 @@ def test_module_releases_the_gil():
 def test_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
     # a kernel whose JIT version has no stamp: the first call says so on stderr, once in this process,
     # and stamps it; a new process (state cleared) with the stamp says nothing
-    monkeypatch.setattr(api, "_jit_stamp", lambda name: tmp_path / name)
+    monkeypatch.setattr(dispatch, "jit_stamp", lambda name: tmp_path / name)
     for key in ("jit:segments", "jit:hash_items", "announced"):
-        monkeypatch.delitem(api._state, key, raising=False)
+        monkeypatch.delitem(dispatch.state, key, raising=False)
     codes = np.array([1, 0, 1], np.int32)
     with api.forced("jit"):
         start, end, idx = api.segments(codes, 2)
@@ -258,7 +266,7 @@ def test_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hash_items", "segments"]
     assert (start.tolist(), end.tolist(), idx.tolist()) == ([0, 1], [1, 3], [1, 0, 2])  # by hand: code 0 at row 1
     for key in ("jit:segments", "announced"):
-        api._state.pop(key, None)
+        dispatch.state.pop(key, None)
     with api.forced("jit"):
         api.segments(codes, 2)
     assert capsys.readouterr().err == ""

@@ -321,9 +321,9 @@ def test_equal_hashes_never_join_two_documents():
 def test_same_numbers_ahead_of_time_and_jit(monkeypatch, method, norm):
     """The kernel compiled ahead of time (cut into chunks of queries on threads) and numba's JIT give the same
     fused run, bit for bit."""
-    from ranklens._kernels import api
+    from ranklens._kernels import api, dispatch
 
-    monkeypatch.setattr(api, "SPLIT_MIN_WORK", 8)
+    monkeypatch.setattr(dispatch, "SPLIT_MIN_WORK", 8)
     runs = _runs(9, n_runs=4, n_q=40)
     out = []
     for side in ("aot", "jit"):

@@ -31,14 +31,7 @@ MAX_KERNEL_FUNCTION_LINES = 150
 
 #: Over the limits when they were lowered (issue #28, "the house"): dotted module or function name -> the work that
 #: brings it under. Remove an entry with the change that does it.
-PENDING = {
-    "ranklens._kernels.measures": "the kernels by measure family (#28, house-e)",
-    "ranklens._kernels.api": "the kernels by measure family (#28, house-e)",
-    "ranklens._defs.registry": "research-b's diversity families (#33) took it to 550 lines: _diversity() to its own "
-                               "module once MeasureSpec and ConventionRule live apart from REGISTRY (#28)",
-    "ranklens.monitor.simulate.simulator.simulate": "monitor/simulate: its argument checks and steps (#28)",
-    "ranklens.monitor.config": "monitor/config: its checks of values grew it (trust-a, #28)",
-}
+PENDING: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidParameterError
 
-__all__ = ["AGGREGATE_FIELDS", "VALUE_FIELDS", "Convention", "GainSpec"]
+__all__ = ["AGGREGATE_FIELDS", "VALUE_FIELDS", "Convention", "GainSpec", "is_finite_number"]
 
 GainSpec = Literal["linear", "exponential"] | Mapping[float, float]
 
@@ -255,7 +255,8 @@ AGGREGATE_FIELDS: tuple[str, ...] = (
 )
 
 
-def _is_number(v: Any) -> bool:
+def is_finite_number(v: Any) -> bool:
+    """A finite real number, not a bool (TOML's ``true`` and Python's ``True`` are no numbers)."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         return False
     return math.isfinite(v)
@@ -272,12 +273,12 @@ def _check_numbers(c: Convention) -> None:
     numbers = {"relevance_level": False, "gain_threshold": True, "max_label": True, "err_max_grade": True}
     for name, optional in numbers.items():
         value = getattr(c, name)
-        if not (_is_number(value) or (optional and value is None)):
+        if not (is_finite_number(value) or (optional and value is None)):
             raise InvalidParameterError(f"`{name}` must be a finite number{' or None' if optional else ''}; "
                                         f"got {value!r}.")
     if c.err_max_grade is not None and not c.err_max_grade > 0:
         raise InvalidParameterError(f"`err_max_grade` must be a number > 0 or None; got {c.err_max_grade!r}.")
-    if not _is_number(c.log_base):
+    if not is_finite_number(c.log_base):
         raise InvalidParameterError(f"`log_base` must be a number > 0 and != 1; got {c.log_base!r}.")
     counts = {"default_cutoff": (1, True), "round_per_query": (0, True), "min_items": (0, False),
               "max_items": (1, True)}

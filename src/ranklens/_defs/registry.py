@@ -2,7 +2,8 @@
 
 :data:`REGISTRY` holds, per family, its spellings (ours, trec_eval's, ir_measures', ranx's), its kernel code,
 whether it takes a cutoff, is graded or summed, the name trec_eval prints, and its rules per convention
-(:class:`ConventionRule`: a refusal, or another definition). Which families each preset's peer has is not
+(:class:`ConventionRule`: a refusal, or another definition; both classes are defined in :mod:`.spec`, the
+diversity families in :mod:`.diversity`). Which families each preset's peer has is not
 here: each preset declares it (:data:`ranklens._defs.presets.PEERS`, an allow-list), and :func:`rule_for`
 refuses what its peer has not, naming the preset and the peer. Parsing is in :mod:`ranklens._defs.parse`; the
 public names are importable from :mod:`ranklens.measures`.
@@ -10,177 +11,22 @@ public names are importable from :mod:`ranklens.measures`.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .._kernels import codes as K
 from .conventions import Convention
+from .diversity import diversity_families
 from .presets import OWN as _OWN
 from .presets import undeclared
+from .spec import MAX_CUTOFF, NDCG_ONLY, PARAM_RANGES, ConventionRule, MeasureSpec, param_refusal
 
 if TYPE_CHECKING:
     from .parse import Measure
 
+# MeasureSpec, ConventionRule and the parameter ranges are defined in .spec; importable from here as before
 __all__ = ["FAMILIES", "MAX_CUTOFF", "PARAM_RANGES", "REGISTRY", "ConventionRule", "MeasureSpec", "param_refusal",
            "rule_for"]
-
-#: The largest cutoff accepted (that of a 64-bit signed integer, as the kernels take it).
-MAX_CUTOFF = 2**63 - 1
-
-#: The range of each family parameter, by its option name (:attr:`MeasureSpec.param_name`): the test and the
-#: words that say it. The one rule every spelling of a parameter goes through (ours ``rbp(p=0.9)``, trec_eval's
-#: ``iprec_at_recall_0.50``, ir_measures' ``RBP(p=0.9)``, ``SetF(beta=2.0)``, ``IPrec@0.5``).
-PARAM_RANGES: dict[str, tuple[tuple[float, float, bool], str]] = {
-    # (low, high, whether the bounds themselves are allowed)
-    "p": ((0.0, 1.0, False), "a persistence between 0 and 1 (exclusive)"),
-    "beta": ((0.0, math.inf, True), "a finite number >= 0"),
-    "recall": ((0.0, 1.0, True), "a recall level from 0 to 1"),
-    "mult": ((0.0, math.inf, True), "a finite multiple of R >= 0"),
-    "alpha": ((0.0, 1.0, True), "a redundancy penalty from 0 to 1"),
-}
-
-
-def param_refusal(key: str, value: Any) -> str | None:
-    """Why ``value`` cannot be the parameter ``key`` (``"p must be a persistence between 0 and 1 (exclusive)"``),
-    or None when it can: a finite number within :data:`PARAM_RANGES`.
-
-    Examples
-    --------
-    >>> param_refusal("p", 0.9) is None, param_refusal("p", 1.5)
-    (True, 'p must be a persistence between 0 and 1 (exclusive)')
-    >>> param_refusal("beta", float("inf"))
-    'beta must be a finite number >= 0'
-    """
-    (low, high, closed), words = PARAM_RANGES[key]
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
-        low <= value <= high if closed else low < value < high)
-    return None if ok else f"{key} must be {words}"
-
-@dataclass(frozen=True)
-class ConventionRule:
-    """What a measure family is under the conventions whose field ``field`` equals ``value``.
-
-    Either a refusal (``refuse``: why the convention cannot give this measure, as ``"reproduces NDCG
-    only"``) or another definition (``use``: the :class:`MeasureSpec` that applies instead). The field
-    may be ``"name"``, for a preset reproducing its peer's own definition of a measure. ``cutoff``
-    narrows the rule to measures written with a cutoff (True) or without one (False); ``also`` to conventions
-    whose other fields have the values given (pairs of field and value).
-    """
-
-    field: str
-    value: Any
-    refuse: str | None = None
-    use: MeasureSpec | None = None
-    cutoff: bool | None = None
-    also: tuple[tuple[str, Any], ...] = ()
-
-    def applies(self, convention: Convention, measure: Measure | None = None) -> bool:
-        """Whether the rule concerns ``convention`` (and ``measure``, when the rule looks at its cutoff)."""
-        if self.cutoff is not None and measure is not None and (measure.k is not None) != self.cutoff:
-            return False
-        fields = ((self.field, self.value), *self.also)
-        return all(getattr(convention, f) == v for f, v in fields)
-
-
-@dataclass(frozen=True)
-class MeasureSpec:
-    """One measure family: its kernel, its parameters, its names, and its rules per convention.
-
-    Attributes
-    ----------
-    family : str
-        Our name of the family (a key of :data:`REGISTRY`).
-    description : str
-        One line for listings.
-    code : int
-        The kernel's measure code (:mod:`ranklens._kernels.codes`).
-    spellings : tuple of str
-        Names (before ``@k`` / ``.k``) that mean this family: ours, trec_eval's, ir_measures' and ranx's.
-    cutoff : bool
-        Whether a cutoff may be written (``r_precision`` and ``num_rel`` take none).
-    graded : bool
-        Whether the value depends on the labels' grades (gain) rather than on a relevance level.
-    summed : bool
-        Summed over queries instead of averaged (trec_eval's counts).
-    gain_suffix : bool
-        Whether ``_burges`` / ``_exp`` / ``_lin`` after the name set the gain.
-    trec_name : str
-        The name trec_eval prints without a cutoff.
-    trec_cut : str or None
-        The prefix trec_eval prints before ``_k`` with a cutoff (None: the name never carries one).
-    empty_when : {"no_gain", "no_relevant", "never"}
-        When the kernel calls a query empty for this family (under the convention's ``empty_test``
-        ``"no_gain"`` and the ``ideal_*`` tests): no positive gain in the ideal list, no item at the
-        relevance level, or never (``empty_test="label_sum_zero"`` applies to every family).
-    scored_note : bool
-        Report queries whose value an empty rule set (False for DCG and IDCG, which are 0 there anyway).
-    rules : tuple of ConventionRule
-        Refusals and other definitions, per convention field value.
-    empty : float, str or None
-        The value of a query without a relevant item under this definition (None: the convention's).
-    default_cutoff : bool
-        A measure written without a cutoff takes the convention's ``default_cutoff`` (XGBoost's 32).
-    binary_labels : bool
-        Labels must be 0 or 1 (XGBoost's ``map`` and ``pre``: "can only be used with binary labels").
-    weighting : str or None
-        ``"unweighted"``: query weights are ignored (CatBoost's PrecisionAt, RecallAt, MAP); ``"weighted"``:
-        a plain weighted mean even under the convention's ``"gbdt"`` weighting; ``"impressions"``: each
-        query weighs the number of items its value is computed over (GroupAUC); None: the convention's.
-    unranked_zero : bool
-        A query with no ranked item scores 0 (ir_measures reports every measure of a judged query its run
-        leaves out as 0, ``NumRel`` included; trec_eval ``-c`` counts that query's relevant items).
-    aggregate : {"mean", "geometric"}
-        How per-query values become the aggregate: their (weighted) mean, or trec_eval's geometric mean
-        (``exp`` of the mean of ``log(max(value, 0.00001))``, gm_map).
-    param_name : str or None
-        The option that sets the family's parameter (``"p"``: RBP's persistence; ``"beta"``: the F
-        measure's; ``"recall"``: interpolated precision's level), None for none.
-    default_param : float or None
-        The parameter when none is written (None: it must be written).
-    judged_only : bool
-        The value depends on which items are judged (bpref, infAP, Judged): a store where every shown item
-        has a label cannot give it a meaning.
-    untied_only : bool
-        The peer orders tied scores in an order it does not define (torchmetrics' ``torch.topk`` and
-        ``argsort``): a list whose tied scores mix relevant and non-relevant items is refused, naming it.
-    positive_scores : bool
-        A relevant item scored 0 or less is no hit (torchmetrics' ``preds > 0``): the rankings must carry
-        scores (a rank column is refused).
-    subtopics : bool
-        A diversity measure: it reads judgments per subtopic and is computed by
-        :mod:`ranklens._core.diversity` as ndeval computes it, not by the kernel (``code`` is -1).
-    """
-
-    family: str
-    description: str
-    code: int
-    spellings: tuple[str, ...]
-    cutoff: bool = True
-    graded: bool = False
-    summed: bool = False
-    gain_suffix: bool = False
-    trec_name: str = ""
-    trec_cut: str | None = None
-    empty_when: str = "no_relevant"
-    scored_note: bool = True
-    rules: tuple[ConventionRule, ...] = ()
-    empty: float | str | None = None
-    default_cutoff: bool = False
-    binary_labels: bool = False
-    weighting: str | None = None
-    unranked_zero: bool = False
-    aggregate: str = "mean"
-    param_name: str | None = None
-    default_param: float | None = None
-    judged_only: bool = False
-    untied_only: bool = False
-    positive_scores: bool = False
-    subtopics: bool = False
-
-
-#: Shared ranks (Evidently's) are reproduced for the DCG family only, under any convention that sets them.
-_NDCG_ONLY = ConventionRule("ties", "shared_rank", refuse=f"reproduces NDCG only; {_OWN}")
 
 
 def _differs(convention: str, how: str, cutoff: bool | None = None) -> ConventionRule:
@@ -418,53 +264,9 @@ def _registry() -> dict[str, MeasureSpec]:
     out = {}
     for family, spec in b.items():
         extra = rules[family] + ((gd_ndcg,) if family == "ndcg" else ())
-        tail = () if family in ("ndcg", "dcg", "idcg") else (_NDCG_ONLY,)
+        tail = () if family in ("ndcg", "dcg", "idcg") else (NDCG_ONLY,)
         out[family] = replace(spec, rules=extra + tail)
-    return {**out, **_diversity()}
-
-
-def _diversity() -> dict[str, MeasureSpec]:
-    """The diversity measures (#33): ndeval's, over judgments per subtopic (:mod:`ranklens._core.diversity`).
-
-    Under the ``ndeval`` preset and conventions ordering ties (``ties`` input, item_asc or item_desc) they are
-    ndeval's; every other preset refuses them (its peer does not declare them: ``presets.PEERS``), and averaged
-    ties are refused (the expectation over the orders of tied items is not computed). ir_measures computes them
-    with pyndeval, which is ndeval: its preset points there."""
-    to_ndeval = "convention='ndeval' gives ndeval's"
-    rules = (
-        ConventionRule("name", "ir_measures", refuse="reproduces ir_measures' pytrec_eval measures; ir_measures "
-                       f"computes its diversity measures with pyndeval, that is ndeval: {to_ndeval}"),
-        ConventionRule("ties", "average", refuse="averages tied items, and a diversity measure's expectation over "
-                       "the orders of tied items is not computed: set a tie order (ties='item_asc' as pyndeval, "
-                       "'item_desc' or 'input'), or use convention='ndeval'"),
-    )
-    fams = [
-        ("alpha_ndcg", "alpha-nDCG@k: alpha-DCG of the list / alpha-DCG of ndeval's greedy ideal list",
-         ("alpha_ndcg", "alpha-ndcg"), True, "alpha"),
-        ("alpha_dcg", "alpha-DCG@k: sum of g(r) / log2(r + 1) / the same of N (1 - alpha)^(r-1) (ndeval's ideal "
-         "ideal)", ("alpha_dcg", "alpha-dcg"), True, "alpha"),
-        ("err_ia", "ERR-IA@k: sum of g(r) / r / the same of N (1 - alpha)^(r-1) (alpha 0.5)", ("err_ia", "err-ia"),
-         True, None),
-        ("nerr_ia", "nERR-IA@k: ERR-IA of the list / ERR-IA of the greedy ideal list", ("nerr_ia", "nerr-ia"), True,
-         None),
-        ("nrbp", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / N sum of g(r) beta^(r-1), beta 0.5",
-         ("nrbp",), False, "alpha"),
-        ("nnrbp", "NRBP of the list / NRBP of the greedy ideal list", ("nnrbp",), False, "alpha"),
-        ("map_ia", "intent-aware MAP: the mean over subtopics of each subtopic's average precision",
-         ("map_ia", "map-ia", "ap_ia", "ap-ia"), False, None),
-        ("p_ia", "intent-aware precision: relevant (item, subtopic) pairs in the top k / (k N)", ("p_ia", "p-ia"),
-         True, None),
-        ("strec", "subtopic recall: the share of the subtopics with a relevant item in the top k",
-         ("strec", "st_recall", "strecall"), True, None),
-    ]
-    def cut_rule(f: str, cut: bool) -> tuple[ConventionRule, ...]:
-        return (ConventionRule("name", "ndeval", cutoff=False, refuse=f"reproduces ndeval, which computes {f} at a "
-                               f"cutoff from 1 to 20: write {f}@20"),) if cut else ()
-
-    return {f: MeasureSpec(f, what, -1, names, cutoff=cut, trec_name=f, trec_cut=f if cut else None,
-                           param_name=param, default_param=0.5 if param else None, subtopics=True,
-                           rules=rules + cut_rule(f, cut) + (_NDCG_ONLY,))
-            for f, what, names, cut, param in fams}
+    return {**out, **diversity_families()}
 
 
 REGISTRY: dict[str, MeasureSpec] = _registry()

@@ -1,8 +1,8 @@
-"""Build ``ranklens._kernels._aot``: the kernels of :data:`api.SIGNATURES` compiled ahead of time by ``numba.pycc``.
+"""Build ``ranklens._kernels._aot``: the kernels of :data:`dispatch.SIGNATURES` compiled ahead of time (``numba.pycc``).
 
 Run by the package build (``hatch_build.py``) or by hand: ``python -m ranklens._kernels._build [OUTDIR]``.
 Needs numba, numpy and a C compiler at build time only; the module it writes needs neither numba nor
-a compiler. It also exports ``stamp()``, the digest of the kernel sources (:func:`api.source_digest`),
+a compiler. It also exports ``stamp()``, the digest of the kernel sources (:func:`dispatch.source_digest`),
 so that a module built from other sources is never used.
 """
 
@@ -22,7 +22,7 @@ _SCALAR = {"i8": "int64", "i4": "int32", "f8": "float64", "u1": "uint8", "u8": "
 
 
 def _type(spec: str) -> Any:
-    """The numba type written ``spec`` in :data:`api.SIGNATURES`."""
+    """The numba type written ``spec`` in :data:`dispatch.SIGNATURES`."""
     from numba import types as T
 
     spec = spec.strip()
@@ -87,7 +87,7 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     for w in caught:  # numba.pycc's pending deprecation: shown, not silenced (docs/architecture.md)
         print(f"{w.category.__name__}: {w.message}".splitlines()[0], file=sys.stderr)
 
-    from . import api
+    from . import dispatch
 
     if not external_compiler_works():
         raise SystemExit("ranklens: no working C compiler (numba.pycc needs one to link the module)")
@@ -97,12 +97,12 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
     cc = CC("_aot")
     cc.output_dir = str(out_dir)
     cc.verbose = verbose
-    for name, (where, result, args) in api.SIGNATURES.items():
+    for name, (where, result, args) in dispatch.SIGNATURES.items():
         mod, _, attr = where.partition(".")
         fn = getattr(importlib.import_module(f".{mod}", __package__), attr or name)
         sig = _type(result)(*[_type(a) for a in args.split()])
         cc.export(name, sig)(fn.py_func)
-    digest = api.source_digest()
+    digest = dispatch.source_digest()
     words = tuple(int(digest[i:i + 16], 16) - (2**64 if int(digest[i:i + 16], 16) >= 2**63 else 0)
                   for i in range(0, 64, 16))
     w0, w1, w2, w3 = words
@@ -123,7 +123,7 @@ def build(out_dir: str | Path, *, verbose: bool = False) -> Path:
         cc.compile()  # numba.pycc warns of its pending deprecation: the build shows it (docs/architecture.md)
     written = sorted(out_dir.glob("_aot.*"), key=lambda p: p.stat().st_mtime)[-1]
     if verbose:
-        print(f"ranklens: compiled {len(api.SIGNATURES)} kernels ahead of time in "
+        print(f"ranklens: compiled {len(dispatch.SIGNATURES)} kernels ahead of time in "
               f"{time.perf_counter() - t0:.0f} s -> {written}")
     return written
 

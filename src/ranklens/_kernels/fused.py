@@ -35,7 +35,9 @@ from .codes import (
     ORDER_WORST,
     RPREC,
 )
-from .measures import chunk_queries, dcg_table, discounts
+from .graded import dcg_table
+from .group import row_of
+from .positions import CHUNKS, chunk_queries, discounts
 from .values import binary_value, graded_value, is_graded, label_gain
 
 __all__ = [
@@ -44,11 +46,6 @@ __all__ = [
     "ORDER_QUICKSORT", "ORDER_QUICKSORT_TWICE", "ORDER_WORST", "evaluate_queries", "explain_query", "label_gain",
     "list_stats", "order_into", "order_rows",
 ]
-
-
-@njit(cache=True, inline="always")
-def _row(idx, p):  # pragma: no cover - compiled
-    return p if idx.shape[0] == 0 else idx[p]
 
 
 @njit(cache=True)
@@ -161,9 +158,6 @@ def _push_top(top, d, v):  # pragma: no cover - compiled
         top[j] = v
 
 
-_CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
-
-
 @njit(cache=True)
 def _gather_query(
     q, r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, j_start, j_end, j_idx, j_label,
@@ -196,12 +190,12 @@ def _gather_query(
     c = 0
     if ideal_judged:
         for t in range(ni):
-            v = j_label[_row(j_idx, j_start[q] + t)]
+            v = j_label[row_of(j_idx, j_start[q] + t)]
             src[t] = v
             if not sort_ideal:
                 _push_top(il, depth_max, v)
     for t in range(n):
-        r = _row(r_idx, r_start[q] + t)
+        r = row_of(r_idx, r_start[q] + t)
         lab = label[r]
         if not ideal_judged:
             v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
@@ -240,10 +234,10 @@ def _gather_query(
     elif partition:
         sc_all = np.empty(n, np.float64)
         for t in range(n):
-            sc_all[t] = score[_row(r_idx, r_start[q] + t)]
+            sc_all[t] = score[row_of(r_idx, r_start[q] + t)]
         th = -np.partition(-sc_all, depth_max - 1)[depth_max - 1]
         for t in range(n):
-            r = _row(r_idx, r_start[q] + t)
+            r = row_of(r_idx, r_start[q] + t)
             if score[r] >= th:
                 rows_b[c] = r
                 s0_b[c] = score[r]
@@ -311,7 +305,7 @@ def evaluate_queries(
             longest = max(longest, j_end[q] - j_start[q])
     disc = discounts(longest + 1, math.log(log_base))
     # queries in chunks; each chunk allocates its work buffers once, for its longest list
-    n_chunks = min(n_q, _CHUNKS)
+    n_chunks = min(n_q, CHUNKS)
     for ch in prange(n_chunks):
         q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)
         if ideal_judged:
@@ -376,7 +370,7 @@ def list_stats(r_start, r_end, r_idx, score, label):  # pragma: no cover - compi
         c = 0
         pos = False
         for t in range(r_start[q], r_end[q]):
-            r = _row(r_idx, t)
+            r = row_of(r_idx, t)
             s = score[r]
             if s < lo:
                 lo = s

@@ -49,6 +49,8 @@ from .codes import (
     NORM_SUM,
     NORM_ZMUV,
 )
+from .group import number_id, row_of, table_size
+from .positions import CHUNKS, chunk_queries
 
 __all__ = ["fuse_queries"]
 
@@ -58,11 +60,6 @@ _ABSENT = 1_000_000
 _FLOOR, _CEIL = -1e9, 1e9
 #: ranx's smallest denominator of a normalisation
 _EPS = 1e-9
-
-
-@njit(cache=True, nogil=True)
-def _at(idx, p):  # pragma: no cover - compiled
-    return p if idx.shape[0] == 0 else idx[p]
 
 
 @njit(cache=True, nogil=True)
@@ -121,9 +118,6 @@ def _normalise(s, o, norm, n_c, out):  # pragma: no cover - compiled
     else:
         for i in range(n):
             out[i] = s[i]
-
-
-_FIB = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: Fibonacci hashing spreads any hashes
 
 
 @njit(cache=True, nogil=True)
@@ -245,50 +239,18 @@ def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf): 
 
 
 @njit(cache=True, nogil=True)
-def _same_id(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
-    """Whether rows ``a`` and ``b`` hold the same id (integers, or the bytes of strings)."""
-    if not is_str:
-        return ints[a] == ints[b]
-    la = offs[a + 1] - offs[a]
-    if offs[b + 1] - offs[b] != la:
-        return False
-    for t in range(la):
-        if data[offs[a] + t] != data[offs[b] + t]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row):  # pragma: no cover - compiled
     """Number the distinct documents of a query's rows ``rows[:m]`` into ``cand`` through an open-addressing
-    table of their ids' hashes (``table``: at least 4m slots), every equal hash confirmed on the ids, so a
-    collision never joins two documents; ``cand_row[c]``: a row of document ``c``. Returns their number."""
-    size = 4
-    bits = 2
-    while size < 2 * m:
-        size *= 2
-        bits += 1
-    shift = np.uint64(64 - bits)
+    table of their ids (``table``: at least 4m slots; :func:`group.number_id`, so a collision of hashes never joins two
+    documents); ``cand_row[c]``: a row of document ``c``. Returns their number."""
+    size, shift = table_size(m)
     mask = np.uint64(size - 1)
     tab = table[:size]
     tab[:] = -1
     n_c = 0
     for t in range(m):
-        r = rows[t]
-        h = hashes[r]
-        slot = (h * _FIB) >> shift
-        while True:
-            c = tab[slot]
-            if c < 0:
-                tab[slot] = n_c
-                cand_row[n_c] = r
-                cand[t] = n_c
-                n_c += 1
-                break
-            if hashes[cand_row[c]] == h and _same_id(is_str, ints, offs, data, r, cand_row[c]):
-                cand[t] = c
-                break
-            slot = (slot + np.uint64(1)) & mask
+        c, n_c = number_id(tab, shift, mask, cand_row, n_c, hashes, is_str, ints, offs, data, rows[t])
+        cand[t] = c
     return n_c
 
 
@@ -299,7 +261,7 @@ def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, 
     """Fuse one query's ``m`` rows (from slot ``lo``) in the chunk's work buffers; write its documents from
     ``out_*[lo]``; return their number, or ``-1 - row`` for a row whose run holds its document twice."""
     for t in range(m):
-        rows[t] = _at(idx, lo + t)
+        rows[t] = row_of(idx, lo + t)
     n_c = _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row)
     cells = n_c * n_runs
     vals[:cells] = 0.0
@@ -368,9 +330,6 @@ def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, 
     return n_c
 
 
-_CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations
-
-
 @njit(parallel=True, cache=True, nogil=True)
 def fuse_queries(start, end, idx, run, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights,
                  par, out_row, out_score, count):  # pragma: no cover - compiled
@@ -384,13 +343,9 @@ def fuse_queries(start, end, idx, run, hashes, is_str, ints, offs, data, score, 
     CombGMNZ's gamma, logN-ISR's sigma, RBC's phi. Queries are taken in chunks, each allocating its work
     buffers once for its longest query. Returns ``count``."""
     n_q = start.shape[0]
-    n_chunks = min(n_q, _CHUNKS)
+    n_chunks = min(n_q, CHUNKS)
     for ch in prange(n_chunks):
-        q0 = ch * n_q // n_chunks
-        q1 = (ch + 1) * n_q // n_chunks
-        size = 1
-        for q in range(q0, q1):
-            size = max(size, end[q] - start[q])
+        q0, q1, size = chunk_queries(ch, n_chunks, start, end)
         rows = np.empty(size, np.int64)
         cand = np.empty(size, np.int64)
         table = np.empty(4 * size + 4, np.int64)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["factorize", "find_duplicates", "hash_items", "lookup_labels", "run_heads", "segments"]
+__all__ = [
+    "factorize", "find_duplicates", "hash_items", "lookup_labels", "number_id", "probe", "row_of", "run_heads",
+    "same_id", "segments", "table_size",
+]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -81,8 +84,9 @@ def segments(codes, n_groups):  # pragma: no cover - compiled
     return start, end, idx
 
 
-@njit(cache=True, nogil=True)
-def _row(idx, p):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True, inline="always")
+def row_of(idx, p):  # pragma: no cover - compiled
+    """Row ``p`` of a group reached through ``idx`` (empty ``idx``: the row ``p`` itself)."""
     return p if idx.shape[0] == 0 else idx[p]
 
 
@@ -105,8 +109,8 @@ _FIB = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: Fibonacci hashing 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _table_size(m):  # pragma: no cover - compiled
-    """Slots (a power of two, at least 2m) and the shift taking a 64-bit product to a slot."""
+def table_size(m):  # pragma: no cover - compiled
+    """Slots (a power of two, at least 2m) and the shift taking a 64-bit product to a slot (:func:`probe`)."""
     size = 4
     bits = 2
     while size < 2 * m:
@@ -116,7 +120,8 @@ def _table_size(m):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
+def same_id(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pragma: no cover - compiled
+    """Whether id ``a`` of the first ids and id ``b`` of the second are equal: the integers, or the bytes."""
     if not is_str:
         return ints_a[a] == ints_b[b]
     pa = offs_a[a]
@@ -132,60 +137,71 @@ def _same2(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pra
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _same(is_str, ints, offs, data, a, b):  # pragma: no cover - compiled
-    return _same2(is_str, ints, offs, data, a, ints, offs, data, b)
+def probe(table, shift, mask, keys, hashes, is_str, ints, offs, data, h, q_ints, q_offs, q_data,
+          q):  # pragma: no cover - compiled
+    """The slot of an open-addressing table of ids that holds the id of row ``q`` (of ``q_ints, q_offs, q_data``),
+    hashed ``h``, or the empty slot (``-1``) where it goes.
+
+    The table (a power of two of slots, :func:`table_size`) holds entries ``e >= 0``, each standing for the row
+    ``row_of(keys, e)`` of the ids ``(ints, offs, data)`` hashed ``hashes``. Probing starts at the Fibonacci slot of
+    ``h`` (its top bits after a multiplication by 2**64 / golden ratio) and goes on slot by slot (linear); an entry
+    matches when its hash equals ``h`` and its id equals the row's, confirmed on the integers or the bytes, so a
+    collision of hashes never joins two ids. Every table of ids in the kernels is probed here.
+    """
+    slot = (h * _FIB) >> shift
+    while True:
+        e = table[slot]
+        if e < 0:
+            return slot
+        r = row_of(keys, e)
+        if hashes[r] == h and same_id(is_str, ints, offs, data, r, q_ints, q_offs, q_data, q):
+            return slot
+        slot = (slot + np.uint64(1)) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def number_id(table, shift, mask, firsts, n, hashes, is_str, ints, offs, data, r):  # pragma: no cover - compiled
+    """``(code, n)``: the number of row ``r``'s id among the ``n`` ids numbered so far in ``table`` (:func:`probe`;
+    code ``c`` stands for the row ``firsts[c]``), numbering it ``n`` (``firsts[n] = r``) when it is new."""
+    slot = probe(table, shift, mask, firsts, hashes, is_str, ints, offs, data, hashes[r], ints, offs, data, r)
+    c = table[slot]
+    if c >= 0:
+        return c, n
+    table[slot] = n
+    firsts[n] = r
+    return n, n + 1
 
 
 @njit(cache=True, nogil=True)
 def factorize(is_str, ints, offs, data, hashes):  # pragma: no cover - compiled
     """Codes numbering the distinct ids in order of first appearance, and the first row of each.
 
-    One open-addressing table of (hash, code), doubled whenever it is half full so that its size
-    follows the distinct ids rather than the rows. Probes compare the stored hashes; only equal
-    hashes of string ids are confirmed on the bytes (an integer's hash is the integer itself).
+    One open-addressing table of codes (:func:`probe`: code ``c`` stands for the row ``firsts[c]``), doubled
+    whenever it is half full so that its size follows the distinct ids rather than the rows.
     """
     n = hashes.shape[0]
     bits = 10
-    size = 1 << bits
-    shift = np.uint64(64 - bits)
-    mask = np.uint64(size - 1)
-    tcode = np.full(size, -1, np.int64)
-    thash = np.zeros(size, np.uint64)
+    table = np.full(1 << bits, -1, np.int64)
     codes = np.empty(n, np.int32)  # as Arrow's dictionary indices (fewer than 2**31 distinct ids)
     firsts = np.empty(n, np.int64)
     m = 0
+    shift = np.uint64(64 - bits)
+    mask = np.uint64((1 << bits) - 1)
     for r in range(n):
-        h = hashes[r]
-        slot = (h * _FIB) >> shift
-        while True:
-            c = tcode[slot]
-            if c < 0:
-                tcode[slot] = m
-                thash[slot] = h
-                firsts[m] = r
-                codes[r] = m
-                m += 1
-                break
-            if thash[slot] == h and (not is_str or _same(is_str, ints, offs, data, firsts[c], r)):
-                codes[r] = c
-                break
-            slot = (slot + np.uint64(1)) & mask
-        if 2 * m > size:  # grow: the entries so far into a table twice as large
-            old_code, old_hash = tcode, thash
+        c, m = number_id(table, shift, mask, firsts, m, hashes, is_str, ints, offs, data, r)
+        codes[r] = c
+        if 2 * m > table.shape[0]:  # grow: the entries so far into a table twice as large
+            old = table
             bits += 1
-            size = 1 << bits
             shift = np.uint64(64 - bits)
-            mask = np.uint64(size - 1)
-            tcode = np.full(size, -1, np.int64)
-            thash = np.zeros(size, np.uint64)
-            for t in range(old_code.shape[0]):
-                c = old_code[t]
+            mask = np.uint64((1 << bits) - 1)
+            table = np.full(1 << bits, -1, np.int64)
+            for t in range(old.shape[0]):
+                c = old[t]
                 if c >= 0:
-                    slot = (old_hash[t] * _FIB) >> shift
-                    while tcode[slot] >= 0:
-                        slot = (slot + np.uint64(1)) & mask
-                    tcode[slot] = c
-                    thash[slot] = old_hash[t]
+                    f = firsts[c]
+                    table[probe(table, shift, mask, firsts, hashes, is_str, ints, offs, data, hashes[f], ints, offs,
+                                data, f)] = c
     return codes, firsts[:m].copy()
 
 
@@ -193,34 +209,26 @@ def factorize(is_str, ints, offs, data, hashes):  # pragma: no cover - compiled
 def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragma: no cover - compiled
     """For each group, the row index of an item that appears twice (-1 if none).
 
-    An open-addressing hash set per group (linear in the group's size); equal
-    hashes are confirmed on the ids themselves.
+    An open-addressing hash set of the group's rows (:func:`probe`; linear in the group's size).
     """
     n_g = start.shape[0]
     out = np.full(n_g, -1, np.int64)
+    rows = np.empty(0, np.int64)  # the table's entries are rows
     for g in prange(n_g):
         lo = start[g]
         m = end[g] - lo
         if m < 2:
             continue
-        size, shift = _table_size(m)
+        size, shift = table_size(m)
         mask = np.uint64(size - 1)
         table = np.full(size, -1, np.int64)
         for t in range(m):
-            r = _row(idx, lo + t)
-            h = hashes[r]
-            slot = (h * _FIB) >> shift
-            while True:
-                other = table[slot]
-                if other < 0:
-                    table[slot] = r
-                    break
-                if hashes[other] == h and _same(is_str, ints, offs, data, other, r):
-                    out[g] = r
-                    break
-                slot = (slot + np.uint64(1)) & mask
-            if out[g] >= 0:
+            r = row_of(idx, lo + t)
+            slot = probe(table, shift, mask, rows, hashes, is_str, ints, offs, data, hashes[r], ints, offs, data, r)
+            if table[slot] >= 0:
+                out[g] = r
                 break
+            table[slot] = r
     return out
 
 
@@ -230,32 +238,26 @@ def lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
     """Write into ``out`` (NaN-filled, one slot per ranked row) the label of every ranked row of these
     groups from the judgments of its query; rows not judged keep their NaN. Returns ``out``."""
     n_g = r_start.shape[0]
+    rows = np.empty(0, np.int64)  # the table's entries are judged rows
     for g in prange(n_g):
         jl = j_start[g]
         jm = j_end[g] - jl
         rm = r_end[g] - r_start[g]
         if jm == 0 or rm == 0:
             continue
-        size, shift = _table_size(jm)
+        size, shift = table_size(jm)
         mask = np.uint64(size - 1)
-        table = np.full(size, -1, np.int64)  # open addressing: the judged rows of the query
+        table = np.full(size, -1, np.int64)  # open addressing (probe): the judged rows of the query
         for t in range(jm):
-            r = _row(j_idx, jl + t)
-            h = j_hash[r]
-            slot = (h * _FIB) >> shift
-            while table[slot] >= 0:
-                slot = (slot + np.uint64(1)) & mask
-            table[slot] = r
+            r = row_of(j_idx, jl + t)
+            slot = probe(table, shift, mask, rows, j_hash, is_str, j_int, j_offs, j_data, j_hash[r], j_int, j_offs,
+                         j_data, r)
+            if table[slot] < 0:  # an id judged twice: its first row answers
+                table[slot] = r
         for t in range(rm):
-            row = _row(r_idx, r_start[g] + t)
-            h = r_hash[row]
-            slot = (h * _FIB) >> shift
-            while True:
-                jrow = table[slot]
-                if jrow < 0:
-                    break
-                if j_hash[jrow] == h and _same2(is_str, r_int, r_offs, r_data, row, j_int, j_offs, j_data, jrow):
-                    out[row] = j_label[jrow]
-                    break
-                slot = (slot + np.uint64(1)) & mask
+            row = row_of(r_idx, r_start[g] + t)
+            jrow = table[probe(table, shift, mask, rows, j_hash, is_str, j_int, j_offs, j_data, r_hash[row], r_int,
+                               r_offs, r_data, row)]
+            if jrow >= 0:
+                out[row] = j_label[jrow]
     return out

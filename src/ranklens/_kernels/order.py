@@ -12,11 +12,9 @@ import numpy as np
 from numba import njit, prange
 
 from .fused import order_into
-from .measures import chunk_queries
+from .positions import CHUNKS, chunk_queries
 
 __all__ = ["ordered_rows"]
-
-_CHUNKS = 256  # chunks of queries per call: enough to balance threads, few buffer allocations (as fused's)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -26,7 +24,7 @@ def ordered_rows(r_start, r_end, r_idx, score, label, order_mode, item_offs, ite
     negative) in order to ``out[starts[q]:]``; ``r_idx`` empty: the rows ``r_start[q]:r_end[q]`` themselves.
     Returns how many rows were written."""
     n_q = r_start.shape[0]
-    n_chunks = min(n_q, _CHUNKS)
+    n_chunks = min(n_q, CHUNKS)
     written = 0
     for ch in prange(n_chunks):
         q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)

@@ -9,7 +9,7 @@ at the relevance level) with the local arrays of one query. Each follows trec_ev
 ``m_*.c`` file, named in each docstring) on the rows in their order, written as trec_eval computes it, so
 that the same floating-point operations give the same digits. The measures that count items at a depth
 (Rprec_mult, utility, relative_P, set_map, num_nonrel_judged_ret, unj) take the expectation over the
-orders of tied rows (:func:`ranklens._kernels.measures.rel_in_top`); the others take the rows as ordered.
+orders of tied rows (:func:`ranklens._kernels.binary.rel_in_top`); the others take the rows as ordered.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import math
 
 from numba import njit
 
+from .binary import ap_sum, rel_in_top, rr_at
 from .codes import (
     BING,
     G_GAIN,
@@ -33,7 +34,6 @@ from .codes import (
     UNJ,
     UTILITY,
 )
-from .measures import ap_sum, rel_in_top, rr_at
 
 __all__ = ["any_at", "binary_more", "g_at", "graded_more", "ndcg_rel_at", "rbp_resid_at", "rndcg_at", "torchmetrics_at"]
 

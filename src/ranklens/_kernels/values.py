@@ -5,7 +5,7 @@ orders the rows once per query and calls one of the two per measure.
 
 The codes are :data:`ranklens._kernels.codes.MEASURES` (``GRADED`` and ``BINARY``), the codes the measure
 registry uses (``tests/test_registry.py`` checks the two sets are one); ``api.evaluate_queries`` refuses any
-other code before the kernel runs. The arrays are one query's (see :mod:`ranklens._kernels.measures`): ``ss``
+other code before the kernel runs. The arrays are one query's (see :mod:`ranklens._kernels.positions`): ``ss``
 the ordered rows' scores, ``sl`` their labels (NaN: not judged), ``g`` their gains, ``rel`` 1.0 at the relevance
 level, ``ig`` the ideal gains descending, ``src`` the labels the ideal list is made of; ``cut`` rows ordered of
 ``n`` ranked, ``k`` the cutoff (0: none), ``depth`` the rows it reaches.
@@ -18,6 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .binary import ap_sum, auc_at, hit_at, rel_in_top, rr_at
 from .codes import (
     AP,
     AP_MIN,
@@ -53,21 +54,8 @@ from .codes import (
     TIES_NONE,
     P,
 )
-from .measures import (
-    ap_sum,
-    auc_at,
-    bpref_sum,
-    dcg_at,
-    err_at,
-    hit_at,
-    idcg_at,
-    infap_sum,
-    iprec_at,
-    pt11_at,
-    rbp_at,
-    rel_in_top,
-    rr_at,
-)
+from .graded import dcg_at, err_at, idcg_at, rbp_at
+from .trec import bpref_sum, infap_sum, iprec_at, pt11_at
 from .trec_more import any_at, binary_more, graded_more
 
 __all__ = ["binary_value", "graded_value", "is_graded", "label_gain"]

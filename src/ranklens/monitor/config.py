@@ -52,12 +52,10 @@ from pathlib import Path
 from typing import Any
 
 from .._defs.presets import CONVENTIONS, get_convention
-from .._input.validate import is_number
 from ..errors import InvalidParameterError
 from . import kinds
-from .kinds import SEVERITIES, check_limits
+from .config_checks import check_monitor_types, check_monitor_values, shown
 from .propensity import parse_propensity, parse_store_measure
-from .reports.search import MAX_COLUMNS
 from .routing import Route, parse_routes
 from .signals.names import parse_features
 from .storage.params import parse_duration
@@ -66,7 +64,6 @@ __all__ = ["TRAILING_WEEKS", "Attribution", "Baseline", "MonitorConfig", "Monito
            "parse_duration"]
 
 _RULES = ("binary", "count", "weighted")
-_WINDOWS = ("hour", "day", "week")
 DEFAULT_TRACKED = ("ndcg@1", "ndcg@5", "ndcg@10", "mrr@10", "map@10")
 #: Weeks a ``trailing`` baseline averages over (the same window of each).
 TRAILING_WEEKS = 4
@@ -184,7 +181,7 @@ class Baseline:
                               ("previous", bool)):
                 if key in spec and not isinstance(spec[key], want):
                     kind = "true or false" if want is bool else "a string" if want is str else "a date or a string"
-                    raise InvalidParameterError(f"{where}: `{key}` must be {kind}; got {_shown(spec[key])}.")
+                    raise InvalidParameterError(f"{where}: `{key}` must be {kind}; got {shown(spec[key])}.")
             if spec.get("previous"):
                 return cls(kind="previous")
             if "start" in spec or "end" in spec:
@@ -233,82 +230,18 @@ class MonitorSpec:
     correction: str = "holm"
 
     def __post_init__(self) -> None:
-        _check_monitor_types(self)
+        check_monitor_types(self)
+        if self.baseline is not None and not isinstance(self.baseline, Baseline):
+            raise InvalidParameterError(f"monitor {self.name!r}: `baseline` must be a Baseline; "
+                                        f"got {shown(self.baseline)}.")
         if self.metric.strip().lower() == "quarantine_rate" and self.by == _SERIES:
             object.__setattr__(self, "by", ())  # the store's: quarantined rows may have no model
-        if self.slices is not None and self.slices != "auto":
-            raise InvalidParameterError(f"monitor {self.name!r}: `slices` must be \"auto\"; got {self.slices!r}.")
-        check_limits(self)  # by the rule of the monitor's kind (measure, signal, data quality)
-        if self.window not in _WINDOWS:
-            raise InvalidParameterError(
-                f"monitor {self.name!r}: `window` must be hour, day or week; got {self.window!r}."
-            )
-        if self.threshold is None and self.relative_drop is None and self.absolute_drop is None:
-            raise InvalidParameterError(
-                f"monitor {self.name!r}: give `threshold`, `relative_drop` or `absolute_drop`."
-            )
-        for k in ("relative_drop", "absolute_drop", "significance"):
-            v = getattr(self, k)
-            top = math.inf if k == "absolute_drop" else 1
-            if v is not None and not (isinstance(v, (int, float)) and 0 < v < top):
-                rng = "> 0" if k == "absolute_drop" else "in (0, 1)"
-                raise InvalidParameterError(f"monitor {self.name!r}: `{k}` must be a number {rng}; got {v!r}.")
-        if not isinstance(self.min_groups, int) or self.min_groups < 1:
-            raise InvalidParameterError(f"monitor {self.name!r}: `min_groups` must be an integer >= 1.")
-        if self.severity not in SEVERITIES:
-            raise InvalidParameterError(f"monitor {self.name!r}: `severity` must be one of {', '.join(SEVERITIES)}; "
-                                        f"got {self.severity!r}.")
-        if isinstance(self.max_columns, bool) or not isinstance(self.max_columns, int) or \
-                not 1 <= self.max_columns <= MAX_COLUMNS:
-            raise InvalidParameterError(f"monitor {self.name!r}: `max_columns` must be an integer in "
-                                        f"[1, {MAX_COLUMNS}]; got {self.max_columns!r}.")
-        if isinstance(self.min_support, bool) or not isinstance(self.min_support, int) or self.min_support < 1:
-            raise InvalidParameterError(f"monitor {self.name!r}: `min_support` must be an integer >= 1.")
-        if self.correction not in ("holm", "bh", "none"):
-            raise InvalidParameterError(f"monitor {self.name!r}: `correction` must be holm, bh or none; "
-                                        f"got {self.correction!r}.")
+        check_monitor_values(self)
 
     @property
     def kind(self) -> str:
         """``"measure"``, ``"signal"`` or ``"quality"`` (:func:`ranklens.monitor.kinds.monitor_kind`)."""
         return kinds.monitor_kind(self.metric)
-
-
-def _is_number(v: Any) -> bool:
-    """A finite int or float (not a bool: TOML's ``true`` is no number)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _shown(v: Any) -> str:
-    text = repr(v)
-    hint = " (a string: write the number without quotes)" if isinstance(v, str) and is_number(v) else ""
-    return (text if len(text) <= 60 else text[:57] + "...") + hint
-
-
-def _check_monitor_types(m: MonitorSpec) -> None:
-    """Refuse a monitor whose keys have the wrong type (a number written as a string, NaN, a list...), in one line
-    naming the monitor and the key: the checks after this one compare and parse them."""
-    if not isinstance(m.name, str) or not m.name.strip():
-        raise InvalidParameterError(f"a monitor's `name` must be a non-empty string; got {_shown(m.name)}.")
-    who = f"monitor {m.name!r}"
-    for key in ("metric", "window"):
-        if not isinstance(getattr(m, key), str):
-            raise InvalidParameterError(f"{who}: `{key}` must be a string; got {_shown(getattr(m, key))}.")
-    for key in ("threshold", "relative_drop", "absolute_drop", "significance"):
-        v = getattr(m, key)
-        if v is not None and not _is_number(v):
-            raise InvalidParameterError(f"{who}: `{key}` must be a finite number; got {_shown(v)}.")
-    if isinstance(m.min_groups, bool) or not isinstance(m.min_groups, int):
-        raise InvalidParameterError(f"{who}: `min_groups` must be an integer >= 1; got {_shown(m.min_groups)}.")
-    if not isinstance(m.where, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
-            and (not isinstance(v, float) or math.isfinite(v)) for k, v in m.where.items()):
-        raise InvalidParameterError(f"{who}: `where` must be a table of column = value (a string or a number), "
-                                    f"e.g. {{ environment = \"production\" }}; got {_shown(m.where)}.")
-    if not isinstance(m.by, tuple) or not all(isinstance(c, str) for c in m.by):
-        raise InvalidParameterError(f"{who}: `by` must be a list of column names; got {_shown(m.by)}.")
-    if m.baseline is not None and not isinstance(m.baseline, Baseline):
-        raise InvalidParameterError(f"{who}: `baseline` must be a Baseline; got {_shown(m.baseline)}.")
 
 
 # used when the configuration declares no [[monitors]]: production NDCG@10 per model version, daily,
@@ -413,7 +346,7 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 def _check_keys(table: Any, allowed: set[str], where: str) -> None:
     if not isinstance(table, Mapping):
-        raise InvalidParameterError(f"{where}: expected a table of keys; got {_shown(table)}.")
+        raise InvalidParameterError(f"{where}: expected a table of keys; got {shown(table)}.")
     unknown = set(table) - allowed
     if unknown:
         raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
@@ -468,21 +401,21 @@ def _build(doc: Mapping[str, Any], path: str) -> MonitorConfig:
     weights = a.get("weights", {})
     if not isinstance(weights, Mapping):
         raise InvalidParameterError(f"{_where(path, 'attribution')}: `weights` must be a table of label = weight, "
-                                    f"e.g. {{ click = 1, buy = 3 }}; got {_shown(weights)}.")
+                                    f"e.g. {{ click = 1, buy = 3 }}; got {shown(weights)}.")
     if not isinstance(a.get("rule", "binary"), str):
-        raise InvalidParameterError(f"{_where(path, 'attribution')}: `rule` must be a string; got {_shown(a['rule'])}.")
+        raise InvalidParameterError(f"{_where(path, 'attribution')}: `rule` must be a string; got {shown(a['rule'])}.")
     attribution = Attribution(rule=a.get("rule", "binary"), positive=positive, weights=weights)
     e = doc.get("evaluation", {})
     _check_keys(e, {"convention", "empty", "tracked", "partial"}, _where(path, "evaluation"))
     if not isinstance(e.get("convention", "ranklens"), str):
         raise InvalidParameterError(f"{_where(path, 'evaluation')}: `convention` must be a string; got "
-                                    f"{_shown(e['convention'])}.")
+                                    f"{shown(e['convention'])}.")
     tracked = _strings(e.get("tracked", DEFAULT_TRACKED), "tracked", _where(path, "evaluation"))
     baseline = Baseline.parse(doc.get("baseline"), _where(path, "baseline"))
     monitors = []
     if not isinstance(doc.get("monitors", []), (list, tuple)):
         raise InvalidParameterError(f"{_where(path, 'monitors')}: expected [[monitors]] tables; got "
-                                    f"{_shown(doc['monitors'])}.")
+                                    f"{shown(doc['monitors'])}.")
     for i, m in enumerate(doc.get("monitors", [])):
         where = _where(path, f"monitors {i + 1}")
         if not isinstance(m, Mapping):
@@ -537,7 +470,7 @@ def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
         return (value,)
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise InvalidParameterError(f"{where}: `{key}` must be a string or a list of strings; got {_shown(value)}.")
+    raise InvalidParameterError(f"{where}: `{key}` must be a string or a list of strings; got {shown(value)}.")
 
 
 def _signals_table(table: Any, path: str) -> dict[str, Any]:
@@ -552,7 +485,7 @@ def _signals_table(table: Any, path: str) -> dict[str, Any]:
         out["features"] = parse_features(table["features"], where)
     for key in ("items", "attribute"):
         if key in table and not isinstance(table[key], str):
-            raise InvalidParameterError(f"{where}: `{key}` must be a string; got {_shown(table[key])}.")
+            raise InvalidParameterError(f"{where}: `{key}` must be a string; got {shown(table[key])}.")
     if "items" in table:
         p = Path(str(table["items"]))
         out["items"] = str(Path(path).parent / p) if path and not p.is_absolute() else str(p)

@@ -93,27 +93,13 @@ def simulate(
 ) -> pa.Table | list[pathlib.Path]:
     """Simulate the ranking events of a search ranker in production, with a planted decay.
 
-    Model ``"ranker"`` serves every production list, version ``"v1"`` from ``start`` and, from
-    ``v2_start``, version ``"v2"`` on a share ``v2_share`` of the lists (an A/B test; v2 ranks a little
-    better). With ``second_model=True`` a model ``"related"`` (version ``"v1"``) serves 30% of the lists.
-    Each model version also has ``training_groups`` lists in the ``training`` environment, served in the
-    seven days before ``start``, whose outcomes are in-line ``labels`` on the ranking rows.
-
-    Every list has a length drawn uniformly in ``items``, and every item a latent grade 0..3 (the share
-    of good items depends on the query type). Outcomes follow the grade, with noise: grade >= 1 is
-    usually clicked, grade >= 2 often favorited, grade 3 often bought (a few clicks land on grade 0).
-    Outcomes do not depend on the position (no position bias), so NDCG moves only when the ordering
-    does. The model's score is the grade plus Gaussian noise, and the list is served by decreasing score.
-
-    In production the ranking rows carry no labels: each outcome is one *label row* (``group_id``,
-    ``item_id``, ``labels=[outcome]``, no rank, no score), stamped when it happened: the serving time
-    plus a delay. A share ``late_fraction`` of the label rows falls on a later (UTC) day than their
-    list, up to ``max_delay_hours`` after it; the others arrive the same day.
-
-    From ``decay_start``, for production lists whose slice values match ``decay_slice``, the first and
-    last items of the list exchange places (the seed's example): the item served at rank 1 is the one
-    the model put last, and the other way round. Ranks and scores stay with the positions; item ids,
-    outcomes and label rows are exactly those of the same simulation without the decay.
+    Model ``"ranker"`` serves every production list (version ``"v1"``, and from ``v2_start`` version ``"v2"``
+    on a share ``v2_share``: an A/B test), optionally beside a model ``"related"``; each version also has
+    training lists, whose outcomes are in-line ``labels``. Items have a latent grade 0..3, scores are the
+    grade plus noise, outcomes (click, favorite, buy) follow the grade without position bias, and arrive as
+    later *label rows*, some on a later day. From ``decay_start``, in the slice ``decay_slice``, the first and
+    last items of every list exchange places (the seed's example), all else equal. ``docs/simulator.md``
+    gives every distribution.
 
     Parameters
     ----------
@@ -138,9 +124,8 @@ def simulate(
         Slice values a list must have to decay (``SLICES`` lists the columns and values); ``None`` or
         ``{}`` decays every production list.
     decay : {"swap_first_last", "broken_scores", None}, default="swap_first_last"
-        ``"broken_scores"``: the lists are scored by a broken model whose scores ignore the grades (drawn
-        from a normal distribution of its own, see :mod:`ranklens.monitor.simulate.broken`) and served in that
-        order; label-free signals (``psi(score)``...) see it as soon as the lists are served. ``None`` plants no decay.
+        ``"broken_scores"``: served in the order of a broken model's scores, which ignore the grades
+        (:mod:`ranklens.monitor.simulate.broken`; label-free signals see it at once). ``None``: no decay.
     late_fraction : float, default=0.5
         Share of the label rows stamped on a later day than their list.
     max_delay_hours : float, default=48
@@ -157,10 +142,8 @@ def simulate(
     second_model : bool, default=False
         Also simulate a model ``"related"``.
     malformed : float, default=0.0
-        Share in [0, 1) of the rows written that are bad, for the quarantine: added copies of production
-        rows with a missing ``item_id``, an unparsable ``timestamp``, a ``rank`` <= 0, an unknown
-        ``environment`` ("staging"), a negative ``relevance`` (on a label row), or an item already in its
-        list (in equal numbers). With ``malformed > 0`` the ``timestamp`` column holds ISO-8601 strings.
+        Share in [0, 1) of the rows written that are bad, for the quarantine (kinds in ``docs/simulator.md``);
+        with ``malformed > 0`` the ``timestamp`` column holds ISO-8601 strings.
     format : {"parquet", "csv", "jsonl"}, default="parquet"
         File format with ``out``. CSV and JSON Lines write timestamps as ISO-8601 strings; CSV writes
         ``labels`` as one string with labels separated by ``|``.
@@ -168,9 +151,8 @@ def simulate(
     Returns
     -------
     pyarrow.Table or list of pathlib.Path
-        Without ``out``: every event in time order, columns ``COLUMNS`` (timestamp[ms] naive UTC,
-        strings, rank int32, score and relevance float64, labels list<string>, the slice columns).
-        With ``out``: the paths written, in time order (training, validation, then the days).
+        Without ``out``: every event in time order, columns ``COLUMNS``. With ``out``: the paths written, in
+        time order (training, validation, then the days).
 
     Raises
     ------
