@@ -66,7 +66,7 @@ _LAUNCHER = (
     "pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)\n"
     "_, status, usage = os.wait4(pid, 0)\n"
     "wall = time.perf_counter() - t\n"
-    "open(sys.argv[1], 'w').write(f'{wall} {usage.ru_maxrss}')\n"
+    "open(sys.argv[1], 'w').write(f'{wall} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}')\n"
     "sys.exit(os.waitstatus_to_exitcode(status) & 255)\n"
 )
 
@@ -74,6 +74,14 @@ _LAUNCHER = (
 def _measure(cmd: list[str]) -> tuple[float, float, str, str]:
     """Run ``cmd``; return its wall time, peak resident set (MB, from ``wait4`` outside it), stdout
     and stderr. Raises RuntimeError when it fails."""
+    m = measure_process(cmd)
+    return m["wall"], m["peak"], m["out"], m["err"]
+
+
+def measure_process(cmd: list[str]) -> dict:
+    """Run ``cmd`` as a whole process: ``wall`` seconds, ``cpu`` seconds (user + system of the process and its
+    threads, from ``wait4`` in the launcher: on a shared machine the CPU time is what waiting for a core does not
+    lengthen), ``peak`` resident set (MB), ``out`` and ``err``. Raises RuntimeError when it fails."""
     import tempfile
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
@@ -85,8 +93,8 @@ def _measure(cmd: list[str]) -> tuple[float, float, str, str]:
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd[:3])} failed:\n{stderr[-2000:]}")
-        wall, maxrss_kb = res.read().split()
-    return float(wall), float(maxrss_kb) / 1024, stdout, stderr
+        wall, maxrss_kb, cpu = res.read().split()
+    return {"wall": float(wall), "peak": float(maxrss_kb) / 1024, "cpu": float(cpu), "out": stdout, "err": stderr}
 
 
 @functools.cache
@@ -375,10 +383,13 @@ def main() -> None:
     a.load = (load_start, os.getloadavg()[0])
     write_report(Path(a.out), rows, one, many, suite, curve, a, input_mb, extra, files, kernel)
     # ranklens trec_eval beside the C program, the training-loop metrics beside the boosters' own, the first
-    # call in a new process, and ranklens.compare at scale, each in its own process (each appends its section)
+    # call in a new process, TREC files beside pytrec_eval, and ranklens.compare at scale, each in its own process
+    # (each appends its section)
     subprocess.run([sys.executable, str(HERE / "trec_eval_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "training_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "first_call_bench.py"), "--append", a.out], check=True)
+    # TREC files, whole process, beside pytrec_eval on 1M and 3M lines (appends its section)
+    subprocess.run([sys.executable, str(HERE / "trec_files_bench.py"), "--append", a.out], check=True)
     subprocess.run([sys.executable, str(HERE / "compare_bench.py"), "--append", a.out], check=True)
     # interleaving: its outcome on a 10M-row log, and the impressions it needs against A/B (issue #30)
     subprocess.run([sys.executable, str(HERE / "interleaving_bench.py"), "--append", a.out], check=True)

@@ -8,7 +8,7 @@ everything from that table to the mean NDCG@10, conversions included, each
 peer fed through its fastest documented input: dicts of dicts for pytrec_eval,
 ranx (``from_dict``) and ir_measures, flat tensors with integer query indexes
 for torchmetrics, dense matrices for scikit-learn (docs/benchmarks.md). Prints
-one JSON line: times, value, resident memory after loading, versions.
+one JSON line: times (wall and CPU seconds), value, resident memory after loading, versions.
 """
 
 from __future__ import annotations
@@ -224,13 +224,14 @@ def main() -> None:
 
         pa.default_memory_pool().release_unused()
     base = rss_kb()
-    times = []
+    times, cpu = [], []
     value = float("nan")
     for _ in range(a.repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         value = fn()
         times.append(time.perf_counter() - t0)
-    print(json.dumps({"lib": a.lib, "times": times, "value": value, "rss_after_load_kb": base,
+        cpu.append(time.process_time() - c0)  # every thread of the process
+    print(json.dumps({"lib": a.lib, "times": times, "cpu": cpu, "value": value, "rss_after_load_kb": base,
                       "rss_before_load_kb": before, "versions": versions, "python": sys.version.split()[0]}))
 
 

@@ -105,3 +105,27 @@ def test_item_bytes_of_tied_queries_only(int_items: bool) -> None:
     for k in (3, 10):
         got = ranklens.evaluate(tab, tab, [f"ndcg@{k}"], convention="trec_eval")[f"ndcg@{k}"]
         assert got == pytest.approx(_pytrec_eval(cols, k), abs=1e-12)
+
+
+def test_checks_across_chunk_boundaries() -> None:
+    """The duplicate and tie checks of one table read Arrow's chunks where they are (32-bit offsets): a query cut
+    by a chunk boundary is checked over both chunks. A duplicate item across the boundary is refused; 0.0 and -0.0
+    across it tie, and trec_eval's tie rule orders them by item id: the numbers of pytrec_eval."""
+    pa = pytest.importorskip("pyarrow")
+    cols = {"query": np.array(["a"] * 4 + ["b"] * 4),
+            "item": np.array(["d1", "d2", "d3", "d4", "e1", "e2", "e3", "e4"]),
+            "score": np.array([0.0, 1.0, 2.0, -0.0, 0.5, 0.0, -0.0, 3.0]), "label": np.array([1, 0, 2, 3, 1, 2, 0, 1])}
+
+    def table(c):
+        parts = [pa.table({k: pa.array(v[a:b].tolist(), pa.string() if v.dtype.kind == "U" else None)
+                           for k, v in c.items()}) for a, b in ((0, 2), (2, 6), (6, 8))]
+        return pa.concat_tables(parts)
+
+    tab = table(cols)
+    assert tab.column("item").num_chunks == 3 and tab.schema.field("item").type == pa.string()
+    for k in (1, 2, 3, 4):
+        got = ranklens.evaluate(tab, tab, [f"ndcg@{k}"], convention="trec_eval")[f"ndcg@{k}"]
+        assert got == pytest.approx(_pytrec_eval(cols, k), abs=1e-12)
+    dup = dict(cols, item=np.array(["d1", "d2", "d3", "d1", "e1", "e2", "e3", "e4"]))  # d1: rows 0 and 3
+    with pytest.raises(ranklens.InputError, match=r"1 duplicate \(query, item\) rows .*query a item d1"):
+        ranklens.evaluate(table(dup), None, ["ndcg@3"], convention="trec_eval")

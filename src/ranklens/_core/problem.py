@@ -1,7 +1,7 @@
 """From judgments + rankings + a convention to the flat arrays the kernels take.
 
 No Python loop over queries or rows: query ids are dictionary-encoded once
-(:func:`ranklens._input.factorize.factorize_parts`: only the first id of each run of equal
+(:func:`ranklens._input.factorize.factorize_runs`: only the first id of each run of equal
 ids is hashed, by Arrow or by a kernel), rows are grouped by query with a counting sort (or not moved
 at all when they already come grouped), and items are matched inside each
 query by hash in compiled code (:mod:`ranklens._kernels.group`).
@@ -17,7 +17,7 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.dispatch import Judgments, Rankings
-from .._input.factorize import factorize_parts
+from .._input.factorize import factorize_runs
 from .._input.forms import array_like
 from .._input.ids import (
     IdArray,
@@ -33,7 +33,7 @@ from .._input.ids import (
     unify_ids,
 )
 from .._input.validate import numeric
-from .._kernels.api import find_duplicates, hash_items, lookup_labels, segments
+from .._kernels.api import find_duplicates, hash_items, lookup_labels
 from .._kernels.codes import (
     ORDER_BEST,
     ORDER_INPUT,
@@ -49,7 +49,7 @@ from .._kernels.codes import (
 )
 from ..errors import InputError
 from .rules import check_labels, check_order_key, check_sizes, label_rule
-from .ties import clashes, scatter_offsets, tied_rows
+from .ties import clashes, group_checks, scatter_offsets, tied_rows
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
@@ -214,12 +214,6 @@ def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = Fal
     return order_mode, kernel_ties, item_offs, item_data
 
 
-def _group(codes: np.ndarray, n_all: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows grouped by query code (no copy when they come grouped); the groups of ``sel``, in its order."""
-    start, end, idx = segments(codes, n_all)
-    return start[sel], end[sel], idx
-
-
 def _pick(ids: Any, rows: np.ndarray) -> np.ndarray:
     """Some ids of a raw id input (numpy, Arrow or a sequence), for messages."""
     if isinstance(ids, np.ndarray):
@@ -277,36 +271,36 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         len(j) == len(r) and same_ids(j.qid, r.qid) and same_ids(j.item, r.item))
     # query codes in order of appearance; `order` lists them by sorted id (the output order)
     if same_rows:  # one conversion (object arrays of str cost a Python object each)
-        (rqc,), q_all, order = factorize_parts([r.qid], "query ids")
+        (rqc,), q_all, order = factorize_runs([r.qid], "query ids")
         jqc = rqc
         ji = ri = as_ids(r.item, "item ids", widen=False)  # Arrow strings hashed as they come, not copied
     else:
         parts = [j.qid, r.qid] if r.empty_qids is None else [j.qid, r.qid, r.empty_qids]
-        (jqc, rqc, *eqc), q_all, order = factorize_parts(parts, "query ids")
+        (jqc, rqc, *eqc), q_all, order = factorize_runs(parts, "query ids")
         ji, ri = unify_ids(as_ids(j.item, "item ids"), as_ids(r.item, "item ids"))
-    nj = jqc.shape[0]
+    nj = len(jqc)
     if id_length(ji) != nj or label_j.shape[0] != nj:
         raise InputError("judgments: query ids, item ids and labels must have the same length.")
-    if rqc.shape[0] != key.shape[0] or id_length(ri) != key.shape[0]:
+    if len(rqc) != key.shape[0] or id_length(ri) != key.shape[0]:
         raise InputError("rankings: query ids, item ids and scores must have the same length.")
     n_all = q_all.shape[0]
     q_uniques = q_all[order]
 
-    judged = (np.bincount(jqc, minlength=n_all) > 0)[order]  # in sorted order from here on
-    ranked = judged if jqc is rqc else (np.bincount(rqc, minlength=n_all) > 0)[order]
+    judged = jqc.present(n_all)[order]  # in sorted order from here on
+    ranked = judged if jqc is rqc else rqc.present(n_all)[order]
     if not same_rows and eqc and conv.min_items == 0:  # a declared empty list is ranked (ranx, pytrec_eval)
-        ranked = ranked | (np.bincount(eqc[0], minlength=n_all) > 0)[order]
+        ranked = ranked | eqc[0].present(n_all)[order]
     left_out = [Exclusion(reason, x.count, x.examples, keys=x.examples)
                 for side, reason in ((j, ExclusionReason.MISSING_LABEL_LEFT_OUT),
                                      (r, ExclusionReason.MISSING_SCORE_LEFT_OUT))
                 for x in side.left_out]
     universe, notes = _query_universe(conv, judged, ranked, q_uniques, batch)
     sel = order[universe]  # codes of the evaluated queries, in output order
-    r_start, r_end, r_idx = _group(rqc, n_all, sel)
+    r_start, r_end, r_idx = rqc.groups(n_all, sel)  # no per-row code when each query's rows come as one run
     if jqc is rqc:
         j_start, j_end, j_idx = r_start, r_end, r_idx
     else:
-        j_start, j_end, j_idx = _group(jqc, n_all, sel)
+        j_start, j_end, j_idx = jqc.groups(n_all, sel)
 
     check_sizes(conv, r_end - r_start, q_uniques[universe], ranked[universe])
 
@@ -316,12 +310,14 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
         r_label = None
+    by_id = conv.ties in ("item_desc", "item_asc")
+    # one table: its items checked for duplicates (and its scores for ties) in one pass over each query's rows
+    checked = group_checks(ri, r_start, r_end, r_idx, key, by_id) if same_rows else None
     r_label, duplicated = _ranked_labels(j, r, ji, ri, label_j, r_label, (r_start, r_end, r_idx),
-                                         (j_start, j_end, j_idx), duplicates)
+                                         (j_start, j_end, j_idx), duplicates, None if checked is None else checked[0])
     # the tie rule by item id reads item bytes only where two rows of a query have equal scores: only the rows of
     # the queries with such ties get their bytes (not a copy of every item's bytes, from Arrow's chunks)
-    by_id = conv.ties in ("item_desc", "item_asc")
-    tied = tied_rows(r_start, r_end, r_idx, key) if by_id else None
+    tied = tied_rows(r_start, r_end, r_idx, key, None if checked is None else checked[1]) if by_id else None
     order_mode, kernel_ties, item_offs, item_data = _ordering(
         conv, take_ids(ri, tied) if tied is not None and tied.size else None, r.in_ranx_order, need_items=False)
     if tied is not None and tied.size:
@@ -388,14 +384,17 @@ def _query_universe(conv: Convention, judged: np.ndarray, ranked: np.ndarray, q_
 def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j: np.ndarray,
                    r_label: np.ndarray | None, ranked_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
                    judged_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
-                   duplicates: str) -> tuple[np.ndarray, np.ndarray]:
+                   duplicates: str, dup: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The label of every ranked row, found in the judgments of its query by hash unless ``r_label`` holds them
     already (one table holding both sides), and per query whether an item is there twice in its rows or
-    judgments: refused on either side with ``duplicates="error"``, marked with ``"mark"``."""
+    judgments: refused on either side with ``duplicates="error"``, marked with ``"mark"`` (``dup``: the ranked
+    rows' duplicates found already, per query, by :func:`~ranklens._core.ties.group_checks`)."""
     r_start, r_end, r_idx = ranked_groups
     j_start, j_end, j_idx = judged_groups
-    r_hash = hash_ids(ri)
-    if narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
+    r_hash = hash_ids(ri) if dup is None or r_label is None else np.zeros(0, np.uint64)
+    if dup is not None:
+        pass
+    elif narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
         dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
     else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
         dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))
@@ -444,8 +443,8 @@ def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item:
             raise InputError(f"`item` must have one id per row ({q.shape[0]}); got {len(it)}.")
     lab = check_labels(lab, conv, where, q, it)
     key = check_order_key(s, conv, "scores", where, q, it)
-    (codes,), q_all, order = factorize_parts([q], "query ids")
-    start, end, idx = _group(codes, q_all.shape[0], order)
+    (codes,), q_all, order = factorize_runs([q], "query ids")
+    start, end, idx = codes.groups(q_all.shape[0], order)
     qids = q_all[order]
     check_sizes(conv, end - start, qids, None)
     ri = as_ids(it, "item ids") if it is not None else np.zeros(0, np.int64)

@@ -1,27 +1,39 @@
 """Ties of scores within a query, for the tie rule by item id: which rows need their item bytes, and offsets into
-those bytes over all rows (the kernels compare items only within runs of equal scores)."""
+those bytes over all rows (the kernels compare items only within runs of equal scores); and the duplicate check
+of items with the tie check in one pass over each query's rows (:func:`group_checks`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.api import find_duplicates
+from .._input.buffers import string_chunk_buffers
+from .._input.ids import ArrowIds, BufferIds, IdArray, IdColumn, NarrowArrowIds, arrow_string_chunks, take_ids
+from .._kernels.api import check_groups, find_duplicates
 
-__all__ = ["clashes", "scatter_offsets", "tied_rows"]
+__all__ = ["clashes", "group_checks", "scatter_offsets", "tied_rows"]
 
 
-def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray) -> np.ndarray:
+def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray,
+              tied: np.ndarray | None = None) -> np.ndarray:
     """The rows (ascending) of the groups in which two rows have equal scores: the duplicate check run on the
-    scores' bits (-0.0 made 0.0 first; NaN is refused before). Only these rows' item ids are ever compared by
-    the tie rule by item id (the kernels compare items within runs of equal scores)."""
-    zero = key == 0.0
-    if zero.any() and np.signbit(key[zero]).any():
-        key = key + 0.0
-    g = np.flatnonzero(clashes(start, end, idx, np.ascontiguousarray(key).view(np.uint64)) >= 0)
+    scores' bits (-0.0 made 0.0 first; NaN is refused before), unless ``tied`` says which groups have ties
+    (:func:`group_checks`). Only these rows' item ids are ever compared by the tie rule by item id (the kernels
+    compare items within runs of equal scores)."""
+    if tied is None:
+        tied = clashes(start, end, idx, _score_bits(key)) >= 0
+    g = np.flatnonzero(tied)
     lengths = end[g] - start[g]
     pos = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[g] - (np.cumsum(lengths) - lengths),
                                                                     lengths)
     return np.sort(idx[pos] if idx.size else pos)
+
+
+def _score_bits(key: np.ndarray) -> np.ndarray:
+    """The scores' bits, equal for equal scores (-0.0 made 0.0 first; NaN is refused before)."""
+    zero = key == 0.0
+    if zero.any() and np.signbit(key[zero]).any():
+        key = key + 0.0
+    return np.ascontiguousarray(key).view(np.uint64)
 
 
 def scatter_offsets(sub_offs: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -38,3 +50,53 @@ def clashes(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndar
     """Per group, a row whose hash another row of the group has, or -1 (the duplicate check on the hashes alone)."""
     none = np.zeros(2, np.int64)
     return find_duplicates(start, end, idx, hashes, False, hashes.view(np.int64), none, np.zeros(1, np.uint8))
+
+
+def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray,
+                 ties: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per group, the first row whose item an earlier row of the group has (else -1) and, with ``ties``, whether
+    two of its rows have equal scores: one pass over each group's rows, items hashed on the way in the buffers
+    they are held in (Arrow's chunks and 32-bit offsets as they are). None when the ids are not held as string
+    buffers or the groups' rows are not contiguous (``idx`` given): the caller checks them apart."""
+    spans = _spans(items)
+    if spans is None or idx.size:
+        return None
+    n_g = start.shape[0]
+    dup, tied = np.full(n_g, -1, np.int64), np.zeros(n_g, np.bool_)
+    bits = _score_bits(key) if ties else np.zeros(1, np.uint64)  # without ties the kernel reads no score
+    inside = np.zeros(n_g, np.bool_)
+    for pos, offs, data in spans:  # the groups inside one buffer, read there
+        hi = pos + offs.shape[0] - 1
+        sel = np.flatnonzero((start >= pos) & (end <= hi))
+        if sel.size:
+            d, t = dup[sel], tied[sel]
+            check_groups(start[sel], end[sel], pos, offs, data, bits, ties, d, t)
+            dup[sel], tied[sel] = d, t
+            inside[sel] = True
+    across = np.flatnonzero(~inside & (end - start > 1))  # a group across two buffers: its rows' ids copied
+    if across.size:
+        lengths = end[across] - start[across]
+        first = np.cumsum(lengths) - lengths
+        rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[across] - first, lengths)
+        ((_, offs, data),) = _spans(take_ids(items, rows)) or []
+        d, t = dup[across], tied[across]
+        check_groups(first, first + lengths, 0, offs, data, bits[rows] if ties else bits, ties, d, t)
+        dup[across] = np.where(d >= 0, rows[np.maximum(d, 0)], -1)
+        tied[across] = t
+    return dup, tied
+
+
+def _spans(ids: IdArray) -> list[tuple[int, np.ndarray, np.ndarray]] | None:
+    """String ids as they are held, without a copy: per buffer ``(its first row, offsets (int32 or int64), data)``;
+    None for ids not held as string buffers (integers, Python objects)."""
+    col = IdColumn.of(ids)
+    if isinstance(col, (BufferIds, ArrowIds)):
+        return [(0, *col.buffers())]
+    if not isinstance(col, NarrowArrowIds):
+        return None
+    out, pos = [], 0
+    for c in arrow_string_chunks(col.values) or []:
+        if len(c):
+            out.append((pos, *string_chunk_buffers(c)))
+            pos += len(c)
+    return out

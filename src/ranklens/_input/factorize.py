@@ -26,7 +26,8 @@ from .ids import (
     is_str_ids,
 )
 
-__all__ = ["ARROW_FACTORIZE_MIN", "ARROW_SORT_MIN", "factorize_parts", "factorize_unsorted"]
+__all__ = ["ARROW_FACTORIZE_MIN", "ARROW_SORT_MIN", "RunCodes", "factorize_parts", "factorize_runs",
+           "factorize_unsorted"]
 
 
 def _heads(ids: IdArray) -> tuple[IdArray, np.ndarray | None]:
@@ -76,14 +77,55 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
     return concat_ids(*parts), np.diff(np.append(first, n))
 
 
-def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """:func:`factorize_unsorted` of the concatenation of ``parts``, codes returned per part.
+class RunCodes:
+    """One id column's codes, kept per run of equal ids (``lengths``: the run lengths) or per row (``lengths``
+    None): the rows of a query that come together never get a code each.
 
-    Rows of one query usually come together: only the first id of every run of equal ids is
-    hashed (the runs found by comparing neighbours), and the codes are repeated along the runs.
-    With ``what`` the parts are raw id inputs, converted by :func:`as_ids` (``what`` names them in
-    errors) and made one type as :func:`unify_ids` does.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = RunCodes(np.array([1, 0]), np.array([2, 3]))
+    >>> len(c), c.rows().tolist(), c.present(3).tolist()
+    (5, [1, 1, 0, 0, 0], [True, True, False])
+    >>> [a.tolist() for a in c.groups(2, np.array([0, 1]))]
+    [[2, 0], [5, 2], []]
     """
+
+    __slots__ = ("codes", "lengths")
+
+    def __init__(self, codes: np.ndarray, lengths: np.ndarray | None):
+        self.codes = codes
+        self.lengths = lengths
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0] if self.lengths is None else self.lengths.sum())
+
+    def rows(self) -> np.ndarray:
+        """One code per row."""
+        return self.codes if self.lengths is None else np.repeat(self.codes, self.lengths)
+
+    def present(self, n_codes: int) -> np.ndarray:
+        """Which of the codes ``0 .. n_codes - 1`` some row has."""
+        return np.bincount(self.codes, minlength=n_codes) > 0
+
+    def groups(self, n_codes: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(start, end, idx)`` of the rows of the codes ``sel`` (as ``group.segments``: ``idx`` empty when each
+        code's rows are contiguous, as they are when every code is one run: then no row is read at all)."""
+        from .._kernels.api import segments
+
+        if self.lengths is not None and not (np.bincount(self.codes, minlength=n_codes) > 1).any():
+            bounds = np.zeros(self.lengths.shape[0] + 1, np.int64)
+            np.cumsum(self.lengths, out=bounds[1:])
+            start, end = np.zeros(n_codes, np.int64), np.zeros(n_codes, np.int64)
+            start[self.codes] = bounds[:-1]
+            end[self.codes] = bounds[1:]
+            return start[sel], end[sel], np.empty(0, np.int64)
+        start, end, idx = segments(self.rows(), n_codes)
+        return start[sel], end[sel], idx
+
+
+def factorize_runs(parts: list[IdArray], what: str | None = None) -> tuple[list[RunCodes], np.ndarray, np.ndarray]:
+    """:func:`factorize_parts` with each part's codes as :class:`RunCodes` (per run where rows come in runs)."""
     cut = [_raw_heads(x, what) for x in parts] if what is not None else [_heads(x) for x in parts]
     heads = [h for h, _ in cut]
     if what is not None and any(map(is_str_ids, heads)):
@@ -92,10 +134,21 @@ def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list
     out, pos = [], 0
     for h, (_, r) in zip(heads, cut, strict=True):
         m = id_length(h)
-        c = codes[pos:pos + m]
+        out.append(RunCodes(codes[pos:pos + m], r))
         pos += m
-        out.append(c if r is None else np.repeat(c, r))
     return out, uniques, order
+
+
+def factorize_parts(parts: list[IdArray], what: str | None = None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`factorize_unsorted` of the concatenation of ``parts``, codes returned per part.
+
+    Rows of one query usually come together: only the first id of every run of equal ids is
+    hashed (the runs found by comparing neighbours), and the codes are repeated along the runs.
+    With ``what`` the parts are raw id inputs, converted by :func:`as_ids` (``what`` names them in
+    errors) and made one type as :func:`unify_ids` does.
+    """
+    runs, uniques, order = factorize_runs(parts, what)
+    return [c.rows() for c in runs], uniques, order
 
 
 #: Above this many ids, Arrow numbers them (its hash table is quicker on large inputs); below it,

@@ -38,7 +38,7 @@ from .dispatch import (
 )
 
 __all__ = [
-    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "evaluate_queries",
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
     "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
     "segments", "sign_flip_exceed", "source_digest", "split_fields",
@@ -117,6 +117,16 @@ def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
 def find_duplicates(*args: Any) -> Any:
     """Per group, a row whose item appears twice, or -1 (``group.find_duplicates``)."""
     return by_query("find_duplicates", args, (0, 1), args[1] - args[0], cat)
+
+
+def check_groups(start: np.ndarray, end: np.ndarray, base: int, offs: np.ndarray, data: np.ndarray, bits: np.ndarray,
+                 ties: bool, dup: np.ndarray, tied: np.ndarray) -> Any:
+    """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores tie
+    (into ``tied``), in one pass over its rows (``group.check_groups``; offsets int64, or int32 as in Arrow's
+    ``string``). Returns ``dup``."""
+    name = "check_groups_i4" if offs.dtype == np.int32 else "check_groups"
+    return by_query(name, (start, end, base, offs, data, bits, ties, dup, tied), (0, 1, 7, 8), end - start,
+                    lambda parts: dup)
 
 
 def lookup_labels(*args: Any) -> Any:

@@ -60,6 +60,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
+    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] u8[C] b1 i8[C] b1[C]"),
+    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] u8[C] b1 i8[C] b1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
         "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
@@ -81,8 +83,9 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads on 32-bit offsets).
-PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4")
+#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads and check_groups
+#: on 32-bit offsets).
+PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4", "check_groups_i4")
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).

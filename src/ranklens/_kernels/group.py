@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
-    "factorize", "find_duplicates", "hash_items", "lookup_labels", "number_id", "probe", "row_of", "run_heads",
-    "same_id", "segments", "table_size",
+    "check_groups", "factorize", "find_duplicates", "group_table", "hash_bytes", "hash_items", "lookup_labels",
+    "number_id", "probe", "row_of", "run_heads", "same_id", "segments", "table_size",
 ]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
@@ -90,6 +90,15 @@ def row_of(idx, p):  # pragma: no cover - compiled
     return p if idx.shape[0] == 0 else idx[p]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def hash_bytes(data, a, b):  # pragma: no cover - compiled
+    """FNV-1a of ``data[a:b]`` (:func:`hash_items`' hash of a string id)."""
+    h = _FNV_OFFSET
+    for p in range(np.uint64(a), np.uint64(b)):
+        h = (h ^ np.uint64(data[p])) * _FNV_PRIME
+    return h
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
     """64-bit hash per row: FNV-1a of the id's bytes, or the integer id itself."""
@@ -98,10 +107,7 @@ def hash_items(is_str, ints, offs, data):  # pragma: no cover - compiled
     n = offs.shape[0] - 1
     out = np.empty(n, np.uint64)
     for i in prange(n):
-        h = _FNV_OFFSET
-        for p in range(np.uint64(offs[i]), np.uint64(offs[i + 1])):
-            h = (h ^ np.uint64(data[p])) * _FNV_PRIME
-        out[i] = h
+        out[i] = hash_bytes(data, offs[i], offs[i + 1])
     return out
 
 
@@ -117,6 +123,16 @@ def table_size(m):  # pragma: no cover - compiled
         size *= 2
         bits += 1
     return size, np.uint64(64 - bits)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def group_table(start, end, g):  # pragma: no cover - compiled
+    """Group ``g``'s first row and number of rows, and the slots, shift and mask of a table of its rows
+    (:func:`table_size`, :func:`probe`)."""
+    lo = start[g]
+    m = end[g] - lo
+    size, shift = table_size(m)
+    return lo, m, size, shift, np.uint64(size - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -215,12 +231,9 @@ def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragm
     out = np.full(n_g, -1, np.int64)
     rows = np.empty(0, np.int64)  # the table's entries are rows
     for g in prange(n_g):
-        lo = start[g]
-        m = end[g] - lo
+        lo, m, size, shift, mask = group_table(start, end, g)
         if m < 2:
             continue
-        size, shift = table_size(m)
-        mask = np.uint64(size - 1)
         table = np.full(size, -1, np.int64)
         for t in range(m):
             r = row_of(idx, lo + t)
@@ -230,6 +243,51 @@ def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragm
                 break
             table[slot] = r
     return out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def check_groups(start, end, base, offs, data, bits, ties, dup, tied):  # pragma: no cover - compiled
+    """One pass over each group's rows: ``dup[g]``, the first row of group ``g`` whose item an earlier row of the
+    group has (else left as it is, -1), as :func:`find_duplicates` finds it; with ``ties``, ``tied[g]``: whether two
+    of its rows have the same score bits ``bits[row]`` (the caller makes -0.0 0.0). Row ``r``'s item is the string
+    ``data[offs[r - base]:offs[r - base + 1]]`` (offsets int64, or int32 as in Arrow's ``string``), hashed on the way:
+    no hash array of all rows, no widened offsets. Both sets are tables of :func:`probe`. Returns ``dup``."""
+    n_g = start.shape[0]
+    none = np.zeros(1, np.int64)
+    keys = np.empty(0, np.int64)  # entries are the group's rows 0 .. m - 1
+    for g in prange(n_g):
+        lo, m, size, shift, mask = group_table(start, end, g)
+        if m < 2:
+            continue
+        g_offs = offs[lo - base:lo - base + m + 1]
+        hashes = np.empty(m, np.uint64)
+        items = np.full(size, -1, np.int64)
+        g_bits = bits[lo:lo + m]
+        values = np.full(size if ties else 1, -1, np.int64)
+        ints = g_bits.view(np.int64)
+        open_dup = True
+        open_tie = ties
+        for t in range(m):
+            if open_dup:
+                h = hash_bytes(data, g_offs[t], g_offs[t + 1])
+                hashes[t] = h
+                slot = probe(items, shift, mask, keys, hashes, True, none, g_offs, data, h, none, g_offs, data, t)
+                if items[slot] >= 0:
+                    dup[g] = lo + t
+                    open_dup = False
+                else:
+                    items[slot] = t
+            if open_tie:
+                v = g_bits[t]
+                slot = probe(values, shift, mask, keys, g_bits, False, ints, g_offs, data, v, ints, g_offs, data, t)
+                if values[slot] >= 0:
+                    tied[g] = True
+                    open_tie = False
+                else:
+                    values[slot] = t
+            if not open_dup and not open_tie:
+                break
+    return dup
 
 
 @njit(parallel=True, cache=True, nogil=True)
