@@ -255,6 +255,8 @@ def test_fuzz_a_configuration_is_read_or_refused_in_one_line(doc):
     ('[evaluation]\ntracked = 10\n', "`tracked` must be a string or a list"),
     ("attribution = 5\n", "expected a table"),
     ('[baseline]\nprevious = "yes"\n', "`previous` must be true or false"),
+    # a key holding a newline (found by the fuzz test below): listed by its repr, the message stays one line
+    ('[baseline]\n"pre\\nvious" = true\n', "unknown key(s) 'pre\\nvious'"),
     ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
     ("a = 1\n\xff\n", "not UTF-8"),
 ])

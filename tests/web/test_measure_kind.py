@@ -66,8 +66,8 @@ def test_the_html_report_labels_naive_and_fitted(tmp_path: Path, events: Any) ->
 
     path, config = _store(tmp_path, events, {"source": "fitted", "query": "query"})
     st = Store(path, config=config, read_only=True)
-    debiased = _text(build_monitor_report(st, metric="ips_dcg@10", ci="none", slices=3))
-    naive = _text(build_monitor_report(st, metric="dcg@10", ci="none", slices=3))
+    debiased = _text(build_monitor_report(st, measure="ips_dcg@10", ci="none", slices=3))
+    naive = _text(build_monitor_report(st, measure="dcg@10", ci="none", slices=3))
     rows = events.num_rows  # labels come in-line: the maturity is 0, every list is mature
     lists = len(np.unique(np.asarray(events.column("group_id").to_pylist())))
     assert "ips_dcg@10 is debiased" in debiased

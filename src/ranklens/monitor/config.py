@@ -54,7 +54,7 @@ from typing import Any
 from .._defs.presets import CONVENTIONS, get_convention
 from ..errors import InvalidParameterError
 from . import kinds
-from .config_checks import check_monitor_types, check_monitor_values, shown
+from .config_checks import check_monitor_types, check_monitor_values, key_names, shown
 from .propensity import parse_store_measure
 from .propensity_config import parse_propensity
 from .routing import Route, parse_routes
@@ -177,7 +177,7 @@ class Baseline:
         if isinstance(spec, Mapping):
             unknown = set(spec) - {"environment", "start", "end", "previous"}
             if unknown:
-                raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
+                raise InvalidParameterError(f"{where}: unknown key(s) {key_names(unknown)}.")
             for key, want in (("environment", str), ("start", (str, _dt.date)), ("end", (str, _dt.date)),
                               ("previous", bool)):
                 if key in spec and not isinstance(spec[key], want):
@@ -350,7 +350,7 @@ def _check_keys(table: Any, allowed: set[str], where: str) -> None:
         raise InvalidParameterError(f"{where}: expected a table of keys; got {shown(table)}.")
     unknown = set(table) - allowed
     if unknown:
-        raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}.")
+        raise InvalidParameterError(f"{where}: unknown key(s) {key_names(unknown)}.")
 
 
 def load_config(source: str | Path | Mapping[str, Any] | MonitorConfig | None = None) -> MonitorConfig:

@@ -18,7 +18,7 @@ from .reports.search import MAX_COLUMNS
 if TYPE_CHECKING:
     from .config import MonitorSpec
 
-__all__ = ["WINDOWS", "check_monitor_types", "check_monitor_values", "shown"]
+__all__ = ["WINDOWS", "check_monitor_types", "check_monitor_values", "key_names", "shown"]
 
 #: The windows a monitor judges.
 WINDOWS = ("hour", "day", "week")
@@ -29,6 +29,12 @@ def shown(v: Any) -> str:
     text = repr(v)
     hint = " (a string: write the number without quotes)" if isinstance(v, str) and is_number(v) else ""
     return (text if len(text) <= 60 else text[:57] + "...") + hint
+
+
+def key_names(keys: Any) -> str:
+    """The keys of a table, sorted, as an error message lists them: plainly, or by their repr when a key holds a
+    character that would break the one line (a newline, a control character)."""
+    return ", ".join(k if isinstance(k, str) and k.isprintable() else repr(k) for k in sorted(keys, key=str))
 
 
 def check_monitor_types(m: MonitorSpec) -> None:

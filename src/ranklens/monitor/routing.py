@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidParameterError
+from .config_checks import key_names
 from .kinds import SEVERITIES
 
 __all__ = ["FORMATS", "Route", "parse_routes"]
@@ -93,7 +94,7 @@ def parse_routes(webhook: str | None, webhook_format: str, routes: Any, where: s
             raise InvalidParameterError(f"{where}: route {i + 1} must be a table; got {r!r}.")
         unknown = set(r) - {"name", "webhook", "format", "severities", "models", "monitors"}
         if unknown:
-            raise InvalidParameterError(f"{where}: route {i + 1}: unknown key(s) {', '.join(sorted(unknown))}.")
+            raise InvalidParameterError(f"{where}: route {i + 1}: unknown key(s) {key_names(unknown)}.")
         if "webhook" not in r:
             raise InvalidParameterError(f"{where}: route {i + 1} needs a `webhook`.")
         rw = f"{where} route {i + 1}"
