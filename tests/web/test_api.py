@@ -176,7 +176,9 @@ def test_api_equals_the_store_methods(sim_store: str, sim_client: Any) -> None:
     rep = _j(sim_client.get("/api/report?metric=ndcg@10&window=day&model=ranker&n_resamples=200&seed=4"))
     ref = st.report(measures=("ndcg@10",), window="day", where={"model": "ranker"}, n_resamples=200, seed=4)
     assert rep["rows"] == _plain(ref.to_pylist())
-    assert _j(sim_client.get("/api/baseline?metric=ndcg@5")) == json.loads(json.dumps(st.baseline("ndcg@5")))
+    b = _j(sim_client.get("/api/baseline?metric=ndcg@5"))
+    assert b.pop("label")["kind"] == "naive"  # what the measure is: tests/web/test_measure_kind.py
+    assert b == json.loads(json.dumps(st.baseline("ndcg@5")))
     assert _j(sim_client.get("/api/alerts"))["rows"] == _plain(st.alerts().to_pylist())
     assert len(_j(sim_client.get("/api/alerts"))["rows"]) >= 1  # the planted decay fires a monitor
     sl = _j(sim_client.get("/api/slices?metric=ndcg@10&start=2026-10-09&end=2026-10-15&environment=production"))
@@ -194,6 +196,7 @@ def test_api_equals_the_store_methods(sim_store: str, sim_client: Any) -> None:
                           "&b_country=BR&b_country=US&n_resamples=300"))
     ref_c = st.compare("ndcg@10", a={"where": {"model_version": "v2", "country": ["BR", "US"]}},
                        b={"where": {"model_version": "v1", "country": ["BR", "US"]}}, n_resamples=300)
+    assert c.pop("label")["kind"] == "naive"
     assert c == json.loads(json.dumps(ref_c))
 
 

@@ -1,6 +1,7 @@
-"""The dashboard and `monitor report --html` say which click measure is naive and which debiased (#31 point 4b),
-with the source of the debiased one's propensities: the configuration, or the fit on the store's logs with what it
-was fitted on (its rows and lists, counted here by hand from the events)."""
+"""The dashboard (every endpoint and page showing a chosen measure) and `monitor report --html` say which click
+measure is naive and which debiased (#31 point 4b), with the source of the debiased one's propensities: the
+configuration, or the fit on the store's logs with what it was fitted on (its rows and lists, counted here by hand
+from the events)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,43 @@ def test_the_api_labels_each_measure(tmp_path: Path, events: Any) -> None:
     assert "#overview-measure-kind" in script and "lab.source" in script
 
 
+#: every endpoint answering about a measure the user chose, with what it needs besides the measure
+MEASURE_ENDPOINTS = {
+    "/api/report": {"ci": "none"},
+    "/api/baseline": {},
+    "/api/baselines": {"start": "2026-10-04", "end": "2026-10-08"},
+    "/api/slices": {"start": "2026-10-04", "end": "2026-10-08", "depth": "1", "min_support": "5"},
+    "/api/heatmap": {"start": "2026-10-04", "end": "2026-10-08", "depth": "1", "min_support": "5", "limit": "2"},
+    "/api/groups": {"limit": "3"},
+    "/api/compare": {"a_model_version": "treatment", "b_model_version": "control", "n_resamples": "50"},
+}
+
+
+def test_every_measure_endpoint_carries_the_label(tmp_path: Path, events: Any) -> None:
+    from ranklens.web.api import ENDPOINTS
+
+    path, config = _store(tmp_path, events, {"source": "config", "examination": EXAM})
+    client = client_for(path, config=config)
+    # the endpoints with a `measure` parameter, but /api/alerts (there it only filters the alerts)
+    chosen = {e.path for e in ENDPOINTS if any(p.name == "measure" for p in e.params)} - {"/api/alerts"}
+    assert chosen == set(MEASURE_ENDPOINTS)
+    naive = {"measure": "dcg@10", "kind": "naive", "label": "naive: gains as logged (clicks where users looked)"}
+    debiased = {"measure": "ips_dcg@10", "kind": "debiased",
+                "label": "debiased: each gain over the examination of its served rank (inverse propensity)",
+                "source": f"propensities from the configuration ([propensity] examination, {len(EXAM)} ranks)"}
+    for endpoint, params in MEASURE_ENDPOINTS.items():
+        for expected in (naive, debiased):
+            r = client.get(endpoint, params={**params, "measure": expected["measure"]})
+            assert r.status_code == 200, (endpoint, r.text)
+            assert r.json()["label"] == expected, endpoint
+    # the Slices, Groups and Compare pages have their place for it, and their scripts write it from the answer
+    for page, place, script in (("/slices", "slices-measure-kind", "slices.js"),
+                                ("/groups", "groups-measure-kind", "groups.js"),
+                                ("/compare", "compare-measure-kind", "app.js")):
+        assert f'id="{place}"' in client.get(page).text
+        assert f'measureKind($("#{place}"), metric, ' in client.get(f"/static/{script}").text
+
+
 def test_the_html_report_labels_naive_and_fitted(tmp_path: Path, events: Any) -> None:
     import numpy as np
 
@@ -78,7 +116,7 @@ def test_the_html_report_labels_naive_and_fitted(tmp_path: Path, events: Any) ->
 
 
 @pytest.mark.browser
-def test_the_dashboard_shows_the_label_in_chromium(tmp_path: Path, events: Any) -> None:
+def test_every_page_shows_the_label_in_chromium(tmp_path: Path, events: Any) -> None:
     from playwright.sync_api import sync_playwright
 
     from ranklens.web import create_app
@@ -91,13 +129,15 @@ def test_the_dashboard_shows_the_label_in_chromium(tmp_path: Path, events: Any) 
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=chromium)
             page = b.new_page()
-            for metric, kind in (("ips_dcg@10", "debiased"), ("dcg@10", "naive")):
-                page.goto(f"{srv.url}/?metric={metric}&start=2026-10-01&end=2026-10-08")
-                page.wait_for_function("() => document.querySelector('#overview-measure-kind').textContent.length > 0",
-                                       timeout=30000)
-                text = page.locator("#overview-measure-kind").inner_text()
-                assert text.startswith(f"{metric} is {kind}: ")
-                assert ("propensities from the configuration" in text) == (kind == "debiased")
+            for place, address in (("overview", "/?start=2026-10-01&end=2026-10-08&"), ("slices", "/slices?"),
+                                   ("groups", "/groups?"), ("compare", "/compare?")):
+                for metric, kind in (("ips_dcg@10", "debiased"), ("dcg@10", "naive")):
+                    page.goto(f"{srv.url}{address}measure={metric}")
+                    page.wait_for_function(f"() => document.querySelector('#{place}-measure-kind').textContent"
+                                           ".length > 0", timeout=30000)
+                    text = page.locator(f"#{place}-measure-kind").inner_text()
+                    assert text.startswith(f"{metric} is {kind}: "), (place, text)
+                    assert ("propensities from the configuration" in text) == (kind == "debiased"), (place, text)
             b.close()
     finally:
         srv.stop()

@@ -19,7 +19,7 @@ from .._output.render import plain
 from ..errors import InvalidParameterError
 
 __all__ = ["BASELINE", "BY", "CONFIDENCE", "END", "MEASURE", "RESAMPLES", "SEED", "SERIES", "SLICE_PARAMS", "START",
-           "WINDOW", "WINDOWS", "BadParameter", "Endpoint", "Param", "table_rows"]
+           "WINDOW", "WINDOWS", "BadParameter", "Endpoint", "Param", "label_of", "table_rows"]
 
 WINDOWS = ("hour", "day", "week")
 
@@ -148,6 +148,14 @@ class Endpoint:
     description: str = ""
     prefixed_filters: tuple[str, ...] = field(default=())  # compare: a_<column>, b_<column>
 
+
+
+def label_of(st: Any, measure: str) -> dict[str, Any]:
+    """Whether ``measure`` is naive or debiased, and for a debiased one where its propensities come from: the
+    ``label`` of every answer about a measure the user chose (:func:`ranklens.monitor.propensity.measure_label`)."""
+    from ..monitor.propensity import measure_label, split_ips
+
+    return measure_label(measure, st.info().get("propensity") if split_ips(measure)[0] else None)
 
 
 def table_rows(table: Any) -> list[dict[str, Any]]:

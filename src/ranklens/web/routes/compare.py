@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..endpoint import CONFIDENCE, MEASURE, RESAMPLES, SEED, Endpoint, Param
+from ..endpoint import CONFIDENCE, MEASURE, RESAMPLES, SEED, Endpoint, Param, label_of
 
 __all__ = ["ENDPOINTS", "PAGE"]
 
@@ -17,8 +17,9 @@ def _call_compare(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     for side in ("a", "b"):
         w = {k[2:]: v for k, v in where.items() if k.startswith(side + "_")}
         sides[side] = {"where": w or None, "start": p[f"{side}_start"], "end": p[f"{side}_end"]}
-    return st.compare(p["measure"], a=sides["a"], b=sides["b"], confidence=p["confidence"],
-                      n_resamples=p["n_resamples"], seed=p["seed"])
+    out = st.compare(p["measure"], a=sides["a"], b=sides["b"], confidence=p["confidence"],
+                     n_resamples=p["n_resamples"], seed=p["seed"])
+    return {**out, "label": label_of(st, p["measure"])}
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (

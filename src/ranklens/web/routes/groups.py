@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..endpoint import END, MEASURE, START, Endpoint, Param, table_rows
+from ..endpoint import END, MEASURE, START, Endpoint, Param, label_of, table_rows
 
 __all__ = ["ENDPOINTS", "PAGE"]
 
@@ -15,7 +15,7 @@ PAGE = "/groups"
 def _call_groups(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     t = st.groups(p["measure"], start=p["start"], end=p["end"], where=where or None, order=p["order"],
                   limit=p["limit"])
-    return {"measure": p["measure"], "rows": table_rows(t)}
+    return {"measure": p["measure"], "rows": table_rows(t), "label": label_of(st, p["measure"])}
 
 
 def _call_explain(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:

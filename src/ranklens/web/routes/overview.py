@@ -18,10 +18,11 @@ from ..endpoint import (
     WINDOWS,
     Endpoint,
     Param,
+    label_of,
     table_rows,
 )
 
-__all__ = ["ENDPOINTS", "PAGE", "label_of"]
+__all__ = ["ENDPOINTS", "PAGE"]
 
 #: The page (its HTML shell is the same for every page: its script draws it from the endpoints below).
 PAGE = "/"
@@ -42,15 +43,9 @@ def _call_report(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
             "label": label_of(st, p["measure"])}
 
 
-def label_of(st: Any, measure: str) -> dict[str, Any]:
-    """Whether ``measure`` is naive or debiased, and for a debiased one where its propensities come from."""
-    from ...monitor.propensity import measure_label, split_ips
-
-    return measure_label(measure, st.info().get("propensity") if split_ips(measure)[0] else None)
-
-
 def _call_baseline(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
-    return st.baseline(p["measure"], baseline=p["baseline"], where=where or None)
+    b = st.baseline(p["measure"], baseline=p["baseline"], where=where or None)
+    return {**b, "label": label_of(st, p["measure"])}
 
 
 def _call_alerts(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
@@ -65,7 +60,7 @@ def _call_baselines(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     by = tuple(p["by"] or SERIES)
     t = st.baselines(p["measure"], by=by, where=where or None, start=p["start"], end=p["end"],
                      baseline=p["baseline"])
-    return {"measure": p["measure"], "by": list(by), "rows": table_rows(t)}
+    return {"measure": p["measure"], "by": list(by), "rows": table_rows(t), "label": label_of(st, p["measure"])}
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (

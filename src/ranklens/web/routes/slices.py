@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..endpoint import SERIES, SLICE_PARAMS, WINDOW, Endpoint, Param, table_rows
+from ..endpoint import SERIES, SLICE_PARAMS, WINDOW, Endpoint, Param, label_of, table_rows
 
 __all__ = ["ENDPOINTS", "PAGE", "heatmap"]
 
@@ -22,7 +22,8 @@ def _slice_args(p: dict[str, Any], where: dict[str, Any]) -> dict[str, Any]:
 def _call_slices(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     t = st.slices(**_slice_args(p, where))
     meta = (t.schema.metadata or {}).get(b"ranklens")
-    return {"measure": p["measure"], "rows": table_rows(t), "summary": json.loads(meta) if meta else None}
+    return {"measure": p["measure"], "rows": table_rows(t), "summary": json.loads(meta) if meta else None,
+            "label": label_of(st, p["measure"])}
 
 
 
@@ -62,7 +63,8 @@ def heatmap(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
         counts.append([got.get(w, (None, None))[1] for w in windows])
     return {"measure": p["measure"], "window": p["window"], "rows": rows, "cols": windows, "values": values,
             "counts": counts, "centers": [r["baseline_value"] for r in chosen],
-            "slices": [{k: r[k] for k in (*by, "column", "value", "column2", "value2")} for r in chosen]}
+            "slices": [{k: r[k] for k in (*by, "column", "value", "column2", "value2")} for r in chosen],
+            "label": label_of(st, p["measure"])}
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (

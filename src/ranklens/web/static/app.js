@@ -116,6 +116,12 @@
       : spec.kind === "range" ? dateOnly(spec.start) + " to " + dateOnly(spec.end) : spec.kind;
     return what + (w ? " of " + w : "");
   }
+  // what a measure is, from the `label` of the API's answer: naive or debiased and, for a debiased one, where its
+  // propensities come from (monitor.propensity.measure_label); every page showing a chosen measure writes it
+  function measureKind(el, metric, lab) {
+    lab = lab || {};
+    el.textContent = lab.kind ? metric + " is " + lab.label + (lab.source ? "; " + lab.source : "") + "." : "";
+  }
   function kpi(label, value, detail, cls) {
     return "<div class='kpi " + (cls || "") + "'><div class='label'>" + esc(label) + "</div><div class='value'>" +
       esc(value) + "</div><div class='detail'>" + (detail || "") + "</div></div>";
@@ -190,9 +196,8 @@
         api("/api/baselines", Object.assign({measure: metric, start: s.start, end: s.end}, filters), "overview-baseline").catch(function (e) { if (e && e.stale) throw e; return null; }),
         api("/api/alerts", {start: s.start, end: s.end, measure: metric}, "overview-alerts")
       ]).then(function (res) {
-        var rep = res[0], lab = rep.label || {};
-        $("#overview-measure-kind").textContent = lab.kind ? metric + " is " + lab.label +
-          (lab.source ? "; " + lab.source : "") + "." : "";
+        var rep = res[0];
+        measureKind($("#overview-measure-kind"), metric, rep.label);
         var bases = res[1] ? res[1].rows : [], alerts = res[2].rows.filter(function (a) {
           return (!s.model || !a.model || a.model === s.model) && (!s.environment || a.environment === s.environment) &&
                  (!s.model_version || a.model_version === s.model_version);
@@ -322,6 +327,7 @@
         var la = label(s, "a_"), lb = label(s, "b_"), conf = Math.round(100 * (+s.confidence)) + "%";
         var sig = c.p_value !== null && c.p_value < 1 - (+s.confidence);
         $("#compare-title").textContent = metric + ": " + la + "  vs  " + lb;
+        measureKind($("#compare-measure-kind"), metric, c.label);
         $("#compare-kpis").innerHTML =
           kpi("A " + metric, fmt(c.a.value, 4), "[" + fmt(c.a.ci_low, 4) + ", " + fmt(c.a.ci_high, 4) + "] \u00b7 n=" + c.a.n_groups) +
           kpi("B " + metric, fmt(c.b.value, 4), "[" + fmt(c.b.ci_low, 4) + ", " + fmt(c.b.ci_high, 4) + "] \u00b7 n=" + c.b.n_groups) +
@@ -386,7 +392,7 @@
         writeUrl: writeUrl, fill: fill, values: values, onChange: onChange, fillChoices: fillChoices, models: models,
         versions: versions, envs: envs, setupMeasure: setupMeasure, sortableTable: sortableTable, signClass: signClass,
         signed: signed, pct: pct, dateOnly: dateOnly, addDays: addDays, tsMs: tsMs, seriesName: seriesName,
-        setRedraws: function (fs) { redraws = fs; }};
+        measureKind: measureKind, setRedraws: function (fs) { redraws = fs; }};
       var slices = function () { window.RLSlicesPage(ctx); };
       var groups = function () { window.RLGroupsPage(ctx); };
       ({overview: overview, slices: slices, groups: groups, compare: compare, signals: signals, alerts: alerts})[page]();

@@ -96,6 +96,7 @@
       $("#groups-hint").textContent = metric + ", click a group id to explain it";
       if (!url.group_id) writeUrl(Object.assign({measure: metric}, prefixed(), s));
       api("/api/groups", Object.assign({measure: metric}, s, filters), "groups").then(function (res) {
+        H.measureKind($("#groups-measure-kind"), metric, res.label);
         var slices = info.slices || [];
         var cols = [
           {key: "group_id", label: "group id", html: function (v) { return "<a href='#' class='pick mono' data-id='" + esc(v) + "'>" + esc(v) + "</a>"; }},

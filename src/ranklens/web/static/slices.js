@@ -45,6 +45,7 @@
                model_version: s.model_version, depth: s.depth, min_support: s.min_support};
       api("/api/slices", q, "slices").then(function (res) {
         var m = res.summary || {}, several = (m.series || []).length > 1;
+        H.measureKind($("#slices-measure-kind"), metric, res.label);
         var lines = (m.series || []).map(function (x) {
           return "<li><b>" + esc(seriesName(x.series) || "all groups") + "</b>: " + fmt(x.window_value, 4) + " over " +
             x.n_window + " groups against its baseline " + fmt(x.baseline_value, 4) + " over " + x.n_baseline +
