@@ -9,6 +9,8 @@ string offsets to 64 bits.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,9 +18,11 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = [
+    "ARROW_COMPARE_MIN",
     "StrIds",
     "arrow_to_numpy",
     "as_ids",
+    "chunk_run_heads",
     "chunked_to_numpy",
     "np_to_arrow",
     "pyarrow",
@@ -173,6 +177,43 @@ def string_chunk_buffers(c: Any) -> tuple[np.ndarray, np.ndarray]:
     offs = np.frombuffer(bufs[1], dtype=dt)[c.offset: c.offset + len(c) + 1]
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
     return offs, data
+
+
+#: From this many ids on, runs of equal neighbours are found by Arrow's ``not_equal`` (a vectorised string
+#: comparison, about twice as fast as the kernel's byte loop on short ids); below it by the kernel, as importing
+#: pyarrow.compute would cost more than the work.
+ARROW_COMPARE_MIN = 500_000
+
+
+def chunk_run_heads(chunks: list[Any] | None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
+    data, the chunk's rows that start a run of equal ids)``, the first id of a chunk compared with the last of the one
+    before (neighbours compared on the chunk's buffers as they are: by Arrow's ``not_equal`` from
+    :data:`ARROW_COMPARE_MIN` ids on or when pyarrow.compute is loaded, else by the kernel ``run_heads``)."""
+    from .._kernels.api import run_heads
+
+    chunks = [c for c in chunks or [] if len(c)]
+    by_arrow = "pyarrow.compute" in sys.modules or sum(map(len, chunks)) >= ARROW_COMPARE_MIN
+    pos, prev = 0, None
+    for c in chunks:
+        m = len(c)
+        offs, data = string_chunk_buffers(c)
+        if by_arrow:
+            import pyarrow.compute as pc
+
+            starts = np.empty(1, np.int64) if m == 1 else None
+            if starts is None:
+                later = arrow_to_numpy(pc.indices_nonzero(pc.not_equal(c.slice(1), c.slice(0, m - 1))))
+                starts = np.empty(later.shape[0] + 1, np.int64)
+                np.add(later, 1, out=starts[1:], casting="unsafe")
+            starts[0] = 0
+        else:
+            starts = np.flatnonzero(run_heads(offs, data))
+        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
+            starts = starts[1:]
+        prev = data[offs[m - 1]:offs[m]].tobytes()
+        yield pos, offs, data, starts
+        pos += m
 
 
 def widen_chunks(x: Any) -> Any:

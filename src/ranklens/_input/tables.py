@@ -18,7 +18,7 @@ from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
 from .forms import pyterrier_columns
 from .ids import id_length
 from .records import Records, left_out_rows
-from .validate import check_values, numeric
+from .validate import any_where, check_values, numeric
 
 __all__ = ["COLUMN_NAMES", "Locate", "left_out_keywords", "pick_column", "table_kind", "table_records"]
 
@@ -196,7 +196,7 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
     Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
     ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
     vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
-    if np.isfinite(vals).all():
+    if not any_where(lambda b: ~np.isfinite(b), vals):  # block by block: no mask of every row
         return vals, None
     null = _table_nulls(table, kind, col)
     return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,
