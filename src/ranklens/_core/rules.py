@@ -42,9 +42,9 @@ def _fractional(label: np.ndarray) -> int:
     return count
 
 
-def _via_float32(x: np.ndarray) -> np.ndarray:
-    """``x`` rounded to float32 and back to float64, block by block."""
-    out = np.empty(x.shape[0], np.float64)
+def _via_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``x`` rounded to float32 and back to float64, block by block, into ``out`` (may be ``x``; default: new)."""
+    out = np.empty(x.shape[0], np.float64) if out is None else out
     for a in range(0, x.shape[0], _BLOCK):
         out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
     return out
@@ -89,13 +89,15 @@ def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item
     return label_rule(label, conv, fractional)
 
 
-def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
-    """Scores (or ranks as an order key) checked and under the convention's precision."""
+def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any,
+                    in_place: bool = False) -> np.ndarray:
+    """Scores (or ranks as an order key) checked and under the convention's precision (``in_place``: rounded over
+    ``key`` itself, which the caller owns, instead of into a new array)."""
     if any_where(_not_finite, key):
         bad = ~np.isfinite(key)
         raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({bad_rows(bad, qid, item)}).")
     if conv.score_precision == "float32":
-        key = _via_float32(key)
+        key = _via_float32(key, key if in_place else None)
     return key
 
 

@@ -194,13 +194,21 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
     """A table's label/score/rank column as float64, and the rows left out (None: none).
 
     Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
-    ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
+    ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side.
+    :func:`own_column` says whether the array is the reader's own."""
     vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
     if not any_where(lambda b: ~np.isfinite(b), vals):  # block by block: no mask of every row
         return vals, None
     null = _table_nulls(table, kind, col)
     return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,
                               excludable=True)
+
+
+def own_column(kind: str, values: np.ndarray | None) -> bool:
+    """Whether a column read from a table of ``kind`` is an array of the reader's own, which no caller holds: from an
+    Arrow table, an array owning its memory was made by the reader (Arrow's own memory reaches numpy as views; a
+    column of several chunks is copied into one array); from pandas and polars, no column is taken for one."""
+    return kind == "arrow" and values is not None and bool(values.flags.owndata and values.flags.writeable)
 
 
 def left_out_keywords(what: str, gone: np.ndarray | None, qid: Any, item: Any, where: str) -> dict[str, Any]:
@@ -262,4 +270,5 @@ def table_records(
     j = left_out_keywords("judgments", gone_j, qid, item, where)
     r = left_out_keywords("rankings", gone_r, qid, item, where)
     return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=j.get("judged"),
-                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())))
+                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())),
+                   own_scores=own_column(kind, score))
