@@ -185,15 +185,18 @@ def string_chunk_buffers(c: Any) -> tuple[np.ndarray, np.ndarray]:
 ARROW_COMPARE_MIN = 500_000
 
 
-def chunk_run_heads(chunks: list[Any] | None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+def chunk_run_heads(chunks: list[Any] | None,
+                    by_arrow: bool | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
     data, the chunk's rows that start a run of equal ids)``, the first id of a chunk compared with the last of the one
     before (neighbours compared on the chunk's buffers as they are: by Arrow's ``not_equal`` from
-    :data:`ARROW_COMPARE_MIN` ids on or when pyarrow.compute is loaded, else by the kernel ``run_heads``)."""
+    :data:`ARROW_COMPARE_MIN` ids on or when pyarrow.compute is loaded, else by the kernel ``run_heads``; ``by_arrow``
+    chooses)."""
     from .._kernels.api import run_heads
 
     chunks = [c for c in chunks or [] if len(c)]
-    by_arrow = "pyarrow.compute" in sys.modules or sum(map(len, chunks)) >= ARROW_COMPARE_MIN
+    if by_arrow is None:
+        by_arrow = "pyarrow.compute" in sys.modules or sum(map(len, chunks)) >= ARROW_COMPARE_MIN
     pos, prev = 0, None
     for c in chunks:
         m = len(c)
