@@ -35,23 +35,24 @@ OURS = (
     "import pyarrow.parquet as pq\n"
     "import ranklens\n"
     "tab = pq.read_table(sys.argv[1])\n"
+    "convention = sys.argv[4] if len(sys.argv) > 4 else 'trec_eval'\n"
     "calls = []\n"
     "def clock(fn):\n"
     "    w, c = time.perf_counter(), time.process_time()\n"
     "    out = fn()\n"
     "    return time.perf_counter() - w, time.process_time() - c, out\n"
     "for _ in range(int(sys.argv[2])):\n"
-    "    calls.append(clock(lambda: ranklens.evaluate(tab, tab, ['ndcg@10'], convention='trec_eval',\n"
+    "    calls.append(clock(lambda: ranklens.evaluate(tab, tab, ['ndcg@10'], convention=convention,\n"
     "                                                 per_query=False)['ndcg@10']))\n"
     "res = {'calls': [c[:2] for c in calls], 'value': calls[-1][2]}\n"
-    "if sys.argv[3:] == ['kernel']:  # the kernel alone, on the problem evaluate builds (private names: a benchmark)\n"
+    "if sys.argv[3:4] == ['kernel']:  # the kernel alone, on the problem evaluate builds (private names: a benchmark)\n"
     "    from ranklens._core.plan import make_plan, run_plan\n"
     "    from ranklens._core.problem import build_problem\n"
     "    from ranklens._defs.irmeasures import convention_groups\n"
     "    from ranklens._input.options import load_inputs\n"
     "    from ranklens.conventions import get_convention\n"
     "    from ranklens.measures import parse_measures\n"
-    "    ((conv, idx),) = convention_groups(get_convention('trec_eval'), parse_measures(['ndcg@10']))\n"
+    "    ((conv, idx),) = convention_groups(get_convention(convention), parse_measures(['ndcg@10']))\n"
     "    plan = make_plan(conv, parse_measures(['ndcg@10']))\n"
     "    problem = build_problem(*load_inputs(tab, tab), conv)\n"
     "    kernel = [clock(lambda: run_plan(plan, problem))[:2] for _ in range(5)]\n"
@@ -71,13 +72,13 @@ def _last_json(out: str) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True) -> dict:
+def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True, convention: str = "trec_eval") -> dict:
     data = str(dataset(n_q, 100))
     load_start = os.getloadavg()[0]
     inside, whole = [], []
     for _ in range(repeat):  # two calls and the kernel timed inside a process; one call, the whole process, outside
-        inside.append(_last_json(measure_process([sys.executable, "-c", OURS, data, "2", "kernel"])["out"]))
-        whole.append(measure_process([sys.executable, "-c", OURS, data, "1"]))
+        inside.append(_last_json(measure_process([sys.executable, "-c", OURS, data, "2", "kernel", convention])["out"]))
+        whole.append(measure_process([sys.executable, "-c", OURS, data, "1", "-", convention]))
 
     def med(values: list[float]) -> float:
         return statistics.median(values)
@@ -90,7 +91,7 @@ def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True) -> dict:
         "peak": med([m["peak"] for m in whole]),
     }
     res = {"ours": ours, "value": inside[-1]["value"], "repeat": repeat, "rows": n_q * 100, "theirs": None,
-           "sklearn": None}
+           "sklearn": None, "convention": convention}
     if peers:
         m = measure_process([sys.executable, "-c", THEIRS, data])
         res["theirs"] = {"process": [m["wall"], m["cpu"]], "peak": m["peak"], "value": _last_json(m["out"])["value"]}
@@ -99,15 +100,20 @@ def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True) -> dict:
         res["sklearn"] = {"call": [sk["times"][0], sk["cpu"][0]], "value": sk["value"]}
     res["load"] = (load_start, os.getloadavg()[0])
     o = ours
-    print(f"first call {o['first'][1]:.3f} s CPU ({o['first'][0]:.3f} wall), second {o['second'][1]:.3f} CPU "
-          f"(x{o['first'][1] / o['second'][1]:.2f}); kernel alone {o['kernel'][1]:.3f} CPU (warm call "
-          f"x{o['second'][1] / o['kernel'][1]:.2f}); whole process {o['process'][1]:.3f} s CPU "
-          f"({o['process'][0]:.3f} wall)", flush=True)
+
+    def x(a: list[float], b: list[float]) -> str:  # a ratio in CPU and in wall seconds
+        return f"x{a[1] / b[1]:.2f} CPU, x{a[0] / b[0]:.2f} wall"
+
+    print(f"[{convention}] first call {o['first'][1]:.3f} s CPU ({o['first'][0]:.3f} wall), second "
+          f"{o['second'][1]:.3f} CPU ({o['second'][0]:.3f} wall): {x(o['first'], o['second'])}; kernel alone "
+          f"{o['kernel'][1]:.3f} CPU ({o['kernel'][0]:.3f} wall): warm call {x(o['second'], o['kernel'])}; "
+          f"whole process {o['process'][1]:.3f} s CPU ({o['process'][0]:.3f} wall)", flush=True)
     if res["theirs"]:
-        t = res["theirs"]["process"]
-        print(f"pytrec_eval whole process {t[1]:.3f} s CPU ({t[0]:.3f} wall): x{t[1] / o['process'][1]:.2f} CPU; "
-              f"scikit-learn's call {res['sklearn']['call'][1]:.3f} s CPU: x"
-              f"{res['sklearn']['call'][1] / o['second'][1]:.2f} the warm call", flush=True)
+        t, sk = res["theirs"]["process"], res["sklearn"]["call"]
+        print(f"pytrec_eval whole process {t[1]:.3f} s CPU ({t[0]:.3f} wall): {x(t, o['process'])}; "
+              f"scikit-learn's call {sk[1]:.3f} s CPU ({sk[0]:.3f} wall): {x(sk, o['second'])} the warm call",
+              flush=True)
+    print(f"load average (1 min): {res['load'][0]:.1f} at the start, {res['load'][1]:.1f} at the end", flush=True)
     return res
 
 
@@ -122,7 +128,8 @@ def section(res: dict) -> list[str]:
 
     lines = ["", f"## The first call in a new process: {res['rows']:,} rows from Parquet", "",
              "`benchmarks/first_call_bench.py`: a new process imports ranklens and pyarrow, reads the main data set's "
-             "Parquet file into an Arrow table and calls `evaluate(tab, tab, ['ndcg@10'], convention='trec_eval')` "
+             "Parquet file into an Arrow table and calls `evaluate(tab, tab, ['ndcg@10'], "
+             f"convention={res['convention']!r})` "
              "twice, then runs the kernel alone on the problem the call builds (`run_plan`: the arithmetic, without "
              f"reading, joining or checking the input); median of {res['repeat']} processes. The whole process with "
              "one call is timed from outside (`wait4`); beside it, pytrec_eval's fast path on the same file in a "
@@ -158,10 +165,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--queries", type=int, default=100_000, help="100 rows each (a small size to try the script)")
     ap.add_argument("--no-peers", action="store_true", help="ranklens alone (no pytrec_eval, no scikit-learn)")
+    ap.add_argument("--convention", default="trec_eval", help="ranklens' convention (default: trec_eval)")
     a = ap.parse_args()
     # every timed process caches its bytecode, as an installed package does (as benchmarks/run.py does)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    res = measure(a.repeat, a.queries, not a.no_peers)
+    res = measure(a.repeat, a.queries, not a.no_peers, a.convention)
     if a.append:
         with open(a.append, "a") as f:
             f.write("\n".join(section(res)) + "\n")

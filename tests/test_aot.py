@@ -297,6 +297,25 @@ def test_run_heads_and_factorize_parts(mode, cut):
     assert c.tolist() == [0, 0, 0, 1, 0, 0, 2, 2, 2, 2] and uniques.tolist() == [5, 3, 9]
 
 
+@pytest.mark.parametrize("by_arrow", [True, False])
+@pytest.mark.parametrize("wide", [True, False])
+def test_chunk_run_heads_both_ways(by_arrow, wide):
+    """Runs of equal ids in Arrow string chunks, by Arrow's not_equal or by the kernel, against the definition (an id
+    starts a run when it differs from the one before, across chunk boundaries): runs across chunks, empty strings,
+    chunks of one row, sliced chunks (an offset into their buffers), ids that are prefixes of each other."""
+    import pyarrow as pa
+
+    from ranklens._input.buffers import chunk_run_heads
+
+    rng = np.random.default_rng(7)
+    ids = [["", "a", "ab", "b"][v] for v in np.repeat(rng.integers(0, 4, 300), rng.integers(1, 5, 300))]
+    t = pa.large_string() if wide else pa.string()
+    cuts = [0, 1, 2, 37, 38, 200, 201, 500, len(ids)]
+    chunks = [pa.array(["x"] + ids[a:b], t).slice(1) for a, b in zip(cuts[:-1], cuts[1:])]  # offset 1 each
+    found = np.concatenate([st + pos for pos, _, _, st in chunk_run_heads(chunks + [pa.array([], t)], by_arrow)])
+    assert found.tolist() == [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+
+
 def _offs_data(ids: list[str]):
     data = "".join(ids).encode()
     offs = np.cumsum([0] + [len(x.encode()) for x in ids]).astype(np.int64)

@@ -129,3 +129,32 @@ def test_checks_across_chunk_boundaries() -> None:
     dup = dict(cols, item=np.array(["d1", "d2", "d3", "d1", "e1", "e2", "e3", "e4"]))  # d1: rows 0 and 3
     with pytest.raises(ranklens.InputError, match=r"1 duplicate \(query, item\) rows .*query a item d1"):
         ranklens.evaluate(table(dup), None, ["ndcg@3"], convention="trec_eval")
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_group_checks_over_many_queries(mode) -> None:
+    """The duplicate and tie checks of 300 queries of 1 to 12 rows (the kernel reuses its tables from one query to
+    the next, in blocks of queries): each query's first duplicated row and whether two of its scores tie, against
+    the definition computed here with Python sets, query by query."""
+    pa = pytest.importorskip("pyarrow")
+    from ranklens._core.ties import group_checks
+    from ranklens._kernels.api import forced
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 13, 300)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    end = start + sizes
+    items = [f"d{v}" for v in rng.integers(0, 40, int(sizes.sum()))]  # duplicates in many queries, not all
+    score = rng.integers(0, 30, int(sizes.sum())).astype(float)
+    cuts = [0, 7, 400, 401, 1200, len(items)]
+    col = pa.chunked_array([pa.array(items[a:b], pa.string()) for a, b in zip(cuts[:-1], cuts[1:])])
+    with forced(mode):
+        checked = group_checks(col, start, end, np.empty(0, np.int64), score, True)
+    assert checked is not None
+    dup, tied = checked
+    for g in range(300):
+        rows = range(start[g], end[g])
+        first = next((r for r in rows if items[r] in items[start[g]:r]), -1)
+        assert dup[g] == first
+        assert tied[g] == (len(set(score[start[g]:end[g]])) < end[g] - start[g])
+    assert (dup >= 0).sum() > 30 and (dup < 0).sum() > 30 and tied.sum() > 30 and (~tied).sum() > 30

@@ -15,9 +15,11 @@ from .._defs.conventions import Convention
 from .._defs.irmeasures import convention_groups
 from .._defs.measures import Measure, parse_measures
 from .._defs.presets import get_convention
+from .._input.dispatch import is_pathlike
 from .._input.groups import group_columns
 from .._input.ids import arrow_to_numpy
 from .._input.options import load_inputs, split_options
+from .._input.tables import table_kind
 from ..errors import InvalidParameterError
 from .plan import make_plan, run_plan
 from .problem import Problem, array_problem, build_problem
@@ -190,7 +192,10 @@ def evaluate(
     groups = [(c, make_plan(c, [ms[i] for i in idx])) for c, idx in convention_groups(conv, ms)]
     j, r = load_inputs(judgments, run, columns, formats)
     if group_by is None:
-        return _joined(conv, ms, groups, lambda c: build_problem(j, r, c), weights, per_query)
+        # rankings read here from a table or a file are this call's alone: one problem may round their scores in place
+        own = len(groups) == 1 and (table_kind(run if run is not None else judgments) is not None
+                                    or is_pathlike(run if run is not None else judgments))
+        return _joined(conv, ms, groups, lambda c: build_problem(j, r, c, own=own), weights, per_query)
     if weights is not None and not isinstance(weights, Mapping):
         raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
     parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns.query)

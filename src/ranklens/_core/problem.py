@@ -240,14 +240,16 @@ def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
-                  duplicates: str = "error") -> Problem:
+                  duplicates: str = "error", own: bool = False) -> Problem:
     """Join judgments and rankings under a convention.
 
     ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
     queries): either side may have no rows and no query may be left to evaluate (then the problem
     has none; its notes say why). ``duplicates="mark"``: an item twice in a query's rows or judgments is
     not refused but marked (:attr:`Problem.duplicated`), for ``ranklens trec_eval``, which stops at that
-    query as trec_eval does.
+    query as trec_eval does. ``own``: the caller made ``r`` itself and builds one problem of it, so scores the
+    reader copied (:attr:`Rankings.own_scores`) are rounded to the convention's precision over themselves (one
+    array of a column's size less to allocate).
     """
     if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
@@ -263,7 +265,8 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     assert r.qid is not None and r.item is not None
     label_j = _judgment_labels(j, conv)
     key = check_order_key(np.asarray(r.order_key(), dtype=np.float64), conv,
-                          "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item)
+                          "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item,
+                          in_place=own and r.own_scores and r.score is not None and r.score.dtype == np.float64)
 
     # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
     # and check once, and the ranked rows' labels are the judgments' own, row for row

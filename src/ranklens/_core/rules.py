@@ -14,6 +14,8 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.ids import as_ids, ids_to_numpy, take_ids
+from .._input.validate import BLOCK as _BLOCK
+from .._input.validate import any_where
 from ..errors import InputError
 
 __all__ = ["bad_rows", "check_labels", "check_order_key", "check_sizes", "label_rule"]
@@ -27,8 +29,8 @@ def bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
     return "; ".join(parts)
 
 
-#: Rows per block when a check or a rounding of a whole column runs block by block (no full-size temporaries).
-_BLOCK = 1 << 20
+def _not_finite(x: np.ndarray) -> np.ndarray:
+    return ~np.isfinite(x)
 
 
 def _fractional(label: np.ndarray) -> int:
@@ -40,9 +42,9 @@ def _fractional(label: np.ndarray) -> int:
     return count
 
 
-def _via_float32(x: np.ndarray) -> np.ndarray:
-    """``x`` rounded to float32 and back to float64, block by block."""
-    out = np.empty(x.shape[0], np.float64)
+def _via_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``x`` rounded to float32 and back to float64, block by block, into ``out`` (may be ``x``; default: new)."""
+    out = np.empty(x.shape[0], np.float64) if out is None else out
     for a in range(0, x.shape[0], _BLOCK):
         out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
     return out
@@ -59,12 +61,12 @@ def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = Non
 
 def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
     """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
-    bad = ~np.isfinite(label)
-    if bad.any():
+    if any_where(_not_finite, label):  # block by block; the mask of every row only on the way to the error
+        bad = ~np.isfinite(label)
         raise InputError(
             f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({bad_rows(bad, qid, item)})."
         )
-    if conv.negative_labels == "error" and (label < 0).any():
+    if conv.negative_labels == "error" and any_where(lambda b: b < 0, label):
         neg = label < 0
         raise InputError(
             f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
@@ -77,7 +79,8 @@ def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item
             f"convention {conv.name!r} accepts only integer labels; {fractional} fractional in {where} "
             f"({bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
         )
-    if conv.max_label is not None and (label > conv.max_label).any():
+    top = conv.max_label
+    if top is not None and any_where(lambda b: b > top, label):
         big = label > conv.max_label
         raise InputError(
             f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
@@ -86,13 +89,15 @@ def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item
     return label_rule(label, conv, fractional)
 
 
-def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any) -> np.ndarray:
-    """Scores (or ranks as an order key) checked and under the convention's precision."""
-    bad = ~np.isfinite(key)
-    if bad.any():
+def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any,
+                    in_place: bool = False) -> np.ndarray:
+    """Scores (or ranks as an order key) checked and under the convention's precision (``in_place``: rounded over
+    ``key`` itself, which the caller owns, instead of into a new array)."""
+    if any_where(_not_finite, key):
+        bad = ~np.isfinite(key)
         raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({bad_rows(bad, qid, item)}).")
     if conv.score_precision == "float32":
-        key = _via_float32(key)
+        key = _via_float32(key, key if in_place else None)
     return key
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._input.buffers import string_chunk_buffers
 from .._input.ids import ArrowIds, BufferIds, IdArray, IdColumn, NarrowArrowIds, arrow_string_chunks, take_ids
+from .._input.validate import any_where
 from .._kernels.api import check_groups, find_duplicates
 
 __all__ = ["clashes", "group_checks", "scatter_offsets", "tied_rows"]
@@ -30,8 +31,7 @@ def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarr
 
 def _score_bits(key: np.ndarray) -> np.ndarray:
     """The scores' bits, equal for equal scores (-0.0 made 0.0 first; NaN is refused before)."""
-    zero = key == 0.0
-    if zero.any() and np.signbit(key[zero]).any():
+    if any_where(lambda b: (b == 0.0) & np.signbit(b), key):  # block by block: no mask of every row
         key = key + 0.0
     return np.ascontiguousarray(key).view(np.uint64)
 
@@ -64,15 +64,18 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
     n_g = start.shape[0]
     dup, tied = np.full(n_g, -1, np.int64), np.zeros(n_g, np.bool_)
     bits = _score_bits(key) if ties else np.zeros(1, np.uint64)  # without ties the kernel reads no score
-    inside = np.zeros(n_g, np.bool_)
-    for pos, offs, data in spans:  # the groups inside one buffer, read there
-        hi = pos + offs.shape[0] - 1
-        sel = np.flatnonzero((start >= pos) & (end <= hi))
+    firsts = np.array([pos for pos, _, _ in spans] + [int(end.max(initial=0)) + 1], np.int64)
+    which = np.searchsorted(firsts, start, side="right") - 1  # the buffer each group starts in
+    inside = end <= firsts[which + 1]  # and ends in
+    sel_all = np.flatnonzero(inside)
+    sel_all = sel_all[np.argsort(which[sel_all], kind="stable")]
+    bounds = np.searchsorted(which[sel_all], np.arange(len(spans) + 1))
+    for k, (pos, offs, data) in enumerate(spans):  # the groups inside one buffer, read there
+        sel = sel_all[bounds[k]:bounds[k + 1]]
         if sel.size:
             d, t = dup[sel], tied[sel]
             check_groups(start[sel], end[sel], pos, offs, data, bits, ties, d, t)
             dup[sel], tied[sel] = d, t
-            inside[sel] = True
     across = np.flatnonzero(~inside & (end - start > 1))  # a group across two buffers: its rows' ids copied
     if across.size:
         lengths = end[across] - start[across]

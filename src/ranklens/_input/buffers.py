@@ -9,6 +9,8 @@ string offsets to 64 bits.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,10 +18,13 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = [
+    "ARROW_COMPARE_MIN",
     "StrIds",
     "arrow_to_numpy",
     "as_ids",
+    "chunk_run_heads",
     "chunked_to_numpy",
+    "empty_array",
     "np_to_arrow",
     "pyarrow",
     "string_chunk_buffers",
@@ -152,11 +157,39 @@ def widen_strings(arr: Any) -> Any:
     return pa.LargeStringArray.from_buffers(len(arr), pa.py_buffer(offs), data)
 
 
+#: From this many bytes on, :func:`empty_array` takes its memory from Arrow's pool.
+POOL_MIN_BYTES = 1 << 20
+
+
+def empty_array(n: int, dtype: Any) -> np.ndarray:
+    """An uninitialised writeable array of ``n`` values, its memory from Arrow's memory pool when pyarrow is loaded
+    and the array is large (:data:`POOL_MIN_BYTES`), else from numpy.
+
+    A column's copy taken from the pool reuses the memory the pool holds already (what decoding a Parquet file
+    freed, the arrays of an earlier call): fresh pages cost their faults (~2 ms per MB on a loaded machine, more
+    than the copy itself), and numpy hands arrays this large back to the system when they are freed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = empty_array(3, np.float64)
+    >>> a[:] = 1.5
+    >>> a.tolist()
+    [1.5, 1.5, 1.5]
+    """
+    dtype = np.dtype(dtype)
+    size = n * dtype.itemsize
+    if size < POOL_MIN_BYTES or "pyarrow" not in sys.modules:
+        return np.empty(n, dtype)
+    return np.frombuffer(pyarrow().allocate_buffer(size), dtype=dtype, count=n)
+
+
 def chunked_to_numpy(x: Any, dtype: Any) -> np.ndarray:
     """A numeric Arrow ChunkedArray as one numpy array of ``dtype``, filled chunk by chunk (a chunk with
-    nulls gives NaN there): no combined copy beside the result."""
+    nulls gives NaN there): no combined copy beside the result, whose memory comes from Arrow's pool
+    (:func:`empty_array`)."""
     pa = pyarrow()
-    out = np.empty(len(x), dtype=dtype)
+    out = empty_array(len(x), dtype)
     pos = 0
     for c in x.chunks:
         m = len(c)
@@ -173,6 +206,46 @@ def string_chunk_buffers(c: Any) -> tuple[np.ndarray, np.ndarray]:
     offs = np.frombuffer(bufs[1], dtype=dt)[c.offset: c.offset + len(c) + 1]
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
     return offs, data
+
+
+#: From this many ids on, runs of equal neighbours are found by Arrow's ``not_equal`` (a vectorised string
+#: comparison, about twice as fast as the kernel's byte loop on short ids); below it by the kernel, as importing
+#: pyarrow.compute would cost more than the work.
+ARROW_COMPARE_MIN = 500_000
+
+
+def chunk_run_heads(chunks: list[Any] | None,
+                    by_arrow: bool | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
+    data, the chunk's rows that start a run of equal ids)``, the first id of a chunk compared with the last of the one
+    before (neighbours compared on the chunk's buffers as they are: by Arrow's ``not_equal`` from
+    :data:`ARROW_COMPARE_MIN` ids on or when pyarrow.compute is loaded, else by the kernel ``run_heads``; ``by_arrow``
+    chooses)."""
+    from .._kernels.api import run_heads
+
+    chunks = [c for c in chunks or [] if len(c)]
+    if by_arrow is None:
+        by_arrow = "pyarrow.compute" in sys.modules or sum(map(len, chunks)) >= ARROW_COMPARE_MIN
+    pos, prev = 0, None
+    for c in chunks:
+        m = len(c)
+        offs, data = string_chunk_buffers(c)
+        if by_arrow:
+            import pyarrow.compute as pc
+
+            starts = np.empty(1, np.int64) if m == 1 else None
+            if starts is None:
+                later = arrow_to_numpy(pc.indices_nonzero(pc.not_equal(c.slice(1), c.slice(0, m - 1))))
+                starts = np.empty(later.shape[0] + 1, np.int64)
+                np.add(later, 1, out=starts[1:], casting="unsafe")
+            starts[0] = 0
+        else:
+            starts = np.flatnonzero(run_heads(offs, data))
+        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
+            starts = starts[1:]
+        prev = data[offs[m - 1]:offs[m]].tobytes()
+        yield pos, offs, data, starts
+        pos += m
 
 
 def widen_chunks(x: Any) -> Any:

@@ -65,8 +65,7 @@ def _string_chunk_heads(chunks: list[Any]) -> tuple[IdArray, np.ndarray] | None:
     from .._kernels.api import gather
 
     starts, parts, n, count = [], [], sum(len(c) for c in chunks), 0
-    for pos, offs, data, mask in chunk_run_heads(chunks):
-        st = np.flatnonzero(mask)
+    for pos, offs, data, st in chunk_run_heads(chunks):
         starts.append(st + pos)
         count += st.size
         if count > n // 2:

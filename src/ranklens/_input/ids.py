@@ -20,7 +20,7 @@ buffers (``int64`` offsets and ``uint8`` data), so 10 million ids cost no Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
@@ -29,6 +29,7 @@ from .buffers import (
     StrIds,
     arrow_to_numpy,
     as_ids,
+    chunk_run_heads,
     chunked_to_numpy,
     np_to_arrow,
     string_chunk_buffers,
@@ -314,7 +315,7 @@ class NarrowArrowIds(IdColumn):
             m = len(c)
             if m:
                 offs, data = string_chunk_buffers(c)
-                out[pos:pos + m] = hash_items(True, none, offs.astype(np.int64, copy=False), data)
+                out[pos:pos + m] = hash_items(True, none, offs, data)  # 32-bit offsets read as they are
                 pos += m
         return out
 
@@ -347,7 +348,7 @@ class NarrowArrowIds(IdColumn):
 
     def run_starts(self) -> np.ndarray:
         # chunk by chunk on the offsets as they are: never widened
-        starts = [np.flatnonzero(mask) + pos for pos, _, _, mask in chunk_run_heads(arrow_string_chunks(self.values))]
+        starts = [st + pos for pos, _, _, st in chunk_run_heads(arrow_string_chunks(self.values))]
         return np.concatenate(starts) if starts else np.zeros(0, np.int64)
 
 
@@ -400,25 +401,6 @@ def concat_ids(*parts: IdArray) -> IdArray:
 def arrow_ids(ids: IdArray) -> Any:
     """Ids as an Arrow array (:class:`StrIds` converted; Arrow arrays unchanged)."""
     return IdColumn.of(ids).to_arrow()
-
-
-def chunk_run_heads(chunks: list[Any] | None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
-    data, run-start mask)``, the first id of a chunk compared with the last of the one before."""
-    from .._kernels.api import run_heads
-
-    pos, prev = 0, None
-    for c in chunks or []:
-        m = len(c)
-        if m == 0:
-            continue
-        offs, data = string_chunk_buffers(c)
-        mask = run_heads(offs, data)
-        if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
-            mask[0] = False
-        prev = data[offs[m - 1]:offs[m]].tobytes()
-        yield pos, offs, data, mask
-        pos += m
 
 
 def narrow_strings(x: Any) -> bool:

@@ -5,7 +5,7 @@ The public face of this module is :mod:`ranklens.records`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -129,6 +129,9 @@ class Rankings:
     in_ranx_order: bool = False
     #: rows the input left out because their score or rank was missing (``missing="exclude"``)
     left_out: tuple[LeftOut, ...] = ()
+    #: ``score`` is an array the reader made for these rankings alone (a table's column copied chunk by chunk),
+    #: not the caller's memory: an evaluation that made these rankings itself may round it in place
+    own_scores: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -188,6 +191,8 @@ class Records:
     #: see :attr:`Rankings.in_ranx_order`
     in_ranx_order: bool = False
     left_out: tuple[LeftOut, ...] = ()
+    #: see :attr:`Rankings.own_scores`
+    own_scores: bool = field(default=False, repr=False)
 
     @property
     def has_labels(self) -> bool:
@@ -218,7 +223,7 @@ class Records:
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
                             label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order,
-                            left_out=gone)
+                            left_out=gone, own_scores=self.own_scores)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
                         score=self.score[m] if self.score is not None else None,

@@ -14,11 +14,11 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy
+from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy, empty_array
 from .forms import pyterrier_columns
 from .ids import id_length
 from .records import Records, left_out_rows
-from .validate import check_values, numeric
+from .validate import any_where, check_values, numeric
 
 __all__ = ["COLUMN_NAMES", "Locate", "left_out_keywords", "pick_column", "table_kind", "table_records"]
 
@@ -102,7 +102,15 @@ def _table_columns(obj: Any, kind: str) -> list[str]:
     return list(obj.schema.names)
 
 
-def _table_column(obj: Any, kind: str, col: str, where: str) -> np.ndarray:
+def _table_column(obj: Any, kind: str, col: str, where: str) -> tuple[np.ndarray, bool]:
+    """A table's value column as numpy, and whether the array is the reader's own (made here, no view of the
+    table's or the caller's memory): an Arrow column of several chunks copied into one array."""
+    values = _column_values(obj, kind, col, where)
+    many = kind == "arrow" and getattr(obj.column(col), "num_chunks", 1) > 1
+    return values, many and values.dtype.kind in "iufb"
+
+
+def _column_values(obj: Any, kind: str, col: str, where: str) -> np.ndarray:
     if kind == "pandas":
         s = obj[col]
         if s.dtype.kind in "iufb":
@@ -115,7 +123,7 @@ def _table_column(obj: Any, kind: str, col: str, where: str) -> np.ndarray:
             obj = obj.select(col).collect()
         s = obj[col]
         if s.dtype.is_numeric() and s.n_chunks() > 1:  # read as float64 (numeric): written once, chunk by chunk
-            out = np.empty(len(s), np.float64)
+            out = empty_array(len(s), np.float64)
             pos = 0
             for c in s.get_chunks():
                 out[pos:pos + len(c)] = c.to_numpy() if c.null_count() == 0 else c.cast(float).to_numpy()
@@ -190,17 +198,20 @@ def _row(i: int) -> tuple[str, int | None, str | None]:
 
 
 def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate: Locate | None,
-                  missing: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """A table's label/score/rank column as float64, and the rows left out (None: none).
+                  missing: str) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """A table's label/score/rank column as float64, the rows left out (None: none), and whether the array is the
+    reader's own (:func:`_table_column`; a float64 copy of it is too).
 
     Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
     ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
-    vals = numeric(_table_column(table, kind, col, where), f"{what} ({col!r})", where, locate=locate or _row)
-    if np.isfinite(vals).all():
-        return vals, None
+    raw, own = _table_column(table, kind, col, where)
+    vals = numeric(raw, f"{what} ({col!r})", where, locate=locate or _row)
+    own = own or vals is not raw
+    if not any_where(lambda b: ~np.isfinite(b), vals):  # block by block: no mask of every row
+        return vals, None, own
     null = _table_nulls(table, kind, col)
     return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,
-                              excludable=True)
+                              excludable=True), own
 
 
 def left_out_keywords(what: str, gone: np.ndarray | None, qid: Any, item: Any, where: str) -> dict[str, Any]:
@@ -251,15 +262,17 @@ def table_records(
     # item ids kept as they come too: hashed chunk by chunk, widened only where a kernel compares them
     item = _table_ids(table, kind, ic, where)
     label = score = rank = gone_j = gone_r = None
+    own_scores = False
     if lc is not None and need in ("judgments", "both"):
-        label, gone_j = _table_values(table, kind, lc, "relevance", where, locate, missing)
+        label, gone_j, _ = _table_values(table, kind, lc, "relevance", where, locate, missing)
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
         if sc:
-            score, gone_r = _table_values(table, kind, sc, "score", where, locate, missing)
+            score, gone_r, own_scores = _table_values(table, kind, sc, "score", where, locate, missing)
         else:
             assert rc is not None
-            rank, gone_r = _table_values(table, kind, rc, "rank", where, locate, missing)
+            rank, gone_r, _ = _table_values(table, kind, rc, "rank", where, locate, missing)
     j = left_out_keywords("judgments", gone_j, qid, item, where)
     r = left_out_keywords("rankings", gone_r, qid, item, where)
     return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=j.get("judged"),
-                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())))
+                   ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())),
+                   own_scores=own_scores)

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..errors import FormatError, InputError, InvalidParameterError
 
-__all__ = ["BOM", "MISSING", "TREC_FIELDS", "check_missing", "check_utf8", "check_values", "is_number", "numeric",
-           "strip_bom", "text_buffer", "utf8_text"]
+__all__ = ["BLOCK", "BOM", "MISSING", "TREC_FIELDS", "any_where", "check_missing", "check_utf8", "check_values",
+           "is_number", "numeric", "strip_bom", "text_buffer", "utf8_text"]
 
 #: What a missing label, score or rank is (``missing=``): refused (``"error"``, the default), or its row left out
 #: of that side and counted in ``Result.excluded`` (``"exclude"``).
@@ -169,6 +169,25 @@ def check_missing(missing: Any) -> str:
         raise InvalidParameterError(f"`missing` must be 'error' (refuse a missing label or score, the default) or "
                                     f"'exclude' (leave its row out of that side, counted); got {missing!r}.")
     return missing
+
+
+#: Rows per block when a whole column is checked or rounded block by block: no temporary as large as the column
+#: (its fresh pages cost the first call of a process more than the check itself), and temporaries of a megabyte at
+#: most (float64), which the allocator hands back for the next block instead of mapping fresh memory for each.
+BLOCK = 1 << 17
+
+
+def any_where(test: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> bool:
+    """Whether ``test(block)`` holds somewhere in ``x``, block by block (:data:`BLOCK` rows), stopping at the first
+    block where it does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> any_where(lambda b: ~np.isfinite(b), np.array([1.0, np.inf])), any_where(lambda b: b < 0, np.arange(3.0))
+    (True, False)
+    """
+    return any(bool(test(x[a:a + BLOCK]).any()) for a in range(0, x.shape[0], BLOCK))
 
 
 def numeric(a: np.ndarray, what: str, where: str, *,

@@ -85,10 +85,11 @@ def segments(codes: np.ndarray, n_groups: int) -> Any:
 
 
 def hash_items(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray) -> Any:
-    """64-bit hash of every item id (``group.hash_items``)."""
+    """64-bit hash of every item id (``group.hash_items``; offsets int64, or int32 as in Arrow's ``string``)."""
     if not is_str:
         return call("hash_items", is_str, ints, offs, data)
-    return by_row("hash_items", (is_str, ints, offs, data), (), offs.shape[0] - 1, cat, extend=(2,))
+    name = "hash_items_i4" if offs.dtype == np.int32 else "hash_items"
+    return by_row(name, (is_str, ints, offs, data), (), offs.shape[0] - 1, cat, extend=(2,))
 
 
 def factorize(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

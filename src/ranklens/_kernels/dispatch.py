@@ -58,6 +58,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
     "run_heads_i4": ("group.run_heads", "i8", "i4[C] u1[C] i8 i8 b1[C]"),
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
+    "hash_items_i4": ("group.hash_items", "u8[C]", "b1 i8[C] i4[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
     "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] u8[C] b1 i8[C] b1[C]"),
@@ -83,9 +84,10 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads and check_groups
-#: on 32-bit offsets).
-PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4", "check_groups_i4")
+#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads, hash_items and
+#: check_groups on 32-bit offsets).
+PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4", "hash_items_i4",
+         "check_groups_i4")
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).

@@ -251,42 +251,56 @@ def check_groups(start, end, base, offs, data, bits, ties, dup, tied):  # pragma
     group has (else left as it is, -1), as :func:`find_duplicates` finds it; with ``ties``, ``tied[g]``: whether two
     of its rows have the same score bits ``bits[row]`` (the caller makes -0.0 0.0). Row ``r``'s item is the string
     ``data[offs[r - base]:offs[r - base + 1]]`` (offsets int64, or int32 as in Arrow's ``string``), hashed on the way:
-    no hash array of all rows, no widened offsets. Both sets are tables of :func:`probe`. Returns ``dup``."""
+    no hash array of all rows, no widened offsets. Both sets are tables of :func:`probe`, in scratch arrays allocated
+    once per block of groups (not once per group). Returns ``dup``."""
     n_g = start.shape[0]
+    if n_g == 0:
+        return dup
+    longest = 1
+    for g in range(n_g):
+        longest = max(longest, end[g] - start[g])
+    most, _ = table_size(longest)
     none = np.zeros(1, np.int64)
     keys = np.empty(0, np.int64)  # entries are the group's rows 0 .. m - 1
-    for g in prange(n_g):
-        lo, m, size, shift, mask = group_table(start, end, g)
-        if m < 2:
-            continue
-        g_offs = offs[lo - base:lo - base + m + 1]
-        hashes = np.empty(m, np.uint64)
-        items = np.full(size, -1, np.int64)
-        g_bits = bits[lo:lo + m]
-        values = np.full(size if ties else 1, -1, np.int64)
-        ints = g_bits.view(np.int64)
-        open_dup = True
-        open_tie = ties
-        for t in range(m):
-            if open_dup:
-                h = hash_bytes(data, g_offs[t], g_offs[t + 1])
-                hashes[t] = h
-                slot = probe(items, shift, mask, keys, hashes, True, none, g_offs, data, h, none, g_offs, data, t)
-                if items[slot] >= 0:
-                    dup[g] = lo + t
-                    open_dup = False
-                else:
-                    items[slot] = t
-            if open_tie:
-                v = g_bits[t]
-                slot = probe(values, shift, mask, keys, g_bits, False, ints, g_offs, data, v, ints, g_offs, data, t)
-                if values[slot] >= 0:
-                    tied[g] = True
-                    open_tie = False
-                else:
-                    values[slot] = t
-            if not open_dup and not open_tie:
-                break
+    n_blocks = min(n_g, 64)
+    for b in prange(n_blocks):
+        hashes = np.empty(longest, np.uint64)
+        all_items = np.empty(most, np.int64)
+        all_values = np.empty(most if ties else 1, np.int64)
+        for g in range(b * n_g // n_blocks, (b + 1) * n_g // n_blocks):
+            lo, m, size, shift, mask = group_table(start, end, g)
+            if m < 2:
+                continue
+            g_offs = offs[lo - base:lo - base + m + 1]
+            items = all_items[:size]
+            items[:] = -1
+            values = all_values[:size if ties else 1]
+            values[:] = -1
+            g_bits = bits[lo:lo + m]
+            ints = g_bits.view(np.int64)
+            open_dup = True
+            open_tie = ties
+            for t in range(m):
+                if open_dup:
+                    h = hash_bytes(data, g_offs[t], g_offs[t + 1])
+                    hashes[t] = h
+                    slot = probe(items, shift, mask, keys, hashes, True, none, g_offs, data, h, none, g_offs, data, t)
+                    if items[slot] >= 0:
+                        dup[g] = lo + t
+                        open_dup = False
+                    else:
+                        items[slot] = t
+                if open_tie:
+                    v = g_bits[t]
+                    slot = probe(values, shift, mask, keys, g_bits, False, ints, g_offs, data, v, ints, g_offs, data,
+                                 t)
+                    if values[slot] >= 0:
+                        tied[g] = True
+                        open_tie = False
+                    else:
+                        values[slot] = t
+                if not open_dup and not open_tie:
+                    break
     return dup
 
 

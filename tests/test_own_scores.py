@@ -1,0 +1,63 @@
+"""Scores rounded in place only where nobody else holds them.
+
+``evaluate`` reading an Arrow table itself rounds the scores it copied out of the table's chunks to the
+convention's precision over that copy (trec_eval's float32), instead of into a second array of the column's size.
+Nothing outside the call may see the rounding: the table, rankings the caller made (``as_rankings``, used again
+under another convention), and a second call on the same table all keep the float64 scores.
+
+The numbers are by hand: query ``q`` has item ``a`` (label 1) scored ``0.5 + 1e-12`` and item ``b`` (label 0)
+scored ``0.5``. In float64 ``a`` comes first: NDCG@2 = 1. Rounded to float32 the scores tie, and trec_eval breaks
+ties by item id, descending: ``b`` first, NDCG@2 = (1 / log2 3) / 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ranklens
+
+pa = pytest.importorskip("pyarrow")
+
+TIED = 1 / math.log2(3)  # a relevant item second, out of one
+
+
+def _table():
+    batch = pa.record_batch({"query": ["q", "q"], "item": ["a", "b"], "label": [1, 0], "score": [0.5 + 1e-12, 0.5]})
+    other = pa.record_batch({"query": ["r", "r"], "item": ["c", "d"], "label": [1, 0], "score": [2.0, 1.0]})
+    return pa.Table.from_batches([batch, other])  # two chunks per column: the reader copies the scores
+
+
+def _ndcg(j, r, convention=None):
+    res = ranklens.evaluate(j, r, ["ndcg@2"], convention=convention)
+    return res.per_query_dict("ndcg@2")["q"]
+
+
+def test_the_table_read_in_the_call_gives_both_conventions_their_numbers():
+    tab = _table()
+    assert _ndcg(tab, tab, "trec_eval") == pytest.approx(TIED, abs=1e-12)
+    assert _ndcg(tab, tab) == 1.0  # the table itself untouched: float64 scores again
+    assert _ndcg(tab, None, "trec_eval") == pytest.approx(TIED, abs=1e-12)
+    assert _ndcg(tab, None) == 1.0
+    assert tab.column("score").to_pylist()[0] == 0.5 + 1e-12
+
+
+def test_rankings_the_caller_holds_are_never_rounded_over():
+    tab = _table()
+    r = ranklens.as_rankings(tab)
+    assert r.own_scores  # the reader's copy of two chunks...
+    before = r.score.copy()
+    assert _ndcg(tab, r, "trec_eval") == pytest.approx(TIED, abs=1e-12)
+    np.testing.assert_array_equal(r.score, before)  # ...but the caller's rankings: rounded into a new array
+    assert _ndcg(tab, r) == 1.0
+
+
+def test_only_arrays_of_the_readers_own_are_marked():
+    tab = _table()
+    one_chunk = tab.combine_chunks()  # one chunk: the scores are Arrow's memory, seen through a view
+    assert not ranklens.as_rankings(one_chunk).own_scores
+    pd = pytest.importorskip("pandas")
+    assert not ranklens.as_rankings(tab.to_pandas()).own_scores  # a data frame's column is the caller's memory
+    assert _ndcg(pd.DataFrame(tab.to_pandas()), tab.to_pandas(), "trec_eval") == pytest.approx(TIED, abs=1e-12)
