@@ -1,5 +1,5 @@
 """Integer item keys (schema version 6): each item id text stored once, in ``item_keys``, numbered ``iid``
-from 1 in the order first stored; ``items``, ``item_labels`` and ``feedback`` hold the number.
+from 1 (chunk by chunk as they are first stored); ``items``, ``item_labels`` and ``feedback`` hold the number.
 
 :func:`chunk_keys` numbers the item ids of a chunk (new ones get the next numbers, in the order of their
 text, so that the numbers do not depend on how the rows were partitioned: either engine gives the same);

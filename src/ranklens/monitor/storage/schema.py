@@ -8,8 +8,8 @@ moves outcomes to ``item_labels``, resolved to the served lists they belong to (
 Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor.alerts.lifecycle`).
 Version 5 adds data quality (partial lists, rows per batch and hour) and alert operations (severity,
 acknowledgement, snoozes, deliveries per webhook route).
-Version 6 keys items by integers: ``item_keys`` gives each item id text its number ``iid`` (from 1, in the order
-first stored), and ``items``, ``item_labels`` and ``feedback`` hold ``iid`` instead of the text (cheaper to
+Version 6 keys items by integers: ``item_keys`` gives each item id text its number ``iid`` (from 1; see
+:mod:`ranklens.monitor.storage.keys`), and ``items``, ``item_labels`` and ``feedback`` hold ``iid`` instead of the text (cheaper to
 write, to compress and to join); a reader that shows or orders by the item id joins ``item_keys``.
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 
