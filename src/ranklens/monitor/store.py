@@ -117,7 +117,8 @@ class Store:
 
     # -- ingest --------------------------------------------------------------------------------------------
     def ingest(self, source: Any, *, source_name: str | None = None, max_quarantine: float | None = None,
-               engine: str = "local", master: str | None = None) -> IngestSummary:
+               engine: str = "local", master: str | None = None,
+               spark_conf: Mapping[str, str] | None = None) -> IngestSummary:
         """Add events to the store: a file, a directory of files, a list of them, or a table.
 
         Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``).
@@ -133,13 +134,18 @@ class Store:
         ``engine="spark"`` runs the reduction of events to served lists (validation, quarantine, lists, items,
         label rows) in Spark's executors (``master``: default ``local[*]``; needs ``ranklens[spark]``); the
         store holds the same contents as after the local engine (:mod:`ranklens.monitor.storage.spark_ingest`).
+        ``spark_conf``: Spark settings by their exact names for the session the ingest starts, e.g.
+        ``{"spark.driver.memory": "6g"}`` (the driver takes each chunk's rows whole: Spark's default 1 GB ran out
+        of memory at 10 million events); a setting of the JVM such as the driver's memory takes effect only when
+        the ingest starts Spark, not in a session already running.
 
         Returns
         -------
         IngestSummary
         """
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
-        return ingest_call(self._db(create=True), sources(source, source_name), self.config, limit, engine, master)
+        return ingest_call(self._db(create=True), sources(source, source_name), self.config, limit, engine, master,
+                           spark_conf)
 
     def refresh(self) -> int:
         """Compute and store the tracked values of the groups whose values are stale; returns their number.
