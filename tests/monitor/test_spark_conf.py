@@ -59,7 +59,8 @@ def test_spark_conf_from_the_command_line(tmp_path, started):
 @pytest.mark.parametrize("args, line", [
     (["--engine", "spark", "--spark-conf", "spark.driver.memory"],
      "--spark-conf takes KEY=VALUE (e.g. spark.driver.memory=6g); got 'spark.driver.memory'."),
-    (["--engine", "spark", "--spark-conf", "=6g"], "--spark-conf takes KEY=VALUE (e.g. spark.driver.memory=6g); got '=6g'."),
+    (["--engine", "spark", "--spark-conf", "=6g"],
+     "--spark-conf takes KEY=VALUE (e.g. spark.driver.memory=6g); got '=6g'."),
     (["--spark-conf", "spark.driver.memory=6g"], "--spark-conf needs --engine spark."),
 ])
 def test_bad_spark_conf_is_one_line_exit_2(tmp_path, started, args, line):

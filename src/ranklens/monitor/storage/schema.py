@@ -9,8 +9,9 @@ Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`
 Version 5 adds data quality (partial lists, rows per batch and hour) and alert operations (severity,
 acknowledgement, snoozes, deliveries per webhook route).
 Version 6 keys items by integers: ``item_keys`` gives each item id text its number ``iid`` (from 1; see
-:mod:`ranklens.monitor.storage.keys`), and ``items``, ``item_labels`` and ``feedback`` hold ``iid`` instead of the text (cheaper to
-write, to compress and to join); a reader that shows or orders by the item id joins ``item_keys``.
+:mod:`ranklens.monitor.storage.keys`), and ``items``, ``item_labels`` and ``feedback`` hold ``iid`` instead of
+the text (cheaper to write, to compress and to join); a reader that shows or orders by the item id joins
+``item_keys``.
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 
 A store is recognised as ranklens' by a marker in ``meta`` (``application = 'ranklens-monitor'``), written
