@@ -45,7 +45,13 @@ from .aggregates import StoreAggregate
 from .baseline import select_baseline
 from .search import MAX_COLUMNS, crosses, one_sided, searched_columns, slice_definitions
 
-__all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "auto_cells", "decompose", "slice_report", "welch_cells"]
+__all__ = ["CORRECTIONS", "MIN_SUPPORT", "NothingToSearch", "adjust_p", "auto_cells", "decompose", "slice_report",
+           "welch_cells"]
+
+
+class NothingToSearch(InputError):
+    """No slice column left to search: the store has none, or each one asked for is fixed to one value in every
+    series (its ``by`` or ``where``). Not a missing baseline: an automatic-slice monitor says which."""
 
 MIN_SUPPORT = 30
 CORRECTIONS = ("holm", "bh", "none")
@@ -192,12 +198,12 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     for c in cols:
         column_sql(con, c, slices)
     if not cols:
-        raise InputError("the store has no slice columns to break the change down by.")
+        raise NothingToSearch("the store has no slice columns to break the change down by.")
     by = [str(b).lower() for b in by]
     searched = searched_columns(cols, where, by)  # a column the series fixes is never its own root cause
     fixed, cols = [c for c in cols if c not in searched], searched
     if not cols:
-        raise InputError(f"no slice column to break the change down by: {', '.join(fixed)} "
+        raise NothingToSearch(f"no slice column to break the change down by: {', '.join(fixed)} "
                          f"{'is' if len(fixed) == 1 else 'are'} fixed to one value in each series (by or where).")
     sexprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
     bexprs = [f"{column_sql(con, b, slices)} AS {quote('s:' + b)}" for b in by]
