@@ -24,7 +24,7 @@ from ..reports.aggregates import StoreAggregate
 from ..reports.search import cell_name, crosses, rank_cells, top_entry
 from ..reports.slices import NothingToSearch, auto_cells
 from ..reports.stats import welch
-from ..storage.params import measure_keys, parse_time, window_delta
+from ..storage.params import measure_keys, parse_time, series_where, window_delta
 
 __all__ = ["Alert", "ReportSource", "Verdict", "floor_time", "judge", "run_monitors"]
 
@@ -198,8 +198,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
             if row["n_groups"] < spec.min_groups:
                 out.append(verdict("too few groups"))
                 continue
-            where = dict(spec.where)
-            where.update({k: v for k, v in series.items() if v is not None})
+            where = series_where(spec.where, series)
             if spec.slices == "auto":  # each slice of the series judged on its own (reports/search.py)
                 out.extend(_judge_slices(reports, spec, key, series, where, w0, w1, bspec))
                 continue

@@ -40,6 +40,7 @@ from ..._core.stats import scipy_special
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline, MonitorConfig
 from ..storage.db import column_sql, quote, slice_columns
+from ..storage.params import series_where
 from ..storage.values import select_values
 from .aggregates import StoreAggregate
 from .baseline import select_baseline
@@ -224,8 +225,7 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     for combo in combos:
         series = {b: combo["s:" + b] for b in by}
         mw = counted & _mask(wg, series, "s:")
-        swhere = dict(where or {})
-        swhere.update({b: v for b, v in series.items() if v is not None})
+        swhere = series_where(where, series)
         bg, bv, sel = select_baseline(con, config, [key], spec, swhere, start, end, sexprs)
         bn = bg.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
         bgt = agg.weights(bn)

@@ -52,7 +52,7 @@ from ..config import Baseline
 from ..reports.baseline import baseline_candidates
 from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
 from ..storage.keys import ITEM_TEXT
-from ..storage.params import check_window, window_delta
+from ..storage.params import check_window, series_where, window_delta
 from .arithmetic import EPSILON, POSITION_BINS, gini, ild_per_list, ks_asymptotic, psi
 from .features import DECILES, check_features, feature_arrays, feature_distance
 from .names import SignalName, feature_signals, parse_signal, signal_keys
@@ -451,8 +451,7 @@ def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str
     cell_base: list[Any] = []
     for ck in cell_keys:
         series = {b: ck["c:" + b] for b in by}
-        sel_where = dict(where or {})
-        sel_where.update({k: v for k, v in series.items() if v is not None})
+        sel_where = series_where(where, series)
         # the monitors' rule (reports.baseline): the first candidate selection that served lists
         for cand in baseline_candidates(bspec, sel_where, ck["c:window"], ck["c:window"] + delta):
             key: Any = (tuple(sorted((k, repr(v)) for k, v in cand.where.items())), cand.start, cand.end)
