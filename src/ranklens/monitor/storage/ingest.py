@@ -409,7 +409,8 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
               WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
                 AND k.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
                 AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
-                AND (CASE WHEN len(f.labels) > 0 THEN list_sort(f.labels) END) IS NOT DISTINCT FROM _fb_rows.labels)""",
+                AND (CASE WHEN len(f.labels) = 1 THEN f.labels WHEN len(f.labels) > 1 THEN list_sort(f.labels) END)
+                    IS NOT DISTINCT FROM _fb_rows.labels)""",
                     [lo_ts, hi_ts])
     con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
                    FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
