@@ -143,6 +143,7 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
             yield Con(c)
 
     dbm.Database._open = wrapped  # type: ignore[method-assign]
+    phases = _time_phases()
     paths = json.loads(Path(args.manifest).read_text())["paths"]
     store = Path(args.store)
     for p in (store, Path(str(store) + ".wal")):
@@ -152,7 +153,43 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
     Store(store, config={}).ingest(paths)
     seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     top = sorted(([k, *v] for k, v in spent.items()), key=lambda r: -r[1])
-    return {"seconds": seconds, "cpu_seconds": cpu, "sql_cpu": sum(r[1] for r in top), "statements": top[:15]}
+    return {"seconds": seconds, "cpu_seconds": cpu, "sql_cpu": sum(r[1] for r in top), "statements": top[:15],
+            "phases": phases}
+
+
+#: The ingest's steps, timed by wrapping the functions that do them: (module, function, step).
+PHASES = [
+    ("ranklens.monitor.storage.ingest", "validate", "validation: typed events and quarantine reasons (`_v`)"),
+    ("ranklens.monitor.storage.ingest", "make_chunk", "the chunk tables: lists, items, label rows, quarantine"),
+    ("ranklens.monitor.storage.ingest", "store_chunk", "storing: keys, lists, items, feedback, item_labels"),
+    ("ranklens.monitor.storage.ingest_call", "remember_maturity", "label maturity"),
+    ("ranklens.monitor.storage.ingest_call", "remember_propensity", "propensities (none fitted by default)"),
+    ("ranklens.monitor.storage.ingest_call", "refresh_values", "the values refresh (SQL read + kernels + update)"),
+]
+
+
+def _time_phases() -> dict[str, list[float]]:
+    """Wrap the functions of :data:`PHASES`: CPU (all threads) and wall of each step, summed over its calls; what
+    the ingest spends outside them (reading the Parquet metadata, the file's copy, the checkpoint, the swap) is
+    the total less their sum."""
+    import importlib
+
+    out: dict[str, list[float]] = {}
+    for mod_name, fn, step in PHASES:
+        mod = importlib.import_module(mod_name)
+        f = getattr(mod, fn)
+
+        def timed(*a: Any, _f: Any = f, _step: str = step, **k: Any) -> Any:
+            t0, c0 = time.perf_counter(), cpu_seconds()
+            try:
+                return _f(*a, **k)
+            finally:
+                e = out.setdefault(_step, [0.0, 0.0])
+                e[0] += cpu_seconds() - c0
+                e[1] += time.perf_counter() - t0
+
+        setattr(mod, fn, timed)
+    return out
 
 
 def step_report(args: argparse.Namespace) -> dict[str, Any]:
@@ -435,6 +472,15 @@ def profile_section(path: Path, gen: dict[str, Any], prof: dict[str, Any]) -> No
         "|---|---:|---:|---:|",
     ]
     lines += [f"| `{q.replace('|', '/')}` | {n} | {fmt_s(c)} | {fmt_s(w)} |" for q, c, w, n in prof["statements"]]
+    lines += ["", f"By step (wall {fmt_s(prof['seconds'])}, CPU {fmt_s(prof['cpu_seconds'])}):", "",
+              "| step | CPU | wall |", "|---|---:|---:|"]
+    phases = prof.get("phases", {})
+    for step, (c, w) in phases.items():
+        lines.append(f"| {step} | {fmt_s(c)} | {fmt_s(w)} |")
+    rest_c = prof["cpu_seconds"] - sum(c for c, _ in phases.values())
+    rest_w = prof["seconds"] - sum(w for _, w in phases.values())
+    lines.append(f"| the rest (Parquet metadata, batch hashes, the store's copy, checkpoint, swap) | {fmt_s(rest_c)} |"
+                 f" {fmt_s(rest_w)} |")
     with open(path, "a") as f:
         f.write("\n".join(lines) + "\n")
 

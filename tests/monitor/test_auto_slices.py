@@ -108,3 +108,25 @@ def test_auto_slices_by_hand(world):
     table = CliRunner().invoke(cli, ["monitor", "slices", "--auto", "--store", str(store.path), "--start",
                                      "2026-10-01", "--end", "2026-10-02", "--relative-drop", "0.2"]).stdout
     assert "2 of 8 slices tested cross the rule" in table and "country=DE device=mobile" in table
+
+
+def test_auto_slices_with_only_the_split_column_say_nothing_to_search(tmp_path):
+    """A monitor that splits its series by country and searches only country has nothing to search in any
+    series (country is one value in each): said so, not "no baseline" (both sides have lists)."""
+    rows = []
+    for env, day in (("training", "2026-09-30"), ("production", "2026-10-01")):
+        for country in ("US", "DE"):
+            groups = {f"{env}-{country}-{i}": [["click"] if r == 1 + i % 2 else [] for r in range(1, 4)]
+                      for i in range(40)}
+            rows += events(groups, day=day, env=env, extra=lambda g, c=country: {"country": c, "device": "mobile"})
+    cfg = {"monitors": [{"name": "split", "metric": "ndcg@10", "slices": "auto", "columns": ["country"],
+                         "by": ["model", "model_version", "environment", "country"], "relative_drop": 0.2,
+                         "where": {"environment": "production"}}]}
+    store = Store(tmp_path / "s.duckdb", config=cfg)
+    store.ingest(pa.Table.from_pylist(rows))
+    res = store.check()
+    assert list(res) == []
+    assert res.not_judged == {"nothing to search": 2}  # one window, two series (country US and DE)
+    # the same search asked directly names why
+    with pytest.raises(Exception, match="country is fixed to one value in each series"):
+        store.auto_slices("ndcg@10", columns=["country"], by=["country"], where={"environment": "production"})

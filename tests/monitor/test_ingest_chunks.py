@@ -98,9 +98,12 @@ def files(tmp_path: Path) -> list[Path]:
 TABLES = {
     "groups": "SELECT gid, model, model_version, environment, group_id, ts, n_items, n_relevant, order_by, source, "
               "batch_id, s_country FROM groups ORDER BY gid",
-    "items": "SELECT * FROM items ORDER BY ALL",
-    "item_labels": "SELECT * FROM item_labels ORDER BY ALL",
-    "feedback": "SELECT group_id, item_id, ts, relevance, list_sort(labels), batch_id FROM feedback ORDER BY ALL",
+    # items by their id text: the numbers (iid) follow the order the ids were first stored, chunk by chunk
+    "items": "SELECT k.item_id, i.* EXCLUDE (iid) FROM items i JOIN item_keys k USING (iid) ORDER BY ALL",
+    "item_labels": "SELECT k.item_id, l.* EXCLUDE (iid) FROM item_labels l JOIN item_keys k USING (iid) ORDER BY ALL",
+    "feedback": "SELECT group_id, k.item_id, ts, relevance, list_sort(labels), batch_id FROM feedback "
+                "JOIN item_keys k USING (iid) ORDER BY ALL",
+    "item_keys": "SELECT count(*), count(DISTINCT iid), count(DISTINCT item_id), min(iid), max(iid) FROM item_keys",
     "quarantine": "SELECT * FROM quarantine ORDER BY ALL",
     "batches": "SELECT * EXCLUDE (ingested_at) FROM batches ORDER BY ALL",
 }

@@ -136,7 +136,8 @@ def test_nan_and_infinite_scores_are_quarantined_not_label_rows(tmp_path):
     assert sql(store, "SELECT row_number, reason FROM quarantine ORDER BY 1") == [
         (r, "score is not a finite number") for r in (2, 3, 4, 5)]
     assert sql(store, "SELECT count(*) FROM feedback") == [(0,)]
-    assert sql(store, "SELECT g.group_id, i.item_id, i.score FROM items i JOIN groups g USING (gid) ORDER BY 1") == [
+    assert sql(store, "SELECT g.group_id, k.item_id, i.score FROM items i JOIN groups g USING (gid) "
+               "JOIN item_keys k USING (iid) ORDER BY 1") == [
         ("g1", "a", 0.5), ("g3", "a", 0.25)]
 
 
@@ -156,7 +157,8 @@ def test_unclosed_quote_is_quarantined_by_line(tmp_path):
     assert [(Path(s).name, n, why, json.loads(rec)["text"]) for s, n, why, rec in rows] == [
         ("quote.csv", 3, "unclosed quote", lines[2]),
         ("quote.csv", 6, "row has 10 fields, the header has 9", lines[5])]
-    assert sql(store, "SELECT g.group_id, i.item_id, i.rank FROM items i JOIN groups g USING (gid) ORDER BY 1, 3") == [
+    assert sql(store, "SELECT g.group_id, k.item_id, i.rank FROM items i JOIN groups g USING (gid) "
+               "JOIN item_keys k USING (iid) ORDER BY 1, 3") == [
         ("g1", "a", 1), ("g1", "c", 3), ("g1", "d", 4), ("g2", "a", 1)]
     # the labels of the lines after the broken one are theirs, not swallowed into a value
     assert sql(store, "SELECT count(*) FROM item_labels WHERE label = 'click'") == [(3,)]
@@ -183,7 +185,7 @@ def test_label_rows_are_stored_once_whatever_the_format(tmp_path):
     batches = json.loads(out)["batches"]
     assert [(b["label_rows"], b["known_label_rows"]) for b in batches] == [(2, 2), (2, 2)]
     assert sql(store, "SELECT count(*) FROM feedback") == [(2,)]
-    assert sql(store, "SELECT count(*), count(DISTINCT (item_id, label)) FROM item_labels") == [(3, 3)]
+    assert sql(store, "SELECT count(*), count(DISTINCT (iid, label)) FROM item_labels") == [(3, 3)]
     # a new label row is stored
     write(tmp_path / "more.csv", "group_id,item_id,timestamp,labels\ng1,d,2026-10-03T09:00:00,click\n")
     run(["monitor", "ingest", tmp_path / "more.csv", "--store", store])

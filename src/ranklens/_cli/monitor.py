@@ -57,8 +57,13 @@ def monitor() -> None:
               help="spark: reduce the events to served lists in Spark's executors (needs pip install "
                    "'ranklens[spark]'); the store's contents are the same as with local.")
 @click.option("--master", default=None, help="Spark master URL (with --engine spark; default: local[*]).")
+@click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+              help="A Spark setting for the session the ingest starts (with --engine spark; repeatable), e.g. "
+                   "--spark-conf spark.driver.memory=6g: the driver takes each chunk's rows whole, and Spark's "
+                   "default 1 GB runs out at about 10 million events.")
 def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | None, wait: float,
-               max_quarantine: float | None, fmt: str, engine: str, master: str | None) -> None:
+               max_quarantine: float | None, fmt: str, engine: str, master: str | None,
+               spark_conf: tuple[str, ...]) -> None:
     """Load event files (Parquet, CSV, TSV, JSON Lines; or directories of them) into the store.
 
     Each file is one atomic batch; a file ingested before adds nothing. Invalid rows are quarantined
@@ -68,7 +73,16 @@ def ingest_cmd(sources: tuple[str, ...], store_path: str, config_path: str | Non
     st = open_store(store_path, config_path, wait)
     if master is not None and engine != "spark":
         raise click.UsageError("--master needs --engine spark.")
-    summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master)
+    if spark_conf and engine != "spark":
+        raise click.UsageError("--spark-conf needs --engine spark.")
+    conf: dict[str, str] = {}
+    for item in spark_conf:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise click.UsageError(f"--spark-conf takes KEY=VALUE (e.g. spark.driver.memory=6g); got {item!r}.")
+        conf[key.strip()] = value.strip()
+    summary = st.ingest(list(sources), max_quarantine=max_quarantine, engine=engine, master=master,
+                        spark_conf=conf or None)
     refused = f", {len(summary.refused)} files refused (nothing stored)" if summary.refused else ""
     text = (f"{summary}\ntotal: {summary.rows} rows, {summary.groups} new groups, {summary.quarantined} quarantined, "
             f"{summary.skipped} skipped (groups already in the store){refused} -> {store_path}")

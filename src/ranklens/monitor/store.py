@@ -117,29 +117,29 @@ class Store:
 
     # -- ingest --------------------------------------------------------------------------------------------
     def ingest(self, source: Any, *, source_name: str | None = None, max_quarantine: float | None = None,
-               engine: str = "local", master: str | None = None) -> IngestSummary:
+               engine: str = "local", master: str | None = None, spark_conf: Mapping[str, str] | None = None
+               ) -> IngestSummary:
         """Add events to the store: a file, a directory of files, a list of them, or a table.
 
-        Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``).
-        Tables: pandas, polars or pyarrow. Each file (or table) is one batch and one transaction; a batch
-        whose content was ingested before adds nothing. Rows that fail validation go to the quarantine
-        table with their reason; rows of groups already in the store are skipped and counted.
+        Files: Parquet, CSV, TSV, JSON Lines (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``/``.json``);
+        tables: pandas, polars or pyarrow. Each is one batch and one transaction; a batch ingested before adds nothing.
+        Rows that fail validation go to the quarantine with their reason; rows of stored groups are skipped, counted.
 
-        ``max_quarantine`` (a fraction in [0, 1]; default: ``[ingest] max_quarantine`` of the configuration,
-        else no limit): a batch with more than that fraction of its rows quarantined is kept out whole
-        (nothing of it stored, not recorded as ingested), with status ``refused`` in the summary
-        (:attr:`IngestSummary.refused`); the other batches are ingested.
+        ``max_quarantine`` (a fraction in [0, 1]; default: ``[ingest] max_quarantine``, else no limit): a batch with
+        more than that fraction of its rows quarantined is kept out whole (nothing of it stored, not recorded as
+        ingested), with status ``refused`` in the summary (:attr:`IngestSummary.refused`); the others are ingested.
 
-        ``engine="spark"`` runs the reduction of events to served lists (validation, quarantine, lists, items,
-        label rows) in Spark's executors (``master``: default ``local[*]``; needs ``ranklens[spark]``); the
-        store holds the same contents as after the local engine (:mod:`ranklens.monitor.storage.spark_ingest`).
+        ``engine="spark"``: the reduction of events to lists in Spark's executors (``master``: default ``local[*]``;
+        ``spark_conf``: settings of the session it starts, ``{"spark.driver.memory": "6g"}``), the same contents as
+        the local engine's (:mod:`ranklens.monitor.storage.spark_ingest`; needs ``ranklens[spark]``).
 
         Returns
         -------
         IngestSummary
         """
         limit = self.config.max_quarantine if max_quarantine is None else max_quarantine
-        return ingest_call(self._db(create=True), sources(source, source_name), self.config, limit, engine, master)
+        return ingest_call(self._db(create=True), sources(source, source_name), self.config, limit, engine, master,
+                           spark_conf)
 
     def refresh(self) -> int:
         """Compute and store the tracked values of the groups whose values are stale; returns their number.

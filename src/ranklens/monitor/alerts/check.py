@@ -35,7 +35,8 @@ class CheckResult(list[Alert]):
     ----------
     not_judged : dict
         Windows left out, counted by reason: ``provisional`` (labels not mature), ``too few groups``,
-        ``no baseline``, ``incomplete`` (a volume whose window the store has not seen to its end).
+        ``no baseline``, ``nothing to search`` (an automatic-slice monitor whose slice columns are all fixed in
+        the series), ``incomplete`` (a volume whose window the store has not seen to its end).
     maturity : Maturity
         The label maturity in force and the store's clock.
     notified : int

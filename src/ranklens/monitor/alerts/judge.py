@@ -22,9 +22,9 @@ from ...errors import InputError
 from ..config import Baseline, MonitorConfig, MonitorSpec
 from ..reports.aggregates import StoreAggregate
 from ..reports.search import cell_name, crosses, rank_cells, top_entry
-from ..reports.slices import auto_cells
+from ..reports.slices import NothingToSearch, auto_cells
 from ..reports.stats import welch
-from ..storage.params import measure_keys, parse_time, window_delta
+from ..storage.params import measure_keys, parse_time, series_where, window_delta
 
 __all__ = ["Alert", "ReportSource", "Verdict", "floor_time", "judge", "run_monitors"]
 
@@ -112,8 +112,10 @@ class Verdict:
 
     ``status`` is ``"fired"`` (``alert`` holds the alert), ``"ok"`` (judged, the condition does not hold),
     ``"provisional"`` (the window's labels are not mature: not judged), ``"too few groups"`` (fewer
-    counted lists than ``min_groups``: not judged), ``"no baseline"`` (not judged) or ``"incomplete"`` (a
-    count over a window the store has not seen to its end: not judged).
+    counted lists than ``min_groups``: not judged), ``"no baseline"`` (not judged), ``"nothing to search"`` (an
+    automatic-slice monitor with no slice column left to search: every one it names is fixed in the series by
+    its ``by`` or ``where``, or the store has none; not judged) or ``"incomplete"`` (a count over a window the
+    store has not seen to its end: not judged).
     """
 
     monitor: str
@@ -196,8 +198,7 @@ def judge(reports: ReportSource, at: Any = None, *, all_windows: bool = False, s
             if row["n_groups"] < spec.min_groups:
                 out.append(verdict("too few groups"))
                 continue
-            where = dict(spec.where)
-            where.update({k: v for k, v in series.items() if v is not None})
+            where = series_where(spec.where, series)
             if spec.slices == "auto":  # each slice of the series judged on its own (reports/search.py)
                 out.extend(_judge_slices(reports, spec, key, series, where, w0, w1, bspec))
                 continue
@@ -258,6 +259,9 @@ def _judge_slices(reports: ReportSource, spec: MonitorSpec, key: str, series: di
     try:
         tab = reports.slices(key, start=w0, end=w1, baseline=bspec, columns=spec.columns, where=where, by=(),
                              depth=spec.max_columns, min_support=spec.min_support, correction=spec.correction)
+    except NothingToSearch as exc:  # e.g. `columns` names only the series' split column
+        return [Verdict(spec.name, key, series, w0, w1, "nothing to search", severity=spec.severity,
+                        reason=f"{spec.name}: {exc}")]
     except InputError:
         return [Verdict(spec.name, key, series, w0, w1, "no baseline", severity=spec.severity)]
     rows = [r for r in tab.to_pylist() if r]

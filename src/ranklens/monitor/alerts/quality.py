@@ -29,7 +29,7 @@ from ..kinds import quality_worse
 from ..reports.quality import baseline_value, quality_cells, quality_report, quarantine_sources
 from ..reports.search import crosses, rank_cells, top_entry
 from ..storage.db import slice_columns
-from ..storage.params import parse_time, window_delta
+from ..storage.params import parse_time, series_where, window_delta
 from .judge import Alert, Verdict, floor_time
 
 __all__ = ["judge_quality_monitors"]
@@ -114,7 +114,7 @@ def judge_quality_monitors(db: Any, specs: Sequence[MonitorSpec], at: Any = None
                 w0 = row["window"]
                 w1 = w0 + delta
                 series = {b: row[b] for b in spec.by}
-                where = {**spec.where, **{k: v for k, v in series.items() if v is not None}}
+                where = series_where(spec.where, series)
                 value, n = float(row["value"]), int(row["n"])
                 common: dict[str, Any] = {"kind": "quality", "severity": spec.severity, "n_groups": n}
                 why_not = _status(spec, w1, n, last_list, mature_until)

@@ -40,7 +40,7 @@ class BaselineSelection:
 
     def describe(self) -> str:
         """The selection in words: ``environment=training model=ranker model_version=v1``, a range, a note."""
-        parts = [f"{k}={v}" for k, v in self.where.items()]
+        parts = [f"{k}={'(missing)' if v is None else v}" for k, v in self.where.items()]
         if self.start is not None or self.end is not None:
             parts.append(f"{_iso(self.start)}..{_iso(self.end)}")
         text = " ".join(parts) or "every group"

@@ -119,8 +119,9 @@ def explain_group(con: Any, config: MonitorConfig, gid: int, meta: tuple[Any, ..
             "label_col": "label"}
     at_k = _explain(tbl, None, str(group_id), k=k, **opts)
     whole = _explain(tbl, None, str(group_id), k=None, **opts)
-    labels = dict(con.execute("SELECT item_id, list(DISTINCT label ORDER BY label) FROM item_labels "
-                              "WHERE gid = ? AND label IS NOT NULL GROUP BY item_id", [gid]).fetchall())
+    labels = dict(con.execute("SELECT k.item_id, list(DISTINCT label ORDER BY label) FROM item_labels l "
+                              "JOIN item_keys k ON k.iid = l.iid WHERE l.gid = ? AND l.label IS NOT NULL "
+                              "GROUP BY k.item_id", [gid]).fetchall())
     items = ev.column("item_id").to_pylist()
     ranks = ev.column("rank").to_pylist()
     scores = ev.column("score").to_pylist()

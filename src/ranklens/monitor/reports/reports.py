@@ -21,7 +21,7 @@ from ...errors import InputError, InvalidParameterError
 from ..config import Baseline, MonitorConfig
 from ..storage.db import Database, column_sql, fetch_arrow, filters_sql, metric_columns, quote, slice_columns
 from ..storage.maturity import Maturity, maturity_of
-from ..storage.params import MAX_CUTOFF, check_window, measure_keys, parse_time, window_delta
+from ..storage.params import MAX_CUTOFF, check_window, measure_keys, parse_time, series_where, window_delta
 from ..storage.propensity_fit import propensity_info
 from ..storage.schema import schema_version
 from ..storage.values import select_values
@@ -266,8 +266,7 @@ class Reports:
             rows = []
             for combo in sorted(combos, key=lambda r: tuple("" if v is None else str(v) for v in r.values())):
                 series = {b: combo["s:" + b] for b in by}
-                w = dict(where or {})
-                w.update({b: v for b, v in series.items() if v is not None})
+                w = series_where(where, series)
                 row: dict[str, Any] = dict(series)
                 if spec.kind == "previous":
                     row.update({"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_groups": 0,

@@ -40,12 +40,19 @@ from ..._core.stats import scipy_special
 from ...errors import InputError, InvalidParameterError
 from ..config import Baseline, MonitorConfig
 from ..storage.db import column_sql, quote, slice_columns
+from ..storage.params import series_where
 from ..storage.values import select_values
 from .aggregates import StoreAggregate
 from .baseline import select_baseline
 from .search import MAX_COLUMNS, crosses, one_sided, searched_columns, slice_definitions
 
-__all__ = ["CORRECTIONS", "MIN_SUPPORT", "adjust_p", "auto_cells", "decompose", "slice_report", "welch_cells"]
+__all__ = ["CORRECTIONS", "MIN_SUPPORT", "NothingToSearch", "adjust_p", "auto_cells", "decompose", "slice_report",
+           "welch_cells"]
+
+
+class NothingToSearch(InputError):
+    """No slice column left to search: the store has none, or each one asked for is fixed to one value in every
+    series (its ``by`` or ``where``). Not a missing baseline: an automatic-slice monitor says which."""
 
 MIN_SUPPORT = 30
 CORRECTIONS = ("holm", "bh", "none")
@@ -192,12 +199,12 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     for c in cols:
         column_sql(con, c, slices)
     if not cols:
-        raise InputError("the store has no slice columns to break the change down by.")
+        raise NothingToSearch("the store has no slice columns to break the change down by.")
     by = [str(b).lower() for b in by]
     searched = searched_columns(cols, where, by)  # a column the series fixes is never its own root cause
     fixed, cols = [c for c in cols if c not in searched], searched
     if not cols:
-        raise InputError(f"no slice column to break the change down by: {', '.join(fixed)} "
+        raise NothingToSearch(f"no slice column to break the change down by: {', '.join(fixed)} "
                          f"{'is' if len(fixed) == 1 else 'are'} fixed to one value in each series (by or where).")
     sexprs = [f"{column_sql(con, c, slices)} AS {quote('c:' + c)}" for c in cols]
     bexprs = [f"{column_sql(con, b, slices)} AS {quote('s:' + b)}" for b in by]
@@ -218,8 +225,7 @@ def slice_report(con: Any, config: MonitorConfig, key: str, start: Any, end: Any
     for combo in combos:
         series = {b: combo["s:" + b] for b in by}
         mw = counted & _mask(wg, series, "s:")
-        swhere = dict(where or {})
-        swhere.update({b: v for b, v in series.items() if v is not None})
+        swhere = series_where(where, series)
         bg, bv, sel = select_baseline(con, config, [key], spec, swhere, start, end, sexprs)
         bn = bg.column("w:n_items").to_numpy(zero_copy_only=False).astype(np.float64)
         bgt = agg.weights(bn)

@@ -51,7 +51,8 @@ from ...errors import InputError, InvalidParameterError
 from ..config import Baseline
 from ..reports.baseline import baseline_candidates
 from ..storage.db import column_sql, duckdb_connect, feature_columns, fetch_arrow, filters_sql, quote, slice_columns
-from ..storage.params import check_window, window_delta
+from ..storage.keys import ITEM_TEXT
+from ..storage.params import check_window, series_where, window_delta
 from .arithmetic import EPSILON, POSITION_BINS, gini, ild_per_list, ks_asymptotic, psi
 from .features import DECILES, check_features, feature_arrays, feature_distance
 from .names import SignalName, feature_signals, parse_signal, signal_keys
@@ -148,11 +149,11 @@ def _fetch(con: Any, cond: str, params: list[Any], cell_exprs: list[str], with_a
     order = ", ".join(f"{i + 1}" for i in range(max(len(cell_exprs), 1)))
     attr = ", a.attr" if with_attr else ", CAST(NULL AS VARCHAR) AS attr"
     attr += "".join(f", i.{quote('feature:' + f)}" for f in features)
-    join = " LEFT JOIN _sig_attr a ON a.item_id = i.item_id" if with_attr else ""
+    join = f" {ITEM_TEXT}" + (" LEFT JOIN _sig_attr a ON a.item_id = k.item_id" if with_attr else "")
     return fetch_arrow(con.sql(f"""
-        SELECT {cells}, i.gid, i.item_id, i.score,
+        SELECT {cells}, i.gid, k.item_id, i.score,
                row_number() OVER (PARTITION BY i.gid ORDER BY CASE WHEN g.order_by = 'rank' THEN i.rank END,
-                                  i.score DESC NULLS LAST, i.item_id) AS position{attr}
+                                  i.score DESC NULLS LAST, k.item_id) AS position{attr}
         FROM groups g JOIN items i ON i.gid = g.gid{join}
         WHERE {cond}
         ORDER BY {order}, i.gid, position""", params=params))
@@ -450,8 +451,7 @@ def _baseline_selections(con: Any, cell_keys: list[dict[str, Any]], by: list[str
     cell_base: list[Any] = []
     for ck in cell_keys:
         series = {b: ck["c:" + b] for b in by}
-        sel_where = dict(where or {})
-        sel_where.update({k: v for k, v in series.items() if v is not None})
+        sel_where = series_where(where, series)
         # the monitors' rule (reports.baseline): the first candidate selection that served lists
         for cand in baseline_candidates(bspec, sel_where, ck["c:window"], ck["c:window"] + delta):
             key: Any = (tuple(sorted((k, repr(v)) for k, v in cand.where.items())), cand.start, cand.end)

@@ -25,7 +25,7 @@ from ..alerts.judge import Alert, Verdict, floor_time
 from ..config import Baseline, MonitorSpec
 from ..reports.search import crosses, rank_cells, searched_columns, slice_definitions, top_entry
 from ..reports.slices import adjust_p
-from ..storage.params import parse_time, window_delta
+from ..storage.params import parse_time, series_where, window_delta
 from .names import is_signal, parse_signal
 
 __all__ = ["judge_signal_monitors", "run_signal_monitors", "signal_specs"]
@@ -54,8 +54,7 @@ def _top_slices(compute: Callable[..., Any], sig: Any, spec: MonitorSpec, bspec:
     series' lists: a slice that holds the whole shift outranks its parts (``device=mobile`` before
     ``country=US device=mobile`` when every mobile list moved), and a pair that concentrates it outranks its
     columns (``country=DE device=mobile`` before ``country=DE`` when only that pair moved)."""
-    where = dict(spec.where)
-    where.update({k: v for k, v in series.items() if v is not None})
+    where = series_where(spec.where, series)
     cols = searched_columns(slices, where, spec.by)  # never a column the series fixes
     cells: list[dict[str, Any]] = []
     for d in slice_definitions(cols, 2):

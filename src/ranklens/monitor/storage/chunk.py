@@ -167,8 +167,9 @@ def label_rows(con: Any) -> None:
     relevance and set of labels) kept once, by the first batch that has it."""
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb_rows AS
-        SELECT _b, group_id, item_id, ts, relevance, CASE WHEN len(labels) > 0 THEN list_sort(labels) END AS labels
-        FROM _v WHERE reason IS NULL AND NOT is_ranking""")
+        SELECT _b, group_id, item_id, ts, relevance,
+               CASE WHEN len(labels) = 1 THEN labels WHEN len(labels) > 1 THEN list_sort(labels) END AS labels
+        FROM _v WHERE reason IS NULL AND NOT is_ranking""")  # one label (most rows): sorted as it is, no list_sort
     # looked for exactly only when the 64-bit hashes say there may be one
     if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
                    ).fetchall()[0][0]:

@@ -20,6 +20,7 @@ from ...errors import InputError
 from .chunk import drop_batches, make_chunk
 from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
+from .keys import chunk_keys
 from .quality_rows import mark_partial, store_row_counts
 from .read import Unsplit, batch_hash, read_batch
 
@@ -269,6 +270,7 @@ def store_chunk(con: Any, chunk: list[tuple[str, str]], slices: list[str], unspl
         drop(refused)
     keep = [j for j in range(len(chunk)) if j not in refused]
     _store_quarantine(con, chunk, keep, unsplit)
+    chunk_keys(con)  # the item ids' numbers (``_ik``)
     base = con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0]
     skipped = _store_lists(con, slices, base)
     mark_partial(con)  # lists that lost rows to the quarantine (data quality, storage/quality_rows.py)
@@ -362,8 +364,9 @@ def _store_lists(con: Any, slices: list[str], base: int) -> dict[int, tuple[int,
         FROM _gn g JOIN _bt bt ON bt.b = g._b""")
     # a batch's gids are one range: later reads prune by zone maps
     feats = "".join(", " + quote(c) for c in _item_features(con))
-    con.execute(f"""INSERT INTO items (gid, item_id, rank, score{feats})
-                    SELECT g.gid, i.item_id, i.rank, i.score{feats} FROM _items i JOIN _gn g USING (li)""")
+    con.execute(f"""INSERT INTO items (gid, iid, rank, score{feats})
+                    SELECT g.gid, k.iid, i.rank, i.score{feats} FROM _items i JOIN _gn g USING (li)
+                    JOIN _ik k ON k.item_id = i.item_id""")
     return skipped
 
 
@@ -402,13 +405,15 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
                                   ).fetchall()[0][0]:
         con.execute("""
             DELETE FROM _fb_rows WHERE EXISTS (
-              SELECT 1 FROM feedback f WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
-                AND f.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
+              SELECT 1 FROM feedback f JOIN _ik k ON k.iid = f.iid
+              WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
+                AND k.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
                 AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
-                AND (CASE WHEN len(f.labels) > 0 THEN list_sort(f.labels) END) IS NOT DISTINCT FROM _fb_rows.labels)""",
+                AND (CASE WHEN len(f.labels) = 1 THEN f.labels WHEN len(f.labels) > 1 THEN list_sort(f.labels) END)
+                    IS NOT DISTINCT FROM _fb_rows.labels)""",
                     [lo_ts, hi_ts])
-    con.execute("""INSERT INTO feedback SELECT f.group_id, f.item_id, f.ts, f.relevance, f.labels, bt.batch_id
-                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b""")
+    con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
+                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
     new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
     # outcomes resolved to lists: in-line ones, this chunk's label rows for any list with that group_id,
     # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
@@ -416,22 +421,23 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     # label's batch and the list's
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb AS
-        SELECT g.gid, f.item_id, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b
-        FROM _fb_rows f JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
+        SELECT g.gid, k.iid, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b
+        FROM _fb_rows f JOIN _ik k ON k.item_id = f.item_id
+        JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
         LEFT JOIN _gn n ON n.gid = g.gid
         UNION ALL
-        SELECT g.gid, f.item_id, f.labels, f.relevance, g._b
+        SELECT g.gid, f.iid, f.labels, f.relevance, g._b
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id
         WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
     con.execute("""
         INSERT INTO item_labels
-        SELECT x.gid, x.item_id, x.label, x.relevance, bt.batch_id FROM (
-          SELECT g.gid, i.item_id, unnest(i.labels) AS label, CAST(NULL AS DOUBLE) AS relevance, i._b
-          FROM _items i JOIN _gn g USING (li) WHERE coalesce(len(i.labels), 0) > 0
-          UNION ALL SELECT g.gid, i.item_id, NULL, i.relevance, i._b FROM _items i JOIN _gn g USING (li)
-          WHERE i.relevance IS NOT NULL
-          UNION ALL SELECT gid, item_id, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
-          UNION ALL SELECT gid, item_id, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
+        SELECT x.gid, x.iid, x.label, x.relevance, bt.batch_id FROM (
+          SELECT g.gid, k.iid, unnest(i.labels) AS label, CAST(NULL AS DOUBLE) AS relevance, i._b
+          FROM _items i JOIN _gn g USING (li) JOIN _ik k ON k.item_id = i.item_id WHERE coalesce(len(i.labels), 0) > 0
+          UNION ALL SELECT g.gid, k.iid, NULL, i.relevance, i._b FROM _items i JOIN _gn g USING (li)
+          JOIN _ik k ON k.item_id = i.item_id WHERE i.relevance IS NOT NULL
+          UNION ALL SELECT gid, iid, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
+          UNION ALL SELECT gid, iid, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
         JOIN _bt bt ON bt.b = x._b""")
     # lists stored before a batch that receive labels in it: updated by late labels; those stored before
     # the chunk have stale values until the refresh

@@ -4,6 +4,7 @@ maturity, the fitted propensities and the values, computed once for the call."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...errors import InputError, InvalidParameterError
@@ -19,7 +20,7 @@ ENGINES = ("local", "spark")
 
 
 def ingest_call(db: Any, batches: list[tuple[str, str, Any]], config: Any, limit: float | None, engine: str = "local",
-                master: str | None = None) -> IngestSummary:
+                master: str | None = None, spark_conf: Mapping[str, str] | None = None) -> IngestSummary:
     """Ingest ``batches`` (:func:`ranklens.monitor.storage.read.sources`) into the store ``db`` (a
     :class:`~ranklens.monitor.storage.db.Database`) under ``config``; ``limit``: the ``max_quarantine``."""
     from ..._base.progress import Progress
@@ -28,6 +29,11 @@ def ingest_call(db: Any, batches: list[tuple[str, str, Any]], config: Any, limit
         raise InvalidParameterError(f"`engine` must be 'local' or 'spark'; got {engine!r}.")
     if master is not None and engine != "spark":
         raise InvalidParameterError("`master` goes with engine='spark'.")
+    if spark_conf and engine != "spark":
+        raise InvalidParameterError("`spark_conf` goes with engine='spark'.")
+    for k, v in (spark_conf or {}).items():
+        if not isinstance(k, str) or not k.strip() or not isinstance(v, str):
+            raise InvalidParameterError(f"`spark_conf` maps Spark setting names to text values; got {k!r}: {v!r}.")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit <= 1):
         raise InvalidParameterError(f"`max_quarantine` must be a fraction between 0 and 1; got {limit!r}.")
     summary = IngestSummary()
@@ -44,7 +50,8 @@ def ingest_call(db: Any, batches: list[tuple[str, str, Any]], config: Any, limit
             if engine == "spark":
                 from .spark_ingest import ingest_batches_spark
 
-                summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features, master))
+                summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features, master,
+                                                            conf=spark_conf))
             else:
                 summary.batches.extend(ingest_batches(con, batches, limit, progress.advance, features))
         except InputError as exc:  # a file that cannot be read: the batches stored before it are kept

@@ -12,6 +12,7 @@ from ...errors import InvalidParameterError
 from ..propensity import parse_store_measure as parse_measure
 
 __all__ = ["MAX_CUTOFF", "WINDOWS", "check_window", "measure_keys", "monitor_refusal", "parse_duration", "parse_time",
+           "series_where",
            "renamed", "window_delta"]
 
 WINDOWS = ("hour", "day", "week")
@@ -167,3 +168,18 @@ def parse_duration(value: Any, name: str = "duration") -> _dt.timedelta:
     if seconds > 366 * 86400:
         raise InvalidParameterError(f"{name} must be at most a year; got {value!r}.")
     return _dt.timedelta(seconds=seconds)
+
+
+def series_where(where: Any, series: Any) -> dict[str, Any]:
+    """The selection of one series: ``where`` and the series' own values. A missing split value (None) selects
+    the lists without a value in that column (``IS NULL``): such lists are a series of their own, judged against
+    the lists without one in the baseline, never over every value of the column.
+
+    Examples
+    --------
+    >>> series_where({"environment": "production"}, {"model": "m", "country": None})
+    {'environment': 'production', 'model': 'm', 'country': None}
+    """
+    out = dict(where or {})
+    out.update(series)
+    return out

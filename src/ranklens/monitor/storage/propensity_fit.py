@@ -26,6 +26,7 @@ from typing import Any
 from ...errors import InputError, InvalidParameterError
 from ..config import MonitorConfig
 from .db import fetch_arrow, quote, slice_columns
+from .keys import ITEM_TEXT
 from .maturity import maturity_of
 
 __all__ = ["examination_in_force", "propensity_info", "remember_propensity", "values_fingerprint"]
@@ -65,10 +66,10 @@ def _rows(con: Any, config: MonitorConfig) -> tuple[Any, dict[str, Any]]:
                              f"(slices: {', '.join(sorted(cols)) or 'none'})")
         query = f", g.{quote(cols[spec['query']])} AS query"
     table = fetch_arrow(con.sql(f"""
-        SELECT i.gid, i.item_id{query}, i.rank, c.gid IS NOT NULL AS click
-        FROM items i JOIN groups g ON g.gid = i.gid
-        LEFT JOIN (SELECT DISTINCT gid, item_id FROM item_labels WHERE label = ?) c
-               ON c.gid = i.gid AND c.item_id = i.item_id
+        SELECT i.gid, k.item_id{query}, i.rank, c.gid IS NOT NULL AS click
+        FROM items i JOIN groups g ON g.gid = i.gid {ITEM_TEXT}
+        LEFT JOIN (SELECT DISTINCT gid, iid FROM item_labels WHERE label = ?) c
+               ON c.gid = i.gid AND c.iid = i.iid
         WHERE {' AND '.join(where)}""", params=params))
     span = {"start": start.isoformat() if start else None, "end": end.isoformat() if end else None, **spec,
             "maturity": m.source}

@@ -8,6 +8,10 @@ moves outcomes to ``item_labels``, resolved to the served lists they belong to (
 Version 4 gives alerts a lifecycle (``alert_states``: open, resolved; see :mod:`ranklens.monitor.alerts.lifecycle`).
 Version 5 adds data quality (partial lists, rows per batch and hour) and alert operations (severity,
 acknowledgement, snoozes, deliveries per webhook route).
+Version 6 keys items by integers: ``item_keys`` gives each item id text its number ``iid`` (from 1; see
+:mod:`ranklens.monitor.storage.keys`), and ``items``, ``item_labels`` and ``feedback`` hold ``iid`` instead of
+the text (cheaper to write, to compress and to join); a reader that shows or orders by the item id joins
+``item_keys``.
 A store is migrated forward, in one transaction per step, the first time a writer opens it.
 
 A store is recognised as ranklens' by a marker in ``meta`` (``application = 'ranklens-monitor'``), written
@@ -27,7 +31,7 @@ __all__ = ["APPLICATION", "EVENT_TABLES", "SCHEMA_VERSION", "mark", "migrate", "
 #: table (the alerts') is written by ``check`` (see :mod:`ranklens.monitor.storage.swap`). A migration adding
 #: a table the ingest writes adds it here.
 EVENT_TABLES = frozenset({"meta", "batches", "groups", "items", "feedback", "quarantine", "slice_columns",
-                          "metric_columns", "item_labels", "row_counts"})
+                          "metric_columns", "item_labels", "row_counts", "item_keys"})
 
 _V1 = [
     "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
@@ -136,7 +140,31 @@ _V5 = [
                                 attempted_at TIMESTAMP, ok BOOLEAN, error VARCHAR)""",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
+_V6 = [
+    # integer item keys: every item id of the store numbered once (in the order of its first row: items, then
+    # outcomes, then label rows), and the three tables that held the text remade with the number, their other
+    # columns (a store's feature columns ``feature:<name>`` of ``items`` included) kept as they were
+    """CREATE TABLE item_keys (iid INTEGER NOT NULL, item_id VARCHAR NOT NULL)""",
+    """INSERT INTO item_keys
+       SELECT CAST(row_number() OVER (ORDER BY first, item_id) AS INTEGER), item_id FROM (
+         SELECT item_id, min(o) AS first FROM (
+           SELECT item_id, 0 AS o FROM items UNION ALL SELECT item_id, 1 FROM item_labels
+           UNION ALL SELECT item_id, 2 FROM feedback) GROUP BY item_id)""",
+    """CREATE TABLE _items6 AS SELECT i.gid, k.iid, i.* EXCLUDE (gid, item_id)
+       FROM items i JOIN item_keys k ON k.item_id = i.item_id""",
+    "DROP TABLE items",
+    "ALTER TABLE _items6 RENAME TO items",
+    """CREATE TABLE _labels6 AS SELECT l.gid, k.iid, l.* EXCLUDE (gid, item_id)
+       FROM item_labels l JOIN item_keys k ON k.item_id = l.item_id""",
+    "DROP TABLE item_labels",
+    "ALTER TABLE _labels6 RENAME TO item_labels",
+    """CREATE TABLE _feedback6 AS SELECT f.group_id, k.iid, f.* EXCLUDE (group_id, item_id)
+       FROM feedback f JOIN item_keys k ON k.item_id = f.item_id""",
+    "DROP TABLE feedback",
+    "ALTER TABLE _feedback6 RENAME TO feedback",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

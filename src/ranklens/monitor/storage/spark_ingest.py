@@ -118,14 +118,16 @@ def _register(con: Any, tables: dict[str, Any]) -> None:
 
 def ingest_batches_spark(con: Any, batches: list[tuple[str, str, Any]], max_quarantine: float | None = None,
                          advance: Callable[[int], None] = lambda n: None, features: Mapping[str, str] | None = None,
-                         master: str | None = None, partitions: int | None = None) -> list[dict[str, Any]]:
+                         master: str | None = None, partitions: int | None = None,
+                         conf: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """:func:`ranklens.monitor.storage.ingest.ingest_batches` with the reduction on Spark (``master``:
-    ``local[2]``, ``spark://host:7077``...; default ``local[*]``); the same entries, the same store contents."""
+    ``local[2]``, ``spark://host:7077``...; default ``local[*]``; ``conf``: Spark settings by their exact names,
+    ``spark.driver.memory``...); the same entries, the same store contents."""
     pa = require("pyarrow")
     from ...spark import session
 
-    spark = session(master or "local[*]", app_name="ranklens-monitor-ingest", spark_sql_session_timeZone="UTC",
-                    spark_ui_enabled="false")
+    spark = session(master or "local[*]", app_name="ranklens-monitor-ingest", config=dict(conf or {}),
+                    spark_sql_session_timeZone="UTC", spark_ui_enabled="false")
     n_parts = int(partitions or spark.sparkContext.defaultParallelism)
     feats = dict(features or {})
     out: list[dict[str, Any]] = [{} for _ in batches]

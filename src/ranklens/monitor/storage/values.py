@@ -19,6 +19,7 @@ from ...errors import InputError
 from ..config import Attribution, MonitorConfig
 from ..propensity import ips_gains, largest_gain, split_ips
 from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, transaction
+from .keys import ITEM_TEXT
 from .propensity_fit import examination_in_force, values_fingerprint
 
 __all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
@@ -45,16 +46,16 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     lrng = rng.replace("i.gid", "l.gid")
     return fetch_arrow(con.sql(f"""
         WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
-        lab AS (SELECT l.gid, l.item_id, max(_w.weight) AS w, max(l.relevance) AS relevance
+        lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance
                 FROM item_labels l LEFT JOIN _w ON _w.label = l.label
                 WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)
-                GROUP BY l.gid, l.item_id, l.label),
-        att AS (SELECT gid, item_id, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)
-        SELECT i.gid{", i.item_id, i.rank, i.score" if full else ""},
+                GROUP BY l.gid, l.iid, l.label),
+        att AS (SELECT gid, iid, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)
+        SELECT i.gid{", k.item_id, i.rank, i.score" if full else ""},
                CASE WHEN s.order_by = 'rank' THEN -CAST(i.rank AS DOUBLE) ELSE i.score END AS key,
                att.relevance, coalesce(att.attr, 0.0) AS attr
-        FROM items i JOIN sel s ON i.gid = s.gid
-        LEFT JOIN att ON att.gid = i.gid AND att.item_id = i.item_id
+        FROM items i JOIN sel s ON i.gid = s.gid{" " + ITEM_TEXT if full else ""}
+        LEFT JOIN att ON att.gid = i.gid AND att.iid = i.iid
         WHERE TRUE{rng}""", params=list(params)))
 
 
