@@ -291,3 +291,24 @@ def test_a_valid_configuration_still_loads(tmp_path):
                    'threshold = 0.5\nby = "model"\nwhere = { environment = "production" }\n')
     c = load_config(Path(cfg))
     assert c.tracked == ("ndcg@10",) and c.monitors[0].by == ("model",) and c.monitors[0].threshold == 0.5
+
+
+@pytest.mark.parametrize("flag,text,printed", [
+    ("-m", "P." + "1" * 5000, "P_9223372036854775807"),   # atol saturates; more digits than Python converts
+    ("-m", "P.0" + "0" * 5000 + "3", "P_3"),              # leading zeros only: the number is 3
+    ("-M", "0" * 5000 + "2", "P_5"),
+])
+def test_trec_eval_numbers_longer_than_pythons_digit_limit(tmp_path, capsys, flag, text, printed):
+    """A fuzz draw: 5,000 digits gave an internal error (Python refuses to convert more than 4,300)."""
+    from ranklens.trec_eval_cli import run
+
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("q1 0 a 1\nq1 0 b 0\n")
+    r.write_text("q1 Q0 a 1 0.3 x\nq1 Q0 b 2 0.9 x\n")
+    args = [flag, text] + ([] if flag == "-m" else ["-m", "P.5"])
+    try:
+        run(args + [str(q), str(r)])
+    except SystemExit as exc:
+        assert exc.code == 0, capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert out.split()[0] == printed and "internal error" not in err

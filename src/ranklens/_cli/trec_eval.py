@@ -25,6 +25,7 @@ from .._defs.trec_eval import (
     c_fixed,
     mark_measure,
     measure_lines,
+    whole_number,
 )
 from ..errors import InvalidParameterError, fail, report
 
@@ -75,7 +76,7 @@ def _integer(text: str, flag: str, notes: list[str]) -> int:
     value, used = c_atol(text)
     if not used:
         notes.append(f"{flag} {text}: read as 0 (C's atol: no number)")
-    elif used < len(text) or value != int(text[:used]):
+    elif used < len(text) or value != whole_number(text[:used]):
         how = f"stops at {text[used:used + 1]!r}" if used < len(text) else "saturates"
         notes.append(f"{flag} {text}: read as {value} (C's atol {how})")
     return value

@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import InvalidParameterError
 
 __all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecEvalError", "TrecMeasure",
-           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "mark_measure", "measure_lines"]
+           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "mark_measure", "measure_lines",
+           "whole_number"]
 
 #: The trec_eval release whose command line and output this module reproduces.
 TREC_EVAL_VERSION = "10.0"
@@ -177,6 +178,8 @@ def c_atol(text: str) -> tuple[int, int]:
     --------
     >>> c_atol("23.4"), c_atol("1e99"), c_atol(" -7x"), c_atol("\\uff15"), c_atol("99999999999999999999")
     ((23, 2), (1, 1), (-7, 3), (0, 0), (9223372036854775807, 20))
+    >>> c_atol("-" + "9" * 5000)[0], c_atol("0" * 5000 + "12")
+    (-9223372036854775808, (12, 5002))
     """
     i = 0
     while i < len(text) and text[i] in _C_SPACE:
@@ -187,7 +190,16 @@ def c_atol(text: str) -> tuple[int, int]:
         k += 1
     if k == j:
         return 0, 0
-    return max(_LONG_MIN, min(_LONG_MAX, int(text[i:k]))), k
+    return max(_LONG_MIN, min(_LONG_MAX, whole_number(text[i:k]))), k
+
+
+def whole_number(text: str) -> int:
+    """The integer of a sign and ASCII digits, or one beyond any 64-bit ``long`` (of that sign) when it has
+    more than 19 significant digits (so Python's limit on converting long digit strings is never reached)."""
+    text = text.strip()
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    sign = -1 if text.startswith("-") else 1
+    return sign * (10**20 if len(digits) > 19 else int(digits))
 
 
 def c_atof(text: str) -> tuple[float, int]:
@@ -256,7 +268,7 @@ def _read(text: str, reader: str, where: str, notes: list[str] | None) -> Any:
         left = text[used:]
         if not used:
             notes.append(f"{where}: {text!r} is not a number; read as {value} (C's {reader})")
-        elif left or (reader == "atol" and value in (_LONG_MIN, _LONG_MAX) and int(text[:used]) != value):
+        elif left or (reader == "atol" and value in (_LONG_MIN, _LONG_MAX) and whole_number(text[:used]) != value):
             how = f"stops at {left[:1]!r}" if left else "saturates"
             notes.append(f"{where}: {text!r} read as {value!r} (C's {reader} {how})")
     return value
