@@ -82,13 +82,21 @@ def test_bad_groupings_are_refused_naming_the_query_or_column():
     df = _frame(6)
     two = df.copy()
     two.loc[0, "device"] = "tv"
-    with pytest.raises(InputError, match=r"gives query q0 2 groups \(mobile, tv\)"):
-        ranklens.evaluate(two, None, group_by="device")
+    # the column only in the judgments' table: the run's rows of q0 cannot be split between its two groups
+    with pytest.raises(InputError, match=r"gives query q0 2 groups \(mobile, tv\), and the run, which has no such "
+                                         r"column, cannot be split"):
+        ranklens.evaluate(two, two[["query", "item", "score"]], group_by="device")
     nulls = df.copy()
     nulls["device"] = nulls["device"].astype(object)
     nulls.loc[3, "device"] = None
-    with pytest.raises(InputError, match="no value for query q0"):
+    with pytest.raises(InputError, match=r"column 'device' of the judgments has no value in row 3 \(query q0; 1 rows"):
         ranklens.evaluate(nulls, None, group_by="device")
+    with pytest.raises(InputError, match=r"column 'device' of the run has no value in row 3 \(query q0"):
+        ranklens.evaluate(df[["query", "item", "relevance"]], nulls[["query", "item", "score", "device"]],
+                          group_by="device")
+    nan = df.assign(bucket=np.where(np.arange(len(df)) == 7, np.nan, 1.0))
+    with pytest.raises(InputError, match=r"column 'bucket' of the judgments has no value in row 7 \(query q1"):
+        ranklens.evaluate(nan, None, group_by="bucket")
     with pytest.raises(InvalidParameterError, match="is the query column"):
         ranklens.evaluate(df, None, group_by="query")
     with pytest.raises(InvalidParameterError, match="'locale' is not a column"):
@@ -137,7 +145,11 @@ def test_cli_group_by_on_eval_and_compare(tmp_path):
     got = {g: v["aggregate"]["map"] for g, v in json.loads(res.stdout)["runs"].items()}
     assert got == pytest.approx({g: _pytrec_mean(df[df.device == g], "map") for g in got}, abs=1e-12)
     assert "desktop" in cli("eval", str(t), "--group-by", "device").stdout
-    for extra, words in ((("--fail-under", "map=0.5"), "--fail-under"), (("--group-by", "item"), "6 groups"),
+    holes = tmp_path / "holes.csv"
+    df.assign(device=df["device"].where(df.index != 4, None)).to_csv(holes, index=False)
+    bad = cli("eval", str(holes), "--group-by", "device")
+    assert bad.returncode == 2 and "has no value in row 4 (query q0" in bad.stderr, bad.stderr
+    for extra, words in ((("--fail-under", "map=0.5"), "--fail-under"),
                          (("-f", "trec"), "-f trec"), (("--group-by", "device"), "named twice")):
         bad = cli("eval", str(t), "--group-by", "device", *extra)
         assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
@@ -189,8 +201,8 @@ def test_group_by_several_columns_refusals():
     with pytest.raises(InvalidParameterError, match="list of column names"):
         ranklens.evaluate(df, None, ["map"], group_by=["device", 3])
     with pytest.raises(InputError, match=r"columns 'device' and 'item' of the judgments give query q0 6 groups "
-                                         r"\(mobile,d0, "):
-        ranklens.evaluate(df, None, ["map"], group_by=["device", "item"])
+                                         r"\(mobile,d0, .*the run, which has no such column, cannot be split"):
+        ranklens.evaluate(df, df[["query", "item", "score"]], ["map"], group_by=["device", "item"])
 
 
 def test_compare_and_cli_group_by_several_columns(tmp_path):
@@ -229,3 +241,101 @@ def test_compare_and_cli_group_by_several_columns(tmp_path):
     assert js["group_by"] == "device,locale" and "tablet,de" in js["groups"]
     bad = cli("compare", str(jf), str(a), str(b), "--group-by", "device,,locale")
     assert bad.returncode == 2 and "--group-by" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# a query whose rows fall in several groups: each group's rows evaluated alone
+# ---------------------------------------------------------------------------------------------
+
+
+def _split_frame(n_q: int = 18, seed: int = 7):
+    """A long table whose device varies within a query: each row shown on one device (a query on several)."""
+    df = _frame(n_q, seed)
+    rng = np.random.default_rng(seed + 1)
+    return df.assign(device=rng.choice(["mobile", "desktop", "tablet"], size=len(df)))
+
+
+def _pytrec_on(qrels_rows, run_rows, measure: str) -> float:
+    """pytrec_eval's mean over the queries of ``run_rows`` (judgments: ``qrels_rows`` of those queries)."""
+    qrels = {q: dict(zip(g["item"], map(int, g["relevance"]))) for q, g in qrels_rows.groupby("query")}
+    run = {q: dict(zip(g["item"], map(float, g["score"]))) for q, g in run_rows.groupby("query")}
+    per_q = pytrec_eval.RelevanceEvaluator({q: qrels.get(q, {}) for q in run}, {measure}).evaluate(run)
+    return float(np.mean([v[measure] for v in per_q.values()]))
+
+
+def test_a_query_in_several_groups_is_evaluated_in_each_on_its_rows():
+    df = _split_frame()
+    assert (df.groupby("query")["device"].nunique() > 1).all()
+    ms = ["ndcg_cut.5", "map", "recip_rank"]
+    res = ranklens.evaluate(df, None, ms, convention="trec_eval", group_by="device")
+    assert list(res) == ["desktop", "mobile", "tablet"] and res.notes == []
+    for g in res:
+        sub = df[df.device == g]
+        alone = ranklens.evaluate(sub, None, ms, convention="trec_eval")
+        assert res[g].aggregate == alone.aggregate and list(res[g].queries) == list(alone.queries)
+        assert np.array_equal(res[g].values, alone.values, equal_nan=True)
+        for m, peer in (("map", "map"), ("ndcg_cut.5", "ndcg_cut_5"), ("recip_rank", "recip_rank")):
+            assert res[g][m] == pytest.approx(_pytrec_on(sub, sub, peer), abs=1e-12)
+
+
+def test_judgments_without_the_group_column_are_the_querys_every_judgment():
+    df = _split_frame(seed=11)
+    j, r = df[["query", "item", "relevance"]], df[["query", "item", "score", "device"]]
+    res = ranklens.evaluate(j, r, ["map", "recall.100"], convention="trec_eval", group_by="device")
+    for g in res:
+        rows = r[r.device == g]
+        judged = j[j["query"].isin(rows["query"])]  # every judgment of the queries the group ranks
+        alone = ranklens.evaluate(judged, rows.drop(columns="device"), ["map", "recall.100"], convention="trec_eval")
+        assert res[g].aggregate == alone.aggregate
+        # a relevant item ranked on another device counts as missed here (recall below 1), as pytrec_eval says
+        assert res[g]["recall.100"] == pytest.approx(_pytrec_on(judged, rows, "recall_100"), abs=1e-12)
+        assert res[g]["map"] == pytest.approx(_pytrec_on(judged, rows, "map"), abs=1e-12)
+    assert min(res[g]["recall.100"] for g in res) < 1.0
+
+
+def test_judgments_with_the_group_column_are_cut_by_group_too():
+    df = _split_frame(seed=13)
+    j = df[["query", "item", "relevance", "device"]]
+    r = df[["query", "item", "score", "device"]]
+    extra = pd.DataFrame({"query": ["q0"], "item": ["zz"], "relevance": [2], "device": ["watch"]})
+    res = ranklens.evaluate(pd.concat([j, extra]), r, ["map"], convention="trec_eval", group_by="device")
+    assert list(res) == ["desktop", "mobile", "tablet"]  # the groups of the ranked rows
+    assert res.notes == ["1 judgment rows are in groups no ranked row is in (watch): left out of every group"]
+    for g in res:
+        sub = df[df.device == g]
+        alone = ranklens.evaluate(j[j.device == g], r[r.device == g], ["map"], convention="trec_eval")
+        assert res[g]["map"] == alone["map"] == pytest.approx(_pytrec_on(sub, sub, "map"), abs=1e-12)
+
+
+def test_rows_left_out_by_missing_exclude_keep_their_groups():
+    df = _split_frame(seed=17)
+    holes = df.assign(score=df["score"].where(np.arange(len(df)) % 7 != 3, np.nan))
+    res = ranklens.evaluate(holes, None, ["map"], convention="trec_eval", group_by="device", missing="exclude")
+    for g in res:
+        sub = holes[holes.device == g]
+        alone = ranklens.evaluate(sub, None, ["map"], convention="trec_eval", missing="exclude")
+        assert res[g]["map"] == alone["map"]
+        ranked = sub[sub["score"].notna()]
+        assert res[g]["map"] == pytest.approx(_pytrec_on(sub, ranked, "map"), abs=1e-12)
+
+
+def test_compare_and_cli_with_a_query_in_several_groups(tmp_path):
+    df = _split_frame(seed=19)
+    rng = np.random.default_rng(3)
+    other = df.assign(score=rng.random(len(df)))
+    cols = ["query", "item", "score", "device"]
+    j = df[["query", "item", "relevance"]]
+    by = ranklens.compare(j, {"a": df[cols], "b": other[cols]}, ["ndcg@5"], group_by="device", n_resamples=499)
+    for g, c in by.items():
+        keep = df.device == g
+        judged = j[j["query"].isin(df.loc[keep, "query"])]
+        alone = ranklens.compare(judged, {"a": df[cols][keep], "b": other[cols][keep]}, ["ndcg@5"], n_resamples=499)
+        for key in ("mean", "diff", "p_value"):
+            assert c.row("b", "ndcg@5")[key] == alone.row("b", "ndcg@5")[key]
+    t = tmp_path / "t.csv"
+    df.to_csv(t, index=False)
+    out = cli("eval", str(t), "--group-by", "device", "-m", "map", "-c", "trec_eval", "-f", "json")
+    assert out.returncode == 0, out.stderr
+    got = {g: v["aggregate"]["map"] for g, v in json.loads(out.stdout)["runs"].items()}
+    assert got == pytest.approx({g: _pytrec_on(df[df.device == g], df[df.device == g], "map") for g in got},
+                                abs=1e-12)

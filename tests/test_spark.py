@@ -538,3 +538,45 @@ def test_per_query_results_into_the_monitoring_store(spark, tmp_path):
     assert rep[(21, "ndcg@10")]["value"] == 1.0
     assert abs(rep[(20, "mrr@10")]["value"] - (1 / 3 + 1) / 2) <= TOL  # first relevant at 3 (x) and 1 (y)
     assert st.ingest_results(str(tmp_path / "per_query")).groups == 0  # the same files again add nothing
+
+
+def test_group_by_a_query_in_several_groups_agrees_with_the_local_engine(spark):
+    """A query whose rows fall in several groups: each group's rows evaluated alone, on both engines; the judgments
+    a group's query sees: its group's rows (one table, or judgments carrying the column), else all of the query's."""
+    runs, qrels = generate(seed=23, n_q=40)
+    rng = np.random.default_rng(5)
+    runs = runs.append_column("device", pa.array(rng.choice(["mobile", "desktop", "tv"], size=runs.num_rows)))
+    ms = ["ndcg@5", "map", "recall@10"]
+    local = ranklens.evaluate(qrels, runs, ms, convention="trec_eval", group_by="device")
+    got = {r["device"]: r for r in rs.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(runs), ms,
+                                               convention="trec_eval", group_by="device").collect()}
+    assert sorted(got) == list(local)
+    for g in local:
+        for k in ms:
+            assert abs(got[g][k] - local[g][k]) <= TOL, (g, k)
+        assert got[g]["queries"] == len(local[g].queries)
+    # judgments carrying the group column: cut by group on both engines
+    import pyarrow.compute as pc
+
+    dev = {(q, d): v for q, d, v in zip(runs["query"].to_pylist(), runs["item"].to_pylist(),
+                                        runs["device"].to_pylist())}
+    jdev = qrels.append_column("device", pa.array([dev.get((q, d), "tv") for q, d in
+                                                   zip(qrels["query"].to_pylist(), qrels["item"].to_pylist())]))
+    local = ranklens.evaluate(jdev, runs, ms, convention="trec_eval", group_by="device")
+    got = {r["device"]: r for r in rs.evaluate(spark.createDataFrame(jdev), spark.createDataFrame(runs), ms,
+                                               convention="trec_eval", group_by="device").collect()}
+    for g in local:
+        alone = ranklens.evaluate(jdev.filter(pc.equal(jdev["device"], g)).drop(["device"]),
+                                  runs.filter(pc.equal(runs["device"], g)).drop(["device"]), ms, convention="trec_eval")
+        for k in ms:
+            assert abs(got[g][k] - local[g][k]) <= TOL and local[g][k] == alone[k], (g, k)
+
+
+def test_group_by_refuses_a_row_without_a_group_on_both_engines(spark):
+    rows = [("q1", "a", 2.0, 1.0, "mobile"), ("q1", "b", 1.0, 0.0, None), ("q2", "c", 1.0, 1.0, "tv")]
+    table = pa.table({k: [r[i] for r in rows] for i, k in enumerate(["query", "item", "score", "relevance", "device"])})
+    with pytest.raises(InputError, match=r"column .device. of the rankings DataFrame has no value in a row of "
+                                         r"query q1"):
+        rs.evaluate(spark.createDataFrame(table.to_pandas()), None, ["ndcg@2"], group_by="device").collect()
+    with pytest.raises(InputError, match=r"column 'device' of the judgments has no value in row 1 \(query q1"):
+        ranklens.evaluate(table, None, ["ndcg@2"], group_by="device")

@@ -47,7 +47,7 @@ __all__ = ["compare_cmd"]
                    "exceeds VALUE, whatever the p-value (e.g. --max-drop ndcg@10=0.01); the measure is compared if "
                    "-m does not name it.")
 @click.option("--group-by", "group_by", default=None, metavar="COLUMN[,COLUMN...]",
-              help="One comparison per group of queries by this column of the runs' (else the judgments') tables "
+              help="One comparison per group of rows by this column of the runs' (else the judgments') tables "
                    "(device, locale, query length), or per combination of several (a,b); the gates apply to every "
                    "group.")
 @quiet_option

@@ -52,7 +52,7 @@ __all__ = ["eval_cmd"]
 @click.option("--partitions", type=integer(min=1), default=None,
               help="Spark partitions of the shuffle by query (default: spark.sql.shuffle.partitions).")
 @click.option("--group-by", "group_by", multiple=True,
-              help="Evaluate each group of queries by this column of the run's (else the judgments') table: one "
+              help="Evaluate each group of rows by this column of the run's (else the judgments') table: one "
                    "result per group (device, locale, query length); several columns as a,b (or the option "
                    "repeated): one result per combination.")
 @click.option("--output", "output", default=None,

@@ -140,14 +140,16 @@ def evaluate(
         Per-query weights for the mean (a mapping ``{query: weight}``, or one
         value per evaluated query in the result's query order).
     group_by : str, list of str or mapping, optional
-        Slice the evaluation by a per-query attribute (device, locale, query length): the name of a column
-        of the run's table (else of the judgments' table; pandas, polars, Arrow, or a CSV, TSV, Parquet or
-        JSON Lines file) holding one value per query, several such columns of one table (a group is then the
-        tuple of their values, ``res["mobile", "en"]``, one per combination present), or a mapping
-        ``{query: group}``. The result is then a
-        :class:`~ranklens.evaluate.GroupedResult`, one Result per group (``res[group]``), each the evaluation
-        of that group's queries alone; queries without a group are left out and counted in its ``notes``.
-        ``weights`` must then be a mapping.
+        Slice the evaluation (device, locale, query length): the name of a column of the run's table (pandas,
+        polars, Arrow, or a CSV, TSV, Parquet or JSON Lines file; or of the one table holding both sides), or
+        several columns (a group is then the tuple of their values, ``res["mobile", "en"]``, one per
+        combination present). The result is then a :class:`~ranklens.evaluate.GroupedResult`, one Result per
+        group (``res[group]``), each exactly what ``evaluate`` gives on that group's rows: a query whose rows
+        fall in two groups is evaluated in each on its rows there. A group's query sees the judgment rows of
+        its group when the judgments' table carries the columns, else every judgment of the query. A row
+        without a group value (null, NaN, empty text) is refused, naming the row. A mapping
+        ``{query: group}``, or a column of the judgments' table when the run has none, gives each query one
+        group; queries without one are left out and counted in ``notes``. ``weights`` must then be a mapping.
     **options
         Convention field overrides (``gain="exponential"``, ``ties="input"``,
         ``empty=0``, ...), table column names (``query_col=``,
@@ -198,7 +200,7 @@ def evaluate(
         return _joined(conv, ms, groups, lambda c: build_problem(j, r, c, own=own), weights, per_query)
     if weights is not None and not isinstance(weights, Mapping):
         raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
-    parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns.query)
+    parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns)
     results = {g: _joined(conv, ms, groups, _problem_of(jg, rg), weights, per_query) for g, (jg, rg) in parts.items()}
     return GroupedResult(results, by, notes, group_columns(group_by))
 

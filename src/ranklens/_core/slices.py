@@ -1,18 +1,28 @@
-"""Slicing an evaluation by a per-query attribute: ``evaluate(..., group_by=...)`` -> one result per group, each
-the evaluation of that group's queries alone (the judgments and the rankings cut to them, then evaluated as any
-input)."""
+"""Slicing an evaluation: ``evaluate(..., group_by=...)`` -> one result per group, each the evaluation of that group's
+rows alone, exactly what ``evaluate`` gives on them.
+
+The rule (the Spark engine's too, ``ranklens.spark.evaluate``): a group column of the run's table puts each ranked
+row in a group, so a query whose rows fall in two groups is evaluated in each group on its rows there. The
+judgments a group's query sees: the judgment rows of that group when the judgments' table carries the group
+columns (one table holding both is cut the same way), else every judgment of the query (judgments are per query).
+The groups are those of the ranked rows; judgment rows of a group no ranked row has are left out, counted. Without
+the column in the run, a column of the judgments' table or a mapping ``{query: group}`` gives each query one group.
+A row without a group value is refused, naming the row."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from .._input.groups import query_groups_of
+from .._input.groups import RowGroups, group_columns, query_groups_of, row_groups
 from .._input.ids import IdColumn
+from .._input.options import Columns
 from .._input.records import Judgments, Rankings
+from .._input.tables import table_records
 from ..errors import InvalidParameterError
 from .result import Result
 
@@ -20,7 +30,7 @@ __all__ = ["GroupedResult", "sort_groups", "split_by_group"]
 
 
 class GroupedResult(Mapping[Any, Result]):
-    """One :class:`~ranklens.Result` per group of queries (``res[group]``), groups in sorted order. Grouped by
+    """One :class:`~ranklens.Result` per group (``res[group]``), groups in sorted order. Grouped by
     several columns, a group is the tuple of their values (``res["mobile", "en"]``), one per combination present.
 
     Attributes
@@ -100,13 +110,88 @@ def _strings(qid: Any) -> np.ndarray:
                       dtype=object)
 
 
+def _cut(j: Judgments, r: Rankings, jm: np.ndarray, rm: np.ndarray, empty: Any) -> tuple[Judgments, Rankings]:
+    """The rows ``jm`` of the judgments and ``rm`` of the run."""
+    jcol, rcol = IdColumn.of(j.qid), IdColumn.of(r.qid)
+    jg = replace(j, qid=jcol.filter(jm), item=IdColumn.of(j.item).filter(jm), label=j.label[jm], left_out=())
+    rg = replace(r, qid=rcol.filter(rm), item=IdColumn.of(r.item).filter(rm),
+                 score=None if r.score is None else r.score[rm], rank=None if r.rank is None else r.rank[rm],
+                 label=None if r.label is None else r.label[rm], empty_qids=empty, left_out=())
+    return jg, rg
+
+
+def _left_out_notes(j: Judgments, r: Rankings) -> list[str]:
+    return [f"{e.count} rows of {e.side} left out before grouping ({', '.join(e.examples[:3])})"
+            for side in (j, r) for e in side.left_out]
+
+
+def _aligned(groups: RowGroups, side: Judgments | Rankings, what: str, columns: Columns) -> np.ndarray:
+    """The group code of each row of ``side``, read from ``groups.table``: the table's rows, less those the
+    input left out (``missing="exclude"``: found by reading the table again with the same rule)."""
+    if len(side) == groups.table.num_rows:
+        return groups.codes
+    rec = table_records(groups.table, need=what, missing="exclude", **columns.kwargs())
+    kept = rec.judged if what == "judgments" else rec.ranked
+    assert kept is not None and int(kept.sum()) == len(side)
+    return groups.codes[kept]
+
+
+def _where(obj: Any, side: str) -> str:
+    return os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else side
+
+
 def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run: Any,
-                   query_col: str | None) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
-    """The judgments and the run cut to each group's queries: ``({group: (j, r)}, by, notes)``; a group of
-    several columns is the tuple of their values."""
+                   columns: Columns) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
+    """The judgments and the run cut to each group (the module's rule): ``({group: (j, r)}, by, notes)``; a group
+    of several columns is the tuple of their values."""
     if r.qid is None:
         raise InvalidParameterError("`group_by`: the run is a bare vector of scores; give the judgments and "
                                     "the scores as one table, or the run with query ids.")
+    cols = group_columns(group_by)
+    if cols is None:
+        return _by_query(group_by, j, r, judgments, run, columns.query)
+    if run is None:  # one table holding both sides
+        rg = row_groups(judgments, cols, columns.query, _where(judgments, "the judgments"))
+        jg = rg
+    else:
+        rg = row_groups(run, cols, columns.query, _where(run, "the run"))
+        if rg is None:  # the run has no such column: one group per query, from the judgments' table
+            return _by_query(group_by, j, r, judgments, run, columns.query)
+        jg = row_groups(judgments, cols, columns.query, _where(judgments, "the judgments"))
+    if rg is None:
+        query_groups_of(group_by, judgments, None, columns.query)  # raises: not a column of the table
+        raise AssertionError("unreachable")
+    r_codes = _aligned(rg, r, "rankings", columns)
+    notes = _left_out_notes(j, r)
+    present = np.bincount(r_codes, minlength=len(rg.keys)) > 0
+    order = sort_groups([k for k, p in zip(rg.keys, present) if p])
+    index = {k: i for i, k in enumerate(rg.keys)}
+    j_codes, j_index = None, {}
+    if jg is not None:
+        j_codes = _aligned(jg, j, "judgments", columns)
+        j_index = {k: i for i, k in enumerate(jg.keys)}
+        alone = sorted(set(jg.keys) - set(order), key=str)
+        if alone:
+            n = int(np.isin(j_codes, [j_index[k] for k in alone]).sum())
+            notes.append(f"{n} judgment rows are in groups no ranked row is in ({', '.join(map(str, alone[:5]))}"
+                         f"{', ...' if len(alone) > 5 else ''}): left out of every group")
+    else:
+        jq, rq = _strings(j.qid), _strings(r.qid)
+    out: dict[Any, tuple[Judgments, Rankings]] = {}
+    for g in order:  # a loop over groups
+        rm = r_codes == index[g]
+        if j_codes is not None:
+            jm = j_codes == j_index[g] if g in j_index else np.zeros(len(j), np.bool_)
+        else:
+            jm = np.isin(jq, np.unique(rq[rm]))  # every judgment of the queries the group ranks
+        out[g] = _cut(j, r, jm, rm, None)
+    return out, rg.by, notes
+
+
+def _by_query(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run: Any,
+              query_col: str | None) -> tuple[dict[Any, tuple[Judgments, Rankings]], str, list[str]]:
+    """One group per query (a mapping, or a column of the judgments' table when the run has none): the judgments
+    and the run cut to each group's queries."""
     queries, groups, by = query_groups_of(group_by, judgments, run, query_col)
     jq, rq = _strings(j.qid), _strings(r.qid)
     known = set(queries.tolist())
@@ -116,9 +201,7 @@ def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run
     if lost:
         notes.append(f"{len(lost)} queries have no group in {by}: left out of every group "
                      f"({', '.join(lost[:5])}{', ...' if len(lost) > 5 else ''})")
-    for side in (j, r):
-        for e in side.left_out:
-            notes.append(f"{e.count} rows of {e.side} left out before grouping ({', '.join(e.examples[:3])})")
+    notes += _left_out_notes(j, r)
     order = sort_groups(set(groups.tolist()))
     out: dict[Any, tuple[Judgments, Rankings]] = {}
     for g in order:  # a loop over groups
@@ -127,16 +210,11 @@ def split_by_group(group_by: Any, j: Judgments, r: Rankings, judgments: Any, run
         if not jm.any() and not rm.any():
             notes.append(f"group {g!r}: none of its {len(members)} queries is in the inputs")
             continue
-        jcol, rcol = IdColumn.of(j.qid), IdColumn.of(r.qid)
-        jg = replace(j, qid=jcol.filter(jm), item=IdColumn.of(j.item).filter(jm), label=j.label[jm], left_out=())
         empty = None
         if r.empty_qids is not None:
             ids = r.empty_qids if not isinstance(r.empty_qids, (list, tuple)) else np.asarray(r.empty_qids)
             empty = IdColumn.of(ids).filter(np.isin(_strings(ids), members))
-        rg = replace(r, qid=rcol.filter(rm), item=IdColumn.of(r.item).filter(rm),
-                     score=None if r.score is None else r.score[rm], rank=None if r.rank is None else r.rank[rm],
-                     label=None if r.label is None else r.label[rm], empty_qids=empty, left_out=())
-        out[g] = (jg, rg)
+        out[g] = _cut(j, r, jm, rm, empty)
     if not out:
         raise InvalidParameterError(f"`group_by`: no query of the inputs has a group in {by}.")
     return out, by, notes

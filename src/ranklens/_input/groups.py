@@ -1,6 +1,7 @@
-"""The group of each query for ``group_by=``: from a mapping ``{query: group}``, or from a column of a table (in
-memory, or a CSV/TSV/Parquet/JSON Lines file) holding one value per query, or from several columns of one table
-(the group a tuple of their values, one combination per query)."""
+"""The groups of ``group_by=``: the group of each row of a table (in memory, or a CSV/TSV/Parquet/JSON Lines file)
+from one of its columns, or several (the group the tuple of their values); or the group of each query, from a
+mapping ``{query: group}`` or from a column of the judgments' table when the run has none (one value per query).
+A row without a group value (null, NaN or empty text) is refused, naming the row and its query."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ..errors import InputError, InvalidParameterError
 from .files import detect_format, read_arrow_table
 from .tables import pick_column, table_kind
 
-__all__ = ["group_column", "group_columns", "query_groups_of"]
+__all__ = ["RowGroups", "group_column", "group_columns", "query_groups_of", "row_groups"]
 
 
 def _arrow(obj: Any, where: str) -> Any:
@@ -38,13 +39,41 @@ def _arrow(obj: Any, where: str) -> Any:
     return None
 
 
-def group_column(obj: Any, column: str | list[str], query_col: str | None,
-                 where: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(queries, groups)`` from column ``column`` (or columns: each group a tuple of their values) of table
-    ``obj``: one row per query (string ids), its group; None when ``obj`` is not a table or lacks a column. A null
-    group, or a query with two groups, is refused naming the query."""
+def _refuse_missing(g: Any, c: str, q: Any, where: str) -> None:
+    """A group column's missing values (null, NaN, or an empty text: what a CSV file's empty field gives) refused,
+    naming the first row (from 0) and its query."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    missing = g.is_null()
+    if pa.types.is_floating(g.type):
+        missing = pc.fill_null(pc.is_nan(g), True)
+    elif pa.types.is_string(g.type) or pa.types.is_large_string(g.type):
+        missing = pc.fill_null(pc.equal(pc.utf8_length(g), 0), True)
+    n = pc.sum(missing).as_py() or 0
+    if n:
+        i = int(np.flatnonzero(np.asarray(missing.to_numpy(zero_copy_only=False)))[0])
+        raise InputError(f"column {c!r} of {where} has no value in row {i} (query {q[i].as_py()}; {n} rows without "
+                         "one): every row needs its group.")
+
+
+class RowGroups:
+    """The group of every row of a table: ``codes[i]`` indexes ``keys`` (a value, or a tuple of values for several
+    columns); ``by`` names the columns and the table."""
+
+    __slots__ = ("by", "codes", "keys", "table")
+
+    def __init__(self, codes: np.ndarray, keys: list[Any], by: str, table: Any):
+        self.codes = codes
+        self.keys = keys
+        self.by = by
+        self.table = table
+
+
+def _table_of(obj: Any, cols: list[str], query_col: str | None, where: str) -> tuple[Any, Any] | None:
+    """``(table, query ids as strings)`` of table ``obj`` holding the columns ``cols``, None when it is not a table
+    or lacks one of them; the query column refused as a group column."""
     t = _arrow(obj, where)
-    cols = [column] if isinstance(column, str) else list(column)
     if t is None or any(c not in t.schema.names for c in cols):
         return None
     import pyarrow as pa
@@ -52,16 +81,48 @@ def group_column(obj: Any, column: str | list[str], query_col: str | None,
 
     qcol = pick_column(list(t.schema.names), "query", query_col, True, where)
     if qcol in cols:
-        raise InvalidParameterError(f"`group_by` {qcol!r} is the query column of {where}; a group holds whole "
-                                    "queries: name another column.")
-    q = pc.cast(t.column(qcol), pa.large_string()).combine_chunks()
-    named = " and ".join(repr(c) for c in cols)
+        raise InvalidParameterError(f"`group_by` {qcol!r} is the query column of {where}; a group holds queries: "
+                                    "name another column.")
     for c in cols:
-        g = t.column(c).combine_chunks()
-        if g.null_count:
-            i = int(np.flatnonzero(np.asarray(g.is_null().to_numpy(zero_copy_only=False)))[0])
-            raise InputError(f"column {c!r} of {where} has no value for query {q[i].as_py()} ({g.null_count} rows "
-                             "without one): every row needs its group.")
+        _refuse_missing(t.column(c).combine_chunks(), c, pc.cast(t.column(qcol), pa.large_string()), where)
+    return t, pc.cast(t.column(qcol), pa.large_string()).combine_chunks()
+
+
+def row_groups(obj: Any, cols: list[str], query_col: str | None, where: str) -> RowGroups | None:
+    """The group of each row of table ``obj`` from columns ``cols``; None when ``obj`` is not a table or lacks one
+    of them. A missing value is refused naming the row; the query column is refused as a group column."""
+    found = _table_of(obj, cols, query_col, where)
+    if found is None:
+        return None
+    import pyarrow.compute as pc
+
+    t, q = found
+    codes = np.zeros(t.num_rows, np.int64)
+    keys: list[Any] = [()]
+    for c in cols:  # a loop over the group columns
+        enc = pc.dictionary_encode(t.column(c).combine_chunks())
+        values = enc.dictionary.to_pylist()
+        idx = np.asarray(enc.indices.to_numpy(zero_copy_only=False), np.int64)
+        uniq, codes = np.unique(codes * len(values) + idx, return_inverse=True)
+        keys = [keys[u // len(values)] + (values[u % len(values)],) for u in uniq.tolist()]  # a loop over groups
+    named = " and ".join(repr(c) for c in cols)
+    by = f"{'column' if len(cols) == 1 else 'columns'} {named} of {where}"
+    return RowGroups(codes.reshape(-1), [k[0] if len(cols) == 1 else k for k in keys], by, t)
+
+
+def group_column(obj: Any, column: str | list[str], query_col: str | None,
+                 where: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(queries, groups)`` from column ``column`` (or columns: each group a tuple of their values) of table
+    ``obj``: one row per query (string ids), its group; None when ``obj`` is not a table or lacks a column. A null
+    group, or a query with two groups, is refused naming the query."""
+    cols = [column] if isinstance(column, str) else list(column)
+    found = _table_of(obj, cols, query_col, where)
+    if found is None:
+        return None
+    import pyarrow as pa
+
+    t, q = found
+    named = " and ".join(repr(c) for c in cols)
     names = [f"g{i}" for i in range(len(cols))]
     pairs = pa.table({"q": q, **{n: t.column(c) for n, c in zip(names, cols)}}).group_by(["q", *names]).aggregate([])
     queries = np.asarray(pairs.column("q").to_pylist(), dtype=object)
@@ -74,8 +135,9 @@ def group_column(obj: Any, column: str | list[str], query_col: str | None,
         seen = sorted(",".join(map(str, g)) if isinstance(g, tuple) else str(g) for g in groups[queries == bad])
         raise InputError(f"{'column' if len(cols) == 1 else 'columns'} {named} of {where} "
                          f"{'gives' if len(cols) == 1 else 'give'} query {bad} "
-                         f"{len(seen)} groups ({', '.join(seen)}); the local engine's group holds whole queries: one "
-                         "value per query (the Spark engine splits a query's rows by group).")
+                         f"{len(seen)} groups ({', '.join(seen)}), and the run, which has no such column, cannot be "
+                         "split by them: put the column in the run's table (a query's rows are then evaluated in "
+                         "each group apart), or give one value per query.")
     return queries, groups
 
 

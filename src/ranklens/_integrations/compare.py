@@ -133,8 +133,8 @@ def compare(
         measure a significance matrix, compact letters, the repeated-measures ANOVA and Friedman's test,
         and the discriminative power: the share of pairs significant at ``alpha``).
     group_by : str or mapping, optional
-        Slice by a per-query attribute, as for :func:`ranklens.evaluate`: a dict ``{group: Comparison}``
-        (or ``PairwiseComparison``), each the comparison of that group's queries alone.
+        Slice as for :func:`ranklens.evaluate` (each run's rows cut by its group columns): a dict
+        ``{group: Comparison}`` (or ``PairwiseComparison``), each the comparison of that group's rows alone.
     convention : str or Convention, optional
         As for ``evaluate``; its query rule decides which queries each run counts.
     test : {"randomization", "t", "wilcoxon", "bootstrap", "randomized_tukey", "tukey", "tukey_oneway"}

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from .._input.buffers import StrIds
 from .._input.dispatch import as_rankings, is_pathlike
-from .._input.factorize import factorize_parts
-from .._input.ids import IdColumn, concat_ids, hash_ids, kernel_ids, one_layout, take_ids
+from .._input.factorize import factorize_runs
+from .._input.ids import IdColumn, kernel_ids, one_layout, take_ids
 from .._input.options import COLUMN_KEYS
 from .._input.records import Rankings
 from .._kernels import codes as K
@@ -92,6 +93,7 @@ NORMS: dict[str, tuple[int, str]] = {
 }
 _NORM_ALIASES = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
 _TIES = ("ranx", "input")
+_NO_INTS = np.zeros(1, np.int64)
 _READ_KEYS = (*COLUMN_KEYS, "run_format")
 
 
@@ -185,11 +187,8 @@ def _load(named: list[tuple[str, Any]], read: dict[str, Any]) -> list[Rankings]:
     return out
 
 
-def _check_queries(names: list[str], codes: list[np.ndarray], n_q: int, uniques: np.ndarray) -> None:
-    """Every run holds the same queries (ranx's ``fuse`` asserts it)."""
-    seen = np.zeros((len(codes), n_q), np.bool_)
-    for r, c in enumerate(codes):
-        seen[r, c] = True
+def _check_queries(names: list[str], seen: np.ndarray, uniques: np.ndarray) -> None:
+    """Every run holds the same queries (ranx's ``fuse`` asserts it); ``seen``: runs x queries."""
     lacking = ~seen
     if lacking.any():
         r, q = (int(x[0]) for x in np.nonzero(lacking))
@@ -286,9 +285,29 @@ def fuse(runs: Any, method: str, norm: str | None = "min-max", *, ties: str = "r
     return _fuse_rankings(names, rankings, spec, norm_name, ties, queries, weights, par, f"fuse({name}, {norm_name})")
 
 
+def _query_rows(codes: list[Any], lengths: np.ndarray, n_q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rstart, rend, idx)``: query ``q``'s rows of run ``r`` are the positions ``rstart[q, r]:rend[q, r]`` of the
+    runs' rows one after the other (rows ``idx[p]``; ``idx`` empty when every run keeps each query's rows together,
+    as run files do: then no row is read)."""
+    n_runs = len(lengths)
+    base = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    rstart = np.empty((n_q, n_runs), np.int64)
+    rend = np.empty((n_q, n_runs), np.int64)
+    every = np.arange(n_q)
+    parts = [c.groups(n_q, every) for c in codes]  # a loop over runs
+    for r, (s, e, _) in enumerate(parts):
+        rstart[:, r] = s + base[r]
+        rend[:, r] = e + base[r]
+    if all(ix.size == 0 for _, _, ix in parts):
+        return rstart, rend, np.empty(0, np.int64)
+    idx = np.concatenate([ix + base[r] if ix.size else np.arange(base[r], base[r + 1]) for r, (_, _, ix)
+                          in enumerate(parts)])
+    return rstart, rend, idx
+
+
 def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMethod, norm: str, ties: str,
                    queries: str, weights: np.ndarray, par: np.ndarray, source: str) -> Rankings:
-    from .._kernels.api import fuse_queries, segments
+    from .._kernels.api import fuse_queries, hash_items
 
     n_runs = len(rankings)
     lengths = np.array([len(r) for r in rankings], np.int64)
@@ -297,47 +316,74 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
         if r.empty_qids is not None and len(r.empty_qids):
             parts.append(r.empty_qids)
             owner.append(i)
-    qparts = one_layout(parts)
-    qcodes, quniques, qorder = factorize_parts(qparts)
+    qcodes, quniques, qorder = factorize_runs(one_layout(parts))
     n_q = quniques.shape[0]
     if queries == "same":
-        held = [np.concatenate([c for c, o in zip(qcodes, owner) if o == i]) for i in range(n_runs)]
-        _check_queries(names, held, n_q, quniques)
-    iparts = one_layout([r.item for r in rankings])
-    items = concat_ids(*iparts)
-    is_str, ints, offs, data = kernel_ids(items)
-    q_all = np.concatenate(qcodes[:n_runs]).astype(np.int32, copy=False)
-    hashes = hash_ids(items)
+        seen = np.zeros((n_runs, n_q), np.bool_)
+        for c, o in zip(qcodes, owner):
+            seen[o] |= c.present(n_q)
+        _check_queries(names, seen, quniques)
+    is_str, ints, offs, data = _joined_ids(one_layout([r.item for r in rankings]))
+    hashes = hash_items(is_str, ints, offs, data)
     score_all = np.ascontiguousarray(np.concatenate([r.order_key() for r in rankings]), np.float64)
     if not np.isfinite(score_all).all():
-        bad = int(np.repeat(np.arange(n_runs), lengths)[np.flatnonzero(~np.isfinite(score_all))[0]])
+        bad = int(np.searchsorted(np.cumsum(lengths), np.flatnonzero(~np.isfinite(score_all))[0], side="right"))
         raise InputError(f"run {names[bad]!r} has a score that is NaN or infinite: a fused score needs finite scores.")
-    run_all = np.repeat(np.arange(n_runs, dtype=np.int64), lengths)
-    start, end, idx = segments(np.ascontiguousarray(q_all), n_q)
+    rstart, rend, idx = _query_rows(qcodes[:n_runs], lengths, n_q)
+    size = (rend - rstart).sum(axis=1)
+    lo = np.zeros(n_q, np.int64)
+    np.cumsum(size[:-1], out=lo[1:])
     tie_codes = np.array([K.FUSE_TIES_STABLE if ties == "input" else
                           K.FUSE_TIES_RANKED if r.in_ranx_order else K.FUSE_TIES_QUICKSORT for r in rankings],
                          np.int64)
-    n = max(int(q_all.shape[0]), 1)
-    out_row = np.empty(n, np.int64)
-    out_score = np.empty(n, np.float64)
-    count = np.zeros(n_q, np.int64)
-    fuse_queries(start, end, idx, run_all, hashes, is_str, ints, offs, data, score_all, tie_codes, n_runs,
-                 NORMS[norm][0], spec.code, weights, par, out_row, out_score, count)
+    n = max(int(lengths.sum()), 1)  # room for every row; the slots filled are the fused documents only
+    out_row, out_score = np.empty(n, np.int64), np.empty(n, np.float64)
+    count, first = np.zeros(n_q, np.int64), np.zeros(n_q, np.int64)
+    fuse_queries(lo, lo + size, rstart, rend, idx, hashes, is_str, ints, offs, data, score_all, tie_codes, n_runs,
+                 NORMS[norm][0], spec.code, weights, par, out_row, out_score, count, first)
     if (count < 0).any():
         row = int(-1 - count[count < 0][0])
-        which = int(run_all[row])
+        which = int(np.searchsorted(np.cumsum(lengths), row, side="right"))
         local = row - int(lengths[:which].sum())
         q = IdColumn.of(take_ids(rankings[which].qid, np.array([local]))).to_numpy()[0]
         d = IdColumn.of(take_ids(rankings[which].item, np.array([local]))).to_numpy()[0]
         raise InputError(f"run {names[which]!r} ranks item {d!s} twice for query {q!s}: a run holds a document once "
                          "per query.")
     cnt = count[qorder]
-    offs = start[qorder]
     total = int(cnt.sum())
     before = np.cumsum(cnt) - cnt
     pos = np.arange(total, dtype=np.int64) - np.repeat(before, cnt)
-    slots = np.repeat(offs, cnt) + pos
-    rows = out_row[slots]
-    qids = take_ids(one_layout([quniques])[0], np.repeat(qorder, cnt))  # the query ids once, repeated
-    items = take_ids(items, rows)
-    return Rankings(qids, items, score=out_score[slots].copy(), rank=(pos + 1).astype(np.float64), source=source)
+    slots = np.repeat(first[qorder], cnt) + pos
+    qids = _take(kernel_ids(one_layout([quniques])[0]), np.repeat(qorder, cnt))  # the query ids once, repeated
+    items = _take((is_str, ints, offs, data), out_row[slots])
+    return Rankings(qids, items, score=out_score[slots], rank=(pos + 1).astype(np.float64), source=source)
+
+
+def _joined_ids(parts: list[Any]) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+    """The ids of the runs one after the other, as the kernels take them ``(is_str, ints, offsets, data)``: each
+    run's buffers copied once into one (a numpy copy; Arrow's ``concat_arrays`` takes 20 times as long)."""
+    bufs = [kernel_ids(p) for p in parts]
+    if not bufs[0][0]:
+        return False, np.concatenate([b[1] for b in bufs]), bufs[0][2], bufs[0][3]
+    n = sum(b[2].shape[0] - 1 for b in bufs)
+    offs = np.empty(n + 1, np.int64)
+    offs[0] = 0
+    data = np.empty(max(sum(int(b[2][-1] - b[2][0]) for b in bufs), 1), np.uint8)
+    i = at = 0
+    for _, _, o, d in bufs:  # a loop over runs
+        m, lo, hi = o.shape[0] - 1, int(o[0]), int(o[-1])
+        np.add(o[1:], at - lo, out=offs[i + 1:i + m + 1])
+        data[at:at + hi - lo] = d[lo:hi]
+        i, at = i + m, at + hi - lo
+    return True, _NO_INTS, offs, data
+
+
+def _take(ids: tuple[bool, np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray) -> Any:
+    """The ids at ``rows`` (of ``(is_str, ints, offsets, data)``): strings copied once into buffers of their size
+    (:class:`StrIds`), integers by numpy."""
+    from .._kernels.api import take_strings
+
+    is_str, ints, offs, data = ids
+    if not is_str:
+        return ints[rows]
+    return StrIds(*take_strings(np.ascontiguousarray(offs), data, rows))

@@ -41,7 +41,7 @@ __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
     "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
-    "segments", "sign_flip_exceed", "source_digest", "split_fields",
+    "segments", "sign_flip_exceed", "source_digest", "split_fields", "take_strings",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
@@ -276,8 +276,14 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
 
 
 def fuse_queries(*args: Any) -> Any:
-    """Every query's fused list, written into the output arrays; per query its length (``fusion.fuse_queries``)."""
-    return by_query("fuse_queries", args, (0, 1, 18), args[1] - args[0], lambda parts: args[18])
+    """Every query's fused list, written into the output arrays; per query its length and first slot
+    (``fusion.fuse_queries``)."""
+    return by_query("fuse_queries", args, (0, 1, 2, 3, 19, 20), args[1] - args[0], lambda parts: args[19])
+
+
+def take_strings(offs: np.ndarray, data: np.ndarray, rows: np.ndarray) -> Any:
+    """``(offsets, data)`` of the strings at ``rows``, one after the other (``fusion.take_strings``)."""
+    return call("take_strings", offs, data, rows)
 
 
 def greedy_ideal(q_start: np.ndarray, d_start: np.ndarray, keys: np.ndarray, n_keys: int, alpha: float) -> Any:

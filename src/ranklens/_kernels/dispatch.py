@@ -79,8 +79,9 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
     "greedy_ideal": ("diversity", "f8[C]", "i8[C] i8[C] i8[C] i8 f8"),
-    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 i8 "
-                     "f8[C] f8[C] i8[C] f8[C] i8[C]"),
+    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C2] i8[C2] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 "
+                     "i8 i8 f8[C] f8[C] i8[C] f8[C] i8[C] i8[C]"),
+    "take_strings": ("fusion", "(i8[C], u1[C])", "i8[C] u1[C] i8[C]"),
 }
 
 

@@ -1,12 +1,13 @@
 """Rank fusion: several runs' rows of one query -> one fused list, per query in one pass.
 
-The rows of every run come grouped by query (``(start, end, idx)`` of :func:`group.segments` over the
-concatenation of the runs, so a query's rows are the first run's rows in input order, then the second
+The rows of every run come grouped by query and run (per query and run, a range of positions in the runs'
+rows one after the other, so a query's rows are the first run's rows in input order, then the second
 run's...). Per query: each run's rows are put in ranked order (numba's quicksort of the negated scores,
 the order a ``ranx.Run`` gives its documents when it is built, or a stable sort keeping tied rows in input
-order), normalised (``NORM_*``), gathered per document (a sort of the 64-bit hashes of the query's item ids, equal
-hashes confirmed on the ids themselves, so a collision never joins two documents), and
-fused (``FUSE_*``) into one score per document; the documents are written in descending fused score (ties
+order; rows already in that order are kept without sorting), normalised (``NORM_*``), gathered per
+document (an open-addressing table of the 64-bit hashes of the query's item ids, equal hashes confirmed on
+the ids themselves, so a collision never joins two documents), and fused (``FUSE_*``) into one score per
+document; the documents are written in descending fused score (ties
 in order of first appearance: first run holding them, then rank there). Definitions: ranx 0.3.21's
 ``ranx.fuse`` (``ranx/fusion/*.py``, ``ranx/normalization/*.py``), read, not copied; see
 :mod:`ranklens._integrations.fusion` for the formulas.
@@ -52,7 +53,7 @@ from .codes import (
 from .group import number_id, row_of, table_size
 from .positions import CHUNKS, chunk_queries
 
-__all__ = ["fuse_queries"]
+__all__ = ["fuse_queries", "take_strings"]
 
 #: ranx's position of a document a run does not hold, in Condorcet's pairwise votes
 _ABSENT = 1_000_000
@@ -65,9 +66,18 @@ _EPS = 1e-9
 @njit(cache=True, nogil=True)
 def _order(s, stable):  # pragma: no cover - compiled
     """Ranked order of scores ``s``: numba's quicksort of the negated scores (ranx), or stable (tied rows
-    keep their order)."""
-    neg = np.empty(s.shape[0], np.float64)
-    for i in range(s.shape[0]):
+    keep their order). Rows already in that order (strictly decreasing scores; for a stable sort, never
+    increasing), as a run file lists them, are not sorted: the sort would give them back as they are."""
+    n = s.shape[0]
+    ranked = True
+    for i in range(1, n):
+        if s[i] > s[i - 1] or (s[i] == s[i - 1] and not stable):
+            ranked = False
+            break
+    if ranked:
+        return np.arange(n)
+    neg = np.empty(n, np.float64)
+    for i in range(n):
         neg[i] = -s[i]
     if stable:
         return np.argsort(neg, kind="mergesort")
@@ -255,31 +265,31 @@ def _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row
 
 
 @njit(cache=True, nogil=True)
-def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights, par,
-                out_row, out_score, rows, cand, table, cand_row, pos, val, n_r, vals, present, cpos, init,
+def _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights,
+                par, out_row, out_score, rows, cand, table, cand_row, pos, val, n_r, vals, present, cpos, init,
                 seen, fused, tmp, buf):  # pragma: no cover - compiled
-    """Fuse one query's ``m`` rows (from slot ``lo``) in the chunk's work buffers; write its documents from
-    ``out_*[lo]``; return their number, or ``-1 - row`` for a row whose run holds its document twice."""
-    for t in range(m):
-        rows[t] = row_of(idx, lo + t)
+    """Fuse query ``q`` (its rows in run ``r``: positions ``rstart[q, r]:rend[q, r]``) in the chunk's work buffers;
+    write its documents from ``out_*[at]``; return their number, or ``-1 - row`` for a row whose run holds its
+    document twice."""
+    m = 0
+    for r in range(n_runs):
+        for p in range(rstart[q, r], rend[q, r]):
+            rows[m] = row_of(idx, p)
+            m += 1
     n_c = _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row)
     cells = n_c * n_runs
     vals[:cells] = 0.0
     present[:cells] = False
     seen[:n_c] = False
-    n_r[:] = 0
     n_init = 0
     a = 0
-    while a < m:  # each run's rows: ranked order, normalised values, first appearances
-        r = run[rows[a]]
-        b = a
-        while b < m and run[rows[b]] == r:
-            b += 1
+    for r in range(n_runs):  # each run's rows: ranked order, normalised values, first appearances
+        b = a + rend[q, r] - rstart[q, r]
+        n_r[r] = b - a
         s = tmp[:b - a]
         for t in range(a, b):
             s[t - a] = score[rows[t]]
         o = _order(s, ties[r] != FUSE_TIES_QUICKSORT)
-        n_r[r] = b - a
         out = val[a:b]
         _normalise(s, o, norm, n_c, out)
         if norm == NORM_MIN_MAX_INVERTED:  # ranx sorts the run again by the inverted values
@@ -296,14 +306,14 @@ def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, 
                 init[n_init] = c
                 cand_row[c] = rows[t]
                 n_init += 1
+        for t in range(a, b):
+            cell = cand[t] * n_runs + r
+            if present[cell]:
+                return -1 - rows[t]
+            present[cell] = True
+            vals[cell] = val[t]
+            cpos[cell] = pos[t]
         a = b
-    for t in range(m):
-        at = cand[t] * n_runs + run[rows[t]]
-        if present[at]:
-            return -1 - rows[t]
-        present[at] = True
-        vals[at] = val[t]
-        cpos[at] = pos[t]
     if norm == NORM_BORDA:  # every run gets every candidate (ranx's borda_norm)
         for c in range(n_c):
             for r in range(n_runs):
@@ -325,27 +335,30 @@ def _fuse_query(lo, m, idx, run, hashes, is_str, ints, offs, data, score, ties, 
     final = np.argsort(neg, kind="mergesort")
     for p in range(n_c):
         c = init[final[p]]
-        out_row[lo + p] = cand_row[c]
-        out_score[lo + p] = fused[c]
+        out_row[at + p] = cand_row[c]
+        out_score[at + p] = fused[c]
     return n_c
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def fuse_queries(start, end, idx, run, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights,
-                 par, out_row, out_score, count):  # pragma: no cover - compiled
-    """Fuse every query (see the module's docstring): rows ``idx`` (or positions) of run ``run``, document id
-    ``(is_str, ints, offs, data)`` hashed ``hashes``, score ``score``; per query ``q`` write ``count[q]``
+def fuse_queries(lo, hi, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method,
+                 weights, par, out_row, out_score, count, first):  # pragma: no cover - compiled
+    """Fuse every query (see the module's docstring). Query ``q``'s rows of run ``r`` are the positions
+    ``rstart[q, r]:rend[q, r]`` (rows ``idx[p]``, or ``p`` itself when ``idx`` is empty) of the runs' rows one after
+    the other: document id ``(is_str, ints, offs, data)`` hashed ``hashes``, score ``score``. ``lo[q]:hi[q]``: the
+    query's share of the output (its number of rows); a chunk of queries writes its documents one query after the
+    other from the ``lo`` of its first query, so only the slots filled are touched: per query ``q``, ``count[q]``
     documents into ``out_row`` (a row holding the document) and ``out_score`` (its fused score) from slot
-    ``start[q]``, or ``count[q] = -1 - row`` when a run holds that row's document twice. ``ties``, per run:
+    ``first[q]``, or ``count[q] = -1 - row`` when a run holds that row's document twice. ``ties``, per run:
     ``FUSE_TIES_QUICKSORT`` (rows in a dict's order: sorted as ``ranx.Run`` sorts them), ``FUSE_TIES_RANKED``
     (rows already in a ``ranx.Run``'s order: kept; a second sort, after ``min-max-inverted``, is ranx's
     quicksort) or ``FUSE_TIES_STABLE`` (every sort stable: tied rows keep the input order). ``par``: RRF's k,
     CombGMNZ's gamma, logN-ISR's sigma, RBC's phi. Queries are taken in chunks, each allocating its work
     buffers once for its longest query. Returns ``count``."""
-    n_q = start.shape[0]
+    n_q = lo.shape[0]
     n_chunks = min(n_q, CHUNKS)
     for ch in prange(n_chunks):
-        q0, q1, size = chunk_queries(ch, n_chunks, start, end)
+        q0, q1, size = chunk_queries(ch, n_chunks, lo, hi)
         rows = np.empty(size, np.int64)
         cand = np.empty(size, np.int64)
         table = np.empty(4 * size + 4, np.int64)
@@ -361,8 +374,30 @@ def fuse_queries(start, end, idx, run, hashes, is_str, ints, offs, data, score, 
         fused = np.empty(size, np.float64)
         tmp = np.empty(size, np.float64)
         buf = np.empty(n_runs, np.float64)
+        at = lo[q0] if q1 > q0 else 0
         for q in range(q0, q1):
-            count[q] = _fuse_query(start[q], end[q] - start[q], idx, run, hashes, is_str, ints, offs, data, score,
-                                   ties, n_runs, norm, method, weights, par, out_row, out_score, rows, cand, table,
-                                   cand_row, pos, val, n_r, vals, present, cpos, init, seen, fused, tmp, buf)
+            first[q] = at
+            count[q] = _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs,
+                                   norm, method, weights, par, out_row, out_score, rows, cand, table, cand_row, pos,
+                                   val, n_r, vals, present, cpos, init, seen, fused, tmp, buf)
+            if count[q] > 0:
+                at += count[q]
     return count
+
+
+@njit(cache=True, nogil=True)
+def take_strings(offs, data, rows):  # pragma: no cover - compiled
+    """``(offsets, data)`` of the strings ``rows`` of ``(offs, data)``, one after the other (the fused run's ids:
+    one pass, buffers of their exact size)."""
+    n = rows.shape[0]
+    out_offs = np.empty(n + 1, np.int64)
+    out_offs[0] = 0
+    for i in range(n):
+        out_offs[i + 1] = out_offs[i] + offs[rows[i] + 1] - offs[rows[i]]
+    out = np.empty(out_offs[n], np.uint8)
+    for i in range(n):
+        a = offs[rows[i]]
+        b = out_offs[i]
+        for t in range(offs[rows[i] + 1] - a):
+            out[b + t] = data[a + t]
+    return out_offs, out

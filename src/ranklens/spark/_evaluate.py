@@ -13,7 +13,7 @@ from ..errors import InvalidParameterError
 from ..measures import Measure
 from ..options import Columns, Formats, split_options
 from ._driver import check_depth, check_universe, grouped, max_labels, result
-from ._layout import Layout, Q, prepare
+from ._layout import Layout, Q, prepare, refuse_missing_groups
 from ._session import is_dataframe, require_pyspark
 from ._worker import run as run_chunks
 
@@ -110,6 +110,8 @@ def evaluate(
         judgments, run, measures, convention, group_by, partitions, rows_per_call, options)
     keys = plan.keys
     lay = Layout(rankings_df, judgments_df, plan, gb, columns, missing=formats.missing)
+    if gb:
+        refuse_missing_groups(rankings_df, judgments_df, lay)
     prepared = prepare(rankings_df, judgments_df, lay)
     check_universe(prepared, lay)
     labels_max = max_labels(prepared, lay) if lay.need_max else None

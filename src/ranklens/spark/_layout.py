@@ -11,11 +11,12 @@ from typing import Any
 
 from .._core.plan import Plan
 from .._input.tables import pick_column
-from ..errors import InvalidParameterError
+from ..errors import InputError, InvalidParameterError
 from ..options import Columns
 
 __all__ = [
     "ITEM", "LABEL", "PARTIAL", "Q", "ROW", "SCORE", "SIDE", "SIDE_JUDGED", "SIDE_RANKED", "Layout", "prepare",
+    "refuse_missing_groups",
 ]
 
 # internal column names
@@ -143,3 +144,33 @@ def prepare(rankings_df: Any, judgments_df: Any, lay: Layout) -> Any:
         groups = ranked.select(*lay.gcols, Q).distinct()
         judged = judged.join(groups, on=on, how="inner")
     return ranked.unionByName(judged.select(*ranked.columns))
+
+
+def refuse_missing_groups(rankings_df: Any, judgments_df: Any, lay: Layout) -> None:
+    """A row without a group value (null, NaN or empty text) refused, naming the column and the row's query, as the
+    local engine refuses it (:mod:`ranklens._core.slices`): one pass over the group columns, stopped at the first."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    sides = [(rankings_df, "the rankings DataFrame", lay.query)]
+    if judgments_df is not None:
+        sides.append((judgments_df, "the judgments DataFrame", lay.j_query))
+    for df, where, query in sides:
+        cols = [g for g in lay.group_by if g in df.columns]
+        if not cols:
+            continue
+        flags: list[Any] = []
+        for g in cols:
+            t = df.schema[g].dataType
+            bad = F.col(g).isNull()
+            if isinstance(t, (T.FloatType, T.DoubleType)):
+                bad = bad | F.isnan(F.col(g))
+            elif isinstance(t, T.StringType):
+                bad = bad | (F.length(F.col(g)) == 0)
+            flags.append(bad.alias(f"__rl_missing{len(flags)}"))
+        hit = df.select(F.col(query).cast("string").alias("q"), *flags).where(
+            " OR ".join(f"__rl_missing{i}" for i in range(len(flags)))).limit(1).collect()
+        if hit:
+            g = cols[next(i for i in range(len(cols)) if hit[0][f"__rl_missing{i}"])]
+            raise InputError(f"column {g!r} of {where} has no value in a row of query {hit[0]['q']}: every row needs "
+                             "its group.")
