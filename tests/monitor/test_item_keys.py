@@ -94,3 +94,15 @@ def test_v5_store_is_refused_by_readers_then_upgraded_with_the_same_reports(tmp_
     more = events({"w": [["click"], []]}, day="2026-10-03")
     up.ingest(pa.Table.from_pylist(more))
     assert dict((r["group_id"], r["value"]) for r in up.groups("ndcg@5", limit=10).to_pylist())["w"] == 1.0
+
+
+@pytest.mark.parametrize("table,column", [("items", "gid"), ("items", "iid"), ("item_labels", "iid"),
+                                          ("feedback", "iid"), ("feedback", "batch_id")])
+def test_the_remade_tables_keep_their_not_null_keys(table, column):
+    """Version 6 remakes three tables with CREATE TABLE AS, which keeps no constraint: the keys are set NOT NULL
+    again (a store made now, and a store migrated from version 5, refuse a row without them)."""
+    con = duckdb.connect()
+    _schema.migrate(con)
+    nullable = con.execute("SELECT is_nullable FROM information_schema.columns WHERE table_name = ? AND "
+                           "column_name = ?", [table, column]).fetchall()
+    assert nullable == [("NO",)]

@@ -162,6 +162,10 @@ _V6 = [
        FROM feedback f JOIN item_keys k ON k.item_id = f.item_id""",
     "DROP TABLE feedback",
     "ALTER TABLE _feedback6 RENAME TO feedback",
+    # a table made by CREATE TABLE AS has no constraints: those the tables had are set again
+    *(f"ALTER TABLE {t} ALTER COLUMN {c} SET NOT NULL" for t, c in (
+        ("items", "gid"), ("items", "iid"), ("item_labels", "gid"), ("item_labels", "iid"),
+        ("feedback", "group_id"), ("feedback", "iid"), ("feedback", "ts"), ("feedback", "batch_id"))),
 ]
 
 MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
