@@ -219,3 +219,19 @@ def test_column_options_with_a_text_format_are_refused_not_ignored(tmp_path):
     run.write_text("topic,docid,score\n1,a,0.5\n")
     res = ranklens.evaluate(q, run, ["ndcg"], query_col="topic", item_col="docid")
     assert res["ndcg"] == 1.0
+
+
+def test_join_strings_of_every_string_layout_is_the_lists_joined():
+    """One buffer join for StrIds, Arrow (narrow, large, chunked, sliced) and Python strings: the ids in order."""
+    import pyarrow as pa
+
+    from ranklens._input.ids import as_ids, join_strings
+
+    a = ["q1", "", "é", "long id"]
+    b = ["x", "yy"]
+    sliced = pa.array(["drop", "z", "zz", "end"]).slice(1, 2)  # offsets not starting at 0
+    parts = [as_ids(np.array(a, dtype=object)), pa.array(b), pa.chunked_array([["c1"], ["c2", "c3"]]),
+             sliced, pa.array(["w"], pa.large_string()), np.array(["p"], dtype=object)]
+    joined = join_strings(parts)
+    assert joined.to_numpy().tolist() == a + b + ["c1", "c2", "c3", "z", "zz", "w", "p"]
+    assert join_strings([pa.array(["", ""])]).to_numpy().tolist() == ["", ""]

@@ -16,7 +16,7 @@ import numpy as np
 from .._input.buffers import StrIds
 from .._input.dispatch import as_rankings, is_pathlike
 from .._input.factorize import factorize_runs
-from .._input.ids import IdColumn, kernel_ids, one_layout, take_ids
+from .._input.ids import IdColumn, concat_ids, join_strings, kernel_ids, one_layout, take_ids
 from .._input.options import COLUMN_KEYS
 from .._input.records import Rankings
 from .._kernels import codes as K
@@ -93,7 +93,6 @@ NORMS: dict[str, tuple[int, str]] = {
 }
 _NORM_ALIASES = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
 _TIES = ("ranx", "input")
-_NO_INTS = np.zeros(1, np.int64)
 _READ_KEYS = (*COLUMN_KEYS, "run_format")
 
 
@@ -360,22 +359,8 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
 
 
 def _joined_ids(parts: list[Any]) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
-    """The ids of the runs one after the other, as the kernels take them ``(is_str, ints, offsets, data)``: each
-    run's buffers copied once into one (a numpy copy; Arrow's ``concat_arrays`` takes 20 times as long)."""
-    bufs = [kernel_ids(p) for p in parts]
-    if not bufs[0][0]:
-        return False, np.concatenate([b[1] for b in bufs]), bufs[0][2], bufs[0][3]
-    n = sum(b[2].shape[0] - 1 for b in bufs)
-    offs = np.empty(n + 1, np.int64)
-    offs[0] = 0
-    data = np.empty(max(sum(int(b[2][-1] - b[2][0]) for b in bufs), 1), np.uint8)
-    i = at = 0
-    for _, _, o, d in bufs:  # a loop over runs
-        m, lo, hi = o.shape[0] - 1, int(o[0]), int(o[-1])
-        np.add(o[1:], at - lo, out=offs[i + 1:i + m + 1])
-        data[at:at + hi - lo] = d[lo:hi]
-        i, at = i + m, at + hi - lo
-    return True, _NO_INTS, offs, data
+    """The ids of the runs one after the other, as the kernels take them ``(is_str, ints, offsets, data)``."""
+    return kernel_ids(join_strings(parts) if IdColumn.of(parts[0]).is_str else concat_ids(*parts))
 
 
 def _take(ids: tuple[bool, np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray) -> Any:
