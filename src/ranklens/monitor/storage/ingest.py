@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from ..._base.deps import require
+from ..._input.buffers import np_to_arrow
 from ...errors import InputError
 from .chunk import drop_batches, make_chunk
 from .db import fetch_arrow, quote, slice_columns, transaction
 from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
 from .keys import chunk_keys
 from .quality_rows import mark_partial, store_row_counts
-from .read import Unsplit, batch_hash, read_batch
+from .read import Unsplit, batch_hashes, empty_table, read_batch
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
            "store_chunk"]
@@ -157,26 +158,26 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
         advance(len(pending))
         pending.clear()
 
-    for i, (name, kind, obj) in enumerate(batches):
-        batch_id = batch_hash(kind, obj)
-        if any(b.batch_id == batch_id for b in pending):
-            flush()  # the same content twice in one call: the second is judged once the first is stored
-        known = already_ingested(con, name, batch_id)
-        if known is not None:
-            out[i] = known
-            advance(1)
-            continue
-        b = _Batch(i, name, kind, obj, batch_id)
-        if kind == "parquet":
-            b.schema, b.rows = _parquet_shape(con, name, obj)
-            if pending and (b.schema != pending[0].schema or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
-                flush()
+    with batch_hashes(batches) as hashes:  # the next files hashed while a chunk is stored
+        for i, ((name, kind, obj), batch_id) in enumerate(zip(batches, hashes)):
+            if any(b.batch_id == batch_id for b in pending):
+                flush()  # the same content twice in one call: the second is judged once the first is stored
+            known = already_ingested(con, name, batch_id)
+            if known is not None:
+                out[i] = known
+                advance(1)
+                continue
+            b = _Batch(i, name, kind, obj, batch_id)
+            if kind == "parquet":
+                b.schema, b.rows = _parquet_shape(con, name, obj)
+                if pending and (b.schema != pending[0].schema or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
+                    flush()
+                pending.append(b)
+                continue
+            flush()
             pending.append(b)
-            continue
+            flush()
         flush()
-        pending.append(b)
-        flush()
-    flush()
     return out
 
 
@@ -207,15 +208,14 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
     one by one, so that the error names its file and the files before it are stored as they would be."""
     if not chunk:
         return []
-    pa = require("pyarrow")
     duckdb = require("duckdb")
     if len(chunk) > 1:
         files = [str(b.obj) for b in chunk]
         con.execute(f"""CREATE OR REPLACE TEMP VIEW _raw AS
             SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {BATCH}
             FROM read_parquet({_sql_list(files)}, file_row_number = true)""")
-        sample = chunk[0].schema.empty_table()
-        sample = sample.append_column("_row", pa.array([], pa.int64()))
+        sample = empty_table(chunk[0].schema)
+        sample = sample.append_column("_row", np_to_arrow(np.zeros(0, np.int64)))
         try:
             with transaction(con):
                 return _load(con, chunk, sample, {}, max_quarantine, features)
@@ -225,12 +225,12 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
             con.execute("DROP VIEW IF EXISTS _raw")
     b = chunk[0]
     table, unsplit = read_batch(con, b.name, b.kind, b.obj)
-    table = table.append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    table = table.append_column("_row", np_to_arrow(np.arange(table.num_rows, dtype=np.int64)))
     con.register("_raw_table", table)
     con.execute(f"CREATE OR REPLACE TEMP VIEW _raw AS SELECT *, 0 AS {BATCH} FROM _raw_table")
     try:
         with transaction(con):
-            return _load(con, chunk, table.schema.empty_table(), {0: unsplit}, max_quarantine, features)
+            return _load(con, chunk, empty_table(table.schema), {0: unsplit}, max_quarantine, features)
     finally:
         con.execute("DROP VIEW IF EXISTS _raw")
         con.unregister("_raw_table")

@@ -9,8 +9,10 @@ value, so that each row is validated on its own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from ..._base.deps import require
 from ...errors import FormatError, InputError, InvalidParameterError
 from .db import fetch_arrow, quote
 
-__all__ = ["FILE_TYPES", "Unsplit", "batch_hash", "read_batch", "sources"]
+__all__ = ["FILE_TYPES", "Unsplit", "batch_hash", "batch_hashes", "empty_table", "read_batch", "sources"]
 
 FILE_TYPES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl",
               ".ndjson": "jsonl", ".json": "jsonl"}
@@ -57,6 +59,30 @@ def _sha_table(table: Any) -> str:
 def batch_hash(kind: str, obj: Any) -> str:
     """The SHA-256 of a batch: of the file's bytes, or of the table's Arrow IPC stream."""
     return _sha_table(obj) if kind == "table" else _sha_file(obj)
+
+
+@contextlib.contextmanager
+def batch_hashes(batches: list[tuple[str, str, Any]]) -> Iterator[Iterator[str]]:
+    """The hashes (:func:`batch_hash`) of the batches ``(name, kind, path or table)``, in their order, computed by
+    one thread ahead of the caller, so that the files are read and hashed while the caller stores the batches
+    before them (hashlib lets go of the GIL on large buffers). An error is raised where its batch's hash is taken;
+    leaving the block stops the hashing of the batches not yet begun."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="ranklens-batch-hash") as pool:
+        futures = [pool.submit(batch_hash, kind, obj) for _, kind, obj in batches]
+        try:
+            yield (f.result() for f in futures)
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def empty_table(schema: Any) -> Any:
+    """A table of ``schema`` without rows (pyarrow's ``Schema.empty_table`` imports pandas when it is installed:
+    a third of a second of every ingest)."""
+    pa = require("pyarrow")
+    return pa.Table.from_batches([], schema=schema)
 
 
 def _to_arrow(obj: Any, what: str) -> Any:

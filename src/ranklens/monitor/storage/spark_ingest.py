@@ -24,7 +24,7 @@ from .chunk import CHUNK_TABLES, make_chunk
 from .db import duckdb_connect, fetch_arrow, quote, transaction
 from .events import BATCH, event_select, validate
 from .ingest import already_ingested, store_chunk
-from .read import Unsplit, batch_hash, read_batch
+from .read import Unsplit, batch_hashes, empty_table, read_batch
 
 __all__ = ["ingest_batches_spark", "reduce_partition"]
 
@@ -35,8 +35,8 @@ _OUT_COLUMNS = ["table", "ipc"]
 def reduce_partition(rows: Any, schema: Any, name: str, features: Mapping[str, str]) -> dict[str, Any]:
     """The chunk tables (name -> Arrow table) of a partition's raw rows (an Arrow table with the raw columns,
     ``_row`` and the batch index), cast to the chunk's Arrow ``schema`` first."""
-    table = rows.cast(schema) if rows.num_rows else schema.empty_table()
-    sample = schema.empty_table().drop_columns([BATCH])
+    table = rows.cast(schema) if rows.num_rows else empty_table(schema)
+    sample = empty_table(schema).drop_columns([BATCH])
     con = duckdb_connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
@@ -57,7 +57,7 @@ def _executor(schema_ipc: bytes, name: str, features: dict[str, str]) -> Callabl
 
         schema = pa.ipc.read_schema(pa.py_buffer(schema_ipc))
         got = list(batches)
-        rows = pa.Table.from_batches(got) if got else schema.empty_table()
+        rows = pa.Table.from_batches(got) if got else empty_table(schema)
         out = reduce_partition(rows, schema, name, features)
         blobs = []
         for t in CHUNK_TABLES:
@@ -141,7 +141,7 @@ def ingest_batches_spark(con: Any, batches: list[tuple[str, str, Any]], max_quar
             BATCH, pa.array(np.full(t.num_rows, j, np.int32))) for j, (_, _, _, t, _) in enumerate(pending)]
         rows = pa.concat_tables(tables)
         unsplit = {j: u for j, (_, _, _, _, u) in enumerate(pending) if u}
-        sample = pending[0][3].schema.empty_table().append_column("_row", pa.array([], pa.int64()))
+        sample = empty_table(pending[0][3].schema).append_column("_row", pa.array([], pa.int64()))
         _, slices = event_select(pending[0][1], sample, feats)
 
         def make(keep_rows: Any) -> None:
@@ -159,20 +159,20 @@ def ingest_batches_spark(con: Any, batches: list[tuple[str, str, Any]], max_quar
         advance(len(pending))
         pending.clear()
 
-    for i, (name, kind, obj) in enumerate(batches):
-        bid = batch_hash(kind, obj)
-        if any(p[2] == bid for p in pending):
-            flush()
-        known = already_ingested(con, name, bid)
-        if known is not None:
-            out[i] = known
-            advance(1)
-            continue
-        table, unsplit = read_batch(con, name, kind, obj)
-        if pending and table.schema != pending[0][3].schema:
-            flush()
-        pending.append((i, name, bid, table, unsplit))
-    flush()
+    with batch_hashes(batches) as hashes:
+        for i, ((name, kind, obj), bid) in enumerate(zip(batches, hashes)):
+            if any(p[2] == bid for p in pending):
+                flush()
+            known = already_ingested(con, name, bid)
+            if known is not None:
+                out[i] = known
+                advance(1)
+                continue
+            table, unsplit = read_batch(con, name, kind, obj)
+            if pending and table.schema != pending[0][3].schema:
+                flush()
+            pending.append((i, name, bid, table, unsplit))
+        flush()
     for t in CHUNK_TABLES:
         con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
     return out

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..._base.deps import require
+from ..._input.buffers import chunked_to_numpy, np_to_arrow
 from ...errors import InputError
 from ..config import Attribution, MonitorConfig
 from ..propensity import ips_gains, largest_gain, split_ips
@@ -22,9 +23,39 @@ from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, trans
 from .keys import ITEM_TEXT
 from .propensity_fit import examination_in_force, values_fingerprint
 
-__all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
+__all__ = ["CHUNK_ITEMS", "compute", "events", "floats", "gains", "refresh", "refresh_values", "select_values"]
 
 CHUNK_ITEMS = 4_000_000  # items evaluated per chunk when values are computed from events
+
+
+def floats(col: Any) -> np.ndarray:
+    """A numeric or boolean Arrow column as float64 numpy, NaN where null, read from its buffers (pyarrow's
+    ``to_numpy`` imports pandas when it is installed: a third of a second of an ingest or a report)."""
+    pa = require("pyarrow")
+    out = np.full(len(col), np.nan)
+    pos = 0
+    for c in col.chunks:
+        n = len(c)
+        c = c if c.type == pa.float64() else c.cast(pa.float64())
+        bufs = c.buffers()
+        if n and bufs[1] is not None:
+            out[pos:pos + n] = np.frombuffer(bufs[1], dtype=np.float64)[c.offset:c.offset + n]
+            if c.null_count:
+                bits = np.frombuffer(bufs[0], dtype=np.uint8)
+                valid = np.unpackbits(bits, count=c.offset + n, bitorder="little")[c.offset:].astype(bool)
+                out[pos:pos + n][~valid] = np.nan
+        pos += n
+    return out
+
+
+def _with_nulls(v: np.ndarray) -> Any:
+    """A float64 numpy array as Arrow, null where NaN (without ``pa.array``, which imports pandas)."""
+    pa = require("pyarrow")
+    nan = np.isnan(v)
+    if not nan.any():
+        return np_to_arrow(v)
+    valid = pa.py_buffer(np.packbits(~nan, bitorder="little"))
+    return pa.Array.from_buffers(pa.float64(), len(v), [valid, pa.py_buffer(np.ascontiguousarray(v))])
 
 
 def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[Any] = (), lo: int | None = None,
@@ -39,13 +70,11 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range. Per item, each
     # distinct label adds its attribution value (the _w table) and the largest given relevance wins: one
     # aggregation of the labels (per label, then per item), one join with the items
-    pa = require("pyarrow")
     vals = attribution.label_values()
-    con.register("_w", pa.table({"label": pa.array(list(vals), pa.string()),
-                                 "weight": pa.array(list(vals.values()), pa.float64())}))
     lrng = rng.replace("i.gid", "l.gid")
     return fetch_arrow(con.sql(f"""
-        WITH sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
+        WITH _w AS (SELECT unnest(CAST(? AS VARCHAR[])) AS label, unnest(CAST(? AS DOUBLE[])) AS weight),
+        sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
         lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance
                 FROM item_labels l LEFT JOIN _w ON _w.label = l.label
                 WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)
@@ -56,21 +85,21 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
                att.relevance, coalesce(att.attr, 0.0) AS attr
         FROM items i JOIN sel s ON i.gid = s.gid{" " + ITEM_TEXT if full else ""}
         LEFT JOIN att ON att.gid = i.gid AND att.iid = i.iid
-        WHERE TRUE{rng}""", params=list(params)))
+        WHERE TRUE{rng}""", params=[list(vals), [float(w) for w in vals.values()], *params]))
 
 
 def gains(events: Any, attribution: Attribution) -> np.ndarray:
     """Gain of each item: its largest explicit relevance, else the attribution of its distinct labels."""
-    attr = events.column("attr").to_numpy(zero_copy_only=False).astype(np.float64)
+    attr = floats(events.column("attr"))
     if attribution.rule == "binary":
         attr = np.minimum(attr, 1.0)
-    rel = events.column("relevance").to_numpy(zero_copy_only=False).astype(np.float64)
+    rel = floats(events.column("relevance"))
     return np.where(np.isnan(rel), attr, rel)
 
 
 def _ranks(ev: Any, gain: np.ndarray) -> np.ndarray:
     """The served rank of each item (1 where unknown and without a gain; refused where unknown with one)."""
-    r = ev.column("rank").to_numpy(zero_copy_only=False).astype(np.float64)
+    r = floats(ev.column("rank"))
     missing = np.isnan(r) & (gain > 0)
     if missing.any():
         raise InputError(f"store items: list {int(ev.column('gid')[int(np.argmax(missing))].as_py())} has a "
@@ -96,9 +125,9 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     if ev.num_rows == 0:
         return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
     gain = gains(ev, config.attribution)
-    gid = ev.column("gid").to_numpy(zero_copy_only=False)
+    gid = chunked_to_numpy(ev.column("gid"), np.int64)
     item = ev.column("item_id").combine_chunks() if conv.ties in ("item_desc", "item_asc") else None
-    key = ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64)
+    key = floats(ev.column("key"))
     cols: dict[str, np.ndarray] = {}
     res = None
     for weighted in (False, True):  # the naive measures on the gains, the debiased ones on weighted gains
@@ -190,11 +219,11 @@ def refresh_values(con: Any, config: MonitorConfig) -> int:
     for lo, hi in _chunks(con, dirty, ()):
         with transaction(con):
             gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi)
-            data = {"gid": gid, "n_relevant": nrel.astype(np.int32)}
+            data = {"gid": np_to_arrow(gid), "n_relevant": np_to_arrow(nrel.astype(np.int32))}
             for j, k in enumerate(keys):
                 v = values[:, j]
-                data[cols[k][0]] = pa.array(v, mask=np.isnan(v))
-            con.register("_vals", pa.table(data))
+                data[cols[k][0]] = _with_nulls(v)
+            con.register("_vals", pa.Table.from_arrays(list(data.values()), names=list(data)))
             sets = ", ".join([f"{quote(cols[k][0])} = _vals.{quote(cols[k][0])}" for k in keys]
                              + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
             con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
@@ -222,7 +251,7 @@ def select_values(
     values = np.full((groups.num_rows, len(keys)), np.nan)
     for j, k in enumerate(keys):
         if k in stored:
-            values[:, j] = groups.column("v:" + k).to_numpy(zero_copy_only=False).astype(np.float64)
+            values[:, j] = floats(groups.column("v:" + k))
     missing = [k for k in keys if k not in stored]
     # measures not stored: computed for every group with events (results ingested from elsewhere have
     # none: their missing measures stay NaN); stored ones: computed again for groups marked stale
@@ -230,7 +259,7 @@ def select_values(
     if stored:
         passes.append((stored, " AND dirty"))
     if groups.num_rows:
-        gids = groups.column("gid").to_numpy(zero_copy_only=False)
+        gids = chunked_to_numpy(groups.column("gid"), np.int64)
         for todo, extra_cond in passes:
             gid_sql = f"SELECT gid FROM groups WHERE {cond} AND source = 'events'{extra_cond}"
             for lo, hi in _chunks(con, gid_sql, params):
@@ -239,5 +268,5 @@ def select_values(
                 for j, k in enumerate(todo):
                     values[pos, keys.index(k)] = v[:, j]
     if config.partial == "skip" and groups.num_rows and keys:
-        values[groups.column("w:partial").to_numpy(zero_copy_only=False).astype(bool)] = np.nan
+        values[floats(groups.column("w:partial")) > 0] = np.nan
     return groups, values
