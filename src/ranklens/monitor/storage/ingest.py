@@ -418,15 +418,17 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     # outcomes resolved to lists: in-line ones, this chunk's label rows for any list with that group_id,
     # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
     # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
-    # label's batch and the list's
+    # label's batch and the list's. ``late``: this chunk's label row came in a later batch than its list (a
+    # list of an earlier chunk, or of an earlier batch of this one)
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb AS
-        SELECT g.gid, k.iid, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b
+        SELECT g.gid, k.iid, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b,
+               f._b AS label_b, coalesce(n._b, -1) < f._b AS late
         FROM _fb_rows f JOIN _ik k ON k.item_id = f.item_id
         JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
         LEFT JOIN _gn n ON n.gid = g.gid
         UNION ALL
-        SELECT g.gid, f.iid, f.labels, f.relevance, g._b
+        SELECT g.gid, f.iid, f.labels, f.relevance, g._b, NULL, FALSE
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id
         WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
     con.execute("""
@@ -439,13 +441,10 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
           UNION ALL SELECT gid, iid, unnest(labels), NULL, _b FROM _fb WHERE coalesce(len(labels), 0) > 0
           UNION ALL SELECT gid, iid, NULL, relevance, _b FROM _fb WHERE relevance IS NOT NULL) x
         JOIN _bt bt ON bt.b = x._b""")
-    # lists stored before a batch that receive labels in it: updated by late labels; those stored before
-    # the chunk have stale values until the refresh
-    updated = _per_batch(con, """
-        SELECT f._b, count(*) FROM (SELECT DISTINCT _b, group_id FROM _fb_rows) f
-        JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
-        LEFT JOIN _gn n ON n.gid = g.gid
-        WHERE coalesce(n._b, -1) < f._b GROUP BY f._b""")
+    # lists stored before a batch that receive labels in it: updated by late labels (every label row of the
+    # chunk is in ``_fb``, once with each list of its group_id); those stored before the chunk have stale
+    # values until the refresh
+    updated = _per_batch(con, "SELECT label_b, count(DISTINCT gid) FROM _fb WHERE late GROUP BY label_b")
     con.execute("""UPDATE groups SET dirty = TRUE WHERE NOT dirty AND source = 'events' AND gid <= ?
-                   AND group_id IN (SELECT DISTINCT group_id FROM _fb_rows)""", [base])
+                   AND gid IN (SELECT gid FROM _fb WHERE gid <= ?)""", [base, base])
     return label_rows, new_label_rows, updated
