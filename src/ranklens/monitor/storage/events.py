@@ -109,10 +109,10 @@ def event_select(name: str, table: Any, features: Mapping[str, str] | None = Non
             labels = (f"list_distinct(list_filter(list_transform({raw('labels')}, lambda l: TRIM(CAST(l AS VARCHAR))), "
                       "lambda l: l IS NOT NULL AND l <> ''))")
             if pa.types.is_string(lt.value_type) or pa.types.is_large_string(lt.value_type):
-                # most lists hold none or one clean label (ASCII, no space at either end: TRIM strips only
-                # ' ' from ASCII text): taken as they are, without the lambdas
+                # most lists are missing (ranked rows), empty or hold one clean label (ASCII, no space at either
+                # end: TRIM strips only ' ' from ASCII text): taken as they are, without the lambdas
                 one = f"{raw('labels')}[1]"
-                labels = (f"CASE WHEN len({raw('labels')}) = 0 THEN {raw('labels')} "
+                labels = (f"CASE WHEN {raw('labels')} IS NULL OR len({raw('labels')}) = 0 THEN {raw('labels')} "
                           f"WHEN len({raw('labels')}) = 1 AND {one} <> '' AND NOT starts_with({one}, ' ') "
                           f"AND NOT ends_with({one}, ' ') AND strlen({one}) = length({one}) THEN {raw('labels')} "
                           f"ELSE {labels} END")
