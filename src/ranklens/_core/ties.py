@@ -31,7 +31,8 @@ def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarr
 
 def _score_bits(key: np.ndarray) -> np.ndarray:
     """The scores' bits, equal for equal scores (-0.0 made 0.0 first; NaN is refused before)."""
-    if any_where(lambda b: (b == 0.0) & np.signbit(b), key):  # block by block: no mask of every row
+    # block by block, no mask of every row; the sign looked at only when some score is zero
+    if any_where(lambda b: b == 0.0, key) and any_where(lambda b: (b == 0.0) & np.signbit(b), key):
         key = key + 0.0
     return np.ascontiguousarray(key).view(np.uint64)
 
