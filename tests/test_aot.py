@@ -284,9 +284,9 @@ def test_run_heads_and_factorize_parts(mode, cut):
                                else rng.integers(0, 50, 3000))]
         b = [f"q{v}" for v in rng.integers(0, 80, 2000)]
         with api.forced(mode):
-            heads = api.run_heads(*_offs_data(a))
+            (starts,) = api.run_starts([_offs_data(a)])
             (ca, cb), uniques, order = factorize_parts([pa.array(a, pa.large_string()), pa.array(b, pa.large_string())])
-        assert heads.tolist() == [i == 0 or a[i] != a[i - 1] for i in range(len(a))]
+        assert starts.tolist() == [i for i in range(len(a)) if i == 0 or a[i] != a[i - 1]]
         # by hand: codes number the ids in order of first appearance over a then b
         first = list(dict.fromkeys(a + b))
         assert uniques.tolist() == first
@@ -297,23 +297,28 @@ def test_run_heads_and_factorize_parts(mode, cut):
     assert c.tolist() == [0, 0, 0, 1, 0, 0, 2, 2, 2, 2] and uniques.tolist() == [5, 3, 9]
 
 
-@pytest.mark.parametrize("by_arrow", [True, False])
+@pytest.mark.parametrize("mode", ["aot", "jit"])
 @pytest.mark.parametrize("wide", [True, False])
-def test_chunk_run_heads_both_ways(by_arrow, wide):
-    """Runs of equal ids in Arrow string chunks, by Arrow's not_equal or by the kernel, against the definition (an id
-    starts a run when it differs from the one before, across chunk boundaries): runs across chunks, empty strings,
-    chunks of one row, sliced chunks (an offset into their buffers), ids that are prefixes of each other."""
+def test_chunk_run_heads(mode, wide):
+    """Runs of equal ids in Arrow string chunks, found by the kernel on every chunk at once, against the definition
+    (an id starts a run when it differs from the one before, across chunk boundaries): runs across chunks, empty
+    strings, chunks of one row, sliced chunks (an offset into their buffers), ids that are prefixes of each other, ids
+    of 7 to 17 bytes that differ in one byte (the kernel compares eight bytes at a time, the last few masked), chunks
+    large enough to be cut between threads."""
     import pyarrow as pa
 
     from ranklens._input.buffers import chunk_run_heads
 
     rng = np.random.default_rng(7)
-    ids = [["", "a", "ab", "b"][v] for v in np.repeat(rng.integers(0, 4, 300), rng.integers(1, 5, 300))]
-    t = pa.large_string() if wide else pa.string()
-    cuts = [0, 1, 2, 37, 38, 200, 201, 500, len(ids)]
-    chunks = [pa.array(["x"] + ids[a:b], t).slice(1) for a, b in zip(cuts[:-1], cuts[1:])]  # offset 1 each
-    found = np.concatenate([st + pos for pos, _, _, st in chunk_run_heads(chunks + [pa.array([], t)], by_arrow)])
-    assert found.tolist() == [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+    words = ["", "a", "ab", "b", "abcdefg", "abcdefh", "abcdefgh", "abcdefgi", "abcdefghijklmnopq", "abcdefghijklmnopr"]
+    for reps in ((1, 5), (1, 3000)):
+        ids = [words[v] for v in np.repeat(rng.integers(0, len(words), 300), rng.integers(*reps, 300))]
+        t = pa.large_string() if wide else pa.string()
+        cuts = [0, 1, 2, 37, 38, 200, 201, 500, len(ids)]
+        chunks = [pa.array(["x"] + ids[a:b], t).slice(1) for a, b in zip(cuts[:-1], cuts[1:])]  # offset 1 each
+        with api.forced(mode):
+            found = np.concatenate([st + pos for pos, _, _, st in chunk_run_heads(chunks + [pa.array([], t)])])
+        assert found.tolist() == [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
 
 
 def _offs_data(ids: list[str]):

@@ -61,3 +61,21 @@ def test_only_arrays_of_the_readers_own_are_marked():
     pd = pytest.importorskip("pandas")
     assert not ranklens.as_rankings(tab.to_pandas()).own_scores  # a data frame's column is the caller's memory
     assert _ndcg(pd.DataFrame(tab.to_pandas()), tab.to_pandas(), "trec_eval") == pytest.approx(TIED, abs=1e-12)
+
+
+def test_values_checked_finite_once_only_inside_the_call():
+    """A table read by ``evaluate`` has its labels and scores checked for NaN and infinities once, by the reader; the
+    judgments and rankings a caller holds are checked again at every call: made by the reader (marked finite when
+    read) and changed since, their NaN is still refused, naming the row."""
+    tab = _table()
+    j, r = ranklens.as_judgments(tab), ranklens.as_rankings(tab)
+    assert j.finite and r.finite  # what the reader found; not trusted outside the call that read it
+    j.label[0] = np.nan
+    with pytest.raises(ranklens.InputError, match=r"1 relevance labels in .* are NaN or infinite \(query q item a\)"):
+        ranklens.evaluate(j, tab, ["ndcg@2"])
+    r.score[1] = np.inf
+    with pytest.raises(ranklens.InputError, match=r"1 scores in .* are NaN or infinite \(query q item b\)"):
+        ranklens.evaluate(tab, r, ["ndcg@2"])
+    bad = pa.table({"query": ["q", "q"], "item": ["a", "b"], "label": [1.0, float("nan")], "score": [0.5, 0.4]})
+    with pytest.raises(ranklens.InputError, match="NaN"):
+        ranklens.evaluate(bad, bad, ["ndcg@2"], convention="trec_eval")

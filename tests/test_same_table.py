@@ -158,3 +158,39 @@ def test_group_checks_over_many_queries(mode) -> None:
         assert dup[g] == first
         assert tied[g] == (len(set(score[start[g]:end[g]])) < end[g] - start[g])
     assert (dup >= 0).sum() > 30 and (dup < 0).sum() > 30 and tied.sum() > 30 and (~tied).sum() > 30
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_group_checks_long_ids_and_a_long_query(mode) -> None:
+    """The duplicate and tie checks on ids of 0 to 27 bytes (the kernel hashes them eight bytes at a time: empty
+    ids, ids of exactly 8, 16 or 24 bytes, ids equal in their first words and not in their tails) and one query of
+    20,000 rows (larger than the kernel's sparse tables, which then get 2 slots per row): each query's first
+    duplicated row and whether two of its scores tie, against the definition computed here with Python sets."""
+    pa = pytest.importorskip("pyarrow")
+    from ranklens._core.ties import group_checks
+    from ranklens._kernels.api import forced
+
+    rng = np.random.default_rng(12)
+    sizes = np.concatenate([rng.integers(1, 40, 200), [20_000], rng.integers(1, 40, 50)])
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    end = start + sizes
+    n = int(sizes.sum())
+    pads = rng.choice([0, 1, 7, 8, 15, 16, 23], n)  # the same 8-, 16- or 24-byte head before different tails
+    vocab = rng.integers(0, rng.choice([60, 50_000], n))
+    items = ["" if v == 0 else "p" * int(k) + str(v) for k, v in zip(pads, vocab)]
+    score = rng.integers(0, rng.choice([50, 10**9], n)).astype(float)
+    col = pa.chunked_array([pa.array(items, pa.string())])
+    with forced(mode):
+        checked = group_checks(col, start, end, np.empty(0, np.int64), score, True)
+    assert checked is not None
+    dup, tied = checked
+    for g in range(sizes.shape[0]):
+        seen, first = set(), -1
+        for r in range(start[g], end[g]):
+            if items[r] in seen:
+                first = r
+                break
+            seen.add(items[r])
+        assert dup[g] == first
+        assert tied[g] == (len(set(score[start[g]:end[g]])) < end[g] - start[g])
+    assert (dup >= 0).sum() > 30 and (dup < 0).sum() > 30 and tied.sum() > 30 and (~tied).sum() > 30

@@ -197,7 +197,9 @@ def evaluate(
         # rankings read here from a table or a file are this call's alone: one problem may round their scores in place
         own = len(groups) == 1 and (table_kind(run if run is not None else judgments) is not None
                                     or is_pathlike(run if run is not None else judgments))
-        return _joined(conv, ms, groups, lambda c: build_problem(j, r, c, own=own), weights, per_query)
+        # both sides read here from tables: what their reader found finite is not checked again
+        fresh = all(table_kind(x) is not None for x in (judgments, run) if x is not None)
+        return _joined(conv, ms, groups, lambda c: build_problem(j, r, c, own=own, fresh=fresh), weights, per_query)
     if weights is not None and not isinstance(weights, Mapping):
         raise InvalidParameterError("`weights` with `group_by` must be a mapping {query: weight}.")
     parts, by, notes = split_by_group(group_by, j, r, judgments, run, columns)

@@ -173,8 +173,10 @@ class Problem:
         return self.r_end - self.r_start
 
 
-def _judgment_labels(j: Judgments, conv: Convention) -> np.ndarray:
-    return check_labels(np.asarray(j.label, dtype=np.float64), conv, j.source or "the judgments", j.qid, j.item)
+def _judgment_labels(j: Judgments, conv: Convention, fresh: bool) -> np.ndarray:
+    label = np.asarray(j.label, dtype=np.float64)
+    return check_labels(label, conv, j.source or "the judgments", j.qid, j.item,
+                        finite=fresh and j.finite and label is j.label)
 
 
 def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = False,
@@ -240,7 +242,7 @@ def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.
 
 
 def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
-                  duplicates: str = "error", own: bool = False) -> Problem:
+                  duplicates: str = "error", own: bool = False, fresh: bool = False) -> Problem:
     """Join judgments and rankings under a convention.
 
     ``batch``: the queries are some of an evaluation's (the Spark engine evaluates chunks of whole
@@ -249,7 +251,9 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     not refused but marked (:attr:`Problem.duplicated`), for ``ranklens trec_eval``, which stops at that
     query as trec_eval does. ``own``: the caller made ``r`` itself and builds one problem of it, so scores the
     reader copied (:attr:`Rankings.own_scores`) are rounded to the convention's precision over themselves (one
-    array of a column's size less to allocate).
+    array of a column's size less to allocate). ``fresh``: the caller made ``j`` and ``r`` itself in this call
+    (read from tables), so the arrays their reader found finite (:attr:`Judgments.finite`, :attr:`Rankings.finite`)
+    are not checked for NaN and infinities again.
     """
     if len(j) == 0 and not batch:
         raise InputError("the judgments are empty.")
@@ -263,10 +267,11 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
             )
         r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
-    label_j = _judgment_labels(j, conv)
+    label_j = _judgment_labels(j, conv, fresh)
     key = check_order_key(np.asarray(r.order_key(), dtype=np.float64), conv,
                           "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item,
-                          in_place=own and r.own_scores and r.score is not None and r.score.dtype == np.float64)
+                          in_place=own and r.own_scores and r.score is not None and r.score.dtype == np.float64,
+                          finite=fresh and r.finite)
 
     # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
     # and check once, and the ranked rows' labels are the judgments' own, row for row

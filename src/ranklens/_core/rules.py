@@ -59,9 +59,11 @@ def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = Non
     return label
 
 
-def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any) -> np.ndarray:
-    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages)."""
-    if any_where(_not_finite, label):  # block by block; the mask of every row only on the way to the error
+def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any,
+                 finite: bool = False) -> np.ndarray:
+    """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages;
+    ``finite``: the caller's reader found them finite already, in this very array)."""
+    if not finite and any_where(_not_finite, label):  # block by block; the mask of every row only on the way to errors
         bad = ~np.isfinite(label)
         raise InputError(
             f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({bad_rows(bad, qid, item)})."
@@ -90,10 +92,10 @@ def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item
 
 
 def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qid: Any, item: Any,
-                    in_place: bool = False) -> np.ndarray:
+                    in_place: bool = False, finite: bool = False) -> np.ndarray:
     """Scores (or ranks as an order key) checked and under the convention's precision (``in_place``: rounded over
-    ``key`` itself, which the caller owns, instead of into a new array)."""
-    if any_where(_not_finite, key):
+    ``key`` itself, which the caller owns, instead of into a new array; ``finite``: as for :func:`check_labels`)."""
+    if not finite and any_where(_not_finite, key):
         bad = ~np.isfinite(key)
         raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({bad_rows(bad, qid, item)}).")
     if conv.score_precision == "float32":

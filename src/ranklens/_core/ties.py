@@ -31,7 +31,8 @@ def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarr
 
 def _score_bits(key: np.ndarray) -> np.ndarray:
     """The scores' bits, equal for equal scores (-0.0 made 0.0 first; NaN is refused before)."""
-    if any_where(lambda b: (b == 0.0) & np.signbit(b), key):  # block by block: no mask of every row
+    # block by block, no mask of every row; the sign looked at only when some score is zero
+    if any_where(lambda b: b == 0.0, key) and any_where(lambda b: (b == 0.0) & np.signbit(b), key):
         key = key + 0.0
     return np.ascontiguousarray(key).view(np.uint64)
 
@@ -70,12 +71,14 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
     sel_all = np.flatnonzero(inside)
     sel_all = sel_all[np.argsort(which[sel_all], kind="stable")]
     bounds = np.searchsorted(which[sel_all], np.arange(len(spans) + 1))
+    parts = []
     for k, (pos, offs, data) in enumerate(spans):  # the groups inside one buffer, read there
         sel = sel_all[bounds[k]:bounds[k + 1]]
         if sel.size:
-            d, t = dup[sel], tied[sel]
-            check_groups(start[sel], end[sel], pos, offs, data, bits, ties, d, t)
-            dup[sel], tied[sel] = d, t
+            parts.append((sel, start[sel], end[sel], pos, offs, data, dup[sel], tied[sel]))
+    check_groups([p[1:] for p in parts], bits, ties)
+    for sel, *_, d, t in parts:
+        dup[sel], tied[sel] = d, t
     across = np.flatnonzero(~inside & (end - start > 1))  # a group across two buffers: its rows' ids copied
     if across.size:
         lengths = end[across] - start[across]
@@ -83,7 +86,7 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
         rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[across] - first, lengths)
         ((_, offs, data),) = _spans(take_ids(items, rows)) or []
         d, t = dup[across], tied[across]
-        check_groups(first, first + lengths, 0, offs, data, bits[rows] if ties else bits, ties, d, t)
+        check_groups([(first, first + lengths, 0, offs, data, d, t)], bits[rows] if ties else bits, ties)
         dup[across] = np.where(d >= 0, rows[np.maximum(d, 0)], -1)
         tied[across] = t
     return dup, tied

@@ -10,7 +10,6 @@ string offsets to 64 bits.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,6 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = [
-    "ARROW_COMPARE_MIN",
     "StrIds",
     "arrow_to_numpy",
     "as_ids",
@@ -208,44 +206,24 @@ def string_chunk_buffers(c: Any) -> tuple[np.ndarray, np.ndarray]:
     return offs, data
 
 
-#: From this many ids on, runs of equal neighbours are found by Arrow's ``not_equal`` (a vectorised string
-#: comparison, about twice as fast as the kernel's byte loop on short ids); below it by the kernel, as importing
-#: pyarrow.compute would cost more than the work.
-ARROW_COMPARE_MIN = 500_000
-
-
-def chunk_run_heads(chunks: list[Any] | None,
-                    by_arrow: bool | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+def chunk_run_heads(chunks: list[Any] | None) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     """Per non-empty chunk of Arrow ``string`` / ``large_string`` chunks: ``(position of its first row, offsets,
     data, the chunk's rows that start a run of equal ids)``, the first id of a chunk compared with the last of the one
-    before (neighbours compared on the chunk's buffers as they are: by Arrow's ``not_equal`` from
-    :data:`ARROW_COMPARE_MIN` ids on or when pyarrow.compute is loaded, else by the kernel ``run_heads``; ``by_arrow``
-    chooses)."""
-    from .._kernels.api import run_heads
+    before: neighbours compared on the chunks' buffers as they are, by the kernel ``run_starts`` (every chunk in one
+    batch on the thread pool)."""
+    from .._kernels.api import run_starts
 
     chunks = [c for c in chunks or [] if len(c)]
-    if by_arrow is None:
-        by_arrow = "pyarrow.compute" in sys.modules or sum(map(len, chunks)) >= ARROW_COMPARE_MIN
-    pos, prev = 0, None
-    for c in chunks:
+    buffers = [string_chunk_buffers(c) for c in chunks]
+    out, pos, prev = [], 0, None
+    for c, (offs, data), starts in zip(chunks, buffers, run_starts(buffers)):
         m = len(c)
-        offs, data = string_chunk_buffers(c)
-        if by_arrow:
-            import pyarrow.compute as pc
-
-            starts = np.empty(1, np.int64) if m == 1 else None
-            if starts is None:
-                later = arrow_to_numpy(pc.indices_nonzero(pc.not_equal(c.slice(1), c.slice(0, m - 1))))
-                starts = np.empty(later.shape[0] + 1, np.int64)
-                np.add(later, 1, out=starts[1:], casting="unsafe")
-            starts[0] = 0
-        else:
-            starts = np.flatnonzero(run_heads(offs, data))
         if prev is not None and data[offs[0]:offs[1]].tobytes() == prev:
             starts = starts[1:]
         prev = data[offs[m - 1]:offs[m]].tobytes()
-        yield pos, offs, data, starts
+        out.append((pos, offs, data, starts))
         pos += m
+    return out
 
 
 def widen_chunks(x: Any) -> Any:

@@ -160,10 +160,10 @@ class IdColumn:
 
     def run_starts(self) -> np.ndarray:
         """Positions where a run of equal consecutive ids starts."""
-        from .._kernels.api import run_heads
+        from .._kernels.api import run_starts
 
         offs, data = self.buffers()
-        return np.flatnonzero(run_heads(np.ascontiguousarray(offs), data))
+        return run_starts([(np.ascontiguousarray(offs), data)])[0]
 
     def n_unique(self) -> int:
         """The number of distinct ids."""

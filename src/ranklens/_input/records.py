@@ -86,6 +86,9 @@ class Judgments:
     source: str | None = None
     #: rows the input left out because their label was missing (``missing="exclude"``)
     left_out: tuple[LeftOut, ...] = ()
+    #: the reader that made ``label`` found it finite (no NaN, no infinity): an evaluation that made these judgments
+    #: itself need not check it again
+    finite: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
         return int(self.label.shape[0])
@@ -132,6 +135,9 @@ class Rankings:
     #: ``score`` is an array the reader made for these rankings alone (a table's column copied chunk by chunk),
     #: not the caller's memory: an evaluation that made these rankings itself may round it in place
     own_scores: bool = field(default=False, repr=False)
+    #: the reader that made ``score`` (or ``rank``, without scores) found it finite (no NaN, no infinity): an
+    #: evaluation that made these rankings itself need not check it again
+    finite: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
         arr = self.score if self.score is not None else self.rank
@@ -193,6 +199,8 @@ class Records:
     left_out: tuple[LeftOut, ...] = ()
     #: see :attr:`Rankings.own_scores`
     own_scores: bool = field(default=False, repr=False)
+    #: the value columns (``"label"``, ``"score"``, ``"rank"``) the reader found finite (see :attr:`Judgments.finite`)
+    finite: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def has_labels(self) -> bool:
@@ -209,24 +217,26 @@ class Records:
         if self.label is None:
             raise InputError(f"{self.source or 'the input'} has no relevance labels: it cannot be the judgments.")
         gone = tuple(x for x in self.left_out if x.side == "judgments")
+        finite = "label" in self.finite
         if self.judged is None:
-            return Judgments(self.qid, self.item, self.label, source=self.source, left_out=gone)
+            return Judgments(self.qid, self.item, self.label, source=self.source, left_out=gone, finite=finite)
         m = self.judged
         return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), self.label[m], source=self.source,
-                         left_out=gone)
+                         left_out=gone, finite=finite)
 
     def rankings(self) -> Rankings:
         """The ranked rows (requires a score or a rank), with their labels when the records hold both."""
         if not self.has_order:
             raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
         gone = tuple(x for x in self.left_out if x.side == "rankings")
+        finite = ("score" if self.score is not None else "rank") in self.finite
         if self.ranked is None:
             return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
                             label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order,
-                            left_out=gone, own_scores=self.own_scores)
+                            left_out=gone, own_scores=self.own_scores, finite=finite)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),
                         score=self.score[m] if self.score is not None else None,
                         rank=self.rank[m] if self.rank is not None else None, source=self.source,
                         label=self.label[m] if self.label is not None else None, empty_qids=self.empty_qids,
-                        in_ranx_order=self.in_ranx_order, left_out=gone)
+                        in_ranx_order=self.in_ranx_order, left_out=gone, finite=finite)

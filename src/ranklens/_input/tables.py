@@ -263,16 +263,19 @@ def table_records(
     item = _table_ids(table, kind, ic, where)
     label = score = rank = gone_j = gone_r = None
     own_scores = False
+    finite: tuple[str, ...] = ()  # the columns found finite as read (with no row left out for a NaN)
     if lc is not None and need in ("judgments", "both"):
         label, gone_j, _ = _table_values(table, kind, lc, "relevance", where, locate, missing)
+        finite += ("label",) if gone_j is None else ()
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
         if sc:
             score, gone_r, own_scores = _table_values(table, kind, sc, "score", where, locate, missing)
         else:
             assert rc is not None
             rank, gone_r, _ = _table_values(table, kind, rc, "rank", where, locate, missing)
+        finite += ("score" if sc else "rank",) if gone_r is None else ()
     j = left_out_keywords("judgments", gone_j, qid, item, where)
     r = left_out_keywords("rankings", gone_r, qid, item, where)
     return Records(qid, item, label=label, score=score, rank=rank, source=where, judged=j.get("judged"),
                    ranked=r.get("ranked"), left_out=(*j.get("left_out", ()), *r.get("left_out", ())),
-                   own_scores=own_scores)
+                   own_scores=own_scores, finite=finite)

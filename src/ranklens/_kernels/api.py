@@ -22,6 +22,7 @@ from .dispatch import (
     SOURCES,
     aot_status,
     by_query,
+    by_query_many,
     by_resample,
     by_row,
     call,
@@ -32,6 +33,7 @@ from .dispatch import (
     map_parts,
     n_chunks,
     quiet,
+    run_pieces,
     side,
     source_digest,
     state,
@@ -40,7 +42,7 @@ from .dispatch import (
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
-    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_heads", "scan_columns",
+    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_starts", "scan_columns",
     "segments", "sign_flip_exceed", "source_digest", "split_fields", "take_strings",
 ]
 
@@ -99,20 +101,25 @@ def factorize(is_str: bool, ints: np.ndarray, offs: np.ndarray, data: np.ndarray
     return call("factorize", is_str, ints, offs, data, hashes)
 
 
-def run_heads(offs: np.ndarray, data: np.ndarray) -> np.ndarray:
-    """Whether each string of an Arrow-style ``(offsets, data)`` array differs from the one before
-    (``group.run_heads``; offsets int64, or int32 as in Arrow's ``string``): rows cut into chunks on the
-    thread pool, on either side (both release the GIL)."""
-    n = offs.shape[0] - 1
-    out = np.empty(n, np.bool_)
-    name = "run_heads_i4" if offs.dtype == np.int32 else "run_heads"
-    conformed = side(name, (offs, data, 0, n, out))
-    fn = jit(name) if conformed is None else getattr(state["aot"], name)
-    offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
-    k = n_chunks(n, released=True if conformed is None else None)
-    cuts = np.linspace(0, n, k + 1).astype(np.int64)
-    map_parts(lambda a, b: fn(offs, data, a, b, out), [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])])
-    return out
+def run_starts(buffers: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """Per buffer of strings (Arrow-style offsets, int64 or int32 as in Arrow's ``string``, and data), the rows whose
+    string differs from the one before, ascending (row 0 always; ``group.run_starts``): the rows of all buffers cut
+    into pieces of about equal size, all run on the thread pool at once (either side releases the GIL)."""
+    total = sum(offs.shape[0] - 1 for offs, _ in buffers)
+    k = n_chunks(total, released=True)
+    pieces, outs = [], []
+    for offs, data in buffers:
+        n = offs.shape[0] - 1
+        out = np.empty(n, np.int64)  # only the pages the starts are written to are touched
+        name = "run_starts_i4" if offs.dtype == np.int32 else "run_starts"
+        conformed = side(name, (offs, data, 0, n, out))
+        fn = jit(name) if conformed is None else getattr(state["aot"], name)
+        offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
+        cuts = np.linspace(0, n, max(1, round(k * n / total)) + 1).astype(np.int64)
+        outs.append((out, cuts))
+        pieces += [(int(b - a), fn, (offs, data, int(a), int(b), out)) for a, b in zip(cuts[:-1], cuts[1:])]
+    counts = iter(run_pieces(pieces, released=True))
+    return [np.concatenate([out[a:a + next(counts)] for a in cuts[:-1]]) for out, cuts in outs]
 
 
 def find_duplicates(*args: Any) -> Any:
@@ -120,14 +127,15 @@ def find_duplicates(*args: Any) -> Any:
     return by_query("find_duplicates", args, (0, 1), args[1] - args[0], cat)
 
 
-def check_groups(start: np.ndarray, end: np.ndarray, base: int, offs: np.ndarray, data: np.ndarray, bits: np.ndarray,
-                 ties: bool, dup: np.ndarray, tied: np.ndarray) -> Any:
+def check_groups(parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+                 bits: np.ndarray, ties: bool) -> None:
     """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores tie
     (into ``tied``), in one pass over its rows (``group.check_groups``; offsets int64, or int32 as in Arrow's
-    ``string``). Returns ``dup``."""
-    name = "check_groups_i4" if offs.dtype == np.int32 else "check_groups"
-    return by_query(name, (start, end, base, offs, data, bits, ties, dup, tied), (0, 1, 7, 8), end - start,
-                    lambda parts: dup)
+    ``string``), for every part ``(start, end, base, offs, data, dup, tied)`` (one per buffer of strings): the groups
+    of all parts spread over the threads in one batch."""
+    by_query_many([("check_groups_i4" if offs.dtype == np.int32 else "check_groups",
+                    (start, end, base, offs, data, bits, ties, dup, tied), end - start)
+                   for start, end, base, offs, data, dup, tied in parts], (0, 1, 7, 8))
 
 
 def lookup_labels(*args: Any) -> Any:

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_resample",
-    "by_row", "call", "cat", "conform", "distinct", "forced", "jit", "jit_stamp", "map_parts", "n_chunks", "quiet",
-    "side", "source_digest", "state",
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_query_many",
+    "by_resample", "by_row", "call", "cat", "conform", "distinct", "forced", "jit", "jit_stamp", "map_parts",
+    "n_chunks", "quiet", "run_pieces", "side", "source_digest", "state",
 ]
 
 
@@ -55,8 +55,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
         "f8[C] f8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8 f8 b1 f8 i8 f8[C] f8[C] i8",
     ),
     "segments": ("group", "(i8[C], i8[C], i8[C])", "i4[C] i8"),
-    "run_heads": ("group", "i8", "i8[C] u1[C] i8 i8 b1[C]"),
-    "run_heads_i4": ("group.run_heads", "i8", "i4[C] u1[C] i8 i8 b1[C]"),
+    "run_starts": ("group", "i8", "i8[C] u1[C] i8 i8 i8[C]"),
+    "run_starts_i4": ("group.run_starts", "i8", "i4[C] u1[C] i8 i8 i8[C]"),
     "hash_items": ("group", "u8[C]", "b1 i8[C] i8[C] u1[C]"),
     "hash_items_i4": ("group.hash_items", "u8[C]", "b1 i8[C] i4[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
@@ -85,9 +85,9 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_heads, hash_items and
+#: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_starts, hash_items and
 #: check_groups on 32-bit offsets).
-PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_heads_i4", "hash_items_i4",
+PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_starts_i4", "hash_items_i4",
          "check_groups_i4")
 
 
@@ -349,6 +349,48 @@ def by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths:
             p[i] = conformed[i][a:b]
         parts.append(tuple(p))
     return merge(map_parts(fn, parts))
+
+
+def by_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]], sliced: tuple[int, ...]) -> None:
+    """:func:`by_query` of several calls of per-query kernels that write their results into arrays among ``sliced``
+    (``(name, args, lengths)`` each, e.g. one per Arrow chunk): the queries of all of them cut into runs of about equal
+    work, all handed to the thread pool at once (:func:`run_pieces`)."""
+    sides = [side(name, args) for name, args, _ in calls]
+    conformed = [c for c in sides if c is not None]
+    if len(conformed) < len(calls):
+        for name, args, _ in calls:
+            jit(name)(*args)
+        return
+    sizes = [int(lengths.sum()) for _, _, lengths in calls]
+    total = sum(sizes)
+    k = n_chunks(total)
+    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
+    for (name, _, lengths), c, size in zip(calls, conformed, sizes):
+        fn = getattr(state["aot"], name)
+        cuts = _cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            p = list(c)
+            for i in sliced:
+                p[i] = c[i][a:b]
+            pieces.append((int(lengths[a:b].sum()), fn, tuple(p)))
+    run_pieces(pieces)
+
+
+def run_pieces(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]],
+               released: bool | None = None) -> list[Any]:
+    """``fn(*args)`` of every piece ``(work, fn, args)``, the pieces taken in order into runs of about equal work (one
+    per thread, :func:`n_chunks`; ``released``: as there), all handed to the thread pool at once, each thread running
+    its run one piece after the other (one dispatch to the pool, not one per piece); the results in the pieces'
+    order."""
+    total = sum(w for w, _, _ in pieces)
+    k = n_chunks(total, released)
+    runs: list[list[tuple[Callable[..., Any], tuple[Any, ...]]]] = [[] for _ in range(k)]
+    at = 0
+    for w, fn, args in pieces:  # by where each piece starts in the work
+        runs[min(k - 1, at * k // max(total, 1))].append((fn, args))
+        at += w
+    done = map_parts(lambda *run: [fn(*args) for fn, args in run], [tuple(r) for r in runs if r]) if pieces else []
+    return [x for run in done for x in run]
 
 
 def by_row(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], n: int,

@@ -12,35 +12,82 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
-    "check_groups", "factorize", "find_duplicates", "group_table", "hash_bytes", "hash_items", "lookup_labels",
-    "number_id", "probe", "row_of", "run_heads", "same_id", "segments", "table_size",
+    "check_groups", "factorize", "find_duplicates", "group_table", "hash_bytes", "hash_items", "hash_words",
+    "load_word", "lookup_labels", "number_id", "probe", "probe_stamped", "row_of", "run_starts", "same_as_next",
+    "same_bytes", "same_id", "seen", "segments", "sparse_size", "table_size", "tail_word",
 ]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def load_word(data, q):  # pragma: no cover - compiled
+    """The eight bytes ``data[q:q + 8]`` as one little-endian 64-bit word (``q`` unsigned)."""
+    w = np.uint64(0)
+    s = np.uint64(0)
+    for t in range(8):
+        w |= np.uint64(data[q + np.uint64(t)]) << s
+        s += np.uint64(8)
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def tail_word(data, q, r):  # pragma: no cover - compiled
+    """The ``r < 8`` bytes ``data[q:q + r]`` as a little-endian word, its high bytes zero: one load of eight bytes
+    masked where they lie inside ``data``, else byte by byte (``q``, ``r`` unsigned)."""
+    if q + np.uint64(8) <= np.uint64(data.shape[0]):
+        return load_word(data, q) & ((np.uint64(1) << (np.uint64(8) * r)) - np.uint64(1))
+    w = np.uint64(0)
+    s = np.uint64(0)
+    for t in range(r):
+        w |= np.uint64(data[q + np.uint64(t)]) << s
+        s += np.uint64(8)
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def same_bytes(data_a, pa, data_b, pb, n):  # pragma: no cover - compiled
+    """Whether ``data_a[pa:pa + n]`` and ``data_b[pb:pb + n]`` hold the same bytes, compared eight at a time."""
+    ua, ub, un = np.uint64(pa), np.uint64(pb), np.uint64(n)  # unsigned: no negative-index check
+    p = np.uint64(0)
+    while p + np.uint64(8) <= un:
+        if load_word(data_a, ua + p) != load_word(data_b, ub + p):
+            return False
+        p += np.uint64(8)
+    return p == un or tail_word(data_a, ua + p, un - p) == tail_word(data_b, ub + p, un - p)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def same_as_next(data, a, b, end):  # pragma: no cover - compiled
+    """Whether the ``b - a`` bytes at ``a`` equal those at ``b`` (``a < b``, ``end``: the size of ``data``): up to eight
+    bytes with one load each when ``b``'s word lies inside ``data`` (then ``a``'s does too), the bytes past them
+    shifted out; else :func:`same_bytes`."""
+    ua, ub = np.uint64(a), np.uint64(b)
+    n = ub - ua
+    if n <= np.uint64(8) and ub + np.uint64(8) <= end:
+        if n == np.uint64(0):
+            return True
+        return ((load_word(data, ua) ^ load_word(data, ub)) << (np.uint64(64) - np.uint64(8) * n)) == np.uint64(0)
+    return same_bytes(data, a, data, b, b - a)
+
+
 @njit(cache=True, nogil=True)
-def run_heads(offs, data, lo, hi, out):  # pragma: no cover - compiled
-    """``out[i]`` for ``lo <= i < hi``: whether string ``i`` (bytes ``data[offs[i]:offs[i + 1]]``)
-    starts a run, i.e. differs from string ``i - 1``; returns how many do."""
-    heads = 0
+def run_starts(offs, data, lo, hi, out):  # pragma: no cover - compiled
+    """The rows ``i`` of ``lo <= i < hi`` that start a run, i.e. whose string (bytes ``data[offs[i]:offs[i + 1]]``)
+    differs from string ``i - 1`` (row 0 always does), written in order into ``out`` from ``out[lo]`` on; returns
+    how many."""
+    k = 0
+    end = np.uint64(data.shape[0])
     for i in range(lo, hi):
-        new = True
         if i > 0:
             a = offs[i - 1]
             b = offs[i]
-            size = b - a
-            if offs[i + 1] - b == size:
-                new = False
-                ua, ub = np.uint64(a), np.uint64(b)  # unsigned: no negative-index check per byte
-                for t in range(np.uint64(size)):
-                    if data[ua + t] != data[ub + t]:
-                        new = True
-                        break
-        out[i] = new
-        heads += new
-    return heads
+            if offs[i + 1] - b == b - a and same_as_next(data, a, b, end):
+                continue
+        out[lo + k] = i
+        k += 1
+    return k
 
 
 @njit(cache=True, nogil=True)
@@ -146,8 +193,8 @@ def same_id(is_str, ints_a, offs_a, data_a, a, ints_b, offs_b, data_b, b):  # pr
     if la != offs_b[b + 1] - pb:
         return False
     ua, ub = np.uint64(pa), np.uint64(pb)  # unsigned: no negative-index check per byte
-    for t in range(np.uint64(la)):
-        if data_a[ua + t] != data_b[ub + t]:
+    for t in range(np.uint64(la)):  # byte by byte: compared eight at a time (same_bytes), the ahead-of-time build of
+        if data_a[ua + t] != data_b[ub + t]:  # check_groups, which inlines this, ran eight times slower
             return False
     return True
 
@@ -162,14 +209,24 @@ def probe(table, shift, mask, keys, hashes, is_str, ints, offs, data, h, q_ints,
     ``row_of(keys, e)`` of the ids ``(ints, offs, data)`` hashed ``hashes``. Probing starts at the Fibonacci slot of
     ``h`` (its top bits after a multiplication by 2**64 / golden ratio) and goes on slot by slot (linear); an entry
     matches when its hash equals ``h`` and its id equals the row's, confirmed on the integers or the bytes, so a
-    collision of hashes never joins two ids. Every table of ids in the kernels is probed here.
+    collision of hashes never joins two ids. Every table of ids in the kernels is probed here (or in
+    :func:`probe_stamped`, this probe of a table whose empty slots are the entries below a stamp).
     """
+    return probe_stamped(table, shift, mask, 0, keys, hashes, is_str, ints, offs, data, h, q_ints, q_offs, q_data, q)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def probe_stamped(table, shift, mask, stamp, keys, hashes, is_str, ints, offs, data, h, q_ints, q_offs, q_data,
+                  q):  # pragma: no cover - compiled
+    """:func:`probe` of a table whose entries ``e >= stamp`` stand for the rows ``row_of(keys, e - stamp)`` and
+    whose entries below ``stamp`` are empty slots: a table reused group after group without being cleared, each
+    group's entries above the ones before (:func:`seen`; :func:`probe` is the case ``stamp`` 0, empty slots -1)."""
     slot = (h * _FIB) >> shift
     while True:
         e = table[slot]
-        if e < 0:
+        if e < stamp:
             return slot
-        r = row_of(keys, e)
+        r = row_of(keys, e - stamp)
         if hashes[r] == h and same_id(is_str, ints, offs, data, r, q_ints, q_offs, q_data, q):
             return slot
         slot = (slot + np.uint64(1)) & mask
@@ -245,62 +302,95 @@ def find_duplicates(start, end, idx, hashes, is_str, ints, offs, data):  # pragm
     return out
 
 
+_MIX = np.uint64(0xFF51AFD7ED558CCD)  # MurmurHash3's finaliser constant: :func:`hash_words`' multiplier
+
+
+@njit(cache=True, nogil=True, inline="always")
+def hash_words(data, a, b):  # pragma: no cover - compiled
+    """A 64-bit hash of ``data[a:b]`` read eight bytes at a time (each word xored in, multiplied, its high half
+    folded down): a few operations per word where :func:`hash_bytes` multiplies once per byte. Only
+    :func:`check_groups` uses it, on hashes that never leave the kernel (:func:`hash_items` stays FNV-1a)."""
+    ua = np.uint64(a)
+    n = np.uint64(b - a)
+    h = n
+    p = np.uint64(0)
+    while p + np.uint64(8) <= n:
+        h = (h ^ load_word(data, ua + p)) * _MIX
+        h ^= h >> np.uint64(32)
+        p += np.uint64(8)
+    h = (h ^ tail_word(data, ua + p, n - p)) * _MIX  # the last 0-7 bytes
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sparse_size(m):  # pragma: no cover - compiled
+    """:func:`table_size` for a table of ``m`` rows kept at most 1/8 full while ``m`` is small (up to 2**14 rows,
+    a table of 1 MB): the first slot probed is then nearly always the answer. Larger groups get 2m slots."""
+    return table_size(4 * m if m <= 16384 else m)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def seen(table, shift, mask, stamp, keys, hashes, is_str, ints, offs, data, t):  # pragma: no cover - compiled
+    """Whether id ``t`` (of ``ints`` or the strings ``offs, data``, hashed ``hashes[t]``) is one of the ids put in
+    ``table`` since ``stamp``; else it is put there, as entry ``stamp + t`` (:func:`probe`: the entries of earlier
+    groups, below ``stamp``, are empty slots, so one table serves group after group without being cleared:
+    :func:`probe_stamped`)."""
+    slot = probe_stamped(table, shift, mask, stamp, keys, hashes, is_str, ints, offs, data, hashes[t], ints, offs,
+                         data, t)
+    if table[slot] >= stamp:
+        return True
+    table[slot] = stamp + t
+    return False
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def check_groups(start, end, base, offs, data, bits, ties, dup, tied):  # pragma: no cover - compiled
     """One pass over each group's rows: ``dup[g]``, the first row of group ``g`` whose item an earlier row of the
     group has (else left as it is, -1), as :func:`find_duplicates` finds it; with ``ties``, ``tied[g]``: whether two
     of its rows have the same score bits ``bits[row]`` (the caller makes -0.0 0.0). Row ``r``'s item is the string
-    ``data[offs[r - base]:offs[r - base + 1]]`` (offsets int64, or int32 as in Arrow's ``string``), hashed on the way:
-    no hash array of all rows, no widened offsets. Both sets are tables of :func:`probe`, in scratch arrays allocated
-    once per block of groups (not once per group). Returns ``dup``."""
+    ``data[offs[r - base]:offs[r - base + 1]]`` (offsets int64, or int32 as in Arrow's ``string``), hashed on the way
+    (:func:`hash_words`): no hash array of all rows, no widened offsets. Both sets are sparse tables
+    (:func:`sparse_size`) reused group after group by stamps (:func:`seen`), allocated once per block of groups and
+    never cleared. Returns ``dup``."""
     n_g = start.shape[0]
     if n_g == 0:
         return dup
     longest = 1
     for g in range(n_g):
         longest = max(longest, end[g] - start[g])
-    most, _ = table_size(longest)
+    most, _ = sparse_size(longest)
     none = np.zeros(1, np.int64)
-    keys = np.empty(0, np.int64)  # entries are the group's rows 0 .. m - 1
+    keys = np.empty(0, np.int64)  # the entries are the group's rows 0 .. m - 1
     n_blocks = min(n_g, 64)
     for b in prange(n_blocks):
         hashes = np.empty(longest, np.uint64)
-        all_items = np.empty(most, np.int64)
-        all_values = np.empty(most if ties else 1, np.int64)
+        items = np.full(most, -1, np.int64)
+        values = np.full(most if ties else 1, -1, np.int64)
+        stamp = 0  # the entries of the groups before are below it
         for g in range(b * n_g // n_blocks, (b + 1) * n_g // n_blocks):
-            lo, m, size, shift, mask = group_table(start, end, g)
+            lo = start[g]
+            m = end[g] - lo
             if m < 2:
                 continue
+            size, shift = sparse_size(m)
+            mask = np.uint64(size - 1)
             g_offs = offs[lo - base:lo - base + m + 1]
-            items = all_items[:size]
-            items[:] = -1
-            values = all_values[:size if ties else 1]
-            values[:] = -1
             g_bits = bits[lo:lo + m]
-            ints = g_bits.view(np.int64)
+            g_ints = g_bits.view(np.int64)
             open_dup = True
             open_tie = ties
             for t in range(m):
                 if open_dup:
-                    h = hash_bytes(data, g_offs[t], g_offs[t + 1])
-                    hashes[t] = h
-                    slot = probe(items, shift, mask, keys, hashes, True, none, g_offs, data, h, none, g_offs, data, t)
-                    if items[slot] >= 0:
+                    hashes[t] = hash_words(data, g_offs[t], g_offs[t + 1])
+                    if seen(items, shift, mask, stamp, keys, hashes, True, none, g_offs, data, t):
                         dup[g] = lo + t
                         open_dup = False
-                    else:
-                        items[slot] = t
-                if open_tie:
-                    v = g_bits[t]
-                    slot = probe(values, shift, mask, keys, g_bits, False, ints, g_offs, data, v, ints, g_offs, data,
-                                 t)
-                    if values[slot] >= 0:
-                        tied[g] = True
-                        open_tie = False
-                    else:
-                        values[slot] = t
+                if open_tie and seen(values, shift, mask, stamp, keys, g_bits, False, g_ints, g_offs, data, t):
+                    tied[g] = True
+                    open_tie = False
                 if not open_dup and not open_tie:
                     break
+            stamp += m
     return dup
 
 
