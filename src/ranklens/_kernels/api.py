@@ -278,7 +278,7 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
 def fuse_queries(*args: Any) -> Any:
     """Every query's fused list, written into the output arrays; per query its length and first slot
     (``fusion.fuse_queries``)."""
-    return by_query("fuse_queries", args, (0, 1, 2, 3, 19, 20), args[1] - args[0], lambda parts: args[19])
+    return by_query("fuse_queries", args, (0, 1, 2, 3, 18, 19), args[1] - args[0], lambda parts: args[18])
 
 
 def take_strings(offs: np.ndarray, data: np.ndarray, rows: np.ndarray) -> Any:
