@@ -82,6 +82,7 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C2] i8[C2] i8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 "
                      "i8 f8[C] f8[C] i8[C] f8[C] i8[C] i8[C]"),
     "take_strings": ("fusion", "(i8[C], u1[C])", "i8[C] u1[C] i8[C]"),
+    "fusion_outputs": ("fusion", "(i8[C], f8[C], f8[C])", "i8 i8"),
 }
 
 

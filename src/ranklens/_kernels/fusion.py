@@ -54,7 +54,7 @@ from .fusion_parts import doc_hashes, merge_sort, new_table, number_doc, ranked_
 from .group import row_of
 from .positions import CHUNKS, chunk_queries
 
-__all__ = ["fuse_queries", "take_strings"]
+__all__ = ["fuse_queries", "fusion_outputs", "take_strings"]
 
 #: ranx's score of a missing document in CombMAX / CombMIN
 _FLOOR, _CEIL = -1e9, 1e9
@@ -437,3 +437,12 @@ def take_strings(offs, data, rows):  # pragma: no cover - compiled
         for t in range(offs[rows[i] + 1] - a):
             out[b + t] = data[a + t]
     return out_offs, out
+
+
+@njit(cache=True, nogil=True)
+def fusion_outputs(n, n_rows):  # pragma: no cover - compiled
+    """Uninitialised, from the kernels' allocator: room for ``n`` fused documents ``(rows, scores)`` and for the runs'
+    ``n_rows`` scores. A fusion fills only the first slots of each chunk's share of the first two, and pages are given
+    on first touch, small ones (numpy asks the system for huge pages for large arrays, and on a first call, before any
+    was freed, each can cost a compaction of memory)."""
+    return np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n_rows, np.float64)
