@@ -7,8 +7,11 @@ the order a ``ranx.Run`` gives its documents when it is built, or a stable sort 
 order; rows already in that order are kept without sorting), normalised (``NORM_*``), gathered per
 document (an open-addressing table of the 64-bit hashes of the query's item ids, equal hashes confirmed on
 the ids themselves, so a collision never joins two documents), and fused (``FUSE_*``) into one score per
-document; the documents are written in descending fused score (ties
-in order of first appearance: first run holding them, then rank there). Definitions: ranx 0.3.21's
+document; the documents are written in descending fused score (ties in order of first appearance: first run
+holding them, then rank there). The methods that sum over the runs holding a document add each row to its
+document's sums as it comes (:func:`_fuse_sums`); med, the Borda and Condorcet methods and norm ``borda`` fill
+matrices documents x runs first (:func:`_fuse_query`). Both number, order and sort with :mod:`.fusion_parts`, in
+buffers allocated once per chunk of queries. Definitions: ranx 0.3.21's
 ``ranx.fuse`` (``ranx/fusion/*.py``, ``ranx/normalization/*.py``), read, not copied; see
 :mod:`ranklens._integrations.fusion` for the formulas.
 """
