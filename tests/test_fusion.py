@@ -221,6 +221,16 @@ def test_duplicates_and_rank_only_runs_are_refused(tmp_path):
         ranklens.fuse([ranked, {"q1": {"a": 1.0}}], "sum")
 
 
+@pytest.mark.parametrize("method", ["rrf", "sum", "med", "condorcet"])
+def test_a_document_twice_is_named_by_its_first_repeat_in_input_order(method):
+    """A run holding documents twice: the refusal names the first row, in the order the rows come, whose document an
+    earlier row holds (b here, while in ranked order a's repeat comes first), whichever way the method fuses."""
+    pa = pytest.importorskip("pyarrow")
+    twice = pa.table({"query": ["q1"] * 4, "item": ["b", "a", "b", "a"], "score": [1.0, 3.0, 0.5, 2.0]})
+    with pytest.raises(InputError, match="ranks item b twice for query q1"):
+        ranklens.fuse([{"q1": {"a": 1.0}}, twice], method)
+
+
 @pytest.mark.parametrize("fmt", RUN_FORMATS)
 def test_fused_run_round_trips_in_every_format(tmp_path, fmt):
     """The fused run written in each format reads back to the same ids and scores, bit for bit, and evaluates
@@ -303,17 +313,20 @@ def test_ranx_condorcet_depends_on_the_hash_seed_where_the_vote_is_no_order():
 
 def test_equal_hashes_never_join_two_documents():
     """Documents are gathered by the 64-bit hash of their id, equal hashes confirmed on the bytes: two ids given
-    the same hash on purpose stay two documents (the kernel's grouping, on the JIT)."""
-    from ranklens._kernels.fusion import _candidates
+    the same hash on purpose stay two documents (the kernel's numbering of a query's documents, on the JIT)."""
+    from ranklens._kernels.fusion_parts import new_table, number_doc
 
-    # ids "a", "b", "a", "c" (offsets into b"abac"); the hashes say a = b = c
+    # ids "a", "b", "a", "c" (offsets into b"abac"); the hash given says a = b = c
     offs = np.array([0, 1, 2, 3, 4], np.int64)
     data = np.frombuffer(b"abac", np.uint8).copy()
-    hashes = np.array([7, 7, 7, 7], np.uint64)
-    cand, table, cand_row = np.empty(4, np.int64), np.empty(20, np.int64), np.empty(4, np.int64)
-    n = _candidates(np.arange(4, dtype=np.int64), 4, hashes, True, np.zeros(1, np.int64), offs, data, cand, table,
-                    cand_row)
-    assert n == 3 and cand[0] == cand[2] and len({cand[0], cand[1], cand[3]}) == 3
+    table, cand_hash, cand_row = np.empty(20, np.int64), np.empty(4, np.uint64), np.empty(4, np.int64)
+    shift, mask = new_table(table, 4)
+    n, cand = 0, []
+    for row in range(4):
+        c, n = number_doc(table, np.uint64(shift), np.uint64(mask), cand_hash, cand_row, n, True,
+                          np.zeros(1, np.int64), offs, data, row, np.uint64(7))
+        cand.append(c)
+    assert n == 3 and cand == [0, 1, 0, 2] and cand_row[:3].tolist() == [0, 1, 3]
 
 
 @pytest.mark.parametrize("method, norm", [("rrf", "min-max"), ("med", "zmuv"), ("condorcet", "rank"),

@@ -306,7 +306,7 @@ def _query_rows(codes: list[Any], lengths: np.ndarray, n_q: int) -> tuple[np.nda
 
 def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMethod, norm: str, ties: str,
                    queries: str, weights: np.ndarray, par: np.ndarray, source: str) -> Rankings:
-    from .._kernels.api import fuse_queries, hash_items
+    from .._kernels.api import fuse_queries, fusion_outputs
 
     n_runs = len(rankings)
     lengths = np.array([len(r) for r in rankings], np.int64)
@@ -323,11 +323,12 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
             seen[o] |= c.present(n_q)
         _check_queries(names, seen, quniques)
     is_str, ints, offs, data = _joined_ids(one_layout([r.item for r in rankings]))
-    hashes = hash_items(is_str, ints, offs, data)
-    score_all = np.ascontiguousarray(np.concatenate([r.order_key() for r in rankings]), np.float64)
-    if not np.isfinite(score_all).all():
-        bad = int(np.searchsorted(np.cumsum(lengths), np.flatnonzero(~np.isfinite(score_all))[0], side="right"))
-        raise InputError(f"run {names[bad]!r} has a score that is NaN or infinite: a fused score needs finite scores.")
+    n = max(int(lengths.sum()), 1)  # room for every row; the slots filled are the fused documents only
+    out_row, out_score, score_all = fusion_outputs(n, int(lengths.sum()))  # pages given as they are filled
+    np.concatenate([r.order_key() for r in rankings], out=score_all, casting="unsafe")
+    for name, a, b in zip(names, np.cumsum(lengths) - lengths, np.cumsum(lengths)):  # a loop over runs
+        if not np.isfinite(score_all[a:b]).all():
+            raise InputError(f"run {name!r} has a score that is NaN or infinite: a fused score needs finite scores.")
     rstart, rend, idx = _query_rows(qcodes[:n_runs], lengths, n_q)
     size = (rend - rstart).sum(axis=1)
     lo = np.zeros(n_q, np.int64)
@@ -335,10 +336,8 @@ def _fuse_rankings(names: list[str], rankings: list[Rankings], spec: FusionMetho
     tie_codes = np.array([K.FUSE_TIES_STABLE if ties == "input" else
                           K.FUSE_TIES_RANKED if r.in_ranx_order else K.FUSE_TIES_QUICKSORT for r in rankings],
                          np.int64)
-    n = max(int(lengths.sum()), 1)  # room for every row; the slots filled are the fused documents only
-    out_row, out_score = np.empty(n, np.int64), np.empty(n, np.float64)
     count, first = np.zeros(n_q, np.int64), np.zeros(n_q, np.int64)
-    fuse_queries(lo, lo + size, rstart, rend, idx, hashes, is_str, ints, offs, data, score_all, tie_codes, n_runs,
+    fuse_queries(lo, lo + size, rstart, rend, idx, is_str, ints, offs, data, score_all, tie_codes, n_runs,
                  NORMS[norm][0], spec.code, weights, par, out_row, out_score, count, first)
     if (count < 0).any():
         row = int(-1 - count[count < 0][0])

@@ -41,9 +41,9 @@ from .dispatch import (
 
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
-    "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "gather", "greedy_ideal",
-    "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet", "run_starts", "scan_columns",
-    "segments", "sign_flip_exceed", "source_digest", "split_fields", "take_strings",
+    "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "fusion_outputs",
+    "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet",
+    "run_starts", "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields", "take_strings",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
@@ -286,7 +286,13 @@ def sign_flip_exceed(d: np.ndarray, observed: np.ndarray, tol: np.ndarray, key: 
 def fuse_queries(*args: Any) -> Any:
     """Every query's fused list, written into the output arrays; per query its length and first slot
     (``fusion.fuse_queries``)."""
-    return by_query("fuse_queries", args, (0, 1, 2, 3, 19, 20), args[1] - args[0], lambda parts: args[19])
+    return by_query("fuse_queries", args, (0, 1, 2, 3, 18, 19), args[1] - args[0], lambda parts: args[18])
+
+
+def fusion_outputs(n: int, n_rows: int) -> Any:
+    """``(rows, scores, row_scores)``: room for ``n`` fused documents and ``n_rows`` scores, uninitialised
+    (``fusion.fusion_outputs``)."""
+    return call("fusion_outputs", n, n_rows)
 
 
 def take_strings(offs: np.ndarray, data: np.ndarray, rows: np.ndarray) -> Any:

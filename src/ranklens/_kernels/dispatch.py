@@ -79,9 +79,10 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "bootstrap_means": ("resample", "f8[C2]", "f8[C2] u8 i8"),
     "sign_flip_exceed": ("resample", "u1[C2]", "f8[C2] f8[C] f8[C] u8 i8"),
     "greedy_ideal": ("diversity", "f8[C]", "i8[C] i8[C] i8[C] i8 f8"),
-    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C2] i8[C2] i8[C] u8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 "
-                     "i8 i8 f8[C] f8[C] i8[C] f8[C] i8[C] i8[C]"),
+    "fuse_queries": ("fusion", "i8[C]", "i8[C] i8[C] i8[C2] i8[C2] i8[C] b1 i8[C] i8[C] u1[C] f8[C] i8[C] i8 i8 "
+                     "i8 f8[C] f8[C] i8[C] f8[C] i8[C] i8[C]"),
     "take_strings": ("fusion", "(i8[C], u1[C])", "i8[C] u1[C] i8[C]"),
+    "fusion_outputs": ("fusion", "(i8[C], f8[C], f8[C])", "i8 i8"),
 }
 
 
@@ -92,8 +93,9 @@ PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks"
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
-SOURCES = ("api.py", "binary.py", "codes.py", "dispatch.py", "diversity.py", "fused.py", "fusion.py", "graded.py",
-           "group.py", "order.py", "positions.py", "resample.py", "text.py", "trec.py", "trec_more.py", "values.py")
+SOURCES = ("api.py", "binary.py", "codes.py", "dispatch.py", "diversity.py", "fused.py", "fusion.py", "fusion_parts.py",
+           "graded.py", "group.py", "order.py", "positions.py", "resample.py", "text.py", "trec.py", "trec_more.py",
+           "values.py")
 
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}

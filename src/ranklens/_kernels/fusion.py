@@ -7,8 +7,11 @@ the order a ``ranx.Run`` gives its documents when it is built, or a stable sort 
 order; rows already in that order are kept without sorting), normalised (``NORM_*``), gathered per
 document (an open-addressing table of the 64-bit hashes of the query's item ids, equal hashes confirmed on
 the ids themselves, so a collision never joins two documents), and fused (``FUSE_*``) into one score per
-document; the documents are written in descending fused score (ties
-in order of first appearance: first run holding them, then rank there). Definitions: ranx 0.3.21's
+document; the documents are written in descending fused score (ties in order of first appearance: first run
+holding them, then rank there). The methods that sum over the runs holding a document add each row to its
+document's sums as it comes (:func:`_fuse_sums`); med, the Borda and Condorcet methods and norm ``borda`` fill
+matrices documents x runs first (:func:`_fuse_query`). Both number, order and sort with :mod:`.fusion_parts`, in
+buffers allocated once per chunk of queries. Definitions: ranx 0.3.21's
 ``ranx.fuse`` (``ranx/fusion/*.py``, ``ranx/normalization/*.py``), read, not copied; see
 :mod:`ranklens._integrations.fusion` for the formulas.
 """
@@ -50,38 +53,16 @@ from .codes import (
     NORM_SUM,
     NORM_ZMUV,
 )
-from .group import number_id, row_of, table_size
+from .fusion_parts import doc_hashes, merge_sort, new_table, number_doc, ranked_order, sort_desc
+from .group import row_of
 from .positions import CHUNKS, chunk_queries
 
-__all__ = ["fuse_queries", "take_strings"]
+__all__ = ["fuse_queries", "fusion_outputs", "take_strings"]
 
-#: ranx's position of a document a run does not hold, in Condorcet's pairwise votes
-_ABSENT = 1_000_000
 #: ranx's score of a missing document in CombMAX / CombMIN
 _FLOOR, _CEIL = -1e9, 1e9
 #: ranx's smallest denominator of a normalisation
 _EPS = 1e-9
-
-
-@njit(cache=True, nogil=True)
-def _order(s, stable):  # pragma: no cover - compiled
-    """Ranked order of scores ``s``: numba's quicksort of the negated scores (ranx), or stable (tied rows
-    keep their order). Rows already in that order (strictly decreasing scores; for a stable sort, never
-    increasing), as a run file lists them, are not sorted: the sort would give them back as they are."""
-    n = s.shape[0]
-    ranked = True
-    for i in range(1, n):
-        if s[i] > s[i - 1] or (s[i] == s[i - 1] and not stable):
-            ranked = False
-            break
-    if ranked:
-        return np.arange(n)
-    neg = np.empty(n, np.float64)
-    for i in range(n):
-        neg[i] = -s[i]
-    if stable:
-        return np.argsort(neg, kind="mergesort")
-    return np.argsort(neg)
 
 
 @njit(cache=True, nogil=True)
@@ -131,55 +112,6 @@ def _normalise(s, o, norm, n_c, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _first(x, y, pos, present, weights, n_runs):  # pragma: no cover - compiled
-    """Condorcet's vote: whether ``x`` goes before ``y`` (ranx: x's votes >= y's, where x gets a run's
-    weight when it is ranked above y there, a document a run does not hold sitting at 1,000,000, and y
-    gets the weight of every other run). ``pos`` and ``present`` are candidates x runs, flattened."""
-    xv = 0.0
-    yv = 0.0
-    for r in range(n_runs):
-        px = pos[x * n_runs + r] if present[x * n_runs + r] else _ABSENT
-        py = pos[y * n_runs + r] if present[y * n_runs + r] else _ABSENT
-        if px < py:
-            xv += weights[r]
-        else:
-            yv += weights[r]
-    return xv >= yv
-
-
-@njit(cache=True, nogil=True)
-def _condorcet(a, b, n, pos, present, weights, n_runs):  # pragma: no cover - compiled
-    """Candidates ``a[:n]`` sorted by the pairwise vote (``b``: a work buffer): a bottom-up stable merge sort
-    (when the vote is a consistent total order, the one order every comparison sort gives). Returns the
-    buffer holding the result."""
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if _first(a[i], a[j], pos, present, weights, n_runs):
-                    b[k] = a[i]
-                    i += 1
-                else:
-                    b[k] = a[j]
-                    j += 1
-                k += 1
-            while i < mid:
-                b[k] = a[i]
-                i += 1
-                k += 1
-            while j < hi:
-                b[k] = a[j]
-                j += 1
-                k += 1
-        a, b = b, a
-        width *= 2
-    return a
-
-
-@njit(cache=True, nogil=True)
 def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf):  # pragma: no cover - compiled
     """The fused score of candidate ``c`` (its normalised value, presence and position in every run; the
     matrices candidates x runs, flattened)."""
@@ -222,6 +154,19 @@ def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf): 
             wsum += weights[r]
         best = max(best, v)
         worst = min(worst, v)
+    if method == FUSE_MED:
+        m = buf[:n]
+        m.sort()
+        h = n // 2
+        return m[h] if n % 2 == 1 else (m[h - 1] + m[h]) / 2
+    return _finish(method, total, n, wsum, best, worst, par)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _finish(method, total, n, wsum, best, worst, par):  # pragma: no cover - compiled
+    """A document's fused score from its sums over the runs (``total``: of its values, weighted for the weighted
+    methods; ``n``: the runs holding it; ``wsum``: their weights; ``best``, ``worst``: its largest and smallest
+    values, the missing ones counted)."""
     if method == FUSE_MNZ or method == FUSE_ISR:
         return total * n
     if method == FUSE_GMNZ:
@@ -240,43 +185,127 @@ def _fused(c, vals, present, pos, n_r, n_c, n_runs, method, weights, par, buf): 
         return best
     if method == FUSE_MIN:
         return worst
-    if method == FUSE_MED:
-        m = buf[:n]
-        m.sort()
-        h = n // 2
-        return m[h] if n % 2 == 1 else (m[h - 1] + m[h]) / 2
     return total
 
 
 @njit(cache=True, nogil=True)
-def _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row):  # pragma: no cover - compiled
-    """Number the distinct documents of a query's rows ``rows[:m]`` into ``cand`` through an open-addressing
-    table of their ids (``table``: at least 4m slots; :func:`group.number_id`, so a collision of hashes never joins two
-    documents); ``cand_row[c]``: a row of document ``c``. Returns their number."""
-    size, shift = table_size(m)
-    mask = np.uint64(size - 1)
-    tab = table[:size]
-    tab[:] = -1
+def _candidates(rows, m, is_str, ints, offs, data, cand, w):  # pragma: no cover - compiled
+    """Number the distinct documents of a query's rows ``rows[:m]`` into ``cand`` (:func:`fusion_parts.number_doc`;
+    ``w``: the chunk's work buffers, :func:`_buffers`). Returns their number."""
+    table, cand_hash, cand_row = w[0], w[1], w[2]
+    shift, mask = new_table(table, m)
+    hashes = doc_hashes(rows[:m], is_str, ints, offs, data, w[10])
     n_c = 0
     for t in range(m):
-        c, n_c = number_id(tab, shift, mask, cand_row, n_c, hashes, is_str, ints, offs, data, rows[t])
+        c, n_c = number_doc(table, shift, mask, cand_hash, cand_row, n_c, is_str, ints, offs, data, rows[t], hashes[t])
         cand[t] = c
     return n_c
 
 
 @njit(cache=True, nogil=True)
-def _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights,
-                par, out_row, out_score, rows, cand, table, cand_row, pos, val, n_r, vals, present, cpos, init,
-                seen, fused, tmp, buf):  # pragma: no cover - compiled
-    """Fuse query ``q`` (its rows in run ``r``: positions ``rstart[q, r]:rend[q, r]``) in the chunk's work buffers;
-    write its documents from ``out_*[at]``; return their number, or ``-1 - row`` for a row whose run holds its
-    document twice."""
+def _run_values(a, b, idx, is_str, ints, offs, data, score, tie, norm, w):  # pragma: no cover - compiled
+    """One run's rows of a query (positions ``a:b``): their rows into ``w[3]``, the hashes of their ids into ``w[10]``,
+    normalised values into ``w[6]`` (input order); returns their ranked order (the sort after ``min-max-inverted``
+    included)."""
+    rows, s, o, neg, val = w[3][:b - a], w[4][:b - a], w[5], w[7], w[6][:b - a]
+    for t in range(b - a):
+        rows[t] = row_of(idx, a + t)
+        s[t] = score[rows[t]]
+    doc_hashes(rows, is_str, ints, offs, data, w[10])
+    o = ranked_order(s, tie != FUSE_TIES_QUICKSORT, o, neg)
+    _normalise(s, o, norm, 0, val)
+    if norm == NORM_MIN_MAX_INVERTED:  # ranx sorts the run again by the inverted values
+        for p in range(b - a):
+            s[p] = val[o[p]]
+        o = o[ranked_order(s, tie == FUSE_TIES_STABLE, w[8], neg)]
+    return o
+
+
+@njit(cache=True, nogil=True)
+def _twice(n, is_str, ints, offs, data, w):  # pragma: no cover - compiled
+    """``-1 - row`` of the first row (input order) of a run's rows ``w[3][:n]`` whose document an earlier row of the
+    run holds (the run's documents numbered again, in input order)."""
+    rows = w[3]
+    shift, mask = new_table(w[0], n)
+    n_c = 0
+    for t in range(n):
+        before = n_c
+        c, n_c = number_doc(w[0], shift, mask, w[1], w[2], n_c, is_str, ints, offs, data, rows[t], w[10][t])
+        if c < before:
+            return -1 - rows[t]
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _fuse_sums(q, at, rstart, rend, idx, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights, par,
+               out_row, out_score, w, acc, n_in, last):  # pragma: no cover - compiled
+    """Fuse query ``q`` by a method that sums over the runs holding a document (all but med, the Borda and Condorcet
+    methods, and norm ``borda``): each row's value is added to its document's sums as it comes, run after run, in
+    ranked order, so the documents are numbered in order of first appearance (``acc``: per document its total,
+    weights, largest and smallest value, fused score; ``n_in``: the runs holding it; ``last``: the last). The sums
+    run over the runs in order, as :func:`_fused` adds them. Returns what :func:`_fuse_query` does."""
+    m = 0
+    for r in range(n_runs):
+        m += rend[q, r] - rstart[q, r]
+    shift, mask = new_table(w[0], m)
+    rows, val = w[3], w[6]
+    n_c = 0
+    for r in range(n_runs):
+        a, b = rstart[q, r], rend[q, r]
+        o = _run_values(a, b, idx, is_str, ints, offs, data, score, ties[r], norm, w)
+        for p in range(b - a):
+            t = o[p]
+            before = n_c
+            c, n_c = number_doc(w[0], shift, mask, w[1], w[2], n_c, is_str, ints, offs, data, rows[t], w[10][t])
+            if c == before:
+                acc[0, c], acc[1, c], acc[2, c], acc[3, c], n_in[c] = 0.0, 0.0, -np.inf, np.inf, 0
+            elif last[c] == r:
+                return _twice(b - a, is_str, ints, offs, data, w)
+            last[c] = r
+            v = val[t]
+            if method == FUSE_RRF:
+                v = 1.0 / (par[0] + p + 1.0)
+            elif method == FUSE_ISR or method == FUSE_LOG_ISR or method == FUSE_LOGN_ISR:
+                v = 1.0 / ((p + 1.0) ** 2)
+            elif method == FUSE_RBC:
+                v = (1.0 - par[3]) * par[3] ** p
+            if method == FUSE_WSUM:
+                acc[0, c] += weights[r] * v
+            elif method == FUSE_MIXED:
+                acc[0, c] += v * weights[r]
+            else:
+                acc[0, c] += v
+            acc[1, c] += weights[r]
+            acc[2, c] = max(acc[2, c], v)
+            acc[3, c] = min(acc[3, c], v)
+            n_in[c] += 1
+    for c in range(n_c):
+        n = n_in[c]
+        best = acc[2, c] if n == n_runs else max(acc[2, c], _FLOOR)
+        worst = acc[3, c] if n == n_runs else min(acc[3, c], _CEIL)
+        acc[4, c] = _finish(method, acc[0, c], n, acc[1, c], best, worst, par)
+    final = sort_desc(acc[4], n_c, w[7], w[8], w[9])
+    for p in range(n_c):
+        c = final[p]
+        out_row[at + p] = w[2][c]
+        out_score[at + p] = acc[4, c]
+    return n_c
+
+
+@njit(cache=True, nogil=True)
+def _fuse_query(q, at, rstart, rend, idx, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights, par,
+                out_row, out_score, w, x):  # pragma: no cover - compiled
+    """Fuse query ``q`` (its rows in run ``r``: positions ``rstart[q, r]:rend[q, r]``) in the chunk's work buffers
+    (``w``, and ``x``: matrices documents x runs, flattened); write its documents from ``out_*[at]``; return their
+    number, or ``-1 - row`` for a row whose run holds its document twice."""
+    cand, pos, val, n_r, vals, present, cpos, init, seen, fused, buf = x
+    rows, tmp, table, cand_row = w[3], w[4], w[0], w[2]
     m = 0
     for r in range(n_runs):
         for p in range(rstart[q, r], rend[q, r]):
             rows[m] = row_of(idx, p)
             m += 1
-    n_c = _candidates(rows, m, hashes, is_str, ints, offs, data, cand, table, cand_row)
+    n_c = _candidates(rows, m, is_str, ints, offs, data, cand, w)
     cells = n_c * n_runs
     vals[:cells] = 0.0
     present[:cells] = False
@@ -289,14 +318,14 @@ def _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, scor
         s = tmp[:b - a]
         for t in range(a, b):
             s[t - a] = score[rows[t]]
-        o = _order(s, ties[r] != FUSE_TIES_QUICKSORT)
+        o = ranked_order(s, ties[r] != FUSE_TIES_QUICKSORT, w[5], w[7])
         out = val[a:b]
         _normalise(s, o, norm, n_c, out)
         if norm == NORM_MIN_MAX_INVERTED:  # ranx sorts the run again by the inverted values
             ranked = tmp[:b - a]
             for p in range(b - a):
                 ranked[p] = out[o[p]]
-            o = o[_order(ranked, ties[r] == FUSE_TIES_STABLE)]
+            o = o[ranked_order(ranked, ties[r] == FUSE_TIES_STABLE, w[8], w[7])]
         for p in range(b - a):
             t = a + o[p]
             pos[t] = p
@@ -323,16 +352,16 @@ def _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, scor
     if method == FUSE_CONDORCET or method == FUSE_W_CONDORCET:
         for p in range(n_c):
             table[p] = init[p]
-        ranked_c = _condorcet(table[:n_c], table[n_c:2 * n_c], n_c, cpos, present, weights, n_runs)
+        ranked_c = merge_sort(table[:n_c], table[n_c:2 * n_c], n_c, 1, w[7], cpos, present, weights, n_runs, True)
         for p in range(n_c):
             fused[ranked_c[p]] = n_c - p
     else:
         for c in range(n_c):
             fused[c] = _fused(c, vals, present, cpos, n_r, n_c, n_runs, method, weights, par, buf)
-    neg = tmp[:n_c]
+    key = w[6]
     for p in range(n_c):
-        neg[p] = -fused[init[p]]
-    final = np.argsort(neg, kind="mergesort")
+        key[p] = fused[init[p]]
+    final = sort_desc(key, n_c, w[7], w[8], w[9])
     for p in range(n_c):
         c = init[final[p]]
         out_row[at + p] = cand_row[c]
@@ -340,48 +369,58 @@ def _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, scor
     return n_c
 
 
+@njit(cache=True, nogil=True)
+def _buffers(size):  # pragma: no cover - compiled
+    """A chunk's work buffers for queries of at most ``size`` rows: a table of documents (:mod:`.fusion_parts`), their
+    hashes and rows; a run's rows, scores, order, values; sort buffers; the hashes of the rows."""
+    return (np.empty(4 * size + 4, np.int64), np.empty(size, np.uint64), np.empty(size, np.int64),
+            np.empty(size, np.int64), np.empty(size, np.float64), np.empty(size, np.int64), np.empty(size, np.float64),
+            np.empty(size, np.float64), np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.uint64))
+
+
 @njit(parallel=True, cache=True, nogil=True)
-def fuse_queries(lo, hi, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs, norm, method,
-                 weights, par, out_row, out_score, count, first):  # pragma: no cover - compiled
+def fuse_queries(lo, hi, rstart, rend, idx, is_str, ints, offs, data, score, ties, n_runs, norm, method, weights, par,
+                 out_row, out_score, count, first):  # pragma: no cover - compiled
     """Fuse every query (see the module's docstring). Query ``q``'s rows of run ``r`` are the positions
     ``rstart[q, r]:rend[q, r]`` (rows ``idx[p]``, or ``p`` itself when ``idx`` is empty) of the runs' rows one after
-    the other: document id ``(is_str, ints, offs, data)`` hashed ``hashes``, score ``score``. ``lo[q]:hi[q]``: the
-    query's share of the output (its number of rows); a chunk of queries writes its documents one query after the
-    other from the ``lo`` of its first query, so only the slots filled are touched: per query ``q``, ``count[q]``
-    documents into ``out_row`` (a row holding the document) and ``out_score`` (its fused score) from slot
-    ``first[q]``, or ``count[q] = -1 - row`` when a run holds that row's document twice. ``ties``, per run:
-    ``FUSE_TIES_QUICKSORT`` (rows in a dict's order: sorted as ``ranx.Run`` sorts them), ``FUSE_TIES_RANKED``
-    (rows already in a ``ranx.Run``'s order: kept; a second sort, after ``min-max-inverted``, is ranx's
-    quicksort) or ``FUSE_TIES_STABLE`` (every sort stable: tied rows keep the input order). ``par``: RRF's k,
-    CombGMNZ's gamma, logN-ISR's sigma, RBC's phi. Queries are taken in chunks, each allocating its work
-    buffers once for its longest query. Returns ``count``."""
+    the other: document id ``(is_str, ints, offs, data)``, score ``score``. ``lo[q]:hi[q]``: the query's share of the
+    output (its number of rows); a chunk of queries writes its documents one query after the other from the ``lo`` of
+    its first query, so only the slots filled are touched: per query ``q``, ``count[q]`` documents into ``out_row`` (a
+    row holding the document) and ``out_score`` (its fused score) from slot ``first[q]``, or ``count[q] = -1 - row``
+    when a run holds that row's document twice. ``ties``, per run: ``FUSE_TIES_QUICKSORT`` (rows in a dict's order:
+    sorted as ``ranx.Run`` sorts them), ``FUSE_TIES_RANKED`` (rows already in a ``ranx.Run``'s order: kept; a second
+    sort, after ``min-max-inverted``, is ranx's quicksort) or ``FUSE_TIES_STABLE`` (every sort stable: tied rows keep
+    the input order). ``par``: RRF's k, CombGMNZ's gamma, logN-ISR's sigma, RBC's phi. Queries are taken in chunks,
+    each allocating its work buffers once for its longest query. Returns ``count``."""
     n_q = lo.shape[0]
     n_chunks = min(n_q, CHUNKS)
+    sums = norm != NORM_BORDA and method != FUSE_MED and method != FUSE_BORDA and method != FUSE_W_BORDA \
+        and method != FUSE_CONDORCET and method != FUSE_W_CONDORCET
     for ch in prange(n_chunks):
         q0, q1, size = chunk_queries(ch, n_chunks, lo, hi)
-        rows = np.empty(size, np.int64)
-        cand = np.empty(size, np.int64)
-        table = np.empty(4 * size + 4, np.int64)
-        cand_row = np.empty(size, np.int64)
-        pos = np.empty(size, np.int64)
-        val = np.empty(size, np.float64)
-        n_r = np.zeros(n_runs, np.int64)
-        vals = np.empty(size * n_runs, np.float64)
-        present = np.empty(size * n_runs, np.bool_)
-        cpos = np.empty(size * n_runs, np.int64)
-        init = np.empty(size, np.int64)
-        seen = np.empty(size, np.bool_)
-        fused = np.empty(size, np.float64)
-        tmp = np.empty(size, np.float64)
-        buf = np.empty(n_runs, np.float64)
+        w = _buffers(size)
         at = lo[q0] if q1 > q0 else 0
-        for q in range(q0, q1):
-            first[q] = at
-            count[q] = _fuse_query(q, at, rstart, rend, idx, hashes, is_str, ints, offs, data, score, ties, n_runs,
-                                   norm, method, weights, par, out_row, out_score, rows, cand, table, cand_row, pos,
-                                   val, n_r, vals, present, cpos, init, seen, fused, tmp, buf)
-            if count[q] > 0:
-                at += count[q]
+        if sums:
+            acc = np.empty((5, size), np.float64)
+            n_in = np.empty(size, np.int64)
+            last = np.empty(size, np.int64)
+            for q in range(q0, q1):
+                first[q] = at
+                count[q] = _fuse_sums(q, at, rstart, rend, idx, is_str, ints, offs, data, score, ties, n_runs, norm,
+                                      method, weights, par, out_row, out_score, w, acc, n_in, last)
+                if count[q] > 0:
+                    at += count[q]
+        else:
+            x = (np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.float64),
+                 np.zeros(n_runs, np.int64), np.empty(size * n_runs, np.float64), np.empty(size * n_runs, np.bool_),
+                 np.empty(size * n_runs, np.int64), np.empty(size, np.int64), np.empty(size, np.bool_),
+                 np.empty(size, np.float64), np.empty(n_runs, np.float64))
+            for q in range(q0, q1):
+                first[q] = at
+                count[q] = _fuse_query(q, at, rstart, rend, idx, is_str, ints, offs, data, score, ties, n_runs, norm,
+                                       method, weights, par, out_row, out_score, w, x)
+                if count[q] > 0:
+                    at += count[q]
     return count
 
 
@@ -401,3 +440,12 @@ def take_strings(offs, data, rows):  # pragma: no cover - compiled
         for t in range(offs[rows[i] + 1] - a):
             out[b + t] = data[a + t]
     return out_offs, out
+
+
+@njit(cache=True, nogil=True)
+def fusion_outputs(n, n_rows):  # pragma: no cover - compiled
+    """Uninitialised, from the kernels' allocator: room for ``n`` fused documents ``(rows, scores)`` and for the runs'
+    ``n_rows`` scores. A fusion fills only the first slots of each chunk's share of the first two, and pages are given
+    on first touch, small ones (numpy asks the system for huge pages for large arrays, and on a first call, before any
+    was freed, each can cost a compaction of memory)."""
+    return np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n_rows, np.float64)
