@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ranklens.monitor.storage.values import floats
+from ranklens._input.buffers import chunked_to_numpy
 
 sys.path.insert(0, str(Path(__file__).parent))
 from handcalc import events
@@ -30,7 +30,7 @@ def test_an_ingest_imports_no_pandas(tmp_path):
     assert out == [str(len(rows)), "2", "False"]
 
 
-def test_floats_equal_pyarrows_conversion():
+def test_chunked_to_numpy_equals_pyarrows_conversion():
     """Nulls become NaN, chunks and slices (an offset into the validity bits) are read where they start."""
     rng = np.random.default_rng(0)
     for typ in (pa.float64(), pa.int32(), pa.int64(), pa.bool_()):
@@ -44,5 +44,5 @@ def test_floats_equal_pyarrows_conversion():
             arr = pa.array(vals, typ)
             col = pa.chunked_array([arr.slice(int(rng.integers(0, max(n, 1)))), arr], typ)
             want = col.to_numpy(zero_copy_only=False).astype(np.float64)
-            assert np.array_equal(floats(col), want, equal_nan=True)
-    assert floats(pa.chunked_array([], pa.float64())).shape == (0,)
+            assert np.array_equal(chunked_to_numpy(col, np.float64), want, equal_nan=True)
+    assert chunked_to_numpy(pa.chunked_array([], pa.float64()), np.float64).shape == (0,)

@@ -183,15 +183,26 @@ def empty_array(n: int, dtype: Any) -> np.ndarray:
 
 
 def chunked_to_numpy(x: Any, dtype: Any) -> np.ndarray:
-    """A numeric Arrow ChunkedArray as one numpy array of ``dtype``, filled chunk by chunk (a chunk with
-    nulls gives NaN there): no combined copy beside the result, whose memory comes from Arrow's pool
-    (:func:`empty_array`)."""
+    """A numeric or boolean Arrow ChunkedArray as one numpy array of ``dtype``, filled chunk by chunk from the
+    chunks' buffers (a null gives NaN: read it as a float dtype then): no combined copy beside the result
+    (:func:`empty_array`), and no pandas import (pyarrow's ``to_numpy`` of a chunk with nulls or of booleans makes
+    one when pandas is installed)."""
     pa = pyarrow()
     out = empty_array(len(x), dtype)
     pos = 0
     for c in x.chunks:
         m = len(c)
-        out[pos:pos + m] = arrow_to_numpy(c.cast(pa.float64()) if c.null_count else c)
+        if m and (c.null_count or not (pa.types.is_integer(c.type) or pa.types.is_floating(c.type))):
+            c = c.cast(pa.float64())
+            bufs = c.buffers()
+            part = out[pos:pos + m]
+            part[:] = np.frombuffer(bufs[1], dtype=np.float64)[c.offset:c.offset + m]
+            if c.null_count:
+                valid = np.unpackbits(np.frombuffer(bufs[0], dtype=np.uint8), count=c.offset + m,
+                                      bitorder="little")[c.offset:]
+                part[valid == 0] = np.nan
+        elif m:
+            out[pos:pos + m] = arrow_to_numpy(c)
         pos += m
     return out
 

@@ -23,29 +23,9 @@ from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, trans
 from .keys import ITEM_TEXT
 from .propensity_fit import examination_in_force, values_fingerprint
 
-__all__ = ["CHUNK_ITEMS", "compute", "events", "floats", "gains", "refresh", "refresh_values", "select_values"]
+__all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
 
 CHUNK_ITEMS = 4_000_000  # items evaluated per chunk when values are computed from events
-
-
-def floats(col: Any) -> np.ndarray:
-    """A numeric or boolean Arrow column as float64 numpy, NaN where null, read from its buffers (pyarrow's
-    ``to_numpy`` imports pandas when it is installed: a third of a second of an ingest or a report)."""
-    pa = require("pyarrow")
-    out = np.full(len(col), np.nan)
-    pos = 0
-    for c in col.chunks:
-        n = len(c)
-        c = c if c.type == pa.float64() else c.cast(pa.float64())
-        bufs = c.buffers()
-        if n and bufs[1] is not None:
-            out[pos:pos + n] = np.frombuffer(bufs[1], dtype=np.float64)[c.offset:c.offset + n]
-            if c.null_count:
-                bits = np.frombuffer(bufs[0], dtype=np.uint8)
-                valid = np.unpackbits(bits, count=c.offset + n, bitorder="little")[c.offset:].astype(bool)
-                out[pos:pos + n][~valid] = np.nan
-        pos += n
-    return out
 
 
 def _with_nulls(v: np.ndarray) -> Any:
@@ -90,16 +70,16 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
 
 def gains(events: Any, attribution: Attribution) -> np.ndarray:
     """Gain of each item: its largest explicit relevance, else the attribution of its distinct labels."""
-    attr = floats(events.column("attr"))
+    attr = chunked_to_numpy(events.column("attr"), np.float64)
     if attribution.rule == "binary":
         attr = np.minimum(attr, 1.0)
-    rel = floats(events.column("relevance"))
+    rel = chunked_to_numpy(events.column("relevance"), np.float64)
     return np.where(np.isnan(rel), attr, rel)
 
 
 def _ranks(ev: Any, gain: np.ndarray) -> np.ndarray:
     """The served rank of each item (1 where unknown and without a gain; refused where unknown with one)."""
-    r = floats(ev.column("rank"))
+    r = chunked_to_numpy(ev.column("rank"), np.float64)
     missing = np.isnan(r) & (gain > 0)
     if missing.any():
         raise InputError(f"store items: list {int(ev.column('gid')[int(np.argmax(missing))].as_py())} has a "
@@ -127,7 +107,7 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     gain = gains(ev, config.attribution)
     gid = chunked_to_numpy(ev.column("gid"), np.int64)
     item = ev.column("item_id").combine_chunks() if conv.ties in ("item_desc", "item_asc") else None
-    key = floats(ev.column("key"))
+    key = chunked_to_numpy(ev.column("key"), np.float64)
     cols: dict[str, np.ndarray] = {}
     res = None
     for weighted in (False, True):  # the naive measures on the gains, the debiased ones on weighted gains
@@ -251,7 +231,7 @@ def select_values(
     values = np.full((groups.num_rows, len(keys)), np.nan)
     for j, k in enumerate(keys):
         if k in stored:
-            values[:, j] = floats(groups.column("v:" + k))
+            values[:, j] = chunked_to_numpy(groups.column("v:" + k), np.float64)
     missing = [k for k in keys if k not in stored]
     # measures not stored: computed for every group with events (results ingested from elsewhere have
     # none: their missing measures stay NaN); stored ones: computed again for groups marked stale
@@ -268,5 +248,5 @@ def select_values(
                 for j, k in enumerate(todo):
                     values[pos, keys.index(k)] = v[:, j]
     if config.partial == "skip" and groups.num_rows and keys:
-        values[floats(groups.column("w:partial")) > 0] = np.nan
+        values[chunked_to_numpy(groups.column("w:partial"), np.float64) > 0] = np.nan
     return groups, values
