@@ -234,6 +234,8 @@ def test_refusals():
         ranklens.evaluate([("q1", "1", "a", 1), ("q1", "1", "a", 0)], run, ["strec@5"], convention="ndeval")
     with pytest.raises(InputError, match="row 1 is not a number"):  # the second record: rows count from 0
         ranklens.evaluate([("q1", "1", "a", 1), ("q1", "1", "b", "1")], run, ["strec@5"], convention="ndeval")
+    with pytest.raises(InputError, match=r"row 1 is inf, not a finite number$"):  # a float, not numpy's repr
+        ranklens.evaluate([("q1", "1", "a", 1), ("q1", "1", "b", float("inf"))], run, ["strec@5"], convention="ndeval")
     # a custom convention ordering ties computes them (ties by id descending: ndeval's -traditional order)
     res = ranklens.evaluate(qrels, run, ["alpha_ndcg@10"], ties="item_desc")
     assert 0 <= res["alpha_ndcg@10"] <= 1

@@ -183,7 +183,7 @@ def _make(q: np.ndarray, s: np.ndarray, i: np.ndarray, rel: np.ndarray, source: 
     label = rel.astype(np.float64)
     if not np.isfinite(label).all():
         n = int(np.flatnonzero(~np.isfinite(label))[0])
-        raise InputError(f"{source}: the judgment at row {n} is {label[n]!r}, not a finite number")
+        raise InputError(f"{source}: the judgment at row {n} is {float(label[n])!r}, not a finite number")
     strings = [col.astype(str).astype(object) for col in (q, s, i)]
     (codes,), _, _ = factorize_parts([strings[1]])
     out = SubtopicJudgments(strings[0], strings[2], codes.astype(np.int64), label, source=source)

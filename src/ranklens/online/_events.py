@@ -105,7 +105,7 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         bad, rule = valid & ~finite, "is not a finite number"
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"events: {name} {v[i]!r} on row {i} {rule}.")
+        raise InputError(f"events: {name} {float(v[i])!r} on row {i} {rule}.")  # a float, not numpy's repr
     return np.where(valid, v, np.nan)
 
 

@@ -98,7 +98,7 @@ def _given_judgments(judgments: Any, max_grade: int) -> tuple[np.ndarray, np.nda
     if (lab != np.round(lab)).any() or (lab > max_grade).any():
         bad = lab[(lab != np.round(lab)) | (lab > max_grade)][0]
         raise InputError(f"judgments: grades must be integers 0..{max_grade} (the click model's attractiveness "
-                         f"has {max_grade + 1} values); got {bad!r}.")
+                         f"has {max_grade + 1} values); got {float(bad)!r}.")
     qids, qidx = np.unique(q, return_inverse=True)
     return qids, it, qidx, lab.astype(np.int64)
 
@@ -185,7 +185,7 @@ def _run_lists(run: Any, arm: str, qids: np.ndarray, items: np.ndarray, qidx: np
     served[rq_i[rq_i >= 0]] = True
     if not served.all():
         raise InputError(f"ranker {arm!r}: the run ranks nothing for {int((~served).sum())} judged queries "
-                         f"(e.g. {qids[np.argmin(served)]!r}); every arm must serve every query.")
+                         f"(e.g. {str(qids[np.argmin(served)])!r}); every arm must serve every query.")
     keep = rq_i >= 0
     rq_i, ri, key = rq_i[keep], ri[keep], key[keep]
     # join (query, item) of the run to the judged rows
@@ -198,8 +198,8 @@ def _run_lists(run: Any, arm: str, qids: np.ndarray, items: np.ndarray, qidx: np
     hit = jkey[jorder[at]] == rkey
     if not hit.all():
         first = int(np.argmin(hit))
-        raise InputError(f"ranker {arm!r}: {int((~hit).sum())} ranked items have no judgment (e.g. {ri[first]!r} "
-                         f"for query {qids[rq_i[first]]!r}); a simulated user's clicks need every served item's "
+        raise InputError(f"ranker {arm!r}: {int((~hit).sum())} ranked items have no judgment (e.g. {str(ri[first])!r} "
+                         f"for query {str(qids[rq_i[first]])!r}); a simulated user's clicks need every served item's "
                          "grade.")
     cand = jorder[at]
     grade = grades[cand]
