@@ -81,6 +81,14 @@ def test_explain_is_the_seeds_table(seed_client: Any) -> None:
     assert e["ideal_rows"][2]["running_idcg"] == pytest.approx(1 + 1 / math.log2(3) + 0.5)
 
 
+def test_explain_dcg_alone(seed_client: Any) -> None:
+    e = _j(seed_client.get("/api/explain", params={"group_id": "x", "k": 3, "measure": "dcg"}))
+    # the seed's DCG@3_x = 0.5, and DCG alone is its value
+    assert e["measure"] == "dcg@3" and e["value"] == pytest.approx(0.5) and e["dcg"] == pytest.approx(0.5)
+    r = seed_client.get("/api/explain", params={"group_id": "x", "measure": "map"})
+    assert r.status_code == 400 and "measure" in r.text
+
+
 def test_explain_y_whole_list(seed_client: Any) -> None:
     e = _j(seed_client.get("/api/explain?group_id=y&k=5"))
     assert e["dcg"] == pytest.approx(1.88685, abs=5e-6)  # the seed's DCG_y

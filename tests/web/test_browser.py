@@ -88,6 +88,27 @@ def test_page_loads_without_console_errors(browser: Any, live_sim: Any, name: st
         w.close()
 
 
+def test_explained_group_follows_the_tables_measure(browser: Any, live_sim: Any) -> None:
+    w = Watched(browser, live_sim.url)
+    try:
+        # NDCG@5 in the table: the worst group is explained at k = 5, as NDCG@5, with the table's value
+        w.open("/groups?measure=ndcg@5", READY["groups"])
+        w.page.wait_for_function("() => document.querySelector('#explain-title').textContent.includes('ndcg@5')")
+        assert w.page.locator("#group-form input[name=k]").input_value() == "5"
+        assert w.page.locator("#explain-measure-note").count() == 0
+        worst = json.load(urllib.request.urlopen(live_sim.url + "/api/groups?measure=ndcg@5&limit=1"))["rows"][0]
+        summary = w.page.locator("#explain-summary").inner_text()
+        assert f"= {worst['value']:.5f}" in summary.replace("DCG / IDCG ", "")
+        # MAP@10 is not a sum over positions: the card explains NDCG and says so
+        w.open("/groups?measure=map@10", READY["groups"])
+        w.page.wait_for_selector("#explain-measure-note")
+        assert w.page.locator("#explain-measure-note").inner_text() == (
+            "The table shows map@10, which this card does not decompose; this card explains ndcg@10.")
+        assert w.problems == []
+    finally:
+        w.close()
+
+
 def test_overview_filter_change_updates_the_chart(browser: Any, live_sim: Any) -> None:
     w = Watched(browser, live_sim.url)
     try:

@@ -20,7 +20,7 @@ def _call_groups(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
 
 def _call_explain(st: Any, p: dict[str, Any], where: dict[str, Any]) -> Any:
     e = st.explain(p["group_id"], model=p["model"], model_version=p["model_version"],
-                   environment=p["environment"], k=p["k"])
+                   environment=p["environment"], k=p["k"], measure=p["measure"])
     return e.to_dict() if hasattr(e, "to_dict") else e
 
 
@@ -34,5 +34,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
               Param("model", "string", None, "Model (when the group id is served by several)."),
               Param("model_version", "string", None, "Model version."),
               Param("environment", "string", None, "Environment."),
-              Param("k", "integer", 10, "Cutoff.", minimum=1, maximum=1000)), False, _call_explain),
+              Param("k", "integer", 10, "Cutoff.", minimum=1, maximum=1000),
+              Param("measure", "enum", "ndcg", "NDCG (DCG over the ideal DCG) or DCG alone, at cutoff k, from the "
+                    "list's stored gains.", choices=("ndcg", "dcg"))), False, _call_explain),
 )

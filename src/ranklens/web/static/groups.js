@@ -35,6 +35,13 @@
     }
     return h + "</tbody></table>";
   }
+  // What the card explains for the table's measure: a naive NDCG or DCG at cutoff K is explained as itself (family
+  // and K); any other measure (map, mrr, a debiased ips_ measure...) is not a sum of gains over positions, so the
+  // card explains NDCG at the form's k and says so.
+  function explainedAs(metric, label) {
+    var m = /^(n?dcg)@(\d+)$/.exec(String(metric || ""));
+    return m && !(label && label.kind === "debiased") ? {measure: m[1], k: m[2]} : null;
+  }
   window.RLGroupsPage = function (x) {
     H = x;
     var info = x.info, $ = x.$, $all = x.$all, api = x.api, fail = x.fail, showError = x.showError,
@@ -65,8 +72,13 @@
       showError(null);
       var s = values(form, ["group_id", "k", "model_version", "environment"]);
       if (!s.group_id) return;
-      writeUrl(Object.assign({}, prefixed(), s, values(root, names), {measure: metricOf()}));
-      api("/api/explain", s, "explain").then(function (e) {
+      var metric = metricOf(), as = explainedAs(metric, tableLabel);
+      writeUrl(Object.assign({}, prefixed(), s, values(root, names), {measure: metric}));
+      api("/api/explain", Object.assign({measure: as ? as.measure : "ndcg"}, s), "explain").then(function (e) {
+        var shown = String(e.measure);  // with its cutoff: ndcg@10
+        var differs = shown === metric ? "" : "The table shows " + metric + (as ? "" : ", which this card does not " +
+          "decompose" + (tableLabel && tableLabel.kind === "debiased" ? " (its gains are debiased; these are not)" : "")) +
+          "; this card explains " + shown + ".";
         $("#explain-card").hidden = false;
         $("#explain-title").textContent = "group " + (e.query || s.group_id) + " \u2014 " + e.measure +
           [s.model_version, s.environment].filter(Boolean).map(function (x) { return " \u00b7 " + x; }).join("");
@@ -74,12 +86,15 @@
         $("#explain-summary").innerHTML = "DCG" + cut + " = <b>" + fmt(e.dcg, 5) + "</b> &nbsp; IDCG" + cut + " = <b>" +
           fmt(e.idcg, 5) + "</b> &nbsp; " + esc(e.measure) + " = DCG / IDCG = <b>" + fmt(e.value, 5) + "</b>";
         $("#explain-table").innerHTML = explainTable(e);
-        $("#explain-note").innerHTML = "<span class='formula'>contribution = gain &times; discount, discount = 1 / log2(position + 1)</span>" +
+        $("#explain-note").innerHTML = (differs ? "<span id='explain-measure-note'>" + esc(differs) + "</span><br>" : "") +
+          "<span class='formula'>contribution = gain &times; discount, discount = 1 / log2(position + 1)</span>" +
           (e.note ? " &nbsp; " + esc(e.note) : "") + (e.convention ? " &nbsp; convention: " + esc(e.convention) : "");
       }).catch(function (err) { $("#explain-card").hidden = true; fail(err); });
     }
-    var autoDone = false;
-    function pick(row) {
+    var autoDone = false, tableLabel = null;
+    function pick(row) {  // a group of the table: explained at the cutoff of the table's measure when it has one
+      var as = explainedAs(metricOf(), tableLabel);
+      if (as) $("[name=k]", form).value = as.k;
       $("[name=group_id]", form).value = row.group_id;
       if (row.model_version) $("[name=model_version]", form).value = row.model_version;
       if (row.environment) $("[name=environment]", form).value = row.environment;
@@ -97,6 +112,7 @@
       if (!url.group_id) writeUrl(Object.assign({measure: metric}, prefixed(), s));
       api("/api/groups", Object.assign({measure: metric}, s, filters), "groups").then(function (res) {
         H.measureKind($("#groups-measure-kind"), metric, res.label);
+        tableLabel = res.label;
         var slices = info.slices || [];
         var cols = [
           {key: "group_id", label: "group id", html: function (v) { return "<a href='#' class='pick mono' data-id='" + esc(v) + "'>" + esc(v) + "</a>"; }},
