@@ -229,6 +229,7 @@ def test_cli_formats(capsys, fmt, marker):
     (["compare", QRELS, BM25, SPLADE, "--baseline", "nope"], "not one of the runs"),
     (["compare", QRELS, BM25, SPLADE, "-m", "bogus@3"], ""),
     (["compare", QRELS, BM25, SPLADE, "--test", "z"], "--test"),
+    (["compare", QRELS, BM25, BM25], f"run {BM25!r} is given twice; give each run once"),
 ])
 def test_cli_errors_one_line_exit_2(capsys, args, message):
     code, out, err = _run(args, capsys)

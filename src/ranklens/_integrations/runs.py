@@ -116,7 +116,9 @@ def run_names(runs: Any, *, shorten: bool = True) -> tuple[list[str], list[Any]]
     if len(set(names)) < len(names):  # same file name in two folders: use the paths as given
         names = [os.fspath(r) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}" for i, r in enumerate(items)]
     if len(set(names)) < len(names):
-        raise InvalidParameterError("two runs have the same name; pass a mapping {name: run}.")
+        twice = next(n for n in names if names.count(n) > 1)
+        raise InvalidParameterError(f"run {twice!r} is given twice; give each run once, or name them with a mapping "
+                                    "{name: run}.")
     return (_shorten(names) if shorten else names), items
 
 
