@@ -122,3 +122,28 @@ def test_csv_and_json_lines_logs_give_the_parquet_numbers(tmp_path):
         for a, b in zip(rows["parquet"], rows[ext]):
             assert (a["estimate"], a["ci_low"], a["p_value"]) == pytest.approx((b["estimate"], b["ci_low"],
                                                                                  b["p_value"]))
+
+
+def test_errors_name_the_events_files(log, tmp_path):
+    """A broken rule names the file the events came from (not "events"); two files name both, and two files whose
+    columns cannot be put one after the other are refused naming both, not an internal error."""
+    d, _ = log
+    t = pq.read_table(d / "ev.parquet").slice(0, 200)
+    ranks = t.column("rank").to_pylist()
+    bad = t.set_column(t.column_names.index("rank"), "rank", pa.array(ranks[:7] + [-3] + ranks[8:]))
+    one = tmp_path / "one.parquet"
+    pq.write_table(bad, one)
+    r = run(["experiment", "ab", str(one), "-m", "clicks@10"], code=2)
+    assert r.output.strip() == f"ranklens: error: {one}: rank -3.0 on row 7 is not a positive integer."
+    good = tmp_path / "good.parquet"
+    pq.write_table(t, good)
+    r = run(["experiment", "ab", str(good), str(one), "-m", "clicks@10"], code=2)  # row 7 of the second: 207
+    assert r.output.strip() == (f"ranklens: error: the events of {good}, {one} (rows counted across them): rank -3.0 "
+                                "on row 207 is not a positive integer.")
+    text = tmp_path / "text.parquet"  # the times as text: they do not merge with the first file's times
+    pq.write_table(t.set_column(t.column_names.index("timestamp"), "timestamp",
+                                t.column("timestamp").cast(pa.string())), text)
+    r = run(["experiment", "ab", str(good), str(text), "-m", "clicks@10"], code=2)
+    assert re.fullmatch(f"ranklens: error: {re.escape(str(good))} and {re.escape(str(text))}: column 'timestamp' is "
+                        r"timestamp\[\w+\] in the first and string in the second, which do not merge; give the events "
+                        r"in files of one layout \(or one table\).", r.output.strip()), r.output

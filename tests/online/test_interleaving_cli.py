@@ -71,8 +71,9 @@ def test_errors_are_one_line_with_status_2(tmp_path, capsys):
     pcsv.write_csv(pa.table({"impression": [1, 1, 2], "team": ["a", "c", "b"], "click": [1, 0, 0]}), path)
     code, out, err = _run(["experiment", "interleaving", str(path)], capsys)
     assert code == 2 and out == ""
-    assert err.strip() == ("ranklens: error: the interleaving log (arrow table), column 'team', row 1: unknown team "
-                           "label 'c'; the teams are 'a', 'b' (pass `teams=`, or --teams).")
+    assert err.strip() == (f"ranklens: error: {path}, column 'team', row 1: unknown team "
+                           "label 'c'; the teams are 'a', 'b' (pass `teams=`, or --teams); the column holds 'a', "
+                           "'c', 'b'.")
     for args, text in (([str(tmp_path / "none.csv")], "none.csv: No such file or directory"),
                        ([str(tmp_path / "log.txt")], "cannot tell the log's format"),
                        ([str(path), "--teams", "a"], "expected two or more comma-separated labels"),

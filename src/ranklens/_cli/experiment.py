@@ -157,7 +157,7 @@ def report_cmd(html_path: str, segment_cols: tuple[str, ...], title: str | None,
     import pyarrow.compute as pc
 
     from ..errors import InputError
-    from ..online._events import read_events
+    from ..online._events import read_events, source_of
     from ..web.experiment_report import build_experiment_report
 
     events = kw.pop("events")
@@ -167,7 +167,8 @@ def report_cmd(html_path: str, segment_cols: tuple[str, ...], title: str | None,
     for col in segment_cols:
         names = {c.lower(): c for c in table.column_names}
         if col.lower() not in names:
-            raise InputError(f"events: no segment column {col!r}; columns are {', '.join(table.column_names)}.")
+            raise InputError(f"{source_of(table)}: no segment column {col!r}; columns are "
+                             f"{', '.join(table.column_names)}.")
         values = table.column(names[col.lower()]).cast("string")
         segments[col] = {}
         for v in sorted(x for x in pc.unique(values).to_pylist() if x is not None):

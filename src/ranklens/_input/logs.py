@@ -30,7 +30,7 @@ from .ids import ids_to_numpy
 from .tables import table_kind
 from .validate import is_number, numeric
 
-__all__ = ["FILE_FORMATS", "LogTable", "file_format", "read_table_file", "shown"]
+__all__ = ["FILE_FORMATS", "SOURCE_KEY", "LogTable", "file_format", "named", "read_table_file", "shown", "source_name"]
 
 #: File formats a log is read from, by the name's suffix (``.gz`` ignored).
 FILE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl",
@@ -68,12 +68,38 @@ def file_format(path: str, fmt: str | None = None) -> str:
                                 f"or .jsonl (or pass its format: {', '.join(kinds)}).")
 
 
+#: The schema metadata key under which a table read from a file keeps the file's name (the ``where`` of its messages,
+#: when the table is handed on: :class:`LogTable`, the online experiments' events); Arrow keeps it through ``filter``.
+SOURCE_KEY = b"ranklens.source"
+
+
+def source_name(table: Any, default: str) -> str:
+    """The file(s) an Arrow table was read from (:data:`SOURCE_KEY`), else ``default``.
+
+    >>> import pyarrow as pa
+    >>> source_name(pa.table({"a": [1]}), "events"), source_name(named(pa.table({"a": [1]}), "x.csv"), "events")
+    ('events', 'x.csv')
+    """
+    meta = getattr(getattr(table, "schema", None), "metadata", None) or {}
+    return meta[SOURCE_KEY].decode() if SOURCE_KEY in meta else default
+
+
+def named(table: Any, name: str) -> Any:
+    """The Arrow table with ``name`` as the source its messages name (:func:`source_name`)."""
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), SOURCE_KEY: name.encode()})
+
+
 def read_table_file(path: str | os.PathLike[str], fmt: str | None = None) -> Any:
-    """A log file as a pyarrow Table; ids and labels read as they are written, only an empty CSV cell missing; a
-    file that cannot be parsed is a :class:`~ranklens.errors.FormatError` naming it."""
+    """A log file as a pyarrow Table (named by the path: :func:`source_name`); ids and labels read as they are
+    written, only an empty CSV cell missing; a file that cannot be parsed is a :class:`~ranklens.errors.FormatError`
+    naming it."""
+    p = os.fspath(path)
+    return named(_read_table_file(p, fmt), p)
+
+
+def _read_table_file(p: str, fmt: str | None) -> Any:
     import pyarrow as pa
 
-    p = os.fspath(path)
     kind = file_format(p, fmt)
     if not os.path.isfile(p):
         raise FileNotFoundError(2, "No such file or directory" if not os.path.exists(p) else "Not a file", p)
@@ -135,7 +161,8 @@ class LogTable:
 
             obj = pa.Table.from_batches([obj])
         self.obj, self.kind = obj, kind
-        self.where = path or f"the {what} ({'dict of columns' if kind == 'dict' else kind + ' table'})"
+        form = "dict of columns" if kind == "dict" else kind + " table"
+        self.where = path or source_name(obj, f"the {what} ({form})")
         if kind in ("dict", "pandas"):
             self.keys = {str(c): c for c in (obj if kind == "dict" else obj.columns)}
             self.names = list(self.keys)
@@ -317,8 +344,10 @@ class LogTable:
         out = lookup[codes]
         if out.shape[0] and out.min() < 0:
             row = int(np.flatnonzero(out < 0)[0])
+            held = [shown(v) for v in distinct[:6]]
+            held = held[:5] + ["..."] if len(held) > 5 else held
             raise self.fail(col, row, f"unknown {role} label {shown(distinct[codes[row]])}; the {role}s are "
-                                      f"{', '.join(map(repr, values))}{hint}.")
+                                      f"{', '.join(map(repr, values))}{hint}; the column holds {', '.join(held)}.")
         return out
 
     def numbers(self, col: str, role: str, missing_ok: bool = False) -> np.ndarray:

@@ -23,10 +23,14 @@ from typing import Any
 import numpy as np
 
 from .._base.deps import require
+from .._input.logs import named, source_name
 from .._input.validate import is_number
 from ..errors import InputError
 
-__all__ = ["Lists", "read_events", "served_lists"]
+__all__ = ["Lists", "read_events", "served_lists", "source_of"]
+
+class _Refused(Exception):
+    """A rule of the events broken: :func:`served_lists` raises it as an :class:`InputError` naming the source."""
 
 _DAY_MS = 86_400_000
 
@@ -36,7 +40,6 @@ def read_events(source: Any) -> Any:
     file(s); a file line that cannot be read is an error naming the file, the line and its text."""
     from ..monitor.storage.read import read_batch, sources
 
-    pa = require("pyarrow")
     parts = sources(source, "events")
     tables = []
     con = None
@@ -51,9 +54,40 @@ def read_events(source: Any) -> Any:
             line, text, reason = bad[0]
             raise InputError(f"{name}: line {line}: {reason}: {text!r}")
         tables.append(t)
-    if len(tables) == 1:
-        return tables[0]
-    return pa.concat_tables(tables, promote_options="permissive")
+    out = tables[0] if len(tables) == 1 else _concat(tables, [name for name, _, _ in parts])
+    files = [name for name, kind, _ in parts if kind != "table"]
+    if files and len(files) == len(parts):  # rows count across the files, in their order
+        out = named(out, files[0] if len(files) == 1 else f"the events of {', '.join(files)} (rows counted across "
+                    "them)")
+    return out
+
+
+def _concat(tables: list[Any], names: list[str]) -> Any:
+    """The tables one after the other (a column missing from some is null there); a column of two types that do
+    not merge (text in a CSV, times in a Parquet file) is refused naming both sources."""
+    pa = require("pyarrow")
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        seen: dict[str, tuple[Any, str]] = {}
+        for t, name in zip(tables, names):
+            for f in t.schema:
+                first = seen.setdefault(f.name, (f.type, name))
+                if first[0] != f.type and not _merge(pa.field(f.name, first[0]), f):
+                    raise InputError(f"{first[1]} and {name}: column {f.name!r} is {first[0]} in the first and "
+                                     f"{f.type} in the second, which do not merge; give the events in files of one "
+                                     "layout (or one table).") from None
+        raise
+
+
+def _merge(a: Any, b: Any) -> bool:
+    """Whether two fields of one name merge (integers into floats, nulls into anything...)."""
+    pa = require("pyarrow")
+    try:
+        pa.unify_schemas([pa.schema([a]), pa.schema([b])], promote_options="permissive")
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return False
+    return True
 
 
 def _column(table: Any, name: str, what: str, required: bool = True) -> Any:
@@ -61,7 +95,7 @@ def _column(table: Any, name: str, what: str, required: bool = True) -> Any:
     col = low.get(name.lower())
     if col is None:
         if required:
-            raise InputError(f"events: no column {name!r} ({what}); columns are {', '.join(table.column_names)}.")
+            raise _Refused(f"no column {name!r} ({what}); columns are {', '.join(table.column_names)}.")
         return None
     return table.column(col).combine_chunks()
 
@@ -71,7 +105,7 @@ def _no_nulls(col: Any, name: str) -> None:
         import pyarrow.compute as pc
 
         row = int(pc.index(pc.is_null(col), True).as_py())
-        raise InputError(f"events: column {name!r} is empty on row {row}.")
+        raise _Refused(f"column {name!r} is empty on row {row}.")
 
 
 def _codes(col: Any, name: str) -> tuple[np.ndarray, list[Any]]:
@@ -90,10 +124,10 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
             col = pc.cast(pc.utf8_trim_whitespace(col), pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             bad = [v for v in col.to_pylist()[:100000] if v is not None and not is_number(v)]
-            raise InputError(f"events: column {name!r} holds {bad[0]!r}, which is not a number.") from None
+            raise _Refused(f"column {name!r} holds {bad[0]!r}, which is not a number.") from None
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_boolean(col.type)
             or pa.types.is_null(col.type)):
-        raise InputError(f"events: column {name!r} must be numbers; it is {col.type}.")
+        raise _Refused(f"column {name!r} must be numbers; it is {col.type}.")
     v = col.to_numpy(zero_copy_only=False).astype(np.float64)
     valid = col.is_valid().to_numpy(zero_copy_only=False) if col.null_count else np.ones(len(v), dtype=bool)
     finite = np.isfinite(v)
@@ -105,7 +139,7 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         bad, rule = valid & ~finite, "is not a finite number"
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"events: {name} {float(v[i])!r} on row {i} {rule}.")  # a float, not numpy's repr
+        raise _Refused(f"{name} {float(v[i])!r} on row {i} {rule}.")  # a float, not numpy's repr
     return np.where(valid, v, np.nan)
 
 
@@ -119,7 +153,7 @@ def _labels(col: Any, owner: np.ndarray, n: int, values: Mapping[str, float], fl
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
         col = pc.split_pattern(col.cast(pa.string()), "|")
     if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
-        raise InputError(f"events: column 'labels' must be a list of strings or text like 'click|buy'; it is "
+        raise _Refused(f"column 'labels' must be a list of strings or text like 'click|buy'; it is "
                          f"{col.type}.")
     wanted = list(dict.fromkeys([k for k, v in values.items() if v != 0] + list(flags)))
     flat = pc.list_flatten(col).cast(pa.string())
@@ -180,7 +214,7 @@ def _per_list(col: Any, name: str, what: str, first: np.ndarray, rows: np.ndarra
     if bad.any():
         i = int(np.argmax(bad))
         gid = group_ids[i if rows is None else int(rows[i])].as_py()
-        raise InputError(f"events: served list {gid!r} has rows of two {what} (column {name!r}).")
+        raise _Refused(f"served list {gid!r} has rows of two {what} (column {name!r}).")
     enc = per_list.dictionary_encode()
     return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist()
 
@@ -233,10 +267,24 @@ class Lists:
     segments: dict[str, np.ndarray]
 
 
-def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "group_id",
-                 covariates: Sequence[str] = (), attribution: Any = None, click_label: str = "click",
-                 purchase_label: str = "buy", segment_cols: Sequence[str] = ()) -> Lists:
-    """The :class:`Lists` of an events table (see the module for the rules)."""
+def served_lists(table: Any, **options: Any) -> Lists:
+    """The :class:`Lists` of an events table (see the module for the rules; ``options`` those of the lists: arm,
+    unit and group columns, covariates, attribution, click and purchase labels, segment columns). A broken rule is
+    an :class:`InputError` naming the file(s) the table was read from (:func:`source_of`), else "events"."""
+    try:
+        return _served_lists(table, **options)
+    except _Refused as exc:
+        raise InputError(f"{source_of(table)}: {exc}") from None
+
+
+def source_of(table: Any) -> str:
+    """What an events table is called in messages: the file(s) :func:`read_events` read it from, else "events"."""
+    return source_name(table, "events")
+
+
+def _served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "group_id",
+                  covariates: Sequence[str] = (), attribution: Any = None, click_label: str = "click",
+                  purchase_label: str = "buy", segment_cols: Sequence[str] = ()) -> Lists:
     pa = require("pyarrow")
     from ..monitor.config import Attribution
     from ..monitor.storage.values import gains
@@ -244,12 +292,12 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
     attribution = attribution if attribution is not None else Attribution()
     n = table.num_rows
     if n == 0:
-        raise InputError("events: the table has no rows.")
+        raise _Refused("the table has no rows.")
     group_ids = _column(table, group_col, "the served list")
     group, contiguous = _list_codes(group_ids, group_col)
     rank_c, score_c = _column(table, "rank", "", False), _column(table, "score", "", False)
     if rank_c is None and score_c is None:
-        raise InputError("events: no column 'rank' or 'score' (the order of each served list).")
+        raise _Refused("no column 'rank' or 'score' (the order of each served list).")
     rank = _numbers(rank_c, "rank", "rank") if rank_c is not None else np.full(n, np.nan)
     score = _numbers(score_c, "score", "score") if score_c is not None else np.full(n, np.nan)
     ranked = ~np.isnan(rank) | ~np.isnan(score)
@@ -272,7 +320,7 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
     if has_rank.any() and not has_rank.all():
         with_rank = np.bincount(row_list, weights=has_rank, minlength=n_lists)
         if ((with_rank > 0) & (with_rank < np.bincount(row_list, minlength=n_lists))).any():
-            raise InputError("events: a served list mixes rows with and without rank (order each list by rank, or "
+            raise _Refused("a served list mixes rows with and without rank (order each list by rank, or "
                              "each by score).")
     key = np.where(has_rank, -rk, sc)
     order = _order(row_list, key, runs)
@@ -289,7 +337,7 @@ def served_lists(table: Any, *, arm_col: str, unit_col: str, group_col: str = "g
     two = unit_arm[unit] != arm
     if two.any():
         i = int(np.argmax(two))
-        raise InputError(f"events: unit {unit_names[units[unit[i]]]!r} (column {unit_col!r}) is in two arms: "
+        raise _Refused(f"unit {unit_names[units[unit[i]]]!r} (column {unit_col!r}) is in two arms: "
                          f"{arm_names[unit_arm[unit[i]]]!r} and {arm_names[arm[i]]!r}; a unit is randomised once.")
     day, start = _days(table, sel, order, starts, n_lists)
     cov = _covariates(table, covariates, sel, first, row_list, unit, len(units))
@@ -334,7 +382,7 @@ def _days(table: Any, sel: Any, order: np.ndarray, starts: np.ndarray, n_lists: 
     elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
         ms = pc.cast(pc.multiply(pc.cast(col, pa.float64()), 1000.0), pa.int64())
     else:
-        raise InputError(f"events: column 'timestamp' must be times, ISO-8601 text or epoch seconds; it is "
+        raise _Refused(f"column 'timestamp' must be times, ISO-8601 text or epoch seconds; it is "
                          f"{col.type}.")
     _no_nulls(ms, "timestamp")
     t = sel(ms.to_numpy(zero_copy_only=False).astype(np.int64))
@@ -354,7 +402,7 @@ def _parse_times(col: Any) -> Any:
             return pc.cast(text, typ)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             errors.append(str(exc).splitlines()[0])
-    raise InputError(f"events: column 'timestamp' must be ISO-8601 times or epoch seconds, all of one form: "
+    raise _Refused(f"column 'timestamp' must be ISO-8601 times or epoch seconds, all of one form: "
                      f"{errors[1]}")
 
 
@@ -365,7 +413,7 @@ def _covariates(table: Any, names: Sequence[str], sel: Any, first: np.ndarray, r
     for j, name in enumerate(names):
         col = _column(table, name, "a covariate", False)
         if col is None:
-            raise InputError(f"events: covariate {name!r} is not a column of the events (columns: "
+            raise _Refused(f"covariate {name!r} is not a column of the events (columns: "
                              f"{', '.join(table.column_names)}).")
         _no_nulls(col, name)
         v = sel(_numbers(col, name, "finite"))
@@ -376,7 +424,7 @@ def _covariates(table: Any, names: Sequence[str], sel: Any, first: np.ndarray, r
         bad_row = v != per_list[row_list]
         if bad_row.any() or (lo != hi).any():
             u = int(unit[row_list[np.argmax(bad_row)]]) if bad_row.any() else int(np.argmax(lo != hi))
-            raise InputError(f"events: covariate {name!r} must be one value per unit; unit number {u + 1} has "
+            raise _Refused(f"covariate {name!r} must be one value per unit; unit number {u + 1} has "
                              "several.")
         out[:, j] = lo
     return out
@@ -394,7 +442,7 @@ def _owners(table: Any, group: np.ndarray, ranked: np.ndarray) -> np.ndarray:
     found = key[target] == key[l_idx]
     if not found.all():
         i = int(l_idx[np.argmax(~found)])
-        raise InputError(f"events: label row {i} names an item that the served list of its group_id does not "
+        raise _Refused(f"label row {i} names an item that the served list of its group_id does not "
                          "hold.")
     owner = np.arange(len(ranked))
     owner[l_idx] = target
