@@ -208,9 +208,9 @@ def test_cuped_reduces_variance_as_one_minus_rho_squared():
      "unit 'u4' \\(column 'user_id'\\) is in two arms"),
     (lambda t: t.set_column(t.column_names.index("arm"), "arm", pa.array(["control"] * 7 + ["treatment"] * 7)),
      "served list 'g4' has rows of two arms"),
-    # the value as written, not numpy's repr (np.float64(-3.0)); rows count from 0
+    # the value as written (-3), not numpy's repr (np.float64(-3.0)); rows count from 0
     (lambda t: t.set_column(t.column_names.index("rank"), "rank", pa.array([1, 2] * 3 + [-3] + [2] + [1, 2] * 3)),
-     r"^events: rank -3.0 on row 6 is not a positive integer.$"),
+     r"^events: rank -3 on row 6 is not a positive integer.$"),
     (lambda t: t.set_column(t.column_names.index("rank"), "rank", pa.array([1, 2] * 5 + [1.5] + [2, 1, 2])),
      r"^events: rank 1.5 on row 10 is not a positive integer.$"),
 ])

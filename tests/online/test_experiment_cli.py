@@ -134,11 +134,11 @@ def test_errors_name_the_events_files(log, tmp_path):
     one = tmp_path / "one.parquet"
     pq.write_table(bad, one)
     r = run(["experiment", "ab", str(one), "-m", "clicks@10"], code=2)
-    assert r.output.strip() == f"ranklens: error: {one}: rank -3.0 on row 7 is not a positive integer."
+    assert r.output.strip() == f"ranklens: error: {one}: rank -3 on row 7 is not a positive integer."
     good = tmp_path / "good.parquet"
     pq.write_table(t, good)
     r = run(["experiment", "ab", str(good), str(one), "-m", "clicks@10"], code=2)  # row 7 of the second: 207
-    assert r.output.strip() == (f"ranklens: error: the events of {good}, {one} (rows counted across them): rank -3.0 "
+    assert r.output.strip() == (f"ranklens: error: the events of {good}, {one} (rows counted across them): rank -3 "
                                 "on row 207 is not a positive integer.")
     text = tmp_path / "text.parquet"  # the times as text: they do not merge with the first file's times
     pq.write_table(t.set_column(t.column_names.index("timestamp"), "timestamp",

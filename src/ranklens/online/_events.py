@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._base.deps import require
-from .._input.logs import named, source_name
+from .._input.logs import named, shown, source_name
 from .._input.validate import is_number
 from ..errors import InputError
 
@@ -139,7 +139,7 @@ def _numbers(col: Any, name: str, kind: str) -> np.ndarray:
         bad, rule = valid & ~finite, "is not a finite number"
     if bad.any():
         i = int(np.argmax(bad))
-        raise _Refused(f"{name} {float(v[i])!r} on row {i} {rule}.")  # a float, not numpy's repr
+        raise _Refused(f"{name} {shown(v[i])} on row {i} {rule}.")
     return np.where(valid, v, np.nan)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._input.logs import shown
 from ..errors import InputError, InvalidParameterError
 
 __all__ = ["GRADE_P", "Served", "run_grades", "serve"]
@@ -98,7 +99,7 @@ def _given_judgments(judgments: Any, max_grade: int) -> tuple[np.ndarray, np.nda
     if (lab != np.round(lab)).any() or (lab > max_grade).any():
         bad = lab[(lab != np.round(lab)) | (lab > max_grade)][0]
         raise InputError(f"judgments: grades must be integers 0..{max_grade} (the click model's attractiveness "
-                         f"has {max_grade + 1} values); got {float(bad)!r}.")
+                         f"has {max_grade + 1} values); got {shown(bad)}.")
     qids, qidx = np.unique(q, return_inverse=True)
     return qids, it, qidx, lab.astype(np.int64)
 
