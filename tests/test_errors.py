@@ -303,6 +303,19 @@ def test_unknown_measure_lists_valid_measures():
     assert "ndgc@10" in str(err.value)
 
 
+@pytest.mark.parametrize("text, message", [
+    ("ndcg@-1", "measure 'ndcg@-1': the cutoff must be an integer from 1 to 9223372036854775807; got '-1'."),
+    ("map@1e3", "measure 'map@1e3': the cutoff must be an integer from 1 to 9223372036854775807; got '1e3'."),
+    ("mrr@", "measure 'mrr@': the cutoff must be an integer from 1 to 9223372036854775807; got ''."),
+    # "ndcg @10" is a list of two measures in ir_measures' language: the second has no name
+    ("ndcg @10", "measure '@10' is a cutoff without its measure: write them together, with no space (e.g. ndcg@10)."),
+])
+def test_a_known_measure_with_a_bad_cutoff_says_so(text, message):
+    with pytest.raises(InvalidParameterError) as err:
+        ranklens.evaluate(QRELS, RUN, [text])
+    assert str(err.value) == message
+
+
 def test_unknown_convention_lists_valid_conventions():
     with pytest.raises(InvalidParameterError) as err:
         ranklens.evaluate(QRELS, RUN, ["ndcg"], convention="trec-eval-11")

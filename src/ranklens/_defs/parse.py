@@ -333,6 +333,15 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
 
 
 def _unknown(text: str) -> str:
+    """The refusal of a measure string no rule reads: a cutoff that is not a number, a cutoff without its name
+    (``"ndcg @10"`` splits in two), or the names."""
+    at = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_\-]*)@(.*?)\s*", text)
+    if at and (at.group(1).lower() in _SPELLINGS or at.group(1).lower() in _SET_SPELLINGS):
+        return (f"measure {text[:60]!r}: the cutoff must be an integer from 1 to {MAX_CUTOFF}; got "
+                f"{at.group(2)[:30]!r}.")
+    if text.strip().startswith("@"):
+        return (f"measure {text[:60]!r} is a cutoff without its measure: write them together, with no space "
+                "(e.g. ndcg@10).")
     return (
         f"unknown measure {text!r}; valid measures: {', '.join(FAMILIES)} "
         "(with @k for a cutoff, e.g. ndcg@10, map@100, P.10, ndcg_cut.10, recip_rank, ndcg@10-)."
