@@ -200,6 +200,10 @@ def test_refusals():
         ranklens.fuse(runs, "gmnz", gamma=float("nan"))
     with pytest.raises(InvalidParameterError, match="sigma"):
         ranklens.fuse(runs, "logn_isr", sigma=2.0)
+    for k in (-1, -5, -0.5):  # 1 / (k + rank): k = -1 divides by zero at rank 1 (it was an internal error)
+        with pytest.raises(InvalidParameterError, match=r"`k` \(RRF's constant added to each rank\) must be a number "
+                                                        r">= 0; got"):
+            ranklens.fuse(runs, "rrf", k=k)
     with pytest.raises(InvalidParameterError, match="at least two runs"):
         ranklens.fuse(runs[:1], "rrf")
     with pytest.raises(InvalidParameterError, match="`ties`"):

@@ -149,6 +149,9 @@ def _params(name: str, spec: FusionMethod, params: Mapping[str, Any], n_runs: in
     values.update({k: _number(k, v) for k, v in params.items() if k != "weights"})
     if name == "logn_isr" and not 0.0 <= values["sigma"] <= 1.0:
         raise InvalidParameterError(f"`sigma` must lie in [0, 1] (ranx asserts it); got {values['sigma']!r}.")
+    if name == "rrf" and not values["k"] >= 0.0:  # k + rank of 0 divides by zero (ranx's numba raises too)
+        raise InvalidParameterError(f"`k` (RRF's constant added to each rank) must be a number >= 0; got "
+                                    f"{values['k']!r}.")
     if name == "rbc" and not 0.0 <= values["phi"] <= 1.0:
         raise InvalidParameterError(f"`phi` (RBC's persistence) must lie in [0, 1]; got {values['phi']!r}.")
     par = np.array([values.get("k", 60.0), values.get("gamma", 1.0), values.get("sigma", 0.01),
