@@ -90,3 +90,11 @@ def test_bad_input_one_line_exit_2(files, tmp_path):
         assert r.returncode == 2, r.stderr
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and re.search(pattern, lines[0]), r.stderr
+    # a 100% or 0% interval is no interval (compare's was an internal error, exit 70)
+    for command, targets in (("estimate", [files["a.txt"]]), ("compare", [files["a.txt"], files["a.txt"]])):
+        for level in ("1", "0"):
+            r = subprocess.run([sys.executable, "-m", "ranklens.cli", "counterfactual", command, files["log.csv"],
+                                *targets, "--confidence", level], capture_output=True, text=True, timeout=120,
+                               check=False)
+            assert r.returncode == 2 and r.stderr.strip() == (
+                f"ranklens: error: `confidence` must be a number in (0, 1); got {float(level)!r}."), r.stderr

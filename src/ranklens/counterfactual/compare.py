@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.stats import check_confidence
 from ..errors import InvalidParameterError
 from ._log import ClickLog, read_log
 from ._measures import CounterfactualMeasure, parse_measure
@@ -70,6 +71,7 @@ def compare(log: Any, targets: Mapping[str, Any] | Sequence[Any], *, estimator: 
     """
     import pyarrow as pa
 
+    confidence = check_confidence(confidence)
     est = str(estimator).lower()
     if est not in ESTIMATORS:
         raise InvalidParameterError(f"compare runs the ranking estimators ({', '.join(ESTIMATORS)}); got "

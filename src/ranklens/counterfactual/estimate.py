@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.stats import check_confidence
 from ..errors import InputError, InvalidParameterError
 from ..online.click_models import cascade_examination
 from ._log import ClickLog, read_log
@@ -328,8 +329,7 @@ def estimate(log: Any, target: Any = None, *, estimator: str = "ips", measure: s
                                     f"{estimator!r}.")
     if ci not in ("normal", "bootstrap"):
         raise InvalidParameterError(f"`ci` must be 'normal' or 'bootstrap'; got {ci!r}.")
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise InvalidParameterError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    confidence = check_confidence(confidence)
     if est in SLATE_ESTIMATORS:
         if target is not None:
             raise InvalidParameterError(f"the slate estimator {est} reads the target policy's propensities from the "
