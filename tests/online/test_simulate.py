@@ -143,6 +143,16 @@ def test_covariate_has_the_chosen_correlation():
     assert abs(pre[ctl].mean() - pre[~ctl].mean()) < 4 * math.sqrt(2 / ctl.sum())
 
 
+def test_a_tiny_rho_is_noise_not_an_overflow():
+    # rho = 1e-300: rho^2 underflows to 0 (it was a division by zero); the covariate is then the noise alone:
+    # finite, variance 1, uncorrelated with the users' values
+    sim = simulate(n_users=20_000, n_queries=10, seed=4, rho=1e-300, covariate_measure="clicks@10")
+    pre = sim.users["pre_period"]
+    assert np.isfinite(pre).all() and np.var(pre) == pytest.approx(1.0, abs=0.05)
+    y = np.bincount(sim.sessions["user"], sim.session_values("clicks@10"), minlength=len(pre))
+    assert abs(np.corrcoef(pre, y)[0, 1]) < 4 / math.sqrt(len(pre))
+
+
 def test_rho_above_what_the_model_allows():
     sim = simulate(n_users=100, n_queries=10, seed=0, heterogeneity=0.0)
     top = sim.rho_max()

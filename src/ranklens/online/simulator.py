@@ -396,5 +396,7 @@ def _covariate(sim: Simulation, rng: np.random.Generator, rho: float) -> np.ndar
             f"{sim.covariate_measure} ({top:.3f}): raise `heterogeneity` or `sessions_per_user`, or lower `rho`.")
     u = sim.users
     mu = u["sessions"] * m1[u["segment"], u["type"]]
-    d = math.sqrt(max(var_mu * var_mu / (rho * rho * var_l) - var_mu, 0.0))
-    return (mu + d * noise) / math.sqrt(var_mu + d * d)
+    # (mu + d noise) / sqrt(var_mu + d^2) with d^2 = var_mu (top^2 / rho^2 - 1), written with c = rho / top so that
+    # no term overflows for a tiny rho (the noise alone as rho -> 0)
+    c = rho / top
+    return c * mu / math.sqrt(var_mu) + math.sqrt(max(1.0 - c * c, 0.0)) * noise
