@@ -2,8 +2,9 @@
 
 Labels (NaN or infinite, negative, fractional, above the maximum the convention accepts) and scores (NaN or
 infinite) are refused with the rows they are on; labels are truncated or rounded through float32, scores rounded
-through float32, as the convention says; lists longer or shorter than it accepts are refused. Column by column,
-block by block (no temporary as large as a column), no loop over rows.
+through float32, as the convention says; lists longer or shorter than it accepts are refused. Column by column, in
+one pass of a kernel on the thread pool (``value_facts``, ``round_f32``) or block by block (no temporary as large as a
+column), no loop over rows in Python.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .._defs.conventions import Convention
 from .._input.ids import as_ids, ids_to_numpy, take_ids
 from .._input.validate import BLOCK as _BLOCK
 from .._input.validate import any_where
+from .._kernels.api import round_f32, value_facts
 from ..errors import InputError
 
 __all__ = ["bad_rows", "check_labels", "check_order_key", "check_sizes", "label_rule"]
@@ -42,9 +44,24 @@ def _fractional(label: np.ndarray) -> int:
     return count
 
 
+def _flat(x: np.ndarray) -> bool:
+    """Whether ``x`` is a 1-d C-contiguous float64 array, as the column kernels take it."""
+    return x.dtype == np.float64 and x.ndim == 1 and bool(x.flags.c_contiguous)
+
+
+def _facts(x: np.ndarray, needed: bool, extremes: bool) -> tuple[int, int, int, float] | None:
+    """:func:`~ranklens._kernels.api.value_facts` of ``x`` (``(non-finite, fractional, negative, largest)``, on the
+    thread pool; ``extremes``: the last two too) when some rule needs them and the kernel takes ``x``; else None (the
+    rules then read ``x`` block by block, as they need)."""
+    return value_facts(x, extremes) if needed and _flat(x) else None
+
+
 def _via_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``x`` rounded to float32 and back to float64, block by block, into ``out`` (may be ``x``; default: new)."""
+    """``x`` rounded to float32 and back to float64 into ``out`` (may be ``x``; default: new): on the thread pool
+    (``round_f32``), or block by block."""
     out = np.empty(x.shape[0], np.float64) if out is None else out
+    if _flat(x) and _flat(out) and out.flags.writeable:
+        return round_f32(x, out)
     for a in range(0, x.shape[0], _BLOCK):
         out[a:a + _BLOCK] = x[a:a + _BLOCK].astype(np.float32)
     return out
@@ -62,19 +79,24 @@ def label_rule(label: np.ndarray, conv: Convention, fractional: int | None = Non
 def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item: Any,
                  finite: bool = False) -> np.ndarray:
     """Labels checked and under the convention's precision (``qid``, ``item``: the rows' ids, for messages;
-    ``finite``: the caller's reader found them finite already, in this very array)."""
-    if not finite and any_where(_not_finite, label):  # block by block; the mask of every row only on the way to errors
+    ``finite``: the caller's reader found them finite already, in this very array). What the rules read of the
+    labels (NaN and infinities, negative, fractional and largest values) is read in one pass when they need it."""
+    count_fractional = conv.fractional_labels == "error" or conv.label_precision == "int"
+    extremes = conv.negative_labels == "error" or conv.max_label is not None
+    facts = _facts(label, not finite or count_fractional or extremes, extremes)
+    # block by block without facts; the mask of every row only on the way to errors
+    if not finite and (facts[0] > 0 if facts else any_where(_not_finite, label)):
         bad = ~np.isfinite(label)
         raise InputError(
             f"{int(bad.sum())} relevance labels in {where} are NaN or infinite ({bad_rows(bad, qid, item)})."
         )
-    if conv.negative_labels == "error" and any_where(lambda b: b < 0, label):
+    if conv.negative_labels == "error" and (facts[2] > 0 if facts else any_where(lambda b: b < 0, label)):
         neg = label < 0
         raise InputError(
             f"convention {conv.name!r} does not accept negative labels; {int(neg.sum())} in {where} "
             f"({bad_rows(neg, qid, item)})."
         )
-    fractional = _fractional(label) if conv.fractional_labels == "error" or conv.label_precision == "int" else None
+    fractional = (facts[1] if facts else _fractional(label)) if count_fractional else None
     if conv.fractional_labels == "error" and fractional:
         frac = label != np.trunc(label)
         raise InputError(
@@ -82,7 +104,7 @@ def check_labels(label: np.ndarray, conv: Convention, where: str, qid: Any, item
             f"({bad_rows(frac, qid, item)}, label {label[np.flatnonzero(frac)[0]]})."
         )
     top = conv.max_label
-    if top is not None and any_where(lambda b: b > top, label):
+    if top is not None and (facts[3] > top if facts else any_where(lambda b: b > top, label)):
         big = label > conv.max_label
         raise InputError(
             f"convention {conv.name!r} accepts labels up to {conv.max_label:g}; {int(big.sum())} larger in {where} "
@@ -95,7 +117,7 @@ def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qi
                     in_place: bool = False, finite: bool = False) -> np.ndarray:
     """Scores (or ranks as an order key) checked and under the convention's precision (``in_place``: rounded over
     ``key`` itself, which the caller owns, instead of into a new array; ``finite``: as for :func:`check_labels`)."""
-    if not finite and any_where(_not_finite, key):
+    if not finite and (value_facts(key, False)[0] > 0 if _flat(key) else any_where(_not_finite, key)):
         bad = ~np.isfinite(key)
         raise InputError(f"{int(bad.sum())} {what} in {where} are NaN or infinite ({bad_rows(bad, qid, item)}).")
     if conv.score_precision == "float32":

@@ -14,7 +14,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
-from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy, empty_array
+from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy, empty_array, read_numbers
 from .forms import pyterrier_columns
 from .ids import id_length
 from .records import Records, left_out_rows
@@ -102,12 +102,18 @@ def _table_columns(obj: Any, kind: str) -> list[str]:
     return list(obj.schema.names)
 
 
-def _table_column(obj: Any, kind: str, col: str, where: str) -> tuple[np.ndarray, bool]:
-    """A table's value column as numpy, and whether the array is the reader's own (made here, no view of the
-    table's or the caller's memory): an Arrow column of several chunks copied into one array."""
+def _table_column(obj: Any, kind: str, col: str, where: str) -> tuple[np.ndarray, bool, int | None]:
+    """A table's value column as numpy, whether the array is the reader's own (made here, no view of the
+    table's or the caller's memory): an Arrow column of several chunks copied into one array, and how many of its
+    values are NaN or infinite when the reading counted them (else None)."""
+    if kind == "arrow":
+        arr = obj.column(col)
+        read = read_numbers(arr) if getattr(arr, "num_chunks", 1) > 1 else None
+        if read is not None:  # int64 / float64 chunks without nulls, read in one pass on the thread pool
+            return read[0], True, read[1]
     values = _column_values(obj, kind, col, where)
     many = kind == "arrow" and getattr(obj.column(col), "num_chunks", 1) > 1
-    return values, many and values.dtype.kind in "iufb"
+    return values, many and values.dtype.kind in "iufb", None
 
 
 def _column_values(obj: Any, kind: str, col: str, where: str) -> np.ndarray:
@@ -204,10 +210,10 @@ def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate
 
     Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
     ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
-    raw, own = _table_column(table, kind, col, where)
+    raw, own, bad = _table_column(table, kind, col, where)
     vals = numeric(raw, f"{what} ({col!r})", where, locate=locate or _row)
     own = own or vals is not raw
-    if not any_where(lambda b: ~np.isfinite(b), vals):  # block by block: no mask of every row
+    if bad == 0 or (bad is None and not any_where(lambda b: ~np.isfinite(b), vals)):  # block by block: no mask
         return vals, None, own
     null = _table_nulls(table, kind, col)
     return vals, check_values(vals, f"{what} ({col!r})", where, locate=locate or _row, null=null, missing=missing,

@@ -10,6 +10,7 @@ microseconds): compiled code reading an array of another type would read garbage
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,8 @@ __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "fusion_outputs",
     "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet",
-    "run_starts", "scan_columns", "segments", "sign_flip_exceed", "source_digest", "split_fields", "take_strings",
+    "read_values", "round_f32", "run_starts", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
+    "split_fields", "take_strings", "value_facts",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
@@ -120,6 +122,58 @@ def run_starts(buffers: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]
         pieces += [(int(b - a), fn, (offs, data, int(a), int(b), out)) for a, b in zip(cuts[:-1], cuts[1:])]
     counts = iter(run_pieces(pieces, released=True))
     return [np.concatenate([out[a:a + next(counts)] for a in cuts[:-1]]) for out, cuts in outs]
+
+
+def _kernel(name: str, args: tuple[Any, ...]) -> Callable[..., Any]:
+    """The kernel ``name`` that runs a call with ``args`` (ahead of time when they are of its signature, else the
+    JIT); either side releases the GIL."""
+    return jit(name) if side(name, args) is None else getattr(state["aot"], name)
+
+
+def _row_cuts(n: int, total: int, k: int) -> np.ndarray:
+    """Boundaries cutting ``n`` of ``total`` rows into pieces of about ``total / k`` rows (at least one piece)."""
+    return np.linspace(0, n, max(1, round(k * n / max(total, 1))) + 1).astype(np.int64)
+
+
+def read_values(chunks: list[np.ndarray], out: np.ndarray) -> int:
+    """Numeric chunks (float64 or int64, views of Arrow's buffers) written one after the other into the float64
+    ``out`` as numpy's ``astype(np.float64)`` writes them (``columns.read_f8`` / ``read_i8``), the rows of all chunks
+    cut into pieces of about equal size run on the thread pool at once; returns how many are NaN or infinite."""
+    total = sum(c.shape[0] for c in chunks)
+    k = n_chunks(total, released=True)
+    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
+    at = 0
+    for c in chunks:
+        name = "read_f8" if c.dtype == np.float64 else "read_i8"
+        fn = _kernel(name, (c, out, 0))
+        cuts = _row_cuts(c.shape[0], total, k)
+        pieces += [(int(b - a), fn, (c[a:b], out, at + int(a))) for a, b in zip(cuts[:-1], cuts[1:])]
+        at += c.shape[0]
+    return int(sum(run_pieces(pieces, released=True)))
+
+
+def value_facts(x: np.ndarray, extremes: bool = True) -> tuple[int, int, int, float]:
+    """What the label and score rules read of a float64 column, on the thread pool: how many values are NaN or
+    infinite, not whole numbers (``v != trunc(v)``: NaN counts), and with ``extremes`` how many are negative and the
+    largest (-inf: none; NaN skipped; without ``extremes``: 0 and -inf) (``columns.value_facts``)."""
+    n = x.shape[0]
+    fn = _kernel("value_facts", (x, extremes, np.empty(4)))
+    cuts = _row_cuts(n, n, n_chunks(n, released=True))
+    outs = [np.empty(4) for _ in cuts[1:]]
+    run_pieces([(int(b - a), fn, (x[a:b], bool(extremes), o)) for a, b, o in zip(cuts[:-1], cuts[1:], outs)],
+               released=True)
+    return (int(sum(o[0] for o in outs)), int(sum(o[1] for o in outs)), int(sum(o[2] for o in outs)),
+            float(max(o[3] for o in outs)))
+
+
+def round_f32(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 and back, into ``out`` (may be ``x``), as numpy's ``astype(np.float32)`` rounds, on
+    the thread pool (``columns.round_f32``)."""
+    n = x.shape[0]
+    fn = _kernel("round_f32", (x, out))
+    cuts = _row_cuts(n, n, n_chunks(n, released=True))
+    run_pieces([(int(b - a), fn, (x[a:b], out[a:b])) for a, b in zip(cuts[:-1], cuts[1:])], released=True)
+    return out
 
 
 def find_duplicates(*args: Any) -> Any:
