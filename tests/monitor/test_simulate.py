@@ -435,6 +435,7 @@ def test_text_formats_hold_the_same_events(tmp_path: Path, fmt: str) -> None:
     ({"decay_slice": {"country": "FR"}}, "decay_slice"), ({"decay_slice": {"planet": "x"}}, "decay_slice"),
     ({"decay": "shuffle"}, "decay"), ({"late_fraction": 1.5}, "late_fraction"),
     ({"max_delay_hours": 12}, "max_delay_hours"), ({"malformed": 1.0}, "malformed"),
+    ({"malformed": 0.999999999}, "malformed"),  # a billion bad rows per good one: it ran out of memory
     ({"format": "xlsx"}, "format"), ({"seed": -1}, "seed"), ({"decay_start": "soon"}, "decay_start"),
 ])
 def test_bad_arguments_name_the_argument(kw: dict, name: str) -> None:

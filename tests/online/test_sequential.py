@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ranklens.errors import InvalidParameterError
 from ranklens.online import ab_test, simulate
 from ranklens.online._delta import compare, cuped, ratio, z_quantile
 from ranklens.online.sequential import (
@@ -176,3 +177,17 @@ def test_ab_test_sequential_is_the_daily_computation():
     assert gs["significant"] == bool((np.abs(c["z"]) >= cb).any())
     with pytest.raises(Exception, match="timestamp"):
         ab_test(sim.events.drop_columns(["timestamp"]), ["clicks@10"], sequential="always_valid")
+
+
+@pytest.mark.parametrize("make, text", [
+    (lambda: AlwaysValid(tau=0.0), "`tau`"), (lambda: AlwaysValid(tau=-0.1), "`tau`"),
+    (lambda: AlwaysValid(tau=float("nan")), "`tau`"), (lambda: AlwaysValid(tau=float("inf")), "`tau`"),
+    (lambda: AlwaysValid(tau=1e-300), "`tau`"),  # squared it is 0: rho = 1 / tau^2 divided by zero (exit 70)
+    (lambda: AlwaysValid(planned_units=0), "`planned_units`"),
+    (lambda: AlwaysValid(planned_units=2.5), "`planned_units`"),
+    (lambda: GroupSequential(planned_units=-5), "`planned_units`"),  # a negative information fraction
+    (lambda: GroupSequential(spending="power", rho=0.0), "`rho`"),
+])
+def test_designs_refuse_parameters_out_of_range(make, text):
+    with pytest.raises(InvalidParameterError, match=text):
+        make()

@@ -176,6 +176,12 @@ def repeated_p_value(z: Any, t: Any, kind: str = "obrien_fleming", rho: float = 
     return hi
 
 
+def _check_planned(planned: Any) -> None:
+    if planned is not None and (isinstance(planned, bool) or not isinstance(planned, (int, np.integer))
+                                or planned < 1):
+        raise InvalidParameterError(f"`planned_units` must be None or an integer >= 1; got {planned!r}.")
+
+
 @dataclass(frozen=True)
 class AlwaysValid:
     """Always-valid inference (see the module). ``tau``: the mixing standard deviation in the measure's units
@@ -184,6 +190,15 @@ class AlwaysValid:
     tau: float | None = None
     planned_units: int | None = None
     name: str = "always_valid"
+
+    def __post_init__(self) -> None:
+        _check_planned(self.planned_units)
+        t = self.tau
+        ok = t is None or (not isinstance(t, bool) and isinstance(t, (int, float)) and 0 < t < math.inf
+                           and float(t) * float(t) > 0 and math.isfinite(1.0 / (float(t) * float(t))))
+        if not ok:  # rho = 1 / tau^2 must be a number (1e-300 squared is 0)
+            raise InvalidParameterError(f"`tau` (the mixing standard deviation, in the measure's units) must be a "
+                                        f"finite number > 0 whose 1 / tau^2 is finite; got {t!r}.")
 
     def rho(self, variance_last: float, units_last: int, alpha: float) -> float:
         """The mixture precision used."""
@@ -205,6 +220,10 @@ class GroupSequential:
     name: str = "group_sequential"
 
     def __post_init__(self) -> None:
+        _check_planned(self.planned_units)
+        if isinstance(self.rho, bool) or not isinstance(self.rho, (int, float)) or not 0 < self.rho < math.inf:
+            raise InvalidParameterError(f"`rho` (the power spending's exponent) must be a finite number > 0; got "
+                                        f"{self.rho!r}.")
         if self.spending not in SPENDING:
             raise InvalidParameterError(f"spending must be one of {', '.join(SPENDING)}; got {self.spending!r}.")
 

@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "FORMATS", "LABELS", "SLICES", "simulate", "simulate_counted"]
 
+#: The largest share of bad rows ``malformed`` asks for (99 bad rows per good one).
+MAX_MALFORMED = 0.99
+
 #: Columns of the events, in order: the event schema of ``docs/monitoring.md``, then the slices.
 COLUMNS: tuple[str, ...] = (
     "timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
@@ -142,7 +145,7 @@ def simulate(
     second_model : bool, default=False
         Also simulate a model ``"related"``.
     malformed : float, default=0.0
-        Share in [0, 1) of the rows written that are bad, for the quarantine (kinds in ``docs/simulator.md``);
+        Share in [0, 0.99] of the rows written that are bad, for the quarantine (kinds in ``docs/simulator.md``);
         with ``malformed > 0`` the ``timestamp`` column holds ISO-8601 strings.
     format : {"parquet", "csv", "jsonl"}, default="parquet"
         File format with ``out``. CSV and JSON Lines write timestamps as ISO-8601 strings; CSV writes
@@ -248,6 +251,8 @@ def _check_args(*, start: Any, days: Any, groups_per_day: Any, items: Any, seed:
               else start_day + _dt.timedelta(days=days // 3))
     v2_share = check_fraction("v2_share", v2_share, high_open=False)
     malformed = check_fraction("malformed", malformed, high_open=True)
+    if malformed > MAX_MALFORMED:  # m / (1 - m) bad rows per good one: 0.999999999 asked for a billion per good row
+        raise fail("malformed", f"must be at most {MAX_MALFORMED} (99 bad rows per good one); got {malformed!r}.")
     if format not in FORMATS:
         raise fail("format", f"must be one of {', '.join(FORMATS)}; got {format!r}.")
     return Settings(start_day, days, groups_per_day, lo, hi, int(seed), decay, decay_day, spec, late_fraction,
