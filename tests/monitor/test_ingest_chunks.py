@@ -123,8 +123,9 @@ def _values(path: Path) -> list:
 
 def test_files_loaded_together_equal_one_by_one(files, tmp_path, monkeypatch):
     calls = []
-    real = ingest_module._load
-    monkeypatch.setattr(ingest_module, "_load", lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    real = ingest_module.store_chunk  # every chunk is stored by it, whichever connection made its tables
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
     together = tmp_path / "together.duckdb"
     summary = Store(together, config={}).ingest([str(f) for f in files], max_quarantine=0.5)
     # f1, f2, f3 in one chunk; f1 again is judged after it (already ingested); f4 and f5 in one chunk
@@ -170,8 +171,9 @@ def test_a_schema_change_starts_a_new_chunk(files, tmp_path, monkeypatch):
     pq.write_table(t.set_column(t.column_names.index("rank"), "rank", t.column("rank").cast(pa.string())), text_rank)
     order = [files[0], files[1], no_slice, text_rank]
     calls = []
-    real = ingest_module._load
-    monkeypatch.setattr(ingest_module, "_load", lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    real = ingest_module.store_chunk  # every chunk is stored by it, whichever connection made its tables
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
     together, one_by_one = tmp_path / "t.duckdb", tmp_path / "o.duckdb"
     summary = Store(together, config={}).ingest([str(f) for f in order])
     assert calls == [2, 1, 1]
