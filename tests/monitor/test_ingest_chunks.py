@@ -180,3 +180,35 @@ def test_a_schema_change_starts_a_new_chunk(files, tmp_path, monkeypatch):
     store = Store(one_by_one, config={})
     assert summary.batches == [b for f in order for b in store.ingest(str(f)).batches]
     assert _dump(together) == _dump(one_by_one)
+
+
+def test_values_refreshed_range_by_range_equal_one_range(files, tmp_path, monkeypatch):
+    # the values refresh reads the next gid range's events on a second connection while the current range is
+    # computed (storage/values.py): with ranges of a few items, the stored values are those of one range
+    import ranklens.monitor.storage.values as values_module
+
+    order = [str(f) for f in files]
+    one = tmp_path / "one_range.duckdb"
+    Store(one, config={}).ingest(order, max_quarantine=0.5)
+    monkeypatch.setattr(values_module, "CHUNK_ITEMS", 3)
+    reads: list[int] = []
+    real = values_module.events
+    monkeypatch.setattr(values_module, "events", lambda con, *a, **k: reads.append(1) or real(con, *a, **k))
+    many = tmp_path / "many_ranges.duckdb"
+    Store(many, config={}).ingest(order, max_quarantine=0.5)
+    assert len(reads) > 3  # several ranges, each read once
+    con = duckdb.connect(str(many), read_only=True)
+    try:
+        cols = [r[0] for r in con.execute("SELECT col FROM metric_columns ORDER BY col").fetchall()]
+        assert cols and con.execute("SELECT count(*) FROM groups WHERE dirty").fetchall()[0][0] == 0
+    finally:
+        con.close()
+    sel = ", ".join(["gid", "n_relevant", "dirty", *cols])
+    a, b = (duckdb.connect(str(p), read_only=True) for p in (one, many))
+    try:
+        assert a.execute(f"SELECT {sel} FROM groups ORDER BY gid").fetchall() == \
+            b.execute(f"SELECT {sel} FROM groups ORDER BY gid").fetchall()
+    finally:
+        a.close()
+        b.close()
+    assert _values(one) == _values(many)
