@@ -212,3 +212,23 @@ def test_values_refreshed_range_by_range_equal_one_range(files, tmp_path, monkey
         a.close()
         b.close()
     assert _values(one) == _values(many)
+
+
+def test_a_chunk_holding_label_rows_already_stored_is_stored_as_one(files, tmp_path, monkeypatch):
+    # f2 repeats label rows f1 stored in an earlier call: they are taken out of the chunk's label rows (which,
+    # made on the second connection, the writer reads through a view) and the chunk f2+f3 is still stored as one
+    # (a DuckDB error in the chunk would store its files one by one: calls [1, 1, 1])
+    calls = []
+    real = ingest_module.store_chunk
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    two_calls = Store(tmp_path / "two_calls.duckdb", config={})
+    two_calls.ingest(str(files[0]))
+    summary = two_calls.ingest([str(files[1]), str(files[2])])
+    assert calls == [1, 2]
+    assert summary.batches[0]["known_label_rows"] == 2
+    one_by_one = Store(tmp_path / "one_by_one.duckdb", config={})
+    for f in files[:3]:
+        one_by_one.ingest(str(f))
+    assert _dump(two_calls.path) == _dump(one_by_one.path)
+    assert _values(two_calls.path) == _values(one_by_one.path)

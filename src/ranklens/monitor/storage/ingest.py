@@ -24,7 +24,7 @@ from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
 from .keys import chunk_keys
 from .quality_rows import mark_partial, store_row_counts
 from .read import Unsplit, batch_hashes, empty_table, read_batch
-from .stage import Pipeline
+from .stage import Pipeline, drop_temp
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
            "store_chunk", "stored_before"]
@@ -446,15 +446,19 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
     if label_rows and con.execute("SELECT count(*) FROM feedback WHERE ts BETWEEN ? AND ?", [lo_ts, hi_ts]
                                   ).fetchall()[0][0]:
+        # the rows kept made a new table (``_fb_rows`` may be a view of the chunk made on the second connection,
+        # storage/stage.py, which cannot be deleted from)
         con.execute("""
-            DELETE FROM _fb_rows WHERE EXISTS (
+            CREATE OR REPLACE TEMP TABLE _fb_kept AS SELECT * FROM _fb_rows r WHERE NOT EXISTS (
               SELECT 1 FROM feedback f JOIN _ik k ON k.iid = f.iid
-              WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
-                AND k.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
-                AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
+              WHERE f.ts BETWEEN ? AND ? AND f.group_id = r.group_id
+                AND k.item_id = r.item_id AND f.ts = r.ts
+                AND f.relevance IS NOT DISTINCT FROM r.relevance
                 AND (CASE WHEN len(f.labels) = 1 THEN f.labels WHEN len(f.labels) > 1 THEN list_sort(f.labels) END)
-                    IS NOT DISTINCT FROM _fb_rows.labels)""",
+                    IS NOT DISTINCT FROM r.labels)""",
                     [lo_ts, hi_ts])
+        drop_temp(con, ("_fb_rows",))
+        con.execute("ALTER TABLE _fb_kept RENAME TO _fb_rows")
     con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
                    FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
     new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
