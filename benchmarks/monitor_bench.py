@@ -135,6 +135,9 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
         def sql(self, q: str, *a: Any, **k: Any) -> Any:
             return Rel(self.con.sql(q, *a, **k), q)
 
+        def cursor(self) -> Any:  # the second connection (chunks made while another is stored; values read ahead)
+            return Con(self.con.cursor())
+
     opened = dbm.Database._open
 
     @contextlib.contextmanager
@@ -159,8 +162,12 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
 
 #: The ingest's steps, timed by wrapping the functions that do them: (module, function, step).
 PHASES = [
-    ("ranklens.monitor.storage.ingest", "validate", "validation: typed events and quarantine reasons (`_v`)"),
-    ("ranklens.monitor.storage.ingest", "make_chunk", "the chunk tables: lists, items, label rows, quarantine"),
+    # a chunk of several files is made on a second connection (storage/stage.py) while the one before it is stored:
+    # these two steps overlap the storing step, and the CPU of all threads counts the other connection's work too
+    ("ranklens.monitor.storage.stage", "validate", "validation: typed events and quarantine reasons (`_v`)"),
+    ("ranklens.monitor.storage.stage", "make_chunk", "the chunk tables: lists, items, label rows, quarantine"),
+    ("ranklens.monitor.storage.ingest", "validate", "validation, a chunk of one batch"),
+    ("ranklens.monitor.storage.ingest", "make_chunk", "the chunk tables, a chunk of one batch"),
     ("ranklens.monitor.storage.ingest", "store_chunk", "storing: keys, lists, items, feedback, item_labels"),
     ("ranklens.monitor.storage.ingest_call", "remember_maturity", "label maturity"),
     ("ranklens.monitor.storage.ingest_call", "remember_propensity", "propensities (none fitted by default)"),

@@ -123,8 +123,9 @@ def _values(path: Path) -> list:
 
 def test_files_loaded_together_equal_one_by_one(files, tmp_path, monkeypatch):
     calls = []
-    real = ingest_module._load
-    monkeypatch.setattr(ingest_module, "_load", lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    real = ingest_module.store_chunk  # every chunk is stored by it, whichever connection made its tables
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
     together = tmp_path / "together.duckdb"
     summary = Store(together, config={}).ingest([str(f) for f in files], max_quarantine=0.5)
     # f1, f2, f3 in one chunk; f1 again is judged after it (already ingested); f4 and f5 in one chunk
@@ -170,11 +171,64 @@ def test_a_schema_change_starts_a_new_chunk(files, tmp_path, monkeypatch):
     pq.write_table(t.set_column(t.column_names.index("rank"), "rank", t.column("rank").cast(pa.string())), text_rank)
     order = [files[0], files[1], no_slice, text_rank]
     calls = []
-    real = ingest_module._load
-    monkeypatch.setattr(ingest_module, "_load", lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    real = ingest_module.store_chunk  # every chunk is stored by it, whichever connection made its tables
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
     together, one_by_one = tmp_path / "t.duckdb", tmp_path / "o.duckdb"
     summary = Store(together, config={}).ingest([str(f) for f in order])
     assert calls == [2, 1, 1]
     store = Store(one_by_one, config={})
     assert summary.batches == [b for f in order for b in store.ingest(str(f)).batches]
     assert _dump(together) == _dump(one_by_one)
+
+
+def test_values_refreshed_range_by_range_equal_one_range(files, tmp_path, monkeypatch):
+    # the values refresh reads the next gid range's events on a second connection while the current range is
+    # computed (storage/values.py): with ranges of a few items, the stored values are those of one range
+    import ranklens.monitor.storage.values as values_module
+
+    order = [str(f) for f in files]
+    one = tmp_path / "one_range.duckdb"
+    Store(one, config={}).ingest(order, max_quarantine=0.5)
+    monkeypatch.setattr(values_module, "CHUNK_ITEMS", 3)
+    reads: list[int] = []
+    real = values_module.events
+    monkeypatch.setattr(values_module, "events", lambda con, *a, **k: reads.append(1) or real(con, *a, **k))
+    many = tmp_path / "many_ranges.duckdb"
+    Store(many, config={}).ingest(order, max_quarantine=0.5)
+    assert len(reads) > 3  # several ranges, each read once
+    con = duckdb.connect(str(many), read_only=True)
+    try:
+        cols = [r[0] for r in con.execute("SELECT col FROM metric_columns ORDER BY col").fetchall()]
+        assert cols and con.execute("SELECT count(*) FROM groups WHERE dirty").fetchall()[0][0] == 0
+    finally:
+        con.close()
+    sel = ", ".join(["gid", "n_relevant", "dirty", *cols])
+    a, b = (duckdb.connect(str(p), read_only=True) for p in (one, many))
+    try:
+        assert a.execute(f"SELECT {sel} FROM groups ORDER BY gid").fetchall() == \
+            b.execute(f"SELECT {sel} FROM groups ORDER BY gid").fetchall()
+    finally:
+        a.close()
+        b.close()
+    assert _values(one) == _values(many)
+
+
+def test_a_chunk_holding_label_rows_already_stored_is_stored_as_one(files, tmp_path, monkeypatch):
+    # f2 repeats label rows f1 stored in an earlier call: they are taken out of the chunk's label rows (which,
+    # made on the second connection, the writer reads through a view) and the chunk f2+f3 is still stored as one
+    # (a DuckDB error in the chunk would store its files one by one: calls [1, 1, 1])
+    calls = []
+    real = ingest_module.store_chunk
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    two_calls = Store(tmp_path / "two_calls.duckdb", config={})
+    two_calls.ingest(str(files[0]))
+    summary = two_calls.ingest([str(files[1]), str(files[2])])
+    assert calls == [1, 2]
+    assert summary.batches[0]["known_label_rows"] == 2
+    one_by_one = Store(tmp_path / "one_by_one.duckdb", config={})
+    for f in files[:3]:
+        one_by_one.ingest(str(f))
+    assert _dump(two_calls.path) == _dump(one_by_one.path)
+    assert _values(two_calls.path) == _values(one_by_one.path)

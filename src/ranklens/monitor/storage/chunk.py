@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from .db import quote
-from .events import BATCH, slice_select
+from .events import BATCH, scope, slice_select
 
 __all__ = ["CHUNK_TABLES", "drop_batches", "feature_names", "label_rows", "lists", "make_chunk", "make_lists",
            "mark_duplicates", "mark_mixed", "quarantine_rows"]
@@ -45,10 +45,10 @@ def make_chunk(con: Any, sample: Any, slices: list[str]) -> None:
     lists(con, sample, slices)
     label_rows(con)
     quarantine_rows(con, sample.column_names)
-    con.execute("""CREATE OR REPLACE TEMP TABLE _nb AS
+    con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _nb AS
         SELECT _b, count(*) AS rows, count(*) FILTER (WHERE reason IS NULL AND NOT is_ranking) AS label_rows
         FROM _v GROUP BY _b""")
-    con.execute("""CREATE OR REPLACE TEMP TABLE _nh AS
+    con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _nh AS
         SELECT _b, date_trunc('hour', ts) AS hour, count(*) AS rows, count(*) FILTER (WHERE reason IS NOT NULL)
                AS quarantined
         FROM _v GROUP BY ALL""")
@@ -97,7 +97,7 @@ def make_lists(con: Any, sample: Any, slices: list[str]) -> None:
     """
     key = "hash(_b, model, model_version, environment, group_id)"
     con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _g AS
+        CREATE OR REPLACE {scope(con)}TABLE _g AS
         SELECT g.*{slice_select(sample, slices, "r")} FROM (
           SELECT {key} AS li, _b, model, model_version, environment, group_id, min(ts) AS ts,
                  count(*) AS n_items, CASE WHEN bool_and(rank_given) THEN 'rank' ELSE 'score' END AS order_by,
@@ -120,12 +120,12 @@ def make_lists(con: Any, sample: Any, slices: list[str]) -> None:
     if not con.execute("SELECT count(*) - count(DISTINCT li) FROM _g").fetchall()[0][0]:
         n_skip = con.execute("SELECT count(*) FROM _g WHERE skip").fetchall()[0][0]
         skipped = f" AND {key} NOT IN (SELECT li FROM _g WHERE skip)" if n_skip else ""
-        con.execute(f"""CREATE TEMP VIEW _items AS SELECT {key} AS li, {cols} FROM _v v
+        con.execute(f"""CREATE {scope(con)}VIEW _items AS SELECT {key} AS li, {cols} FROM _v v
                         WHERE v.reason IS NULL AND v.is_ranking{skipped}""")
         return
-    con.execute("CREATE OR REPLACE TEMP TABLE _g AS SELECT row_number() OVER () AS li, * EXCLUDE (li) FROM _g")
+    con.execute(f"CREATE OR REPLACE {scope(con)}TABLE _g AS SELECT row_number() OVER () AS li, * EXCLUDE (li) FROM _g")
     con.execute(f"""
-        CREATE TEMP TABLE _items AS
+        CREATE {scope(con)}TABLE _items AS
         SELECT s.li, {cols}
         FROM _v v JOIN _g s ON s._b = v._b AND s.model = v.model AND s.model_version = v.model_version
          AND s.environment = v.environment AND s.group_id = v.group_id
@@ -165,15 +165,15 @@ def mark_mixed(con: Any) -> None:
 def label_rows(con: Any) -> None:
     """``_fb_rows``: the valid label rows, a row repeated in the chunk (same ``group_id``, ``item_id``, time,
     relevance and set of labels) kept once, by the first batch that has it."""
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _fb_rows AS
+    con.execute(f"""
+        CREATE OR REPLACE {scope(con)}TABLE _fb_rows AS
         SELECT _b, group_id, item_id, ts, relevance,
                CASE WHEN len(labels) = 1 THEN labels WHEN len(labels) > 1 THEN list_sort(labels) END AS labels
         FROM _v WHERE reason IS NULL AND NOT is_ranking""")  # one label (most rows): sorted as it is, no list_sort
     # looked for exactly only when the 64-bit hashes say there may be one
     if con.execute("SELECT count(*) - count(DISTINCT hash(group_id, item_id, ts, relevance, labels)) FROM _fb_rows"
                    ).fetchall()[0][0]:
-        con.execute("""CREATE OR REPLACE TEMP TABLE _fb_rows AS
+        con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _fb_rows AS
             SELECT min(_b) AS _b, group_id, item_id, ts, relevance, labels FROM _fb_rows GROUP BY ALL""")
 
 
@@ -182,11 +182,12 @@ def quarantine_rows(con: Any, raw_columns: list[str]) -> None:
     number is ``row_number``, not a field of the record) and the list it names."""
     rec = ", ".join(f"{quote(c)} := r.{quote(c)}" for c in raw_columns if c not in ("_row", BATCH))
     if not con.execute("SELECT count(*) FROM _v WHERE reason IS NOT NULL").fetchall()[0][0]:
-        con.execute("""CREATE OR REPLACE TEMP TABLE _q (_b INTEGER, row_number BIGINT, reason VARCHAR, record VARCHAR,
-            model VARCHAR, model_version VARCHAR, environment VARCHAR, group_id VARCHAR, is_ranking BOOLEAN)""")
+        con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _q (_b INTEGER, row_number BIGINT, reason VARCHAR,
+            record VARCHAR, model VARCHAR, model_version VARCHAR, environment VARCHAR, group_id VARCHAR,
+            is_ranking BOOLEAN)""")
         return
     con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _q AS
+        CREATE OR REPLACE {scope(con)}TABLE _q AS
         SELECT v._b, v._row + 1 AS row_number, v.reason, to_json(struct_pack({rec})) AS record,
                v.model, v.model_version, v.environment, v.group_id, v.is_ranking
         FROM (SELECT _b, _row, reason, model, model_version, environment, group_id, is_ranking FROM _v

@@ -15,8 +15,8 @@ from ..._base.deps import require
 from ...errors import InputError
 from .db import quote
 
-__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "FEATURE_TYPES", "event_select", "feature_column", "slice_select",
-           "text_sql", "validate"]
+__all__ = ["BATCH", "ENVIRONMENTS", "EVENT_COLUMNS", "FEATURE_TYPES", "STAGE", "event_select", "feature_column",
+           "scope", "slice_select", "text_sql", "validate"]
 
 EVENT_COLUMNS = ("timestamp", "model", "model_version", "environment", "group_id", "item_id", "rank", "score",
                  "relevance", "labels")
@@ -24,6 +24,9 @@ ENVIRONMENTS = ("training", "validation", "production")
 #: The batch index column of a chunk's raw rows (0, 1, ... in the chunk's order).
 BATCH = "_rl_batch"
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+#: The name prefix of the in-memory databases a chunk's tables are made in by a second connection while the
+#: previous chunk is stored (:mod:`ranklens.monitor.storage.stage`).
+STAGE = "_ranklens_chunk_stage"
 #: The SQL type of a feature's values in the store (``items``), by its kind.
 FEATURE_TYPES = {"numeric": "DOUBLE", "categorical": "VARCHAR"}
 
@@ -31,6 +34,12 @@ FEATURE_TYPES = {"numeric": "DOUBLE", "categorical": "VARCHAR"}
 def feature_column(name: str) -> str:
     """The column of ``items`` holding a feature's values (``feature:<name>``), named apart from every other."""
     return f"feature:{name}"
+
+
+def scope(con: Any) -> str:
+    """How the chunk's tables are created on ``con``: ``"TEMP "`` (the connection's own), or ``""`` on a connection
+    whose current database is a staging one (:data:`STAGE`: tables the storing connection reads)."""
+    return "" if str(con.execute("SELECT current_database()").fetchall()[0][0]).startswith(STAGE) else "TEMP "
 
 
 def event_select(name: str, table: Any, features: Mapping[str, str] | None = None) -> tuple[str, list[str]]:
@@ -173,7 +182,7 @@ def validate(con: Any, name: str, sample: Any, features: Mapping[str, str] | Non
     select, slices = event_select(name, sample, features)
     envs = ", ".join(f"'{e}'" for e in ENVIRONMENTS)
     con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _v AS
+        CREATE OR REPLACE {scope(con)}TABLE _v AS
         SELECT * EXCLUDE (ts_given, score_given, relevance_given), (rank_given OR score_given) AS is_ranking,
           CASE
             WHEN group_id IS NULL THEN 'missing group_id'

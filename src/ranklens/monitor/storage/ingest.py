@@ -24,9 +24,10 @@ from .events import BATCH, ENVIRONMENTS, EVENT_COLUMNS, validate
 from .keys import chunk_keys
 from .quality_rows import mark_partial, store_row_counts
 from .read import Unsplit, batch_hashes, empty_table, read_batch
+from .stage import Pipeline, drop_temp
 
 __all__ = ["CHUNK_ROWS", "ENVIRONMENTS", "EVENT_COLUMNS", "IngestSummary", "already_ingested", "ingest_batches",
-           "store_chunk"]
+           "store_chunk", "stored_before"]
 
 
 @dataclass
@@ -151,34 +152,66 @@ def ingest_batches(con: Any, batches: list[tuple[str, str, Any]], max_quarantine
     out: list[dict[str, Any]] = [{} for _ in batches]
     features = dict(features or {})
     pending: list[_Batch] = []
+    flight: list[tuple[list[_Batch], str, Any]] = []  # the chunk being made on the second connection
+    pipe = Pipeline(con)
+
+    def land() -> None:  # store the chunk in flight
+        if flight:
+            chunk, db, made = flight.pop()
+            for b, info in zip(chunk, _store_staged(con, pipe, chunk, db, made, max_quarantine, features)):
+                out[b.index] = info
+            advance(len(chunk))
 
     def flush() -> None:
-        for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine, features)):
-            out[b.index] = info
-        advance(len(pending))
+        if len(pending) > 1:  # made while the chunk before it is stored
+            made = pipe.start([str(b.obj) for b in pending], _sample(pending), pending[0].name, features)
+            land()
+            flight.append((list(pending), *made))
+        elif pending:
+            land()
+            for b, info in zip(pending, _ingest_chunk(con, pending, max_quarantine, features)):
+                out[b.index] = info
+            advance(len(pending))
         pending.clear()
 
-    with batch_hashes(batches) as hashes:  # the next files hashed while a chunk is stored
-        for i, ((name, kind, obj), batch_id) in enumerate(zip(batches, hashes)):
-            if any(b.batch_id == batch_id for b in pending):
-                flush()  # the same content twice in one call: the second is judged once the first is stored
-            known = already_ingested(con, name, batch_id)
-            if known is not None:
-                out[i] = known
-                advance(1)
-                continue
-            b = _Batch(i, name, kind, obj, batch_id)
-            if kind == "parquet":
-                b.schema, b.rows = _parquet_shape(con, name, obj)
-                if pending and (b.schema != pending[0].schema or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
-                    flush()
+    try:
+        with batch_hashes(batches) as hashes:  # the next files hashed while a chunk is stored
+            for i, ((name, kind, obj), batch_id) in enumerate(zip(batches, hashes)):
+                if any(b.batch_id == batch_id for b in pending):
+                    flush()  # the same content twice in one call: the second is judged once the first is stored
+                if any(b.batch_id == batch_id for chunk, _db, _made in flight for b in chunk):
+                    land()
+                if stored_before(con, name, batch_id, out, i, advance):
+                    continue
+                b = _Batch(i, name, kind, obj, batch_id)
+                if kind == "parquet":
+                    b.schema, b.rows = _parquet_shape(con, name, obj)
+                    if pending and (b.schema != pending[0].schema
+                                    or sum(p.rows for p in pending) + b.rows > CHUNK_ROWS):
+                        flush()
+                    pending.append(b)
+                    continue
+                flush()
                 pending.append(b)
-                continue
+                flush()
             flush()
-            pending.append(b)
-            flush()
-        flush()
+        land()
+    except Exception:
+        land()  # the chunks before the failure are stored, as when each was stored at once
+        raise
+    finally:
+        pipe.close()
     return out
+
+
+def stored_before(con: Any, name: str, batch_id: str, out: list[dict[str, Any]], i: int,
+                  advance: Callable[[int], None]) -> bool:
+    """Whether the store holds batch ``i`` already (its entry then set in ``out``, and counted done)."""
+    known = already_ingested(con, name, batch_id)
+    if known is not None:
+        out[i] = known
+        advance(1)
+    return known is not None
 
 
 def already_ingested(con: Any, name: str, batch_id: str) -> dict[str, Any] | None:
@@ -201,28 +234,42 @@ def _parquet_shape(con: Any, name: str, path: Any) -> tuple[Any, int]:
     return schema, int(rows)
 
 
+def _store_staged(con: Any, pipe: Pipeline, chunk: list[_Batch], db: str, made: Any, max_quarantine: float | None,
+                  features: dict[str, str]) -> list[dict[str, Any]]:
+    """Store a chunk of Parquet files made on the second connection (:mod:`ranklens.monitor.storage.stage`) in one
+    transaction. When it fails (a damaged file), its files are taken again one by one, so that the error names its
+    file and the files before it are stored as they would be."""
+    duckdb = require("duckdb")
+    files = [str(b.obj) for b in chunk]
+    try:
+        slices = made.result()
+        pipe.expose(db, files)
+        sample = _sample(chunk)
+
+        def drop(refused: list[int]) -> None:
+            pipe.own(db)
+            drop_batches(con, refused, sample, slices)
+
+        with transaction(con):
+            return store_chunk(con, [(b.name, b.batch_id) for b in chunk], slices, {}, max_quarantine, drop)
+    except duckdb.Error:
+        pipe.hide()
+        return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine, features)]
+    finally:
+        pipe.hide()
+
+
+def _sample(chunk: list[_Batch]) -> Any:
+    """An empty table of a chunk's raw columns (its first file's) and ``_row``."""
+    sample = empty_table(chunk[0].schema)
+    return sample.append_column("_row", np_to_arrow(np.zeros(0, np.int64)))
+
+
 def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
                   features: dict[str, str]) -> list[dict[str, Any]]:
-    """One chunk in one transaction: several Parquet files of one schema read as one relation, or any one
-    batch read as an Arrow table. When a multi-file chunk fails (a damaged file), its files are taken again
-    one by one, so that the error names its file and the files before it are stored as they would be."""
+    """One batch in one transaction, read as an Arrow table."""
     if not chunk:
         return []
-    duckdb = require("duckdb")
-    if len(chunk) > 1:
-        files = [str(b.obj) for b in chunk]
-        con.execute(f"""CREATE OR REPLACE TEMP VIEW _raw AS
-            SELECT * EXCLUDE (file_row_number), file_row_number AS _row, CAST(file_index AS INTEGER) AS {BATCH}
-            FROM read_parquet({_sql_list(files)}, file_row_number = true)""")
-        sample = empty_table(chunk[0].schema)
-        sample = sample.append_column("_row", np_to_arrow(np.zeros(0, np.int64)))
-        try:
-            with transaction(con):
-                return _load(con, chunk, sample, {}, max_quarantine, features)
-        except duckdb.Error:
-            return [info for b in chunk for info in _ingest_chunk(con, [b], max_quarantine, features)]
-        finally:
-            con.execute("DROP VIEW IF EXISTS _raw")
     b = chunk[0]
     table, unsplit = read_batch(con, b.name, b.kind, b.obj)
     table = table.append_column("_row", np_to_arrow(np.arange(table.num_rows, dtype=np.int64)))
@@ -234,10 +281,6 @@ def _ingest_chunk(con: Any, chunk: list[_Batch], max_quarantine: float | None,
     finally:
         con.execute("DROP VIEW IF EXISTS _raw")
         con.unregister("_raw_table")
-
-
-def _sql_list(values: list[str]) -> str:
-    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
 
 
 def _per_batch(con: Any, sql: str, params: list[Any] | None = None) -> dict[int, Any]:
@@ -403,15 +446,19 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     lo_ts, hi_ts = con.execute("SELECT min(ts), max(ts) FROM _fb_rows").fetchall()[0]
     if label_rows and con.execute("SELECT count(*) FROM feedback WHERE ts BETWEEN ? AND ?", [lo_ts, hi_ts]
                                   ).fetchall()[0][0]:
+        # the rows kept made a new table (``_fb_rows`` may be a view of the chunk made on the second connection,
+        # storage/stage.py, which cannot be deleted from)
         con.execute("""
-            DELETE FROM _fb_rows WHERE EXISTS (
+            CREATE OR REPLACE TEMP TABLE _fb_kept AS SELECT * FROM _fb_rows r WHERE NOT EXISTS (
               SELECT 1 FROM feedback f JOIN _ik k ON k.iid = f.iid
-              WHERE f.ts BETWEEN ? AND ? AND f.group_id = _fb_rows.group_id
-                AND k.item_id = _fb_rows.item_id AND f.ts = _fb_rows.ts
-                AND f.relevance IS NOT DISTINCT FROM _fb_rows.relevance
+              WHERE f.ts BETWEEN ? AND ? AND f.group_id = r.group_id
+                AND k.item_id = r.item_id AND f.ts = r.ts
+                AND f.relevance IS NOT DISTINCT FROM r.relevance
                 AND (CASE WHEN len(f.labels) = 1 THEN f.labels WHEN len(f.labels) > 1 THEN list_sort(f.labels) END)
-                    IS NOT DISTINCT FROM _fb_rows.labels)""",
+                    IS NOT DISTINCT FROM r.labels)""",
                     [lo_ts, hi_ts])
+        drop_temp(con, ("_fb_rows",))
+        con.execute("ALTER TABLE _fb_kept RENAME TO _fb_rows")
     con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
                    FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
     new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")

@@ -23,7 +23,7 @@ from ..._base.deps import require
 from .chunk import CHUNK_TABLES, make_chunk
 from .db import duckdb_connect, fetch_arrow, quote, transaction
 from .events import BATCH, event_select, validate
-from .ingest import already_ingested, store_chunk
+from .ingest import store_chunk, stored_before
 from .read import Unsplit, batch_hashes, empty_table, read_batch
 
 __all__ = ["ingest_batches_spark", "reduce_partition"]
@@ -163,10 +163,7 @@ def ingest_batches_spark(con: Any, batches: list[tuple[str, str, Any]], max_quar
         for i, ((name, kind, obj), bid) in enumerate(zip(batches, hashes)):
             if any(p[2] == bid for p in pending):
                 flush()
-            known = already_ingested(con, name, bid)
-            if known is not None:
-                out[i] = known
-                advance(1)
+            if stored_before(con, name, bid, out, i, advance):
                 continue
             table, unsplit = read_batch(con, name, kind, obj)
             if pending and table.schema != pending[0][3].schema:

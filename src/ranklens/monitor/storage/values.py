@@ -9,7 +9,8 @@ computed on demand from the events, a bounded chunk of groups at a time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -87,9 +88,15 @@ def _ranks(ev: Any, gain: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(r), 1, r).astype(np.int64)
 
 
+def _full(config: MonitorConfig, keys: list[str]) -> bool:
+    """Whether computing ``keys`` needs the items' ids, ranks and scores (:func:`events` ``full``)."""
+    return any(split_ips(k)[0] for k in keys) or config.convention_obj().ties in ("item_desc", "item_asc")
+
+
 def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any], keys: list[str],
-            lo: int | None = None, hi: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events.
+            lo: int | None = None, hi: int | None = None, ev: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gid, values[n_groups, n_keys], n_relevant) for the selected groups, computed from the events (``ev``: those
+    events already read, ``events(..., full=_full(config, keys))``).
 
     The core evaluates the store's own arrays (group ids as query codes, order keys, gains); the
     groups come back sorted, as ``np.unique`` sorts them. Item ids are passed only to a convention that
@@ -100,8 +107,8 @@ def compute(con: Any, config: MonitorConfig, gid_sql: str, params: Sequence[Any]
     conv = config.convention_obj()
     core = [split_ips(k) for k in keys]
     ips = any(w for w, _ in core)
-    ev = events(con, config.attribution, gid_sql, params, lo, hi,
-                full=ips or conv.ties in ("item_desc", "item_asc"))
+    if ev is None:
+        ev = events(con, config.attribution, gid_sql, params, lo, hi, full=_full(config, keys))
     if ev.num_rows == 0:
         return np.zeros(0, np.int64), np.zeros((0, len(keys))), np.zeros(0, np.int64)
     gain = gains(ev, config.attribution)
@@ -189,28 +196,69 @@ def refresh(db: Database, config: MonitorConfig) -> int:
 
 def refresh_values(con: Any, config: MonitorConfig) -> int:
     """:func:`refresh` on a connection open for writing (an ingest's)."""
-    pa = require("pyarrow")
     with transaction(con):
         _refresh_tracked(con, config)
     cols = metric_columns(con)
     keys = list(cols)
     done = 0
     dirty = "SELECT gid FROM groups WHERE dirty"
-    for lo, hi in _chunks(con, dirty, ()):
-        with transaction(con):
-            gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi)
-            data = {"gid": np_to_arrow(gid), "n_relevant": np_to_arrow(nrel.astype(np.int32))}
-            for j, k in enumerate(keys):
-                v = values[:, j]
-                data[cols[k][0]] = _with_nulls(v)
-            con.register("_vals", pa.Table.from_arrays(list(data.values()), names=list(data)))
-            sets = ", ".join([f"{quote(cols[k][0])} = _vals.{quote(cols[k][0])}" for k in keys]
-                             + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
-            con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
-            con.unregister("_vals")
-            con.execute(f"UPDATE groups SET dirty = FALSE WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}")
-        done += len(gid)
+    ranges = _chunks(con, dirty, ())
+    with _Ahead(con, lambda c, lo, hi: events(c, config.attribution, dirty, (), lo, hi, full=_full(config, keys)),
+                ranges) as ahead:
+        for lo, hi in ranges:
+            with transaction(con):
+                gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi, ev=ahead.next())
+                _store_values(con, cols, keys, gid, values, nrel)
+                con.execute(f"UPDATE groups SET dirty = FALSE WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}")
+            done += len(gid)
     return done
+
+
+def _store_values(con: Any, cols: dict[str, tuple[str, str]], keys: list[str], gid: np.ndarray, values: np.ndarray,
+                  nrel: np.ndarray) -> None:
+    """The computed values of groups ``gid`` into ``groups`` (no longer stale)."""
+    pa = require("pyarrow")
+    data = {"gid": np_to_arrow(gid), "n_relevant": np_to_arrow(nrel.astype(np.int32))}
+    for j, k in enumerate(keys):
+        data[cols[k][0]] = _with_nulls(values[:, j])
+    con.register("_vals", pa.Table.from_arrays(list(data.values()), names=list(data)))
+    sets = ", ".join([f"{quote(cols[k][0])} = _vals.{quote(cols[k][0])}" for k in keys]
+                     + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
+    con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
+    con.unregister("_vals")
+
+
+class _Ahead:
+    """The events of each gid range in turn (:meth:`next`), the next range's read on a second connection, in a
+    thread, while the current one is computed and stored. The second connection reads what is committed: the
+    ranges are disjoint and each is written only by its own transaction, so it reads what the writer would."""
+
+    def __init__(self, con: Any, fetch: Callable[[Any, int, int], Any], ranges: list[tuple[int, int]]) -> None:
+        self.con, self.fetch, self.ranges = con, fetch, ranges
+        self.i = 0
+        self.cursor: Any = None
+        self.pool: ThreadPoolExecutor | None = None
+        self.pending: Future[Any] | None = None
+
+    def __enter__(self) -> _Ahead:
+        if len(self.ranges) > 1:
+            self.cursor = self.con.cursor()
+            self.pool = ThreadPoolExecutor(1, thread_name_prefix="ranklens-values")
+        return self
+
+    def next(self) -> Any:
+        i = self.i
+        self.i += 1
+        ev = self.pending.result() if self.pending is not None else self.fetch(self.con, *self.ranges[i])
+        self.pending = None
+        if self.pool is not None and i + 1 < len(self.ranges):
+            self.pending = self.pool.submit(self.fetch, self.cursor, *self.ranges[i + 1])
+        return ev
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.cursor.close()
 
 
 def select_values(
