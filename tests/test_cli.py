@@ -6,6 +6,9 @@ import csv
 import io
 import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -154,3 +157,34 @@ def test_explain_command(files):
     data = json.loads(res.output)
     assert data["value"] == pytest.approx(NDCG_Q1, abs=1e-15)
     assert [row["item"] for row in data["rows"]] == ["d1", "d2", "d3", "d4"]
+
+
+def _child(code: str, **env: str) -> list[str]:
+    base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    return out.split()
+
+
+THREADS = ("import os\n"
+           "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+           "import numpy\n"
+           "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('Threads:')][0])\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or (os.cpu_count() or 1) < 2,
+                    reason="counts a process's threads in /proc, on a machine with more than one core")
+def test_the_console_scripts_give_numpys_blas_one_thread():
+    from importlib.metadata import entry_points
+
+    # both scripts start in ranklens._cli.entry, which sets the variable before numpy is imported
+    scripts = {e.name: e.value for e in entry_points(group="console_scripts") if e.name.startswith("ranklens")}
+    assert scripts == {"ranklens": "ranklens._cli.entry:main",
+                       "ranklens-trec_eval": "ranklens._cli.entry:trec_eval_main"}
+    # numpy alone starts OpenBLAS's threads, one per core; after prepare() there is only the main thread
+    assert _child(THREADS)[1] != "1"
+    assert _child("from ranklens._cli.entry import prepare\nprepare()\n" + THREADS) == ["1", "1"]
+    # the user's own setting wins, and importing ranklens (even its command line) sets nothing
+    chosen = _child("from ranklens._cli.entry import prepare\nprepare()\n" + THREADS, OPENBLAS_NUM_THREADS="2")
+    assert chosen == ["2", "2"]
+    assert _child("import ranklens, ranklens.cli\n" + THREADS)[0] == "None"
