@@ -117,7 +117,7 @@ def run_starts(buffers: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]
         conformed = side(name, (offs, data, 0, n, out))
         fn = jit(name) if conformed is None else getattr(state["aot"], name)
         offs, data = (offs, data) if conformed is None else (conformed[0], conformed[1])
-        cuts = np.linspace(0, n, max(1, round(k * n / total)) + 1).astype(np.int64)
+        cuts = _row_cuts(n, total, k)
         outs.append((out, cuts))
         pieces += [(int(b - a), fn, (offs, data, int(a), int(b), out)) for a, b in zip(cuts[:-1], cuts[1:])]
     counts = iter(run_pieces(pieces, released=True))
