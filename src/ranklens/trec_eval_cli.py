@@ -9,7 +9,8 @@ Numbers are read as trec_eval's C reads them (``atol`` / ``atof``): a qrels labe
 ``-m P.1e99`` is ``P_1``, a full-width digit is no digit; each time a number is read as something else than
 written, a line on stderr says so. The exit statuses are trec_eval's: 1 for a usage error (an unknown flag or
 measure, a wrong number of arguments), 2 for a file or a measure parameter it cannot read, 4 where it stops at
-a query (a judged query missing from the run without ``-c``, a document twice in a query), after printing the
+a query (a judged query missing from the run without ``-c``, a document twice in a query, a first query whose
+judgments are all negative), after printing the
 ``-q`` lines of the queries before it; ranklens' own refusals (a measure it does not compute) are 2.
 
 This module translates the command line (a trec_eval measure and its parameters become ranklens measures,

@@ -343,7 +343,8 @@ its trec_eval10 convention. RUN may be '-' (standard input).
 Numbers are read as trec_eval reads them (C's atol/atof: a qrels label 1.5 is 1, -M 1.5 is 1, P.1e99 is P_1);
 stderr says so whenever a number is read as something else than written. Exit status as trec_eval's: 1 a
 usage error, 2 a file or parameter it cannot read, 4 it stops at a query (a judged query missing from the run
-without -c, a document twice in a query) after the -q lines of the queries before it.
+without -c, a document twice in a query, a first query whose judgments are all negative) after the -q lines
+of the queries before it.
 
 trec_eval measures ranklens computes: {supported}.
 A measure it does not compute is refused by name (nothing is printed), never left out."""

@@ -5,7 +5,8 @@ built under the ``trec_eval10`` convention (every judged query, a missing run em
 than refused) and its rows are put in trec_eval's order once (:mod:`ranklens._core.select`); ``-M`` and ``-J`` keep
 some of them, relstring reads them, and every group of measures is evaluated on that one problem
 (:func:`ranklens._core.evaluate.evaluate_problem`). Where trec_eval stops (a judged query missing from the run
-without ``-c``, a document twice in a query) the values of the queries before it are kept, so that the
+without ``-c``, a document twice in a query, a first query whose judgments are all negative) the values of
+the queries before it are kept, so that the
 command prints them as trec_eval does before it exits with status 4.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._defs.trec_eval import Line, c_lround
+from .._defs.trec_eval import Line, c_lround, check_gain_order
 from ..errors import RanklensError
 
 __all__ = ["Outcome", "evaluate_lines"]
@@ -52,10 +53,17 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     judgments, note = read_trec_eval_judgments(args.qrels)
     if note:
         notes.append(note)
+    for name, _, gains in asked:  # ndcg's gains, in the order trec_eval sorts them for this qrels
+        if gains is not None and name.partition(".")[0] == "ndcg":
+            labels = np.asarray(judgments.label)
+            check_gain_order(name, gains, int(labels.max(initial=-1)))
     base = convention_of(None).replace(queries="judged", missing_ranking="zero")
     problem = build_problem(judgments, rankings, base, duplicates="mark")
     del judgments, rankings  # the problem holds what it needs (the query ids are codes now)
     ranked = problem.r_end > problem.r_start  # before -M and -J: the queries the run has
+    unjudged = _only_negative(problem)
+    no_gain = {line.name: _no_positive_gain(problem, gains) for name, lines, gains in asked
+               if name.partition(".")[0] == "Rndcg" for line in lines}
     wants_order = args.max_docs is not None or args.judged_only or any(
         line.kind == "relstring" for _, lines, _ in asked for line in lines)
     if wants_order:  # -M: each query's first N in trec_eval's order; -J: of those, the judged ones
@@ -98,8 +106,8 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     n_ret = (problem.r_end - problem.r_start)[order]
     stand_in = _stand_in(args, ranked[order])
     duplicated = problem.duplicated if problem.duplicated is not None else np.zeros(ranked.shape[0], bool)
-    out.stop, out.why = _stop(args, asked, out.queries, ranked[order], duplicated[order])
-    _finish(args, asked, out, n_ret, stand_in)
+    out.stop, out.why = _stop(args, asked, out.queries, ranked[order], duplicated[order], unjudged[order])
+    _finish(args, asked, out, n_ret, stand_in, {k: v[order] for k, v in no_gain.items()})
     if any(line.kind == "relstring" for _, lines, _ in asked for line in lines):
         for _, lines, _ in asked:
             for line in lines:
@@ -111,22 +119,61 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     return out
 
 
-def _stop(args: Any, asked: Asked, queries: list[str], ranked: np.ndarray,
-          duplicated: np.ndarray) -> tuple[int | None, str]:
+def _judged_labels(problem: Any) -> np.ndarray:
+    """The judgments' labels query after query (query ``q``'s are ``j_start[q]:j_end[q]``)."""
+    return problem.j_label[problem.j_idx] if problem.j_idx.size else problem.j_label
+
+
+def _none_of(problem: Any, hit: np.ndarray) -> np.ndarray:
+    """Per query, whether none of its judgments is ``hit`` (one flag per label of :func:`_judged_labels`)."""
+    count = np.zeros(hit.shape[0] + 1, np.int64)
+    np.cumsum(hit, out=count[1:])
+    return count[problem.j_end] == count[problem.j_start]
+
+
+def _only_negative(problem: Any) -> np.ndarray:
+    """Per query, whether it has judgments and every one is negative (no label of 0 or more)."""
+    return (problem.j_end > problem.j_start) & _none_of(problem, _judged_labels(problem) >= 0)
+
+
+def _no_positive_gain(problem: Any, gains: dict[float, float] | None) -> np.ndarray:
+    """Per query, whether none of its judgments of 0 or more has a positive gain (``gains``: level -> gain, the
+    other levels' gain their value)."""
+    labels = _judged_labels(problem)
+    gain = labels.copy()
+    for level, value in (gains or {}).items():
+        gain[labels == level] = value
+    return _none_of(problem, (labels >= 0) & (gain > 0))
+
+
+def _stop(args: Any, asked: Asked, queries: list[str], ranked: np.ndarray, duplicated: np.ndarray,
+          only_negative: np.ndarray) -> tuple[int | None, str]:
     """The first query (trec_eval's order) trec_eval stops at with status 4, and why: judged but not in the
-    run (without ``-c``), or a document twice in its run or qrels lines (when a measure reads the lists:
-    runid and num_q alone do not)."""
-    missing = ~ranked if not args.complete else np.zeros(ranked.shape[0], bool)
+    run (without ``-c``), a document twice in its run or qrels lines, or, for the first query it evaluates,
+    judgments all negative (when a measure reads the lists: runid and num_q alone do not).
+
+    The last is trec_eval 10.0's allocation: it sizes its count of relevance levels by the query's largest
+    label plus one, once, at the first query it evaluates; with no label of 0 or more that size is 0, its
+    ``te_chk_and_malloc`` hands back no buffer, and the measure cannot be calculated. Later queries reuse the
+    buffer, so the same judgments are evaluated there (form_res_rels.c, utility_pool.c)."""
+    n = ranked.shape[0]
+    missing = ~ranked if not args.complete else np.zeros(n, bool)
     reads = any(name.partition(".")[0] not in ("runid", "num_q") for name, _, _ in asked)
-    failing = missing | (duplicated if reads else False)
+    first_negative = np.zeros(n, bool)
+    first_negative[:1] = only_negative[:1]
+    failing = missing | ((duplicated | first_negative) if reads else False)
     if not failing.any():
         return None, ""
     i = int(np.flatnonzero(failing)[0])
     if missing[i]:
         return i, (f"judged query {queries[i]!r} is not in the run (trec_eval: result qid '{queries[i]}' not found "
                    "in qrels); -c scores such a query 0. Stopped there, as trec_eval does")
-    return i, (f"query {queries[i]!r} has a document twice in the run or the qrels (trec_eval: duplicate docs; "
-               "Can't calculate measure). Stopped there, as trec_eval does")
+    if duplicated[i]:
+        return i, (f"query {queries[i]!r} has a document twice in the run or the qrels (trec_eval: duplicate docs; "
+                   "Can't calculate measure). Stopped there, as trec_eval does")
+    return i, (f"query {queries[i]!r}, the first trec_eval evaluates, has only negative judgments (trec_eval "
+               "10.0 cannot size its relevance levels for it: Can't calculate measure). Stopped there, as "
+               "trec_eval does")
 
 
 def _stand_in(args: Any, ranked: np.ndarray) -> np.ndarray:
@@ -139,9 +186,12 @@ def _stand_in(args: Any, ranked: np.ndarray) -> np.ndarray:
     return (~ranked).astype(np.int64)
 
 
-def _finish(args: Any, asked: Asked, out: Outcome, n_ret: np.ndarray, stand_in: np.ndarray) -> None:
+def _finish(args: Any, asked: Asked, out: Outcome, n_ret: np.ndarray, stand_in: np.ndarray,
+            no_gain: dict[str, np.ndarray]) -> None:
     """The lines computed from other lines: utility's coefficients, 11pt_avg's levels, interpolated precision
-    above recall 1, a stand-in's values, and trec_eval's 0 / 0 (``-nan``) for an empty list."""
+    above recall 1, a stand-in's values, and trec_eval's 0 / 0 (``-nan``) for an empty list and for Rndcg of a
+    query with relevant documents but no judged level of positive gain (``no_gain``, per Rndcg line: m_Rndcg.c
+    averages over no R level)."""
     values, aggregate = out.values, out.aggregate
     big_r = values["\0num_rel"]
     for _, lines, _ in asked:
@@ -162,6 +212,8 @@ def _finish(args: Any, asked: Asked, out: Outcome, n_ret: np.ndarray, stand_in: 
                 column[stand_in > 0] = line.stand_in
             if line.levels:
                 column = _empty_nan(column, line.levels, n_ret + stand_in, big_r)
+            if line.name in no_gain and (no_gain[line.name] & (big_r > 0)).any():
+                column = np.where(no_gain[line.name] & (big_r > 0), np.copysign(np.nan, -1.0), column)
             if column is values[line.name]:
                 if np.isnan(column).any():
                     q = out.queries[int(np.flatnonzero(np.isnan(column))[0])]

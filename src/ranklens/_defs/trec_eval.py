@@ -15,8 +15,8 @@ import numpy as np
 from ..errors import InvalidParameterError
 
 __all__ = ["NICKNAMES", "OTHER_FORMATS", "TREC_EVAL_VERSION", "TREC_MEASURES", "Line", "TrecEvalError", "TrecMeasure",
-           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "mark_measure", "measure_lines",
-           "whole_number"]
+           "c_atof", "c_atol", "c_fixed", "c_long", "c_lround", "check_gain_order", "mark_measure",
+           "measure_lines", "whole_number"]
 
 #: The trec_eval release whose command line and output this module reproduces.
 TREC_EVAL_VERSION = "10.0"
@@ -461,3 +461,32 @@ def _gains(pairs: list[tuple[str, str]], where: str, notes: list[str] | None) ->
                                         "reproduce which gain trec_eval takes then (it depends on its sort).")
         gains[float(int(level))] = _read(value, "atof", where, notes)
     return gains
+
+
+def check_gain_order(asked: str, gains: dict[float, float], max_label: int) -> None:
+    """Refuse ``-m ndcg.LEVEL=GAIN,...`` when trec_eval's ideal list is not reproduced: it sorts the gain levels
+    (the levels given, and every level from 0 to the largest label of the qrels ``max_label`` with its own value
+    as gain) by ``(int) (g1 - g2)`` (gain_init.c, comp_rel_gain), which calls two gains less than 1 apart equal,
+    so their order, and the ideal list, is left to the C library's sort. Gains at least 1 apart (or equal) are
+    ordered as by their value, as ranklens orders them.
+
+    Examples
+    --------
+    >>> check_gain_order("ndcg.1=3,2=9,4=4.5", {1.0: 3.0, 2.0: 9.0, 4.0: 4.5}, 3)
+    >>> check_gain_order("ndcg.1=0.5", {1.0: 0.5}, 1)
+    Traceback (most recent call last):
+    ...
+    ranklens.errors.InvalidParameterError: -m ndcg.1=0.5: the gains 0.5 (level 1) and 0.0 (level 0) are less ...
+    """
+    named = {level: gain for level, gain in gains.items() if math.isfinite(gain)}
+    for level, gain in named.items():
+        near = {float(math.floor(gain)), float(math.ceil(gain))}  # a default gain (an integer level) this close
+        rivals = [(other, other) for other in near if other not in gains and 0 <= other <= max_label]
+        rivals += [(lv, g) for lv, g in named.items() if lv != level]
+        for other_level, other in rivals:
+            if other != gain and abs(other - gain) < 1.0:
+                raise InvalidParameterError(
+                    f"-m {asked}: the gains {gain!r} (level {int(level)}) and {other!r} (level {int(other_level)}) "
+                    "are less than 1 apart: trec_eval orders the gain levels by the integer part of their "
+                    "differences (gain_init.c, comp_rel_gain), so their order in its ideal list is its C library's "
+                    "sort's and is not reproduced.")
