@@ -210,7 +210,7 @@ def test_refusals_name_the_measure(text):
 
 @pytest.mark.parametrize("text, why", [
     ("nDCG(dcg='exp-log2')", "ranx provider"), ("ERR", "ERR without a cutoff"), ("NumRel(rel=2)", "rel=1 only"),
-    ("P", None)])
+    ("P", None), ("nDCG(gains={0:0,1:0.5,2:3})", "fractional gain"), ("nDCG(gains={1:1.5})@10", "fractional gain")])
 def test_refusals_under_the_ir_measures_preset(text, why):
     qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
     if why is None:  # P without a cutoff: ir_measures needs one for its P; ours is trec_eval's set_P, as SetP
@@ -222,6 +222,10 @@ def test_refusals_under_the_ir_measures_preset(text, why):
         ranklens.evaluate(qrels, run, [text], convention="ir_measures")
     assert text in str(err.value)
     obj = ir_measures.parse_measure(text)
+    if why == "fractional gain":  # its provider is found, and refuses the gains when it evaluates
+        with pytest.raises(TypeError, match="integer"):
+            ir_measures.calc_aggregate([obj], [ir_measures.Qrel("1", "a", 1)], [ir_measures.ScoredDoc("1", "a", 1.0)])
+        return
     supported = [p.NAME for p in ir_measures.DefaultPipeline.providers if p.is_available() and p.supports(obj)]
     assert supported == (["ranx"] if why == "ranx provider" else [])  # ir_measures' own providers for it
 

@@ -338,6 +338,27 @@ def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert trec_eval_program(["-q", "-m", "map", *files]) == (status, out)
 
 
+def test_duplicates_below_max_docs_are_not_seen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # form_res_rels.c cuts each list to its first -M documents (score descending, ties by docno descending) before
+    # it looks for a document twice: q2's d2 (twice) is third and fourth, q3's d9 twice in its qrels counts always
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d3 1\nq2 0 d2 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 1 r\nq2 Q0 d2 1 0.5 r\nq2 Q0 d3 2 0.5 r\nq2 Q0 d4 3 0.7 r\n"
+                                  "q2 Q0 d2 4 0.5 r\n")
+    for flags, stops in ((["-M", "1"], False), (["-M", "3"], False), (["-M", "4"], True), (["-M", "0"], False),
+                         (["-J", "-M", "2"], False), (["-J", "-M", "4"], True), ([], True)):
+        args = ["-q", *flags, "-m", "map", "-m", "num_ret", *files]
+        status, out, err = ranklens_trec_eval(args, capsys)
+        assert (status == 4) == stops and (status, out) == trec_eval_program(args), flags
+        assert ("'q2'" in err and "twice" in err) == stops
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d3 1\nq2 0 d2 1\nq3 0 d9 1\nq3 0 d9 0\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 1 r\nq2 Q0 d2 1 0.5 r\nq2 Q0 d2 2 0.5 r\nq3 Q0 d9 1 1 r\n")
+    for flags in (["-M", "1"], ["-M", "0"], ["-M", "1", "-c"]):
+        args = ["-q", *flags, "-m", "map", *files]
+        status, out, err = ranklens_trec_eval(args, capsys)
+        assert status == 4 and "'q3'" in err and (status, out) == trec_eval_program(args), flags
+
+
 def test_stops_where_the_first_query_has_only_negative_judgments(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     # trec_eval 10.0 sizes its count of relevance levels by the largest label + 1 at the first query it evaluates

@@ -61,6 +61,7 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     problem = build_problem(judgments, rankings, base, duplicates="mark")
     del judgments, rankings  # the problem holds what it needs (the query ids are codes now)
     ranked = problem.r_end > problem.r_start  # before -M and -J: the queries the run has
+    duplicated = problem.duplicated if problem.duplicated is not None else np.zeros(ranked.shape[0], bool)
     unjudged = _only_negative(problem)
     no_gain = {line.name: _no_positive_gain(problem, gains) for name, lines, gains in asked
                if name.partition(".")[0] == "Rndcg" for line in lines}
@@ -68,6 +69,8 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
         line.kind == "relstring" for _, lines, _ in asked for line in lines)
     if wants_order:  # -M: each query's first N in trec_eval's order; -J: of those, the judged ones
         rows, offsets = ranked_order(problem, -1 if args.max_docs is None else args.max_docs)
+        if args.max_docs is not None and duplicated.any():  # trec_eval looks for them in the first N only
+            duplicated = _duplicated_within(problem, rows, offsets)
         # judged: a label of 0 or more (a negative one is "in the pool, not judged")
         problem = keep_rows(problem, rows, offsets, problem.label[rows] >= 0 if args.judged_only else None)
 
@@ -105,7 +108,6 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     assert order is not None
     n_ret = (problem.r_end - problem.r_start)[order]
     stand_in = _stand_in(args, ranked[order])
-    duplicated = problem.duplicated if problem.duplicated is not None else np.zeros(ranked.shape[0], bool)
     out.stop, out.why = _stop(args, asked, out.queries, ranked[order], duplicated[order], unjudged[order])
     _finish(args, asked, out, n_ret, stand_in, {k: v[order] for k, v in no_gain.items()})
     if any(line.kind == "relstring" for _, lines, _ in asked for line in lines):
@@ -144,6 +146,18 @@ def _no_positive_gain(problem: Any, gains: dict[float, float] | None) -> np.ndar
     for level, value in (gains or {}).items():
         gain[labels == level] = value
     return _none_of(problem, (labels >= 0) & (gain > 0))
+
+
+def _duplicated_within(problem: Any, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per query, an item twice among its rows ``rows[offsets[q]:offsets[q + 1]]`` (``-M``: trec_eval's
+    form_res_rels.c cuts the list to its first N before it looks for duplicates) or in its judgments."""
+    from .._input.ids import kernel_ids
+    from .._kernels.api import find_duplicates, hash_items
+
+    ranked, judged = kernel_ids(problem.r_item), kernel_ids(problem.j_item)
+    in_run = find_duplicates(offsets[:-1], offsets[1:], rows, hash_items(*ranked), *ranked) >= 0
+    return in_run | (find_duplicates(problem.j_start, problem.j_end, problem.j_idx, hash_items(*judged),
+                                     *judged) >= 0)
 
 
 def _stop(args: Any, asked: Asked, queries: list[str], ranked: np.ndarray, duplicated: np.ndarray,

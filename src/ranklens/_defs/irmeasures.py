@@ -342,6 +342,10 @@ def parse(measure: Any) -> dict[str, Any]:
                     not isinstance(b, (int, float)) or not (math.isfinite(a) and math.isfinite(b)):
                 raise InvalidParameterError(f"measure {text!r}: gains maps labels to gains, finite numbers; got "
                                             f"{a!r}: {b!r}.")
+            if b != int(b):  # ir_measures maps the qrels' labels through gains for pytrec_eval, which takes integers
+                raise InvalidParameterError(f"measure {text!r}: ir_measures gives no value with the fractional gain "
+                                            f"{b!r} (its pytrec_eval provider takes the mapped labels as whole-number "
+                                            "relevance: 'Expected relevance to be integer').")
             pairs.append((float(a), float(b)))
         if gain is not None:
             raise InvalidParameterError(f"measure {text!r}: gains with dcg='exp-log2' has no provider in ir_measures.")
