@@ -338,6 +338,26 @@ def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert trec_eval_program(["-q", "-m", "map", *files]) == (status, out)
 
 
+def test_refused_where_trec_eval_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a query after the first whose judgments are all -2 or below: form_res_rels.c memsets (largest label + 1)
+    # counts, a negative size, and trec_eval dies of a signal; ranklens refuses in one line naming the query
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    (tmp_path / "qrels").write_text("4 0 d1 2\n42 0 d1 -2\n42 0 d2 -3\n5 0 d1 -1\n")
+    (tmp_path / "run").write_text("4 Q0 d1 1 0.5 r\n42 Q0 d1 1 1.8 r\n5 Q0 d1 1 1 r\n")
+    for args in (["-m", "map"], ["-c", "-M", "3", "-q", "-m", "P.2"], ["-J", "-m", "ndcg"]):
+        status, out, err = ranklens_trec_eval([*args, *files], capsys)
+        assert (status, out) == (2, "") and "'42'" in err and "crashes" in err and len(err.splitlines()) == 1
+        assert trec_eval_program([*args, *files])[0] < 0  # killed by a signal
+    # runid and num_q read no list; a query before it where trec_eval stops (status 4, not in the run)
+    args = ["-m", "runid", "-m", "num_q", *files]
+    assert ranklens_trec_eval(args, capsys)[:2] == trec_eval_program(args) == (0, "runid                 \tall\tr\n"
+                                                                               "num_q                 \tall\t3\n")
+    (tmp_path / "qrels").write_text("4 0 d1 2\n40 0 d1 1\n42 0 d1 -2\n")
+    status, out, err = ranklens_trec_eval(["-q", "-m", "map", *files], capsys)
+    assert (status, out) == trec_eval_program(["-q", "-m", "map", *files]) == (4, "map                   \t4\t1.0000\n")
+    assert "'40'" in err
+
+
 def test_duplicates_below_max_docs_are_not_seen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # form_res_rels.c cuts each list to its first -M documents (score descending, ties by docno descending) before
     # it looks for a document twice: q2's d2 (twice) is third and fourth, q3's d9 twice in its qrels counts always

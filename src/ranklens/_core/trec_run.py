@@ -62,7 +62,7 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     del judgments, rankings  # the problem holds what it needs (the query ids are codes now)
     ranked = problem.r_end > problem.r_start  # before -M and -J: the queries the run has
     duplicated = problem.duplicated if problem.duplicated is not None else np.zeros(ranked.shape[0], bool)
-    unjudged = _only_negative(problem)
+    unjudged, below_minus_1 = _only_negative(problem, 0.0), _only_negative(problem, -1.0)
     no_gain = {line.name: _no_positive_gain(problem, gains) for name, lines, gains in asked
                if name.partition(".")[0] == "Rndcg" for line in lines}
     wants_order = args.max_docs is not None or args.judged_only or any(
@@ -109,6 +109,7 @@ def evaluate_lines(args: Any, asked: Asked, run_path: str, convention_of: Callab
     n_ret = (problem.r_end - problem.r_start)[order]
     stand_in = _stand_in(args, ranked[order])
     out.stop, out.why = _stop(args, asked, out.queries, ranked[order], duplicated[order], unjudged[order])
+    _refuse_crash(asked, out, below_minus_1[order])
     _finish(args, asked, out, n_ret, stand_in, {k: v[order] for k, v in no_gain.items()})
     if any(line.kind == "relstring" for _, lines, _ in asked for line in lines):
         for _, lines, _ in asked:
@@ -133,9 +134,23 @@ def _none_of(problem: Any, hit: np.ndarray) -> np.ndarray:
     return count[problem.j_end] == count[problem.j_start]
 
 
-def _only_negative(problem: Any) -> np.ndarray:
-    """Per query, whether it has judgments and every one is negative (no label of 0 or more)."""
-    return (problem.j_end > problem.j_start) & _none_of(problem, _judged_labels(problem) >= 0)
+def _only_negative(problem: Any, floor: float) -> np.ndarray:
+    """Per query, whether it has judgments and every one is below ``floor`` (0: all negative)."""
+    return (problem.j_end > problem.j_start) & _none_of(problem, _judged_labels(problem) >= floor)
+
+
+def _refuse_crash(asked: Asked, out: Outcome, below_minus_1: np.ndarray) -> None:
+    """Refuse what trec_eval 10.0 crashes on before it stops: a query after the first (trec_eval's order) whose
+    judgments are all -2 or below, when a measure reads the lists. form_res_rels.c clears ``largest label + 1``
+    counts of relevance levels with memset, a negative size there (the first query fails before, status 4)."""
+    reads = any(name.partition(".")[0] not in ("runid", "num_q") for name, _, _ in asked)
+    later = np.flatnonzero(below_minus_1[1:])
+    if not reads or not later.size or (out.stop is not None and out.stop <= later[0] + 1):
+        return
+    q = out.queries[int(later[0]) + 1]
+    raise RanklensError(f"query {q!r}: every judgment of it is -2 or below, and trec_eval 10.0 crashes there "
+                        "(form_res_rels.c clears its largest label + 1 relevance levels: a negative size); ranklens "
+                        "trec_eval does not make up its output. 'ranklens eval -c trec_eval' evaluates such a query.")
 
 
 def _no_positive_gain(problem: Any, gains: dict[float, float] | None) -> np.ndarray:
