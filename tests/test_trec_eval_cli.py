@@ -336,6 +336,12 @@ def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixtu
     status, out, err = ranklens_trec_eval(["-q", "-m", "map", *files], capsys)
     assert (status, out) == (4, "map                   \tq1\t1.0000\nmap                   \tq2\t1.0000\n")
     assert trec_eval_program(["-q", "-m", "map", *files]) == (status, out)
+    # a measure with no value at the query it stops at (G of a document judged twice) is not asked for it
+    (tmp_path / "qrels").write_text("q2 0 d0 4\nq2 0 d0 0\n")
+    (tmp_path / "run").write_text("q2 Q0 d0 1 2.25 r\nq2 Q0 d0 1 -2.66 r\nq3 Q0 d0 1 1.0 r\n")
+    for args in (["-q", "-l0", "-m", "G.1=3,2=9", "-m", "rbp_resid", *files], ["-c", "-m", "G.1=3,2=9", *files]):
+        status, out, err = ranklens_trec_eval(args, capsys)
+        assert (status, out) == trec_eval_program(args) and status == 4 and "'q2'" in err, err
 
 
 def test_refused_where_trec_eval_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
