@@ -451,6 +451,26 @@ def test_rndcg_of_no_positive_gain_is_trec_evals_nan(tmp_path: Path, capsys: pyt
         assert (status, out) == trec_eval_program([*args, *files]) and err == "", args
 
 
+def test_rbp_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # m_rbp.c rescales the gains between min and max, two doubles it never initialises: its value depends on its
+    # stack. ranklens gives the value for bounds starting at 0, and says so in one line on stderr. Here trec_eval's
+    # stack did not hold 0 (the same program gives other numbers for other measures asked beside rbp)
+    (tmp_path / "qrels").write_text("3 0 d0 2\n3 0 d1 4\n3 0 d5 3\n3 0 d6 0\n3 0 d7 3\n3 0 d9 2\n")
+    (tmp_path / "run").write_text("3 Q0 d2 6 0.0 r\n3 Q0 d8 5 1.0 r\n3 Q0 d4 2 0.0 r\n3 Q0 d0 3 1.533412 r\n"
+                                  "3 Q0 d1 4 -1.0 r\n3 Q0 d3 1 -1.0 r\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    # ranked d0 (2), d8, d4, d2 (unjudged), d3 (unjudged), d1 (4): the labels / 4, p = 0.9
+    by_hand = (1 - 0.9) * (2 / 4 + 4 / 4 * 0.9 ** 5)
+    for extra in ([], ["-m", "ndcg_cut"], ["-N", "0", "-m", "ndcg_cut"]):
+        status, out, err = ranklens_trec_eval(["-q", "-m", "rbp", *extra, *files], capsys)
+        assert status == 0 and f"rbp                   \t3\t{by_hand:.4f}\n" in out, out
+        assert len(err.splitlines()) == 1 and "never initialises" in err and "m_rbp.c" in err, err
+    theirs = trec_eval_program(["-q", "-m", "rbp", "-N", "0", "-m", "ndcg_cut", *files])
+    assert theirs[0] == 0 and f"\t3\t{by_hand:.4f}" not in theirs[1]  # its stack's numbers
+    assert ranklens_trec_eval(["-m", "all_trec", *files], capsys)[2].count("never initialises") == 1
+    assert "never initialises" not in ranklens_trec_eval(["-m", "rbp_resid", "-m", "map", *files], capsys)[2]
+
+
 # -m parameters read with C's atol / atof (P.1e99 is P_1, P.1.5 P_1, a full-width digit no digit, nan and hex
 # floats are numbers, a long recall level is cut to 9 characters in the name): ranklens prints what trec_eval
 # prints, or refuses by name what it does not reproduce; a note on stderr when a number is read as something else
@@ -645,7 +665,8 @@ def test_random_runs_against_trec_eval(seed: int, tmp_path: Path, capsys: pytest
         # the same output byte for byte (trec_eval's 0 / 0, "-nan", for a list -J empties included) and the same
         # exit status: where trec_eval stops at a judged topic missing from the run (4), the -q lines before it
         assert (status, out) == theirs, (seed, flags, err)
-        assert len(err.splitlines()) == (theirs[0] != 0), err
+        # one line when it stops, and the note on rbp when rbp is asked for (test_rbp_note)
+        assert len(err.splitlines()) == (theirs[0] != 0) + ("rbp" in others), err
 
 
 # trec_eval's measure parameters: gains of G / ndcg_rel / Rndcg, other recall levels of 11pt_avg, utility's

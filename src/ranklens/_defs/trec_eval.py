@@ -395,11 +395,18 @@ def _pt11_line(name: str, xs: tuple[float, ...], default: bool) -> Line:
                 levels=xs)
 
 
+_RBP_NOTE = ("rbp: trec_eval 10.0 rescales the gains between two bounds it never initialises (m_rbp.c: min, max), "
+             "so its value depends on what its stack held; ranklens gives it for bounds that start at 0 (each label / "
+             "the query's largest label, when that is above 1), which is what trec_eval prints when they hold 0")
+
+
 def _pair_lines(tm: TrecMeasure, name: str, param: str | None, where: str,
                 notes: list[str] | None) -> tuple[list[Line], dict[float, float] | None]:
     """Measures with ``name=value`` pairs: the gains of G, ndcg... and rbp_resid's p."""
     if param is None:
         one = tm.spelling is not None and "{}" in tm.spelling
+        if tm.name == "rbp" and notes is not None:
+            notes.append(_RBP_NOTE)
         return [Line(name, _fill(tm, repr(c_atof(tm.default)[0])) if one else tm.spelling, tm.kind)], None
     pairs = _pairs(param, where)
     if tm.name in ("ndcg", "dcg", "ideal_dcg", "G", "ndcg_rel", "Rndcg"):
