@@ -342,6 +342,12 @@ def test_stops_where_trec_eval_stops(tmp_path: Path, capsys: pytest.CaptureFixtu
     for args in (["-q", "-l0", "-m", "G.1=3,2=9", "-m", "rbp_resid", *files], ["-c", "-m", "G.1=3,2=9", *files]):
         status, out, err = ranklens_trec_eval(args, capsys)
         assert (status, out) == trec_eval_program(args) and status == 4 and "'q2'" in err, err
+    # G of a relevant document ranked twice: its gains pass the ideal's cost, log2(1) = 0 (C's inf), no crash
+    (tmp_path / "qrels").write_text("q2 0 d0 4\nq2 0 d2 2\nq3 0 d1 1\n")
+    (tmp_path / "run").write_text("q2 Q0 d2 2 2.8 r\nq3 Q0 d1 1 1.0 r\nq3 Q0 d1 3 -1.9 r\nq3 Q0 d3 2 0.15 r\n")
+    for args in (["-q", "-m", "G.1=3,2=9", *files], ["-c", "-m", "G", *files]):
+        status, out, err = ranklens_trec_eval(args, capsys)
+        assert (status, out) == trec_eval_program(args) and status == 4 and "'q3'" in err, err
 
 
 def test_refused_where_trec_eval_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,8 +57,9 @@ def g_at(g, ig, nil, n):  # pragma: no cover - compiled
         sum_results += rg
         ideal = _ideal(ig, nil, i)
         sum_cost += ideal if ideal >= 1.0 else 1.0
-        if rg != 0.0:
-            results_g += rg / math.log2(2.0 + sum_cost - sum_results)
+        if rg != 0.0:  # log2(1) = 0 when the rows gained a cost more than the ideal (an item twice): C's +-inf
+            d = math.log2(2.0 + sum_cost - sum_results)
+            results_g += rg / d if d != 0.0 else math.copysign(math.inf, rg)
     sum_ideal = 0.0
     for i in range(nil):
         if not ig[i] > 0.0:
