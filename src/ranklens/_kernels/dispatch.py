@@ -33,7 +33,8 @@ import numpy as np
 
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_query_many",
-    "by_resample", "by_row", "call", "cat", "conform", "distinct", "forced", "jit", "jit_stamp", "map_parts",
+    "by_resample", "by_row", "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit",
+    "jit_stamp", "map_parts",
     "n_chunks", "quiet", "run_pieces", "side", "source_digest", "state",
 ]
 
@@ -197,12 +198,44 @@ def jit(name: str) -> Callable[..., Any]:
                 "(pip install --force-reinstall ranklens)") from None
         fn = getattr(module, attr or name)
         state["jit:" + name] = fn
-        if not jit_stamp(name).exists():
+        stamp = jit_stamp(name)
+        if not stamp.exists():
+            if not state.get("stale_checked") and stamp.parent == Path(__file__).parent / "__pycache__":
+                state["stale_checked"] = True  # numba's default place (NUMBA_CACHE_DIR's layout is left to it)
+                drop_stale_jit_cache(stamp.parent, stamp.name.rpartition(".")[0])
             fn = _first_compile(name, fn)
     from .._base.threads import apply_threads
 
     apply_threads()
     return fn
+
+
+def drop_stale_jit_cache(folder: Path, prefix: str) -> list[str]:
+    """Remove numba's cache files of the kernels in ``folder`` when no kernel was stamped (:func:`jit_stamp`, whose
+    names start with ``prefix``) for these sources yet: numba keys a function's cache by its own file's time
+    stamp only, so a kernel compiled into another (``trec_more.g_at`` into ``fused.evaluate_queries``) would
+    stay as it was in the other's cache after its own file changed. Returns the names removed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for f in ("fused.evaluate_queries-2.py311.nbi", "fused.evaluate_queries-2.py311.1.nbc", "other.f-1.py311.nbi"):
+    ...     _ = (d / f).write_bytes(b"")
+    >>> drop_stale_jit_cache(d, "ranklens-jit-new")
+    ['fused.evaluate_queries-2.py311.1.nbc', 'fused.evaluate_queries-2.py311.nbi']
+    >>> _ = (d / "ranklens-jit-new.evaluate_queries").write_bytes(b"")
+    >>> _ = (d / "fused.g-1.py311.nbi").write_bytes(b"")
+    >>> drop_stale_jit_cache(d, "ranklens-jit-new")
+    []
+    """
+    if not folder.is_dir() or any(folder.glob(prefix + ".*")):
+        return []
+    kernels = {source[:-3] for source in SOURCES}
+    removed = sorted(f.name for f in folder.glob("*.nb[ic]") if f.name.split(".")[0] in kernels)
+    for name in removed:
+        (folder / name).unlink(missing_ok=True)
+    return removed
 
 
 def jit_stamp(name: str) -> Path:
