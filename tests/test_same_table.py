@@ -194,3 +194,40 @@ def test_group_checks_long_ids_and_a_long_query(mode) -> None:
         assert dup[g] == first
         assert tied[g] == (len(set(score[start[g]:end[g]])) < end[g] - start[g])
     assert (dup >= 0).sum() > 30 and (dup < 0).sum() > 30 and tied.sum() > 30 and (~tied).sum() > 30
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_group_checks_negative_zero(mode) -> None:
+    """The tie check takes -0.0 and 0.0 for equal scores (they are: Python's set holds one of them) while their bits
+    differ: the kernel reads the scores as they are and looks at a group again, -0.0 made 0.0, only when it finds no
+    equal bits and the group holds a -0.0. Groups with -0.0 alone, -0.0 twice, -0.0 beside 0.0, beside other ties or
+    beside a duplicated item, in sliced large_string chunks; without ``ties`` no group is tied. Expected: Python
+    sets, query by query."""
+    pa = pytest.importorskip("pyarrow")
+    from ranklens._core.ties import group_checks
+    from ranklens._kernels.api import forced
+
+    rng = np.random.default_rng(13)
+    sizes = rng.integers(1, 9, 400)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    end = start + sizes
+    n = int(sizes.sum())
+    score = rng.choice([-0.0, 0.0, 1.5, -2.25, 3.0, 1e-300], n) * (rng.random(n) < 0.7)  # more zeros, of both signs
+    score = np.where(rng.random(n) < 0.5, score, rng.standard_normal(n))  # and distinct values
+    assert (np.signbit(score) & (score == 0)).sum() > 50 and (~np.signbit(score) & (score == 0)).sum() > 50
+    items = [f"item-{v}" for v in rng.integers(0, 30, n)]
+    whole = pa.array(["x"] + items + ["y"], pa.large_string())
+    col = pa.chunked_array([whole.slice(1, 500), whole.slice(501, n - 500)])  # sliced: offsets not from 0
+    for ties in (True, False):
+        with forced(mode):
+            checked = group_checks(col, start, end, np.empty(0, np.int64), score, ties)
+        assert checked is not None
+        dup, tied = checked
+        for g in range(sizes.shape[0]):
+            rows = range(start[g], end[g])
+            assert dup[g] == next((r for r in rows if items[r] in items[start[g]:r]), -1)
+            assert tied[g] == (ties and len(set(score[start[g]:end[g]].tolist())) < end[g] - start[g])
+    zeros_only = [g for g in range(sizes.shape[0]) if
+                  len(set(score[start[g]:end[g]].tolist())) < sizes[g]
+                  and len(set(score[start[g]:end[g]].view(np.uint64).tolist())) == sizes[g]]
+    assert len(zeros_only) > 5  # groups whose only tie is -0.0 beside 0.0

@@ -64,7 +64,8 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
         return None
     n_g = start.shape[0]
     dup, tied = np.full(n_g, -1, np.int64), np.zeros(n_g, np.bool_)
-    bits = _score_bits(key) if ties else np.zeros(1, np.uint64)  # without ties the kernel reads no score
+    # the kernel makes -0.0 0.0 on the way (no pass over the scores first); without ties it reads no score
+    scores = np.ascontiguousarray(key, np.float64) if ties else np.zeros(1, np.float64)
     firsts = np.array([pos for pos, _, _ in spans] + [int(end.max(initial=0)) + 1], np.int64)
     which = np.searchsorted(firsts, start, side="right") - 1  # the buffer each group starts in
     inside = end <= firsts[which + 1]  # and ends in
@@ -76,7 +77,7 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
         sel = sel_all[bounds[k]:bounds[k + 1]]
         if sel.size:
             parts.append((sel, start[sel], end[sel], pos, offs, data, dup[sel], tied[sel]))
-    check_groups([p[1:] for p in parts], bits, ties)
+    check_groups([p[1:] for p in parts], scores, ties)
     for sel, *_, d, t in parts:
         dup[sel], tied[sel] = d, t
     across = np.flatnonzero(~inside & (end - start > 1))  # a group across two buffers: its rows' ids copied
@@ -86,7 +87,7 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
         rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[across] - first, lengths)
         ((_, offs, data),) = _spans(take_ids(items, rows)) or []
         d, t = dup[across], tied[across]
-        check_groups([(first, first + lengths, 0, offs, data, d, t)], bits[rows] if ties else bits, ties)
+        check_groups([(first, first + lengths, 0, offs, data, d, t)], scores[rows] if ties else scores, ties)
         dup[across] = np.where(d >= 0, rows[np.maximum(d, 0)], -1)
         tied[across] = t
     return dup, tied

@@ -61,8 +61,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "hash_items_i4": ("group.hash_items", "u8[C]", "b1 i8[C] i4[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
-    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] u8[C] b1 i8[C] b1[C]"),
-    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] u8[C] b1 i8[C] b1[C]"),
+    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8[C] b1[C]"),
+    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] f8[C] b1 i8[C] b1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
         "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
