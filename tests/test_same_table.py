@@ -194,3 +194,101 @@ def test_group_checks_long_ids_and_a_long_query(mode) -> None:
         assert dup[g] == first
         assert tied[g] == (len(set(score[start[g]:end[g]])) < end[g] - start[g])
     assert (dup >= 0).sum() > 30 and (dup < 0).sum() > 30 and tied.sum() > 30 and (~tied).sum() > 30
+
+
+def _random_groups(seed: int, low: int, high: int, count: int):
+    """A generator and ``count`` groups of ``low`` to ``high - 1`` rows, one after the other: sizes, starts, ends,
+    and the number of rows."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(low, high, count)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return rng, sizes, start, start + sizes, int(sizes.sum())
+
+
+def _checked_as_sets(mode: str, col, items: list, score: np.ndarray, start: np.ndarray, end: np.ndarray,
+                     ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``group_checks`` of the groups ``start:end`` of the ids ``col`` (``items`` as Python strings), asserted equal
+    group by group to the definition computed with Python: the first row whose item an earlier row of its group
+    has, and (with ``ties``) whether two of its scores are equal (Python's set: -0.0 equals 0.0)."""
+    from ranklens._core.ties import group_checks
+    from ranklens._kernels.api import forced
+
+    sizes = np.asarray(end) - np.asarray(start)
+    groups = (np.ascontiguousarray(start, np.int64), np.ascontiguousarray(end, np.int64))
+    with forced(mode):
+        checked = group_checks(col, *groups, np.empty(0, np.int64), score, ties)
+    assert checked is not None
+    dup, tied = checked
+    for g, (a, b) in enumerate(zip(start, end)):
+        assert dup[g] == next((r for r in range(a, b) if items[r] in items[a:r]), -1)
+        assert tied[g] == (ties and len(set(score[a:b].tolist())) < sizes[g])
+    return dup, tied
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_group_checks_negative_zero(mode) -> None:
+    """The tie check takes -0.0 and 0.0 for equal scores (they are: Python's set holds one of them) while their bits
+    differ: the kernel reads the scores as they are and looks at a group again, -0.0 made 0.0, only when it finds no
+    equal bits and the group holds a -0.0. Groups with -0.0 alone, -0.0 twice, -0.0 beside 0.0, beside other ties or
+    beside a duplicated item, in sliced large_string chunks; without ``ties`` no group is tied. Expected: Python
+    sets, query by query."""
+    pa = pytest.importorskip("pyarrow")
+    rng, sizes, start, end, n = _random_groups(13, 1, 9, 400)
+    score = rng.choice([-0.0, 0.0, 1.5, -2.25, 3.0, 1e-300], n) * (rng.random(n) < 0.7)  # more zeros, of both signs
+    score = np.where(rng.random(n) < 0.5, score, rng.standard_normal(n))  # and distinct values
+    assert (np.signbit(score) & (score == 0)).sum() > 50 and (~np.signbit(score) & (score == 0)).sum() > 50
+    items = [f"item-{v}" for v in rng.integers(0, 30, n)]
+    whole = pa.array(["x"] + items + ["y"], pa.large_string())
+    col = pa.chunked_array([whole.slice(1, 500), whole.slice(501, n - 500)])  # sliced: offsets not from 0
+    for ties in (True, False):
+        _checked_as_sets(mode, col, items, score, start, end, ties)
+    zeros_only = [g for g in range(sizes.shape[0]) if
+                  len(set(score[start[g]:end[g]].tolist())) < sizes[g]
+                  and len(set(score[start[g]:end[g]].view(np.uint64).tolist())) == sizes[g]]
+    assert len(zeros_only) > 5  # groups whose only tie is -0.0 beside 0.0
+
+
+@pytest.mark.parametrize("mode", ["aot", "jit"])
+def test_group_checks_groups_in_any_order(mode) -> None:
+    """The checks of groups given out of row order (a query's groups in the order of its sorted id) are those of the
+    same groups in row order (the kernel reads a buffer's groups as one slice then): the same first duplicated
+    row and tie per group, against Python sets; groups across chunk boundaries, empty groups."""
+    pa = pytest.importorskip("pyarrow")
+    rng, sizes, start, end, n = _random_groups(14, 0, 15, 300)
+    items = [f"d{v}" for v in rng.integers(0, 50, n)]
+    score = rng.integers(0, 40, n).astype(float)
+    cuts = [0, 5, 333, 334, 900, 1500, n]
+    col = pa.chunked_array([pa.array(items[a:b], pa.string()) for a, b in zip(cuts[:-1], cuts[1:])])
+    perm = rng.permutation(300)
+    in_order = _checked_as_sets(mode, col, items, score, start, end)
+    shuffled = _checked_as_sets(mode, col, items, score, start[perm], end[perm])
+    assert (in_order[0] >= 0).sum() > 30 and in_order[1].sum() > 30
+    assert (shuffled[0] == in_order[0][perm]).all() and (shuffled[1] == in_order[1][perm]).all()
+
+
+def test_duplicates_named_alike_whether_queries_come_in_one_run_or_two() -> None:
+    """One table with items twice in some queries: refused with the count and the first three (query, item) pairs
+    in the order of the sorted query ids, whether each query's rows come together (checked run by run while the ids
+    are numbered) or one query comes in two runs (checked query by query after). Expected: found here by hand."""
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(15)
+    qs = [f"q{i}" for i in range(12)]
+    rows = []
+    for q in qs:
+        items = [f"{q}-d{k}" for k in range(8)]
+        if q in ("q3", "q10", "q7", "q8"):
+            items[6] = items[int(rng.integers(0, 6))]  # row 6 repeats an earlier item
+        rows += [(q, it, float(rng.normal()), int(rng.integers(0, 3))) for it in items]
+    split = rows[:30] + rows[40:50] + rows[30:40] + rows[50:]  # q3's rows (24..31) now in two runs
+    dups = {q: [r[1] for r in rows if r[0] == q][6] for q in ("q3", "q10", "q7", "q8")}
+    expect = "; ".join(f"query {q} item {dups[q]}" for q in sorted(dups)[:3])
+    assert expect.startswith("query q10 item q10-d")
+    for order in (rows, split):
+        cols = list(zip(*order))
+        whole = pa.table({"query": pa.array(cols[0], pa.string()), "item": pa.array(cols[1], pa.string()),
+                          "score": pa.array(cols[2]), "label": pa.array(cols[3])})
+        tab = pa.concat_tables([whole.slice(0, 37), whole.slice(37, 20), whole.slice(57)])
+        with pytest.raises(ranklens.InputError) as err:
+            ranklens.evaluate(tab, tab, ["ndcg@5"], convention="trec_eval")
+        assert "4 duplicate (query, item) rows in " in str(err.value)
+        assert f"({expect}); each item may appear once per query." in str(err.value)

@@ -6,6 +6,7 @@ in one chunk; values by hand from the definition."""
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -136,3 +137,27 @@ def test_ndcg_of_a_table_in_sliced_chunks_by_hand():
     q0 = (1 + 2 / math.log2(4)) / (2 + 1 / math.log2(3))  # trec_eval: gain = label, discount log2(rank + 1)
     q1 = (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
     assert res.per_query_dict("ndcg@10") == pytest.approx({"q0": q0, "q1": q1}, rel=1e-15)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise and /proc/self/smaps are Linux's")
+def test_a_column_sized_buffer_is_kept_off_huge_pages():
+    """A fresh column-sized buffer from Arrow's pool is advised not to take transparent huge pages (their compaction
+    stalled the first evaluation after a file read): the kernel's own record of the mapping holding it
+    (``/proc/self/smaps``, flag ``nh``) says so; its values are those written."""
+    from ranklens._input.buffers import empty_array
+
+    a = empty_array(4_000_000, np.float64)  # 32 MB
+    a[:] = 2.5
+    addr = a.ctypes.data + a.nbytes // 2
+    flags = None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5:
+                lo, hi = (int(x, 16) for x in head[0].split("-"))
+                inside = lo <= addr < hi
+            elif head[0] == "VmFlags:" and inside:
+                flags = head[1:]
+                break
+    assert flags is not None and "nh" in flags
+    assert float(a.sum()) == 2.5 * 4_000_000

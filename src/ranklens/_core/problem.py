@@ -17,7 +17,7 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._input.dispatch import Judgments, Rankings
-from .._input.factorize import factorize_runs
+from .._input.factorize import cut_runs, factorize_runs, number_runs
 from .._input.forms import array_like
 from .._input.ids import (
     IdArray,
@@ -49,7 +49,7 @@ from .._kernels.codes import (
 )
 from ..errors import InputError
 from .rules import check_labels, check_order_key, check_sizes, label_rule
-from .ties import clashes, group_checks, scatter_offsets, tied_rows
+from .ties import clashes, group_checks, run_checks, scatter_offsets, start_run_checks, tied_rows
 
 __all__ = [
     "PROBLEM_FIELDS", "Exclusion", "ExclusionReason", "Problem", "array_problem", "build_problem", "label_rule",
@@ -236,11 +236,6 @@ def _dup_error(dup: np.ndarray, qid: IdArray, item: IdArray, where: str, what: s
         )
 
 
-def _hash_clash(start: np.ndarray, end: np.ndarray, idx: np.ndarray, hashes: np.ndarray) -> bool:
-    """Whether two rows of one group have the same hash."""
-    return bool((clashes(start, end, idx, hashes) >= 0).any())
-
-
 def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = False,
                   duplicates: str = "error", own: bool = False, fresh: bool = False) -> Problem:
     """Join judgments and rankings under a convention.
@@ -278,10 +273,14 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
     same_rows = (j.qid is r.qid and j.item is r.item) or (
         len(j) == len(r) and same_ids(j.qid, r.qid) and same_ids(j.item, r.item))
     # query codes in order of appearance; `order` lists them by sorted id (the output order)
+    by_id = conv.ties in ("item_desc", "item_asc")
+    checking = None
     if same_rows:  # one conversion (object arrays of str cost a Python object each)
-        (rqc,), q_all, order = factorize_runs([r.qid], "query ids")
-        jqc = rqc
+        cut = cut_runs([r.qid], "query ids")
         ji = ri = as_ids(r.item, "item ids", widen=False)  # Arrow strings hashed as they come, not copied
+        checking = start_run_checks(ri, cut[0][1], key, by_id)  # on the kernels' threads while the ids are numbered
+        (rqc,), q_all, order = number_runs(cut, "query ids")
+        jqc = rqc
     else:
         parts = [j.qid, r.qid] if r.empty_qids is None else [j.qid, r.qid, r.empty_qids]
         (jqc, rqc, *eqc), q_all, order = factorize_runs(parts, "query ids")
@@ -318,9 +317,10 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         r_label = label_rule(np.asarray(r.label, dtype=np.float64), conv)  # same table: no join needed
     else:
         r_label = None
-    by_id = conv.ties in ("item_desc", "item_asc")
     # one table: its items checked for duplicates (and its scores for ties) in one pass over each query's rows
-    checked = group_checks(ri, r_start, r_end, r_idx, key, by_id) if same_rows else None
+    checked = run_checks(checking, rqc, n_all, sel) if checking is not None and not r_idx.size else None
+    if same_rows and checked is None:
+        checked = group_checks(ri, r_start, r_end, r_idx, key, by_id)
     r_label, duplicated = _ranked_labels(j, r, ji, ri, label_j, r_label, (r_start, r_end, r_idx),
                                          (j_start, j_end, j_idx), duplicates, None if checked is None else checked[0])
     # the tie rule by item id reads item bytes only where two rows of a query have equal scores: only the rows of
@@ -402,7 +402,7 @@ def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j:
     r_hash = hash_ids(ri) if dup is None or r_label is None else np.zeros(0, np.uint64)
     if dup is not None:
         pass
-    elif narrow_strings(ri) and not _hash_clash(r_start, r_end, r_idx, r_hash):
+    elif narrow_strings(ri) and not (clashes(r_start, r_end, r_idx, r_hash) >= 0).any():
         dup = np.full(r_start.shape[0], -1, np.int64)  # no two equal hashes in a query: no duplicate either
     else:  # equal hashes confirmed on the ids themselves (Arrow strings kept narrow widened for it)
         dup = find_duplicates(r_start, r_end, r_idx, r_hash, *kernel_ids(ri))

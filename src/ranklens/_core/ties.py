@@ -4,14 +4,27 @@ of items with the tie check in one pass over each query's rows (:func:`group_che
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._input.buffers import string_chunk_buffers
-from .._input.ids import ArrowIds, BufferIds, IdArray, IdColumn, NarrowArrowIds, arrow_string_chunks, take_ids
+from .._input.factorize import RunCodes
+from .._input.ids import (
+    ArrowIds,
+    BufferIds,
+    IdArray,
+    IdColumn,
+    NarrowArrowIds,
+    arrow_string_chunks,
+    id_length,
+    take_ids,
+)
 from .._input.validate import any_where
-from .._kernels.api import check_groups, find_duplicates
+from .._kernels.api import check_groups, find_duplicates, start_check_groups
 
-__all__ = ["clashes", "group_checks", "scatter_offsets", "tied_rows"]
+__all__ = ["clashes", "group_checks", "run_checks", "scatter_offsets", "start_group_checks", "start_run_checks",
+           "tied_rows"]
 
 
 def tied_rows(start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray,
@@ -59,37 +72,94 @@ def group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.nda
     two of its rows have equal scores: one pass over each group's rows, items hashed on the way in the buffers
     they are held in (Arrow's chunks and 32-bit offsets as they are). None when the ids are not held as string
     buffers or the groups' rows are not contiguous (``idx`` given): the caller checks them apart."""
+    wait = start_group_checks(items, start, end, idx, key, ties)
+    return None if wait is None else wait()
+
+
+def start_group_checks(items: IdArray, start: np.ndarray, end: np.ndarray, idx: np.ndarray, key: np.ndarray,
+                       ties: bool) -> Callable[[], tuple[np.ndarray, np.ndarray]] | None:
+    """:func:`group_checks` started on the kernels' threads without waiting for them: returns the wait for its
+    result (None as there), so that the caller numbers the query ids meanwhile. Groups in the order of their rows
+    (``start`` nondecreasing: a table's runs of query ids) are handed to the kernel as slices, each buffer's one."""
     spans = _spans(items)
     if spans is None or idx.size:
         return None
     n_g = start.shape[0]
     dup, tied = np.full(n_g, -1, np.int64), np.zeros(n_g, np.bool_)
-    bits = _score_bits(key) if ties else np.zeros(1, np.uint64)  # without ties the kernel reads no score
+    # the kernel makes -0.0 0.0 where it matters (no pass over the scores first); without ties it reads no score
+    scores = np.ascontiguousarray(key, np.float64) if ties else np.zeros(1, np.float64)
     firsts = np.array([pos for pos, _, _ in spans] + [int(end.max(initial=0)) + 1], np.int64)
     which = np.searchsorted(firsts, start, side="right") - 1  # the buffer each group starts in
     inside = end <= firsts[which + 1]  # and ends in
-    sel_all = np.flatnonzero(inside)
-    sel_all = sel_all[np.argsort(which[sel_all], kind="stable")]
-    bounds = np.searchsorted(which[sel_all], np.arange(len(spans) + 1))
-    parts = []
-    for k, (pos, offs, data) in enumerate(spans):  # the groups inside one buffer, read there
-        sel = sel_all[bounds[k]:bounds[k + 1]]
-        if sel.size:
-            parts.append((sel, start[sel], end[sel], pos, offs, data, dup[sel], tied[sel]))
-    check_groups([p[1:] for p in parts], bits, ties)
-    for sel, *_, d, t in parts:
-        dup[sel], tied[sel] = d, t
-    across = np.flatnonzero(~inside & (end - start > 1))  # a group across two buffers: its rows' ids copied
-    if across.size:
-        lengths = end[across] - start[across]
-        first = np.cumsum(lengths) - lengths
-        rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[across] - first, lengths)
-        ((_, offs, data),) = _spans(take_ids(items, rows)) or []
-        d, t = dup[across], tied[across]
-        check_groups([(first, first + lengths, 0, offs, data, d, t)], bits[rows] if ties else bits, ties)
-        dup[across] = np.where(d >= 0, rows[np.maximum(d, 0)], -1)
-        tied[across] = t
-    return dup, tied
+    parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    back: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # results the kernel writes into copies
+    if n_g < 2 or bool((start[1:] >= start[:-1]).all()):  # in row order: a buffer's groups are one slice (a view)
+        bounds = np.searchsorted(which, np.arange(len(spans) + 1))
+        for k, (pos, offs, data) in enumerate(spans):
+            a, b = int(bounds[k]), int(bounds[k + 1])
+            b -= int(b > a and not inside[b - 1])  # only the last group of a buffer may go on into the next
+            if b > a:
+                parts.append((start[a:b], end[a:b], pos, offs, data, dup[a:b], tied[a:b]))
+    else:
+        sel_all = np.flatnonzero(inside)
+        sel_all = sel_all[np.argsort(which[sel_all], kind="stable")]
+        bounds = np.searchsorted(which[sel_all], np.arange(len(spans) + 1))
+        for k, (pos, offs, data) in enumerate(spans):  # the groups inside one buffer, read there
+            sel = sel_all[bounds[k]:bounds[k + 1]]
+            if sel.size:
+                back.append((sel, dup[sel], tied[sel]))
+                parts.append((start[sel], end[sel], pos, offs, data, back[-1][1], back[-1][2]))
+    running = start_check_groups(parts, scores, ties)
+
+    def wait() -> tuple[np.ndarray, np.ndarray]:
+        running()
+        for sel, d, t in back:
+            dup[sel], tied[sel] = d, t
+        _across(items, start, end, inside, scores, ties, dup, tied)
+        return dup, tied
+
+    return wait
+
+
+def start_run_checks(items: IdArray, lengths: np.ndarray | None, key: np.ndarray,
+                      ties: bool) -> Callable[[], tuple[np.ndarray, np.ndarray]] | None:
+    """:func:`start_group_checks` of the runs of ``lengths`` rows (None: no runs): a table's runs of query ids,
+    checked while the ids are numbered (:func:`ranklens._input.factorize.cut_runs`, ``number_runs``): each query's
+    rows when no query comes in two runs (:func:`run_checks`). None also when the columns' lengths differ (refused
+    later)."""
+    if lengths is None or int(lengths.sum()) != key.shape[0] or id_length(items) != key.shape[0]:
+        return None
+    bounds = np.zeros(lengths.shape[0] + 1, np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    return start_group_checks(items, bounds[:-1], bounds[1:], np.empty(0, np.int64), key, ties)
+
+
+def run_checks(checking: Callable[[], tuple[np.ndarray, np.ndarray]], codes: RunCodes, n_all: int,
+                sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The checks of the runs (:func:`start_run_checks`) as the groups ``sel`` (query codes) have them, when each
+    query is one run (its rows contiguous; ``codes``: the runs' query codes, ``n_all`` of them)."""
+    dup, tied = checking()
+    run_of = np.zeros(n_all, np.int64)
+    run_of[codes.codes] = np.arange(codes.codes.shape[0], dtype=np.int64)
+    g = run_of[sel]
+    return dup[g], tied[g]
+
+
+def _across(items: IdArray, start: np.ndarray, end: np.ndarray, inside: np.ndarray, scores: np.ndarray, ties: bool,
+            dup: np.ndarray, tied: np.ndarray) -> None:
+    """The checks of the groups across two buffers: their rows' ids copied, checked there, written into ``dup``,
+    ``tied``."""
+    across = np.flatnonzero(~inside & (end - start > 1))
+    if not across.size:
+        return
+    lengths = end[across] - start[across]
+    first = np.cumsum(lengths) - lengths
+    rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(start[across] - first, lengths)
+    ((_, offs, data),) = _spans(take_ids(items, rows)) or []
+    d, t = dup[across], tied[across]
+    check_groups([(first, first + lengths, 0, offs, data, d, t)], scores[rows] if ties else scores, ties)
+    dup[across] = np.where(d >= 0, rows[np.maximum(d, 0)], -1)
+    tied[across] = t
 
 
 def _spans(ids: IdArray) -> list[tuple[int, np.ndarray, np.ndarray]] | None:

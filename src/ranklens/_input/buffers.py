@@ -180,7 +180,41 @@ def empty_array(n: int, dtype: Any) -> np.ndarray:
     size = n * dtype.itemsize
     if size < POOL_MIN_BYTES or "pyarrow" not in sys.modules:
         return np.empty(n, dtype)
-    return np.frombuffer(pyarrow().allocate_buffer(size), dtype=dtype, count=n)
+    buf = pyarrow().allocate_buffer(size)
+    _small_pages(buf.address, size)
+    return np.frombuffer(buf, dtype=dtype, count=n)
+
+
+#: ``madvise``'s advice not to back a range with transparent huge pages (Linux).
+MADV_NOHUGEPAGE = 15
+
+
+def _small_pages(address: int, size: int) -> None:
+    """Ask Linux to back the pages of ``address:address + size`` with ordinary 4 kB pages, not transparent huge pages.
+
+    Arrow's pool asks for huge pages; where the kernel is set to compact memory for them on the spot (``defrag``
+    ``madvise``), the first touch of a fresh column-sized buffer right after a large file read stalled 0.1-0.3 s
+    (system time) on a 10M-row table, against ~0.03 s for its 4 kB pages; the buffer's later reuse from the pool
+    faults nothing either way. Elsewhere, or where the call fails, nothing changes (the pages are the same memory)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    if "fn" not in _MADVISE:
+        try:
+            fn = ctypes.CDLL(None, use_errno=True).madvise
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            fn.restype = ctypes.c_int
+        except (OSError, AttributeError):  # pragma: no cover - no libc symbols to call
+            fn = None
+        _MADVISE["fn"] = fn
+    fn = _MADVISE["fn"]
+    lo, hi = (address + 4095) & ~4095, (address + size) & ~4095  # whole pages inside the buffer
+    if fn is not None and hi > lo:
+        fn(lo, hi - lo, MADV_NOHUGEPAGE)
+
+
+_MADVISE: dict[str, Any] = {}
 
 
 def chunked_to_numpy(x: Any, dtype: Any) -> np.ndarray:

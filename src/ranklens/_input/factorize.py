@@ -26,8 +26,8 @@ from .ids import (
     is_str_ids,
 )
 
-__all__ = ["ARROW_FACTORIZE_MIN", "ARROW_SORT_MIN", "RunCodes", "factorize_parts", "factorize_runs",
-           "factorize_unsorted"]
+__all__ = ["ARROW_FACTORIZE_MIN", "ARROW_SORT_MIN", "RunCodes", "cut_runs", "factorize_parts", "factorize_runs",
+           "factorize_unsorted", "number_runs"]
 
 
 def _heads(ids: IdArray) -> tuple[IdArray, np.ndarray | None]:
@@ -125,7 +125,18 @@ class RunCodes:
 
 def factorize_runs(parts: list[IdArray], what: str | None = None) -> tuple[list[RunCodes], np.ndarray, np.ndarray]:
     """:func:`factorize_parts` with each part's codes as :class:`RunCodes` (per run where rows come in runs)."""
-    cut = [_raw_heads(x, what) for x in parts] if what is not None else [_heads(x) for x in parts]
+    return number_runs(cut_runs(parts, what), what)
+
+
+def cut_runs(parts: list[IdArray], what: str | None = None) -> list[tuple[IdArray, np.ndarray | None]]:
+    """The first step of :func:`factorize_runs`: per part, the first id of every run of equal ids and the runs'
+    lengths (``(ids, None)`` where runs are short), before any id is numbered (:func:`number_runs`)."""
+    return [_raw_heads(x, what) for x in parts] if what is not None else [_heads(x) for x in parts]
+
+
+def number_runs(cut: list[tuple[IdArray, np.ndarray | None]],
+                what: str | None = None) -> tuple[list[RunCodes], np.ndarray, np.ndarray]:
+    """The second step of :func:`factorize_runs`: the heads of :func:`cut_runs` numbered."""
     heads = [h for h, _ in cut]
     if what is not None and any(map(is_str_ids, heads)):
         heads = [IdColumn.of(h).as_strings() for h in heads]

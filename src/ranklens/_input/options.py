@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from difflib import get_close_matches
 from typing import Any
 
 import numpy as np
@@ -122,6 +121,8 @@ def _unknown_keywords(unknown: list[str], own: tuple[str, ...]) -> str:
     then every accepted keyword by kind."""
     groups = [("own", own), ("table columns", tuple(COLUMN_KEYS)), ("inputs", FORMAT_KEYS),
               ("convention fields", CONVENTION_FIELDS)]
+    from difflib import get_close_matches  # only when refusing (an import on every evaluation's path otherwise)
+
     accepted = [k for _, keys in groups for k in keys]
     near = []
     for k in unknown:
@@ -242,6 +243,8 @@ def parse_sets(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
             raise InvalidParameterError(f"--set expects FIELD=VALUE, got {item!r}.")
         name = name.strip()
         if name not in CONVENTION_FIELDS:
+            from difflib import get_close_matches
+
             close = get_close_matches(name, CONVENTION_FIELDS, n=1, cutoff=0.6)
             raise InvalidParameterError(f"--set {item}: unknown convention field {name!r}"
                                         f"{f' (did you mean {close[0]!r}?)' if close else ''}; valid fields: "

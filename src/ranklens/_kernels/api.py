@@ -23,7 +23,6 @@ from .dispatch import (
     SOURCES,
     aot_status,
     by_query,
-    by_query_many,
     by_resample,
     by_row,
     call,
@@ -37,6 +36,7 @@ from .dispatch import (
     run_pieces,
     side,
     source_digest,
+    start_query_many,
     state,
 )
 
@@ -45,7 +45,7 @@ __all__ = [
     "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "fusion_outputs",
     "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet",
     "read_values", "round_f32", "run_starts", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
-    "split_fields", "take_strings", "value_facts",
+    "split_fields", "start_check_groups", "take_strings", "value_facts",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
@@ -132,7 +132,8 @@ def _kernel(name: str, args: tuple[Any, ...]) -> Callable[..., Any]:
 
 def _row_cuts(n: int, total: int, k: int) -> np.ndarray:
     """Boundaries cutting ``n`` of ``total`` rows into pieces of about ``total / k`` rows (at least one piece)."""
-    return np.linspace(0, n, max(1, round(k * n / max(total, 1))) + 1).astype(np.int64)
+    p = max(1, round(k * n / max(total, 1)))
+    return np.arange(p + 1, dtype=np.int64) * n // p  # integers: np.linspace costs ~10 us a call, per chunk
 
 
 def read_values(chunks: list[np.ndarray], out: np.ndarray) -> int:
@@ -143,9 +144,11 @@ def read_values(chunks: list[np.ndarray], out: np.ndarray) -> int:
     k = n_chunks(total, released=True)
     pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
     at = 0
+    fns: dict[tuple[str, bool], Callable[..., Any]] = {}  # one choice of kernel per layout, not one per chunk
     for c in chunks:
         name = "read_f8" if c.dtype == np.float64 else "read_i8"
-        fn = _kernel(name, (c, out, 0))
+        fn = fns.get((name, c.flags.c_contiguous)) or fns.setdefault((name, c.flags.c_contiguous),
+                                                                     _kernel(name, (c, out, 0)))
         cuts = _row_cuts(c.shape[0], total, k)
         pieces += [(int(b - a), fn, (c[a:b], out, at + int(a))) for a, b in zip(cuts[:-1], cuts[1:])]
         at += c.shape[0]
@@ -182,14 +185,22 @@ def find_duplicates(*args: Any) -> Any:
 
 
 def check_groups(parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
-                 bits: np.ndarray, ties: bool) -> None:
-    """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores tie
-    (into ``tied``), in one pass over its rows (``group.check_groups``; offsets int64, or int32 as in Arrow's
-    ``string``), for every part ``(start, end, base, offs, data, dup, tied)`` (one per buffer of strings): the groups
-    of all parts spread over the threads in one batch."""
-    by_query_many([("check_groups_i4" if offs.dtype == np.int32 else "check_groups",
-                    (start, end, base, offs, data, bits, ties, dup, tied), end - start)
-                   for start, end, base, offs, data, dup, tied in parts], (0, 1, 7, 8))
+                 key: np.ndarray, ties: bool) -> None:
+    """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores of
+    ``key`` (float64, without NaN) are equal (into ``tied``; -0.0 equals 0.0), in one pass over its rows
+    (``group.check_groups``; offsets int64, or int32 as in Arrow's ``string``), for every part ``(start, end, base,
+    offs, data, dup, tied)`` (one per buffer of strings): the groups of all parts spread over the threads in one
+    batch."""
+    start_check_groups(parts, key, ties)()
+
+
+def start_check_groups(parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray,
+                                         np.ndarray]], key: np.ndarray, ties: bool) -> Callable[[], Any]:
+    """:func:`check_groups` started on the thread pool without waiting for it (``dispatch.start_query_many``):
+    returns the wait; ``dup`` and ``tied`` are written when it returns."""
+    return start_query_many([("check_groups_i4" if offs.dtype == np.int32 else "check_groups",
+                              (start, end, base, offs, data, key, ties, dup, tied), end - start)
+                             for start, end, base, offs, data, dup, tied in parts], (0, 1, 7, 8))
 
 
 def lookup_labels(*args: Any) -> Any:

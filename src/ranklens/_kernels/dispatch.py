@@ -34,8 +34,8 @@ import numpy as np
 __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_query_many",
     "by_resample", "by_row", "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit",
-    "jit_stamp", "map_parts",
-    "n_chunks", "quiet", "run_pieces", "side", "source_digest", "state",
+    "jit_stamp", "map_parts", "n_chunks", "quiet", "run_pieces", "side", "source_digest", "start_parts",
+    "start_pieces", "start_query_many", "state",
 ]
 
 
@@ -62,8 +62,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "hash_items_i4": ("group.hash_items", "u8[C]", "b1 i8[C] i4[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
-    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] u8[C] b1 i8[C] b1[C]"),
-    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] u8[C] b1 i8[C] b1[C]"),
+    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8[C] b1[C]"),
+    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] f8[C] b1 i8[C] b1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
         "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
@@ -342,15 +342,22 @@ def map_parts(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> list[Any]
     """``fn(*p)`` for every part, on a thread pool (the compiled code releases the GIL)."""
     if len(parts) == 1:
         return [fn(*parts[0])]
+    return start_parts(fn, parts)()
+
+
+def start_parts(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> Callable[[], list[Any]]:
+    """:func:`map_parts` started on the thread pool without waiting: returns the wait for the results (the caller
+    goes on meanwhile, e.g. with Python work that the kernels' threads, which release the GIL, do not hold up)."""
     pool = state.get("pool")
     if pool is None or state.get("pool_size", 0) < len(parts):
         from concurrent.futures import ThreadPoolExecutor
 
         if pool is not None:
             pool.shutdown(wait=False)
-        pool = ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="ranklens")
-        state["pool"], state["pool_size"] = pool, len(parts)
-    return list(pool.map(lambda p: fn(*p), parts))
+        pool = ThreadPoolExecutor(max_workers=max(2, len(parts)), thread_name_prefix="ranklens")
+        state["pool"], state["pool_size"] = pool, max(2, len(parts))
+    futures = [pool.submit(fn, *p) for p in parts]
+    return lambda: [f.result() for f in futures]
 
 
 def distinct(sorted_cuts: np.ndarray) -> np.ndarray:
@@ -394,12 +401,19 @@ def by_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]], sliced: 
     """:func:`by_query` of several calls of per-query kernels that write their results into arrays among ``sliced``
     (``(name, args, lengths)`` each, e.g. one per Arrow chunk): the queries of all of them cut into runs of about equal
     work, all handed to the thread pool at once (:func:`run_pieces`)."""
+    start_query_many(calls, sliced)()
+
+
+def start_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]],
+                     sliced: tuple[int, ...]) -> Callable[[], Any]:
+    """:func:`by_query_many` started without waiting (:func:`start_pieces`): returns the wait. On the JIT side
+    the calls run before it returns."""
     sides = [side(name, args) for name, args, _ in calls]
     conformed = [c for c in sides if c is not None]
     if len(conformed) < len(calls):
         for name, args, _ in calls:
             jit(name)(*args)
-        return
+        return lambda: None
     sizes = [int(lengths.sum()) for _, _, lengths in calls]
     total = sum(sizes)
     k = n_chunks(total)
@@ -412,7 +426,7 @@ def by_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]], sliced: 
             for i in sliced:
                 p[i] = c[i][a:b]
             pieces.append((int(lengths[a:b].sum()), fn, tuple(p)))
-    run_pieces(pieces)
+    return start_pieces(pieces)
 
 
 def run_pieces(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]],
@@ -422,14 +436,32 @@ def run_pieces(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]],
     its run one piece after the other (one dispatch to the pool, not one per piece); the results in the pieces'
     order."""
     total = sum(w for w, _, _ in pieces)
-    k = n_chunks(total, released)
+    runs = _runs(pieces, n_chunks(total, released))
+    done = map_parts(_run, [(r,) for r in runs]) if pieces else []
+    return [x for run in done for x in run]
+
+
+def start_pieces(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]]) -> Callable[[], list[Any]]:
+    """:func:`run_pieces` started on the thread pool without waiting (one run per thread, even when one thread would
+    do: the caller goes on meanwhile): returns the wait for the results."""
+    wait = start_parts(_run, [(r,) for r in _runs(pieces, n_chunks(sum(w for w, _, _ in pieces)))])
+    return lambda: [x for run in wait() for x in run]
+
+
+def _runs(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]],
+          k: int) -> list[list[tuple[Callable[..., Any], tuple[Any, ...]]]]:
+    """The pieces taken in order into (at most) ``k`` runs of about equal work, by where each piece starts."""
+    total = sum(w for w, _, _ in pieces)
     runs: list[list[tuple[Callable[..., Any], tuple[Any, ...]]]] = [[] for _ in range(k)]
     at = 0
-    for w, fn, args in pieces:  # by where each piece starts in the work
+    for w, fn, args in pieces:
         runs[min(k - 1, at * k // max(total, 1))].append((fn, args))
         at += w
-    done = map_parts(lambda *run: [fn(*args) for fn, args in run], [tuple(r) for r in runs if r]) if pieces else []
-    return [x for run in done for x in run]
+    return [r for r in runs if r]
+
+
+def _run(run: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:
+    return [fn(*args) for fn, args in run]
 
 
 def by_row(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], n: int,
