@@ -148,8 +148,13 @@ def test_a_column_sized_buffer_is_kept_off_huge_pages():
 
     a = empty_array(4_000_000, np.float64)  # 32 MB
     a[:] = 2.5
-    addr = a.ctypes.data + a.nbytes // 2
-    flags = None
+    assert "nh" in _mapping_flags(a.ctypes.data + a.nbytes // 2)
+    assert float(a.sum()) == 2.5 * 4_000_000
+
+
+def _mapping_flags(addr: int) -> list[str]:
+    """The flags (``VmFlags``) of the mapping holding ``addr``, from ``/proc/self/smaps``."""
+    inside = False
     with open("/proc/self/smaps") as f:
         for line in f:
             head = line.split()
@@ -157,7 +162,25 @@ def test_a_column_sized_buffer_is_kept_off_huge_pages():
                 lo, hi = (int(x, 16) for x in head[0].split("-"))
                 inside = lo <= addr < hi
             elif head[0] == "VmFlags:" and inside:
-                flags = head[1:]
-                break
-    assert flags is not None and "nh" in flags
-    assert float(a.sum()) == 2.5 * 4_000_000
+                return head[1:]
+    raise AssertionError(f"no mapping holds {addr:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise and /proc/self/smaps are Linux's")
+def test_sparse_offsets_are_zeros_on_small_pages():
+    """The offsets of the few tied rows among all rows (``scatter_offsets``): zeros but where written, as numpy's
+    zeros with the same writes, in a mapping of ordinary pages (numpy's large zeros ask for huge pages, each write
+    clearing 2 MB)."""
+    from ranklens._core.ties import scatter_offsets
+    from ranklens._input.buffers import zeros_array
+
+    n = 3_000_000
+    rows = np.array([0, 5, 6, 1_000_000, n - 1])
+    sub = np.array([0, 2, 5, 9, 10, 14])
+    got = scatter_offsets(sub, rows, n)
+    want = np.zeros(n + 1, np.int64)
+    want[rows], want[rows + 1] = sub[:-1], sub[1:]
+    assert got.dtype == np.int64 and got.flags.c_contiguous and got.flags.writeable
+    assert np.array_equal(got, want)
+    assert "nh" in _mapping_flags(got.ctypes.data + got.nbytes // 2)
+    assert zeros_array(10, np.int64).tolist() == [0] * 10  # small: numpy's own

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._input.buffers import string_chunk_buffers
+from .._input.buffers import string_chunk_buffers, zeros_array
 from .._input.factorize import RunCodes
 from .._input.ids import (
     ArrowIds,
@@ -54,7 +54,7 @@ def scatter_offsets(sub_offs: np.ndarray, rows: np.ndarray, n: int) -> np.ndarra
     """Offsets over ``n`` rows into the bytes of ``rows`` (ascending; ``sub_offs``: their offsets, one after
     the other): row ``rows[k]`` spans ``sub_offs[k]:sub_offs[k + 1]``; the other rows are never read (their
     entries stay 0 and the zeroed pages are never touched)."""
-    offs = np.zeros(n + 1, np.int64)
+    offs = zeros_array(n + 1, np.int64)  # ordinary pages: only the few written are cleared
     offs[rows] = sub_offs[:-1]
     offs[rows + 1] = sub_offs[1:]  # a row right after another of ``rows`` starts where that one ends: same value
     return offs

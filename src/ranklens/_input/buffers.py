@@ -9,6 +9,7 @@ string offsets to 64 bits.
 
 from __future__ import annotations
 
+import mmap
 import sys
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "to_str_ids",
     "widen_chunks",
     "widen_strings",
+    "zeros_array",
 ]
 
 
@@ -183,6 +185,31 @@ def empty_array(n: int, dtype: Any) -> np.ndarray:
     buf = pyarrow().allocate_buffer(size)
     _small_pages(buf.address, size)
     return np.frombuffer(buf, dtype=dtype, count=n)
+
+
+def zeros_array(n: int, dtype: Any) -> np.ndarray:
+    """A zero-filled writeable array of ``n`` values that costs memory only where it is written: for a large array
+    (:data:`POOL_MIN_BYTES`), a fresh anonymous mapping of ordinary 4 kB pages (the system's zero pages until
+    touched), else :func:`numpy.zeros`.
+
+    For an array of which few values are set (offsets of a few tied rows among 10M): numpy asks for transparent huge
+    pages for large arrays, so each value written cleared its 2 MB page (6 ms a call for 1,000 rows of 10M, 65 ms
+    on the first, against ~2 ms here).
+
+    Examples
+    --------
+    >>> a = zeros_array(1_000_000, np.int64)
+    >>> a[[3, 999_999]] = 7
+    >>> int(a.sum()), a.flags.writeable
+    (14, True)
+    """
+    dtype = np.dtype(dtype)
+    size = n * dtype.itemsize
+    if size < POOL_MIN_BYTES or not hasattr(mmap, "MADV_NOHUGEPAGE"):
+        return np.zeros(n, dtype)
+    m = mmap.mmap(-1, size)
+    m.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(m, dtype=dtype, count=n)
 
 
 #: ``madvise``'s advice not to back a range with transparent huge pages (Linux).
