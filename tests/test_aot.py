@@ -66,6 +66,21 @@ def _tables(seed: int, str_ids: bool):
     return qrels, run
 
 
+def test_stale_jit_cache_is_dropped(tmp_path: Path) -> None:
+    # numba keys a kernel's cache by its own file only: with no stamp for these sources yet, the kernels' cache files
+    # go (a kernel compiled into another stays stale otherwise); other files and a stamped folder are left alone
+    for f in ("fused.evaluate_queries-2.py311.nbi", "fused.evaluate_queries-2.py311.1.nbc", "other.f-1.py311.nbi",
+              "ranklens-jit-old.evaluate_queries"):
+        (tmp_path / f).write_bytes(b"")
+    assert dispatch.drop_stale_jit_cache(tmp_path, "ranklens-jit-new") == [
+        "fused.evaluate_queries-2.py311.1.nbc", "fused.evaluate_queries-2.py311.nbi"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.f-1.py311.nbi", "ranklens-jit-old.evaluate_queries"]
+    (tmp_path / "ranklens-jit-new.evaluate_queries").write_bytes(b"")
+    (tmp_path / "group.f-1.py311.nbi").write_bytes(b"")
+    assert dispatch.drop_stale_jit_cache(tmp_path, "ranklens-jit-new") == []
+    assert (tmp_path / "group.f-1.py311.nbi").exists()
+
+
 @pytest.mark.parametrize("convention", CONVENTIONS)
 @pytest.mark.parametrize("str_ids", [False, True])
 def test_every_convention_and_measure_identical(convention, str_ids, cut):

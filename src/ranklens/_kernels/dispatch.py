@@ -214,21 +214,7 @@ def drop_stale_jit_cache(folder: Path, prefix: str) -> list[str]:
     """Remove numba's cache files of the kernels in ``folder`` when no kernel was stamped (:func:`jit_stamp`, whose
     names start with ``prefix``) for these sources yet: numba keys a function's cache by its own file's time
     stamp only, so a kernel compiled into another (``trec_more.g_at`` into ``fused.evaluate_queries``) would
-    stay as it was in the other's cache after its own file changed. Returns the names removed.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> for f in ("fused.evaluate_queries-2.py311.nbi", "fused.evaluate_queries-2.py311.1.nbc", "other.f-1.py311.nbi"):
-    ...     _ = (d / f).write_bytes(b"")
-    >>> drop_stale_jit_cache(d, "ranklens-jit-new")
-    ['fused.evaluate_queries-2.py311.1.nbc', 'fused.evaluate_queries-2.py311.nbi']
-    >>> _ = (d / "ranklens-jit-new.evaluate_queries").write_bytes(b"")
-    >>> _ = (d / "fused.g-1.py311.nbi").write_bytes(b"")
-    >>> drop_stale_jit_cache(d, "ranklens-jit-new")
-    []
-    """
+    stay as it was in the other's cache after its own file changed. Returns the names removed (tests/test_aot.py)."""
     if not folder.is_dir() or any(folder.glob(prefix + ".*")):
         return []
     kernels = {source[:-3] for source in SOURCES}
