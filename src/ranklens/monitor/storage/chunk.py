@@ -126,7 +126,7 @@ def make_lists(con: Any, sample: Any, slices: list[str]) -> None:
     if _shared(con):  # lists of one batch and group_id (several models or versions): hashed by the whole key
         key = KEY_HASH
         con.execute(f"UPDATE _g SET li = {key}")
-    _drop_items(con)
+    _drop(con, "_items")
     cols = "v._b, v.item_id, CAST(v.rank AS INTEGER) AS rank, v.score, v.relevance, v.labels" + "".join(
         f", v.{quote(c)}" for c in feature_names(con))
     if not _shared(con):
@@ -151,14 +151,14 @@ def repeats(con: Any, sql: str) -> int:
     return int(call("count_repeats", h))
 
 
-def _drop_items(con: Any) -> None:
-    """Drop ``_items``, a view or a table (lists numbered, or gathered from Spark's partitions): ``DROP VIEW IF EXISTS``
-    of a table is an error, which would abort the ingest's transaction."""
+def _drop(con: Any, name: str) -> None:
+    """Drop the chunk table ``name`` (``_items``, ``_fb_rows``), a view or a table: ``DROP VIEW IF EXISTS`` of a table
+    is an error, which would abort the ingest's transaction."""
     db = "temp" if scope(con) else con.execute("SELECT current_database()").fetchall()[0][0]
-    for (kind,) in con.execute("""SELECT 'VIEW' FROM duckdb_views() WHERE view_name = '_items' AND database_name = ?
-        UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = '_items' AND database_name = ?""",
-                               [db, db]).fetchall():
-        con.execute(f"DROP {kind} _items")
+    for (kind,) in con.execute("""SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND database_name = ?
+        UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = ? AND database_name = ?""",
+                               [name, db, name, db]).fetchall():
+        con.execute(f"DROP {kind} {name}")
 
 
 def _shared(con: Any) -> bool:
@@ -199,15 +199,19 @@ def mark_mixed(con: Any) -> None:
 def label_rows(con: Any) -> None:
     """``_fb_rows``: the valid label rows, a row repeated in the chunk (same ``group_id``, ``item_id``, time,
     relevance and set of labels) kept once, by the first batch that has it."""
+    # a view of ``_v``: its few reads cost less than writing the rows again (0.13 s against 0.30 s per 1.5 million)
+    _drop(con, "_fb_rows")
     con.execute(f"""
-        CREATE OR REPLACE {scope(con)}TABLE _fb_rows AS
+        CREATE {scope(con)}VIEW _fb_rows AS
         SELECT _b, group_id, item_id, ts, relevance,
                CASE WHEN len(labels) = 1 THEN labels WHEN len(labels) > 1 THEN list_sort(labels) END AS labels
         FROM _v WHERE reason IS NULL AND NOT is_ranking""")  # one label (most rows): sorted as it is, no list_sort
     # looked for exactly only when the 64-bit hashes say there may be one
     if repeats(con, "SELECT hash(group_id, item_id, ts, relevance, labels) FROM _fb_rows"):
-        con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _fb_rows AS
+        con.execute(f"""CREATE OR REPLACE {scope(con)}TABLE _fb_once AS
             SELECT min(_b) AS _b, group_id, item_id, ts, relevance, labels FROM _fb_rows GROUP BY ALL""")
+        _drop(con, "_fb_rows")
+        con.execute("ALTER TABLE _fb_once RENAME TO _fb_rows")
 
 
 def quarantine_rows(con: Any, raw_columns: list[str]) -> None:
