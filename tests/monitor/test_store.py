@@ -68,6 +68,20 @@ def test_attribution_rules_by_hand(tmp_path):
         assert [r["gain"] for r in e.rows] == gains
 
 
+def test_weighted_attribution_of_many_labels(tmp_path):
+    """An item's gain is the sum of the weights of its distinct labels however many labels the attribution
+    names: 62 (the store reads an item's set of labels as the bits of one integer, ``buy`` its last bit) and 63
+    (read label by label). Gains by hand: click 1, favorite 2, buy 3, the other labels absent."""
+    items = {"q": [["click", "favorite", "buy"], ["favorite"], [], ["click"], ["buy", "click", "buy"]]}
+    rows = events(items)
+    for n in (62, 63):
+        weights = {"click": 1, "favorite": 2, **{f"other{j}": 0.5 for j in range(n - 3)}, "buy": 3}
+        st = Store(tmp_path / f"w{n}.duckdb", config={"attribution": {"rule": "weighted", "weights": weights}})
+        st.ingest(_table(rows))
+        assert [r["gain"] for r in st.explain("q", k=5).rows] == [6, 2, 0, 1, 4], n
+        assert st.groups("ndcg@5").to_pylist()[0]["value"] == pytest.approx(ndcg([6, 2, 0, 1, 4], 5), abs=1e-12)
+
+
 def test_attribution_reference_and_errors():
     a = Attribution("count", positive=("click",))
     assert a.gain_of(["click", "favorite", "buy"]) == 1.0  # the seed's sum([1, 0, 0])

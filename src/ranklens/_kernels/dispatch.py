@@ -88,19 +88,21 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "read_i8": ("columns", "i8", "i8[R] f8[C] i8"),
     "value_facts": ("columns", "i8", "f8[C] b1 f8[C]"),
     "round_f32": ("columns", "i8", "f8[C] f8[C]"),
+    "count_repeats": ("monitor_repeats", "i8", "u8[C]"),
 }
 
 
 #: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_starts, hash_items and
-#: check_groups on 32-bit offsets; read_values by the type of each chunk).
+#: check_groups on 32-bit offsets; read_values by the type of each chunk; the monitor's count_repeats by
+#: ``monitor.storage.chunk``, through :func:`call`).
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_starts_i4", "hash_items_i4",
-         "check_groups_i4", "read_f8", "read_i8")
+         "check_groups_i4", "read_f8", "read_i8", "count_repeats")
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "binary.py", "codes.py", "columns.py", "dispatch.py", "diversity.py", "fused.py", "fusion.py",
-           "fusion_parts.py", "graded.py", "group.py", "order.py", "positions.py", "resample.py", "text.py", "trec.py",
-           "trec_more.py", "values.py")
+           "fusion_parts.py", "graded.py", "group.py", "monitor_repeats.py", "order.py", "positions.py", "resample.py",
+           "text.py", "trec.py", "trec_more.py", "values.py")
 
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}

@@ -459,9 +459,6 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
                     [lo_ts, hi_ts])
         drop_temp(con, ("_fb_rows",))
         con.execute("ALTER TABLE _fb_kept RENAME TO _fb_rows")
-    con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
-                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
-    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
     # outcomes resolved to lists: in-line ones, this chunk's label rows for any list with that group_id,
     # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
     # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
@@ -478,6 +475,10 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
         SELECT g.gid, f.iid, f.labels, f.relevance, g._b, NULL, FALSE
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id
         WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
+    # the chunk's label rows stored after ``_fb`` is made: its scan of the stored ones does not read them again
+    con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
+                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
+    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
     con.execute("""
         INSERT INTO item_labels
         SELECT x.gid, x.iid, x.label, x.relevance, bt.batch_id FROM (

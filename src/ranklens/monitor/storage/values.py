@@ -27,6 +27,8 @@ from .propensity_fit import examination_in_force, values_fingerprint
 __all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
 
 CHUNK_ITEMS = 4_000_000  # items evaluated per chunk when values are computed from events
+#: Labels of an attribution up to which an item's set of labels is read as the bits of one integer (:func:`events`).
+_MASK_BITS = 62
 
 
 def _with_nulls(v: np.ndarray) -> Any:
@@ -49,24 +51,40 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
     rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
     grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
     # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range. Per item, each
-    # distinct label adds its attribution value (the _w table) and the largest given relevance wins: one
-    # aggregation of the labels (per label, then per item), one join with the items
+    # distinct label adds its attribution value and the largest given relevance wins: one aggregation of the
+    # labels per item (the set of its labels as bits of ``mask``, the _w table numbering them; up to 62 labels,
+    # else per label, then per item), one join with the items
     vals = attribution.label_values()
+    weights = [float(w) for w in vals.values()]
     lrng = rng.replace("i.gid", "l.gid")
-    return fetch_arrow(con.sql(f"""
-        WITH _w AS (SELECT unnest(CAST(? AS VARCHAR[])) AS label, unnest(CAST(? AS DOUBLE[])) AS weight),
-        sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
-        lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance
-                FROM item_labels l LEFT JOIN _w ON _w.label = l.label
-                WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)
+    labelled = f"""FROM item_labels l LEFT JOIN _w ON _w.label = l.label
+                WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)"""
+    if len(vals) <= _MASK_BITS:  # the weights of the labels set, added in the order of the labels
+        w_sql = "CAST(unnest(range(?)) AS BIGINT) AS bit"
+        att = f"""att AS (SELECT l.gid, l.iid, bit_or(coalesce(CAST(1 AS BIGINT) << _w.bit, 0)) AS mask,
+                              max(l.relevance) AS relevance {labelled} GROUP BY l.gid, l.iid)"""
+        attr = "".join(f" + CASE WHEN att.mask & {1 << j} <> 0 THEN CAST(? AS DOUBLE) ELSE 0.0 END"
+                       for j in range(len(vals)))
+        attr = f"CASE WHEN att.mask IS NULL THEN 0.0 ELSE 0.0{attr} END"
+        head: list[Any] = [list(vals), len(vals)]
+        tail: list[Any] = weights
+    else:
+        w_sql = "unnest(CAST(? AS DOUBLE[])) AS weight"
+        att = f"""lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance {labelled}
                 GROUP BY l.gid, l.iid, l.label),
-        att AS (SELECT gid, iid, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)
+        att AS (SELECT gid, iid, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)"""
+        attr = "coalesce(att.attr, 0.0)"
+        head, tail = [list(vals), weights], []
+    return fetch_arrow(con.sql(f"""
+        WITH _w AS (SELECT unnest(CAST(? AS VARCHAR[])) AS label, {w_sql}),
+        sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
+        {att}
         SELECT i.gid{", k.item_id, i.rank, i.score" if full else ""},
                CASE WHEN s.order_by = 'rank' THEN -CAST(i.rank AS DOUBLE) ELSE i.score END AS key,
-               att.relevance, coalesce(att.attr, 0.0) AS attr
+               att.relevance, {attr} AS attr
         FROM items i JOIN sel s ON i.gid = s.gid{" " + ITEM_TEXT if full else ""}
         LEFT JOIN att ON att.gid = i.gid AND att.iid = i.iid
-        WHERE TRUE{rng}""", params=[list(vals), [float(w) for w in vals.values()], *params]))
+        WHERE TRUE{rng}""", params=[*head, *params, *tail]))
 
 
 def gains(events: Any, attribution: Attribution) -> np.ndarray:
