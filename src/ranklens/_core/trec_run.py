@@ -5,9 +5,9 @@ built under the ``trec_eval10`` convention (every judged query, a missing run em
 than refused) and its rows are put in trec_eval's order once (:mod:`ranklens._core.select`); ``-M`` and ``-J`` keep
 some of them, relstring reads them, and every group of measures is evaluated on that one problem
 (:func:`ranklens._core.evaluate.evaluate_problem`). Where trec_eval stops (a judged query missing from the run
-without ``-c``, a document twice in a query, a first query whose judgments are all negative) the values of
-the queries before it are kept, so that the
-command prints them as trec_eval does before it exits with status 4.
+without ``-c``, a document twice in a query, a first query whose judgments are all negative) the values of the
+queries before it are kept, so that the command prints them as trec_eval does before it exits with status 4;
+where it crashes (a later query judged -2 or below) the command refuses.
 """
 
 from __future__ import annotations
@@ -139,13 +139,17 @@ def _only_negative(problem: Any, floor: float) -> np.ndarray:
     return (problem.j_end > problem.j_start) & _none_of(problem, _judged_labels(problem) >= floor)
 
 
+def _reads_lists(asked: Asked) -> bool:
+    """Whether a measure asked for reads the lists (trec_eval's form_res_rels.c): runid and num_q alone do not."""
+    return any(name.partition(".")[0] not in ("runid", "num_q") for name, _, _ in asked)
+
+
 def _refuse_crash(asked: Asked, out: Outcome, below_minus_1: np.ndarray) -> None:
     """Refuse what trec_eval 10.0 crashes on before it stops: a query after the first (trec_eval's order) whose
     judgments are all -2 or below, when a measure reads the lists. form_res_rels.c clears ``largest label + 1``
     counts of relevance levels with memset, a negative size there (the first query fails before, status 4)."""
-    reads = any(name.partition(".")[0] not in ("runid", "num_q") for name, _, _ in asked)
     later = np.flatnonzero(below_minus_1[1:])
-    if not reads or not later.size or (out.stop is not None and out.stop <= later[0] + 1):
+    if not _reads_lists(asked) or not later.size or (out.stop is not None and out.stop <= later[0] + 1):
         return
     q = out.queries[int(later[0]) + 1]
     raise RanklensError(f"query {q!r}: every judgment of it is -2 or below, and trec_eval 10.0 crashes there "
@@ -184,10 +188,11 @@ def _stop(args: Any, asked: Asked, queries: list[str], ranked: np.ndarray, dupli
     The last is trec_eval 10.0's allocation: it sizes its count of relevance levels by the query's largest
     label plus one, once, at the first query it evaluates; with no label of 0 or more that size is 0, its
     ``te_chk_and_malloc`` hands back no buffer, and the measure cannot be calculated. Later queries reuse the
-    buffer, so the same judgments are evaluated there (form_res_rels.c, utility_pool.c)."""
+    buffer: judgments all -1 are evaluated there, -2 or below crash it (:func:`_refuse_crash`; form_res_rels.c,
+    utility_pool.c)."""
     n = ranked.shape[0]
     missing = ~ranked if not args.complete else np.zeros(n, bool)
-    reads = any(name.partition(".")[0] not in ("runid", "num_q") for name, _, _ in asked)
+    reads = _reads_lists(asked)
     first_negative = np.zeros(n, bool)
     first_negative[:1] = only_negative[:1]
     failing = missing | ((duplicated | first_negative) if reads else False)
