@@ -205,15 +205,15 @@ def zeros_array(n: int, dtype: Any) -> np.ndarray:
     """
     dtype = np.dtype(dtype)
     size = n * dtype.itemsize
-    if size < POOL_MIN_BYTES or not hasattr(mmap, "MADV_NOHUGEPAGE"):
+    if size < POOL_MIN_BYTES:
         return np.zeros(n, dtype)
-    m = mmap.mmap(-1, size)
-    m.madvise(mmap.MADV_NOHUGEPAGE)
-    return np.frombuffer(m, dtype=dtype, count=n)
+    out = np.frombuffer(mmap.mmap(-1, size), dtype=dtype, count=n)
+    _small_pages(out.ctypes.data, size)
+    return out
 
 
 #: ``madvise``'s advice not to back a range with transparent huge pages (Linux).
-MADV_NOHUGEPAGE = 15
+MADV_NOHUGEPAGE = getattr(mmap, "MADV_NOHUGEPAGE", 15)
 
 
 def _small_pages(address: int, size: int) -> None:
