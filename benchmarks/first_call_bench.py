@@ -12,8 +12,9 @@ the table to pandas, dicts of dicts, ``RelevanceEvaluator``), whole; and scikit-
 matrices (``workers.task_sklearn``), its timed part only, as the nearest peer of the warm call.
 
 The machine may be shared: CPU seconds are what waiting for a core does not lengthen, so the ratios are given in
-CPU seconds beside wall seconds, with the load average at the start and the end. ``--append FILE`` adds the
-section to the benchmark report.
+CPU seconds beside wall seconds, with the load average at the start and the end. The minor page faults of the first
+and the second call (pages touched for the first time: fresh memory) are printed beside, to tell their cost from the
+work's. ``--append FILE`` adds the section to the benchmark report.
 """
 
 from __future__ import annotations
@@ -31,20 +32,24 @@ sys.path.insert(0, str(HERE))
 from run import dataset, measure_process  # noqa: E402
 
 OURS = (
-    "import sys, time, json, statistics\n"
+    "import sys, time, json, statistics, resource\n"
     "import pyarrow.parquet as pq\n"
     "import ranklens\n"
     "tab = pq.read_table(sys.argv[1])\n"
     "convention = sys.argv[4] if len(sys.argv) > 4 else 'trec_eval'\n"
     "calls = []\n"
+    "faults = []  # minor page faults of each call (fresh pages touched: every thread of the process)\n"
     "def clock(fn):\n"
+    "    f = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
     "    w, c = time.perf_counter(), time.process_time()\n"
     "    out = fn()\n"
-    "    return time.perf_counter() - w, time.process_time() - c, out\n"
+    "    w, c = time.perf_counter() - w, time.process_time() - c\n"
+    "    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f)\n"
+    "    return w, c, out\n"
     "for _ in range(int(sys.argv[2])):\n"
     "    calls.append(clock(lambda: ranklens.evaluate(tab, tab, ['ndcg@10'], convention=convention,\n"
     "                                                 per_query=False)['ndcg@10']))\n"
-    "res = {'calls': [c[:2] for c in calls], 'value': calls[-1][2]}\n"
+    "res = {'calls': [c[:2] for c in calls], 'value': calls[-1][2], 'faults': faults[:len(calls)]}\n"
     "if sys.argv[3:4] == ['kernel']:  # the kernel alone, on the problem evaluate builds (private names: a benchmark)\n"
     "    from ranklens._core.plan import make_plan, run_plan\n"
     "    from ranklens._core.problem import build_problem\n"
@@ -89,6 +94,7 @@ def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True, convention:
         "kernel": [med([r["kernel"][i] for r in inside]) for i in (0, 1)],
         "process": [med([m["wall"] for m in whole]), med([m["cpu"] for m in whole])],
         "peak": med([m["peak"] for m in whole]),
+        "faults": [med([r["faults"][i] for r in inside]) for i in (0, 1)],  # first call, second call
     }
     res = {"ours": ours, "value": inside[-1]["value"], "repeat": repeat, "rows": n_q * 100, "theirs": None,
            "sklearn": None, "convention": convention}
@@ -107,7 +113,8 @@ def measure(repeat: int = 3, n_q: int = 100_000, peers: bool = True, convention:
     print(f"[{convention}] first call {o['first'][1]:.3f} s CPU ({o['first'][0]:.3f} wall), second "
           f"{o['second'][1]:.3f} CPU ({o['second'][0]:.3f} wall): {x(o['first'], o['second'])}; kernel alone "
           f"{o['kernel'][1]:.3f} CPU ({o['kernel'][0]:.3f} wall): warm call {x(o['second'], o['kernel'])}; "
-          f"whole process {o['process'][1]:.3f} s CPU ({o['process'][0]:.3f} wall)", flush=True)
+          f"whole process {o['process'][1]:.3f} s CPU ({o['process'][0]:.3f} wall); minor page faults: first call "
+          f"{o['faults'][0]:.0f}, second {o['faults'][1]:.0f}", flush=True)
     if res["theirs"]:
         t, sk = res["theirs"]["process"], res["sklearn"]["call"]
         print(f"pytrec_eval whole process {t[1]:.3f} s CPU ({t[0]:.3f} wall): {x(t, o['process'])}; "
