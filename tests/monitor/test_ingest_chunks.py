@@ -232,3 +232,56 @@ def test_a_chunk_holding_label_rows_already_stored_is_stored_as_one(files, tmp_p
         one_by_one.ingest(str(f))
     assert _dump(two_calls.path) == _dump(one_by_one.path)
     assert _values(two_calls.path) == _values(one_by_one.path)
+
+
+def _stored_values(path: Path) -> list:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        cols = [r[0] for r in con.execute("SELECT col FROM metric_columns ORDER BY col").fetchall()]
+        assert cols
+        return con.execute(f"SELECT gid, group_id, n_relevant, dirty, {', '.join(cols)} FROM groups ORDER BY gid"
+                           ).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 28])
+def test_values_computed_while_later_chunks_are_stored_equal_those_of_the_refresh(files, tmp_path, monkeypatch,
+                                                                                  chunk_rows):
+    # each file its own chunk (1), or f1+f2 then f3+f4+f5 made on the second connection (28 rows): once a chunk is
+    # committed, its lists' values are computed in a thread while the next chunks are stored (storage/values.py,
+    # ValuesAhead). Here each such computation ends before the next chunk is stored, so the late labels of later
+    # chunks (f3 for f1's g1 and f2's g7; with a chunk a file, f2 for g1 too) reach lists whose values were computed
+    # without them: those values must be dropped and the lists computed by the refresh at the end
+    import ranklens.monitor.storage.values as values_module
+
+    order = [str(f) for f in files]
+    monkeypatch.setattr(ingest_module, "CHUNK_ROWS", chunk_rows)
+    real_committed, real_valid = values_module.ValuesAhead.committed, values_module.ValuesAhead.valid
+    monkeypatch.setattr(values_module.ValuesAhead, "committed", lambda self: None)
+    plain = tmp_path / "refresh_only.duckdb"  # every value computed by the refresh at the end of the call
+    Store(plain, config={}).ingest(order, max_quarantine=0.5)
+
+    def committed(self):
+        real_committed(self)
+        if self.jobs:
+            self.jobs[-1][1].result()  # read before the next chunk is stored
+
+    used: list = []
+    monkeypatch.setattr(values_module.ValuesAhead, "committed", committed)
+    monkeypatch.setattr(values_module.ValuesAhead, "valid",
+                        lambda self, parts, keys: used.append(real_valid(self, parts, keys)) or used[-1])
+    calls: list = []
+    real = ingest_module.store_chunk
+    monkeypatch.setattr(ingest_module, "store_chunk",
+                        lambda con, chunk, *a: calls.append(len(chunk)) or real(con, chunk, *a))
+    ahead = tmp_path / "ahead.duckdb"
+    Store(ahead, config={}).ingest(order, max_quarantine=0.5)
+    assert calls == ([1, 1, 1, 1, 1] if chunk_rows == 1 else [2, 3])
+    assert _stored_values(ahead) == _stored_values(plain)
+    assert _values(ahead) == _values(plain)
+    early = {int(g) for g in used[0][0]}
+    gid = {row[1]: row[0] for row in _stored_values(ahead)}
+    # computed ahead: lists no later label reached (g2's late row repeats one f1 stored); dropped: g1 and g7
+    assert {gid["g2"], gid["g3"], gid["g4"], gid["g8"], gid["g9"], gid["g11"]} == early
+    assert gid["g1"] not in early and gid["g7"] not in early
