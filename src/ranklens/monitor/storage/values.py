@@ -261,10 +261,9 @@ class ValuesAhead:
 
     A list's values depend only on the configuration, its items (stored with it) and its outcomes (``item_labels``,
     each row with the batch that stored it). The thread reads what is committed, so a list given outcomes by a batch
-    committed after its computation was asked for may have been read without them: those values are dropped, and the
-    list is computed again after that batch's chunk (its latest computation counts; a list left stale is computed by
-    the refresh). Not used when a value depends on more than the list (inverse-propensity measures, propensities
-    fitted at the end of the call)."""
+    committed after the chunk its computation began with may have been read without them: its values are dropped (it
+    stays stale and the refresh computes it). Not used when a value depends on more than the list (inverse-propensity
+    measures, propensities fitted at the end of the call)."""
 
     def __init__(self, con: Any, config: MonitorConfig) -> None:
         self.con, self.config = con, config
@@ -272,8 +271,7 @@ class ValuesAhead:
         # the keys the refresh will compute: the stored columns, then the newly tracked ones (_refresh_tracked)
         self.keys = list(cols) + [k for k in config.tracked if k not in cols]
         self.on = config.propensity.get("source") != "fitted" and not any(split_ips(k)[0] for k in self.keys)
-        self.start = self.hi = int(con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0])
-        self.seen = self._batches()
+        self.hi = int(con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0])
         #: per job: the batches stored when it began, and its future (gid, values, nrel) per range
         self.jobs: list[tuple[set[str], Future[Any]]] = []
         self.cursor: Any = None
@@ -287,27 +285,17 @@ class ValuesAhead:
         if not self.on:
             return
         hi = int(self.con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0])
-        batches = self._batches()
-        if self.jobs and batches - self.seen:  # lists computed before that the chunk's outcomes reached: again
-            reached = self.con.execute(
-                f"""SELECT list(DISTINCT gid) FROM item_labels WHERE gid BETWEEN {self.start + 1} AND {self.hi}
-                    AND batch_id IN (SELECT unnest(CAST(? AS VARCHAR[])))""", [sorted(batches - self.seen)]
-            ).fetchall()[0][0]
-            if reached:
-                self._submit(batches, "dirty AND gid IN (SELECT unnest(CAST(? AS BIGINT[])))", [sorted(reached)])
         if hi > self.hi:
-            self._submit(batches, f"dirty AND gid BETWEEN {self.hi + 1} AND {hi}", [])
-        self.hi, self.seen = hi, batches
+            if self.pool is None:
+                self.cursor = self.con.cursor()
+                self.pool = ThreadPoolExecutor(1, thread_name_prefix="ranklens-values-ahead")
+            self.jobs.append((self._batches(), self.pool.submit(self._compute, self.hi + 1, hi)))
+        self.hi = hi
 
-    def _submit(self, batches: set[str], where: str, params: list[Any]) -> None:
-        if self.pool is None:
-            self.cursor = self.con.cursor()
-            self.pool = ThreadPoolExecutor(1, thread_name_prefix="ranklens-values-ahead")
-        self.jobs.append((batches, self.pool.submit(self._compute, f"SELECT gid FROM groups WHERE {where}", params)))
-
-    def _compute(self, gid_sql: str, params: list[Any]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        return [compute(self.cursor, self.config, gid_sql, params, self.keys, a, b)
-                for a, b in _chunks(self.cursor, gid_sql, params)]
+    def _compute(self, lo: int, hi: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        gid_sql = f"SELECT gid FROM groups WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}"
+        return [compute(self.cursor, self.config, gid_sql, (), self.keys, a, b)
+                for a, b in _chunks(self.cursor, gid_sql, ())]
 
     def wait(self) -> list[tuple[set[str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
         """The thread's work done and its connection closed: what it computed, (batches before, parts) per job."""
@@ -333,21 +321,16 @@ class ValuesAhead:
                 if not len(gid):
                     continue
                 later = sorted(now - before)  # outcomes stored by these batches may be missing from the values
-                keep = np.ones(len(gid), bool)
-                if later:
-                    keep = ~np.isin(gid, chunked_to_numpy(fetch_arrow(self.con.sql(
-                        f"""SELECT DISTINCT gid FROM item_labels WHERE gid BETWEEN {int(gid.min())} AND {int(gid.max())}
-                            AND batch_id IN (SELECT unnest(CAST(? AS VARCHAR[])))""", params=[later])).column(0),
-                        np.int64))
+                reached = chunked_to_numpy(fetch_arrow(self.con.sql(
+                    f"""SELECT DISTINCT gid FROM item_labels WHERE gid BETWEEN {int(gid.min())} AND {int(gid.max())}
+                        AND batch_id IN (SELECT unnest(CAST(? AS VARCHAR[])))""", params=[later])).column(0), np.int64)
+                keep = ~np.isin(gid, reached)
                 gids.append(gid[keep])
                 vals.append(values[keep][:, order])
                 nrels.append(nrel[keep])
         if not gids:
             return None
-        # a list computed again (outcomes of a later chunk) is valid in its latest computation only
-        gid = np.concatenate(gids)[::-1]
-        _, last = np.unique(gid, return_index=True)
-        return gid[last], np.concatenate(vals)[::-1][last], np.concatenate(nrels)[::-1][last]
+        return np.concatenate(gids), np.concatenate(vals), np.concatenate(nrels)
 
     def close(self) -> None:
         """Wait for the thread and close its connection."""
