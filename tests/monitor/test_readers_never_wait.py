@@ -51,11 +51,11 @@ from ranklens.monitor import Store
 
 real = store_module.refresh_values
 
-def held(con, config, *rest):  # inside the ingest's write: say so, wait for the go
+def held(con, config):  # inside the ingest's write: say so, wait for the go
     print("inside", flush=True)
     while not Path(sys.argv[3]).exists():
         time.sleep(0.02)
-    return real(con, config, *rest)
+    return real(con, config)
 
 store_module.refresh_values = held
 print(Store(sys.argv[1], config={}, wait=60).ingest(sys.argv[2]), flush=True)

@@ -11,7 +11,7 @@ from ...errors import InputError, InvalidParameterError
 from .ingest import IngestSummary, ingest_batches
 from .maturity import remember_maturity
 from .propensity_fit import remember_propensity
-from .values import ValuesAhead, refresh_values
+from .values import refresh_values
 
 __all__ = ["ENGINES", "ingest_call"]
 
@@ -46,33 +46,21 @@ def ingest_call(db: Any, batches: list[tuple[str, str, Any]], config: Any, limit
         # and every read that needs an order say it): DuckDB may then write in parallel without ordering
         con.execute("SET preserve_insertion_order = false")
         features = config.signals.get("features")
-        # the values of the lists of each chunk stored, computed while the next chunks are stored
-        ahead = ValuesAhead(con, config) if engine == "local" else None
         try:
-            try:
-                if engine == "spark":
-                    from .spark_ingest import ingest_batches_spark
+            if engine == "spark":
+                from .spark_ingest import ingest_batches_spark
 
-                    summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features,
-                                                                master, conf=spark_conf))
-                else:  # the progress advances after each chunk is stored (or each batch found stored before)
-                    assert ahead is not None
-
-                    def advance(n: int, ahead: ValuesAhead = ahead) -> None:
-                        progress.advance(n)
-                        ahead.committed()
-
-                    summary.batches.extend(ingest_batches(con, batches, limit, advance, features))
-            except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
-                failed: InputError | None = exc
+                summary.batches.extend(ingest_batches_spark(con, batches, limit, progress.advance, features, master,
+                                                            conf=spark_conf))
             else:
-                failed = None
-            remember_maturity(con)  # learned once per ingest call, for every read until the next batch
-            remember_propensity(con, config)  # [propensity] source = "fitted": on the mature lists, before the values
-            refresh_values(con, config, ahead)
-        finally:
-            if ahead is not None:
-                ahead.close()
+                summary.batches.extend(ingest_batches(con, batches, limit, progress.advance, features))
+        except InputError as exc:  # a file that cannot be read: the batches stored before it are kept
+            failed: InputError | None = exc
+        else:
+            failed = None
+        remember_maturity(con)  # learned once per ingest call, for every read until the next batch
+        remember_propensity(con, config)  # [propensity] source = "fitted": on the mature lists, before the values
+        refresh_values(con, config)
     if failed is not None:
         raise failed
     return summary

@@ -24,7 +24,7 @@ from .db import Database, fetch_arrow, filters_sql, metric_columns, quote, trans
 from .keys import ITEM_TEXT
 from .propensity_fit import examination_in_force, values_fingerprint
 
-__all__ = ["CHUNK_ITEMS", "ValuesAhead", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
+__all__ = ["CHUNK_ITEMS", "compute", "events", "gains", "refresh", "refresh_values", "select_values"]
 
 CHUNK_ITEMS = 4_000_000  # items evaluated per chunk when values are computed from events
 #: Labels of an attribution up to which an item's set of labels is read as the bits of one integer (:func:`events`).
@@ -212,28 +212,20 @@ def refresh(db: Database, config: MonitorConfig) -> int:
         return refresh_values(con, config)
 
 
-def refresh_values(con: Any, config: MonitorConfig, ahead: ValuesAhead | None = None) -> int:
-    """:func:`refresh` on a connection open for writing (an ingest's); ``ahead``: the values of lists computed while
-    the ingest stored later chunks, stored first (those still valid)."""
-    done_ahead = ahead.wait() if ahead is not None else []  # before the columns of newly tracked measures are added
+def refresh_values(con: Any, config: MonitorConfig) -> int:
+    """:func:`refresh` on a connection open for writing (an ingest's)."""
     with transaction(con):
         _refresh_tracked(con, config)
     cols = metric_columns(con)
     keys = list(cols)
     done = 0
-    if ahead is not None:
-        early = ahead.valid(done_ahead, keys)
-        if early is not None and len(early[0]):
-            with transaction(con):
-                _store_values(con, cols, keys, *early)
-            done += len(early[0])
     dirty = "SELECT gid FROM groups WHERE dirty"
     ranges = _chunks(con, dirty, ())
     with _Ahead(con, lambda c, lo, hi: events(c, config.attribution, dirty, (), lo, hi, full=_full(config, keys)),
-                ranges) as reader:
+                ranges) as ahead:
         for lo, hi in ranges:
             with transaction(con):
-                gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi, ev=reader.next())
+                gid, values, nrel = compute(con, config, dirty, (), keys, lo, hi, ev=ahead.next())
                 _store_values(con, cols, keys, gid, values, nrel)
                 con.execute(f"UPDATE groups SET dirty = FALSE WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}")
             done += len(gid)
@@ -252,92 +244,6 @@ def _store_values(con: Any, cols: dict[str, tuple[str, str]], keys: list[str], g
                      + ["n_relevant = _vals.n_relevant", "dirty = FALSE"])
     con.execute(f"UPDATE groups SET {sets} FROM _vals WHERE groups.gid = _vals.gid")
     con.unregister("_vals")
-
-
-class ValuesAhead:
-    """The values of the lists an ingest call has committed, computed on a second connection, in a thread, while the
-    call stores its later chunks (:meth:`committed`, called as each chunk is stored), so that the refresh at
-    the end of the call (:func:`refresh_values`) computes only the rest.
-
-    A list's values depend only on the configuration, its items (stored with it) and its outcomes (``item_labels``,
-    each row with the batch that stored it). The thread reads what is committed, so a list given outcomes by a batch
-    committed after the chunk its computation began with may have been read without them: its values are dropped (it
-    stays stale and the refresh computes it). Not used when a value depends on more than the list (inverse-propensity
-    measures, propensities fitted at the end of the call)."""
-
-    def __init__(self, con: Any, config: MonitorConfig) -> None:
-        self.con, self.config = con, config
-        cols = metric_columns(con)
-        # the keys the refresh will compute: the stored columns, then the newly tracked ones (_refresh_tracked)
-        self.keys = list(cols) + [k for k in config.tracked if k not in cols]
-        self.on = config.propensity.get("source") != "fitted" and not any(split_ips(k)[0] for k in self.keys)
-        self.hi = int(con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0])
-        #: per job: the batches stored when it began, and its future (gid, values, nrel) per range
-        self.jobs: list[tuple[set[str], Future[Any]]] = []
-        self.cursor: Any = None
-        self.pool: ThreadPoolExecutor | None = None
-
-    def _batches(self) -> set[str]:
-        return {r[0] for r in self.con.execute("SELECT batch_id FROM batches").fetchall()}
-
-    def committed(self) -> None:
-        """A chunk was committed (or a batch found stored before): the lists added computed in the thread."""
-        if not self.on:
-            return
-        hi = int(self.con.execute("SELECT coalesce(max(gid), 0) FROM groups").fetchall()[0][0])
-        if hi > self.hi:
-            if self.pool is None:
-                self.cursor = self.con.cursor()
-                self.pool = ThreadPoolExecutor(1, thread_name_prefix="ranklens-values-ahead")
-            self.jobs.append((self._batches(), self.pool.submit(self._compute, self.hi + 1, hi)))
-        self.hi = hi
-
-    def _compute(self, lo: int, hi: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        gid_sql = f"SELECT gid FROM groups WHERE dirty AND gid BETWEEN {int(lo)} AND {int(hi)}"
-        return [compute(self.cursor, self.config, gid_sql, (), self.keys, a, b)
-                for a, b in _chunks(self.cursor, gid_sql, ())]
-
-    def wait(self) -> list[tuple[set[str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
-        """The thread's work done and its connection closed: what it computed, (batches before, parts) per job."""
-        if self.pool is None:
-            return []
-        try:
-            return [(before, job.result()) for before, job in self.jobs]
-        except Exception:  # the refresh computes these lists, and raises what deserves it
-            return []
-        finally:
-            self.close()
-
-    def valid(self, done: list[tuple[set[str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]],
-              keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Of the values computed (:meth:`wait`), those still valid, as (gid, values[:, keys], nrel); None when none."""
-        if not done or sorted(keys) != sorted(self.keys):
-            return None
-        order = [self.keys.index(k) for k in keys]
-        now = self._batches()
-        gids, vals, nrels = [], [], []
-        for before, parts in done:
-            for gid, values, nrel in parts:
-                if not len(gid):
-                    continue
-                later = sorted(now - before)  # outcomes stored by these batches may be missing from the values
-                reached = chunked_to_numpy(fetch_arrow(self.con.sql(
-                    f"""SELECT DISTINCT gid FROM item_labels WHERE gid BETWEEN {int(gid.min())} AND {int(gid.max())}
-                        AND batch_id IN (SELECT unnest(CAST(? AS VARCHAR[])))""", params=[later])).column(0), np.int64)
-                keep = ~np.isin(gid, reached)
-                gids.append(gid[keep])
-                vals.append(values[keep][:, order])
-                nrels.append(nrel[keep])
-        if not gids:
-            return None
-        return np.concatenate(gids), np.concatenate(vals), np.concatenate(nrels)
-
-    def close(self) -> None:
-        """Wait for the thread and close its connection."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.cursor.close()
-            self.pool = None
 
 
 class _Ahead:
