@@ -3,7 +3,8 @@
 ``evaluate`` reading an Arrow table itself rounds the scores it copied out of the table's chunks to the
 convention's precision over that copy (trec_eval's float32), instead of into a second array of the column's size.
 Nothing outside the call may see the rounding: the table, rankings the caller made (``as_rankings``, used again
-under another convention), and a second call on the same table all keep the float64 scores.
+under another convention), and a second call on the same table all keep the float64 scores. (Float64 chunks without
+nulls are not copied at all: the kernel rounds them as it reads them, ``tests/test_held_columns.py``.)
 
 The numbers are by hand: query ``q`` has item ``a`` (label 1) scored ``0.5 + 1e-12`` and item ``b`` (label 0)
 scored ``0.5``. In float64 ``a`` comes first: NDCG@2 = 1. Rounded to float32 the scores tie, and trec_eval breaks
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 import ranklens
+from ranklens._input.chunks import ChunkedValues, held
 
 pa = pytest.importorskip("pyarrow")
 
@@ -47,7 +49,7 @@ def test_the_table_read_in_the_call_gives_both_conventions_their_numbers():
 def test_rankings_the_caller_holds_are_never_rounded_over():
     tab = _table()
     r = ranklens.as_rankings(tab)
-    assert r.own_scores  # the reader's copy of two chunks...
+    assert isinstance(held(r, "score"), ChunkedValues)  # two float64 chunks held as they are (no copy)...
     before = r.score.copy()
     assert _ndcg(tab, r, "trec_eval") == pytest.approx(TIED, abs=1e-12)
     np.testing.assert_array_equal(r.score, before)  # ...but the caller's rankings: rounded into a new array

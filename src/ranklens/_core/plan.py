@@ -19,10 +19,12 @@ import numpy as np
 
 from .._defs.conventions import Convention
 from .._defs.measures import Measure, MeasureSpec, check_measures, definition, parse_measures
+from .._input.chunks import held
 from .._kernels import api
 from .._kernels import codes as K
 from ..errors import EmptyQueryError, InputError, InvalidParameterError
 from .problem import Problem
+from .segments import evaluate_held, held_columns
 
 __all__ = ["Plan", "check_cutoffs", "deepest", "empty_rule", "empty_values", "make_plan", "run_plan"]
 
@@ -187,15 +189,19 @@ def run_plan(plan: Plan, problem: Problem, *, whole: bool = True) -> tuple[np.nd
     err_denom = _err_denominator(plan, problem)
     # one table for both sides: the judged labels of a query are its ranked rows' labels, so the ideal
     # list is built from the ranked rows, in the same pass as the ordering
-    same = problem.j_start is problem.r_start and problem.j_idx is problem.r_idx and problem.j_label is problem.label
-    values, empties = api.evaluate_queries(
-        problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
-        problem.item_offs, problem.item_data,
-        problem.j_start, problem.j_end, problem.j_idx, problem.j_label, plan.ideal_judgments and not same,
-        problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, err_denom,
-        plan.empty_mode, plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.params, plan.map_keys,
-        plan.map_vals,
-    )
+    same = problem.j_start is problem.r_start and problem.j_idx is problem.r_idx and \
+        held(problem, "j_label") is held(problem, "label")
+    ideal_judged = plan.ideal_judgments and not same
+    tail = (problem.ties, plan.log_base, plan.negative_zero, plan.gain_threshold, err_denom, plan.empty_mode,
+            plan.codes, plan.cutoffs, plan.gain_kinds, plan.levels, plan.params, plan.map_keys, plan.map_vals)
+    columns = held_columns(problem, ideal_judged)
+    if columns is not None:  # scores or labels held as an Arrow table's chunks: read there, no copy
+        values, empties = evaluate_held(problem, columns, tail)
+    else:
+        values, empties = api.evaluate_queries(
+            problem.r_start, problem.r_end, problem.r_idx, problem.score, problem.label, problem.order_mode,
+            problem.item_offs, problem.item_data,
+            problem.j_start, problem.j_end, problem.j_idx, problem.j_label, ideal_judged, *tail)
     unranked = [i for i, s in enumerate(plan.specs) if s.unranked_zero]
     if unranked:  # ir_measures' NumRel: a query without a ranked item scores 0
         values[np.ix_(problem.lengths == 0, unranked)] = 0.0

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._defs.conventions import Convention
+from .._input.chunks import ChunkedValues, FlatColumn, held
 from .._input.dispatch import Judgments, Rankings
 from .._input.factorize import cut_runs, factorize_runs, number_runs
 from .._input.forms import array_like
@@ -48,7 +49,7 @@ from .._kernels.codes import (
     TIES_SHARED_RANK,
 )
 from ..errors import InputError
-from .rules import check_labels, check_order_key, check_sizes, label_rule
+from .rules import check_labels, check_order_key, check_sizes, held_labels, held_order_key, label_rule
 from .ties import clashes, group_checks, run_checks, scatter_offsets, start_run_checks, tied_rows
 
 __all__ = [
@@ -151,19 +152,21 @@ class Problem:
     r_start: np.ndarray
     r_end: np.ndarray
     r_idx: np.ndarray
-    score: np.ndarray  # per ranked row (after precision rounding)
-    label: np.ndarray  # per ranked row, NaN = unjudged (after label rules)
     r_item: IdArray
     j_start: np.ndarray
     j_end: np.ndarray
     j_idx: np.ndarray
-    j_label: np.ndarray
     j_item: IdArray
     order_mode: int
     ties: int
     item_offs: np.ndarray  # item bytes for id tie-breaks (else dummies)
     item_data: np.ndarray
     max_label: float
+    # per ranked row (after precision rounding); it and the labels may be held as an Arrow column's chunks, which
+    # the kernels read where they are (``_core.segments``) and any other reader gets as one array (FlatColumn)
+    score: FlatColumn[np.ndarray] = FlatColumn()  # required (no default), as every field above
+    label: FlatColumn[np.ndarray] = FlatColumn()  # per ranked row, NaN = unjudged (after label rules)
+    j_label: FlatColumn[np.ndarray] = FlatColumn()
     notes: list[Exclusion] = field(default_factory=list)
     duplicated: np.ndarray | None = None  # per query, an item twice in its rows or judgments (duplicates="mark")
     by_rank: bool = False  # the rankings give ranks, not scores: ``score`` is minus the rank
@@ -171,12 +174,6 @@ class Problem:
     @property
     def lengths(self) -> np.ndarray:
         return self.r_end - self.r_start
-
-
-def _judgment_labels(j: Judgments, conv: Convention, fresh: bool) -> np.ndarray:
-    label = np.asarray(j.label, dtype=np.float64)
-    return check_labels(label, conv, j.source or "the judgments", j.qid, j.item,
-                        finite=fresh and j.finite and label is j.label)
 
 
 def _ordering(conv: Convention, items: IdArray | None, in_ranx_order: bool = False,
@@ -262,11 +259,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
             )
         r = Rankings(j.qid, j.item, score=r.score, rank=r.rank, source=r.source, label=np.asarray(j.label, float))
     assert r.qid is not None and r.item is not None
-    label_j = _judgment_labels(j, conv, fresh)
-    key = check_order_key(np.asarray(r.order_key(), dtype=np.float64), conv,
-                          "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item,
-                          in_place=own and r.own_scores and r.score is not None and r.score.dtype == np.float64,
-                          finite=fresh and r.finite)
+    label_j, key = held_labels(j, conv, fresh), held_order_key(r, conv, own, fresh)  # chunks kept where they can be
 
     # one table holding both sides (the same id arrays, or the same memory: a table given as both): factorise
     # and check once, and the ranked rows' labels are the judgments' own, row for row
@@ -336,7 +329,7 @@ def build_problem(j: Judgments, r: Rankings, conv: Convention, *, batch: bool = 
         j_start=j_start, j_end=j_end, j_idx=j_idx, j_label=label_j, j_item=ji,
         order_mode=order_mode, ties=kernel_ties, item_offs=item_offs, item_data=item_data,
         max_label=float(label_j.max()) if label_j.size else 0.0, notes=left_out + notes,
-        by_rank=r.score is None, duplicated=duplicated if duplicates == "mark" else None,
+        by_rank=held(r, "score") is None, duplicated=duplicated if duplicates == "mark" else None,
     )
 
 
@@ -389,10 +382,10 @@ def _query_universe(conv: Convention, judged: np.ndarray, ranked: np.ndarray, q_
     return universe, notes
 
 
-def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j: np.ndarray,
-                   r_label: np.ndarray | None, ranked_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
+def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j: np.ndarray | ChunkedValues,
+                   r_label: np.ndarray | ChunkedValues | None, ranked_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
                    judged_groups: tuple[np.ndarray, np.ndarray, np.ndarray],
-                   duplicates: str, dup: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   duplicates: str, dup: np.ndarray | None = None) -> tuple[np.ndarray | ChunkedValues, np.ndarray]:
     """The label of every ranked row, found in the judgments of its query by hash unless ``r_label`` holds them
     already (one table holding both sides), and per query whether an item is there twice in its rows or
     judgments: refused on either side with ``duplicates="error"``, marked with ``"mark"`` (``dup``: the ranked
@@ -419,8 +412,9 @@ def _ranked_labels(j: Judgments, r: Rankings, ji: IdArray, ri: IdArray, label_j:
     if duplicates == "error":
         _dup_error(j_dup, j.qid, ji, j.source or "the judgments", "judgments")
     duplicated |= j_dup >= 0
+    flat = label_j.flat() if isinstance(label_j, ChunkedValues) else label_j
     return lookup_labels(r_start, r_end, r_idx, r_hash, r_int, r_offs, r_data,
-                         j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, label_j, r_is_str), duplicated
+                         j_start, j_end, j_idx, j_hash, j_int, j_offs, j_data, flat, r_is_str), duplicated
 
 
 def array_problem(query: Any, score: Any, label: Any, conv: Convention, *, item: Any = None,

@@ -14,13 +14,15 @@ from typing import Any
 import numpy as np
 
 from .._defs.conventions import Convention
+from .._input.chunks import ChunkedValues, held
+from .._input.dispatch import Judgments, Rankings
 from .._input.ids import as_ids, ids_to_numpy, take_ids
 from .._input.validate import BLOCK as _BLOCK
 from .._input.validate import any_where
 from .._kernels.api import round_f32, value_facts
 from ..errors import InputError
 
-__all__ = ["bad_rows", "check_labels", "check_order_key", "check_sizes", "label_rule"]
+__all__ = ["bad_rows", "check_labels", "check_order_key", "check_sizes", "held_labels", "held_order_key", "label_rule"]
 
 
 def bad_rows(mask: np.ndarray, qid: Any, item: Any) -> str:
@@ -123,6 +125,38 @@ def check_order_key(key: np.ndarray, conv: Convention, what: str, where: str, qi
     if conv.score_precision == "float32":
         key = _via_float32(key, key if in_place else None)
     return key
+
+
+def held_labels(j: Judgments, conv: Convention, fresh: bool) -> np.ndarray | ChunkedValues:
+    """The judgments' labels checked and under the convention's precision (:func:`check_labels`; ``fresh``: the
+    caller made ``j`` itself in this call). Labels held as an Arrow column's chunks stay so when the rules refuse none
+    and change none (no truncation of a fractional label, no float32 rounding): the chunks are then the labels.
+    Otherwise the labels as one array go through :func:`check_labels` (the same refusals, in the same words)."""
+    chunked = held(j, "label")
+    if isinstance(chunked, ChunkedValues) and conv.label_precision != "float32":
+        bad, fractional, negative, top = chunked.facts(negative=conv.negative_labels == "error")
+        refused = (conv.negative_labels == "error" and negative) or (conv.max_label is not None
+                                                                     and top > conv.max_label)
+        changed = fractional and (conv.fractional_labels == "error" or conv.label_precision == "int")
+        if not bad and not refused and not changed:
+            return chunked
+    label = np.asarray(j.label, dtype=np.float64)
+    return check_labels(label, conv, j.source or "the judgments", j.qid, j.item,
+                        finite=fresh and j.finite and label is j.label)
+
+
+def held_order_key(r: Rankings, conv: Convention, own: bool, fresh: bool) -> np.ndarray | ChunkedValues:
+    """The rankings' order key checked and under the convention's precision (:func:`check_order_key`; ``own``,
+    ``fresh``: as for ``build_problem``). Scores held as an Arrow column's chunks stay so when none is NaN or
+    infinite, read rounded to float32 where the convention says (:meth:`ChunkedValues.rounded`: by the kernels, as
+    they read them)."""
+    chunked = held(r, "score")
+    if isinstance(chunked, ChunkedValues) and not chunked.nonfinite():
+        return chunked.rounded() if conv.score_precision == "float32" else chunked
+    return check_order_key(np.asarray(r.order_key(), dtype=np.float64), conv,
+                           "scores" if r.score is not None else "ranks", r.source or "the rankings", r.qid, r.item,
+                           in_place=own and r.own_scores and r.score is not None and r.score.dtype == np.float64,
+                           finite=fresh and r.finite)
 
 
 def check_sizes(conv: Convention, lengths: np.ndarray, qids: np.ndarray, ranked: np.ndarray | None) -> None:

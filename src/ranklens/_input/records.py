@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .chunks import FlatColumn, held
 from .ids import IdColumn, filter_ids, ids_to_numpy, take_ids
 
 __all__ = ["Judgments", "LeftOut", "Rankings", "Records", "left_out_rows"]
@@ -82,7 +83,8 @@ class Judgments:
 
     qid: Any
     item: Any
-    label: np.ndarray
+    #: (an Arrow column's chunks made one array on first read: :class:`~ranklens._input.chunks.FlatColumn`)
+    label: FlatColumn[np.ndarray] = FlatColumn()
     source: str | None = None
     #: rows the input left out because their label was missing (``missing="exclude"``)
     left_out: tuple[LeftOut, ...] = ()
@@ -91,7 +93,7 @@ class Judgments:
     finite: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
-        return int(self.label.shape[0])
+        return int(held(self, "label").shape[0])
 
     def __repr__(self) -> str:
         nq = IdColumn.of(self.qid).n_unique() if len(self) else 0
@@ -118,12 +120,13 @@ class Rankings:
 
     qid: Any
     item: Any
-    score: np.ndarray | None = None
+    #: (as :attr:`Judgments.label`, made one array on first read)
+    score: FlatColumn[np.ndarray | None] = FlatColumn(required=False)
     rank: np.ndarray | None = None
     source: str | None = None
     #: labels of these very rows (NaN: not judged) when one table holds both;
     #: spares the join with the judgments
-    label: np.ndarray | None = None
+    label: FlatColumn[np.ndarray | None] = FlatColumn(required=False)
     #: ids of queries the input declares with no ranked item (a dict's ``{query: {}}``, as ranx,
     #: pytrec_eval and ir_measures take it): ranked queries whose list is empty
     empty_qids: Any = None
@@ -140,7 +143,8 @@ class Rankings:
     finite: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
-        arr = self.score if self.score is not None else self.rank
+        arr = held(self, "score")
+        arr = arr if arr is not None else self.rank
         return 0 if arr is None else int(arr.shape[0])
 
     def __repr__(self) -> str:
@@ -186,8 +190,9 @@ class Records:
 
     qid: Any
     item: Any
-    label: np.ndarray | None = None
-    score: np.ndarray | None = None
+    #: (as :attr:`Judgments.label`, made one array on first read)
+    label: FlatColumn[np.ndarray | None] = FlatColumn(required=False)
+    score: FlatColumn[np.ndarray | None] = FlatColumn(required=False)
     rank: np.ndarray | None = None
     source: str | None = None
     judged: np.ndarray | None = None
@@ -205,23 +210,25 @@ class Records:
     @property
     def has_labels(self) -> bool:
         """Whether the rows carry relevance labels."""
-        return self.label is not None
+        return held(self, "label") is not None
 
     @property
     def has_order(self) -> bool:
         """Whether the rows carry a score or a rank."""
-        return self.score is not None or self.rank is not None
+        return held(self, "score") is not None or self.rank is not None
 
     def judgments(self) -> Judgments:
         """The judged rows (requires labels)."""
-        if self.label is None:
+        if not self.has_labels:
             raise InputError(f"{self.source or 'the input'} has no relevance labels: it cannot be the judgments.")
         gone = tuple(x for x in self.left_out if x.side == "judgments")
         finite = "label" in self.finite
         if self.judged is None:
-            return Judgments(self.qid, self.item, self.label, source=self.source, left_out=gone, finite=finite)
-        m = self.judged
-        return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), self.label[m], source=self.source,
+            return Judgments(self.qid, self.item, held(self, "label"), source=self.source, left_out=gone,
+                             finite=finite)
+        m, label = self.judged, self.label
+        assert label is not None
+        return Judgments(filter_ids(self.qid, m), filter_ids(self.item, m), label[m], source=self.source,
                          left_out=gone, finite=finite)
 
     def rankings(self) -> Rankings:
@@ -229,10 +236,10 @@ class Records:
         if not self.has_order:
             raise InputError(f"{self.source or 'the input'} has no score or rank: it cannot be the rankings.")
         gone = tuple(x for x in self.left_out if x.side == "rankings")
-        finite = ("score" if self.score is not None else "rank") in self.finite
+        finite = ("score" if held(self, "score") is not None else "rank") in self.finite
         if self.ranked is None:
-            return Rankings(self.qid, self.item, score=self.score, rank=self.rank, source=self.source,
-                            label=self.label, empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order,
+            return Rankings(self.qid, self.item, score=held(self, "score"), rank=self.rank, source=self.source,
+                            label=held(self, "label"), empty_qids=self.empty_qids, in_ranx_order=self.in_ranx_order,
                             left_out=gone, own_scores=self.own_scores, finite=finite)
         m = self.ranked
         return Rankings(filter_ids(self.qid, m), filter_ids(self.item, m),

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from .buffers import arrow_to_numpy, as_ids, chunked_to_numpy, empty_array, read_numbers
+from .chunks import chunked_values
 from .forms import pyterrier_columns
 from .ids import id_length
 from .records import Records, left_out_rows
@@ -204,12 +205,17 @@ def _row(i: int) -> tuple[str, int | None, str | None]:
 
 
 def _table_values(table: Any, kind: str, col: str, what: str, where: str, locate: Locate | None,
-                  missing: str) -> tuple[np.ndarray, np.ndarray | None, bool]:
+                  missing: str, kinds: str = "") -> tuple[Any, np.ndarray | None, bool]:
     """A table's label/score/rank column as float64, the rows left out (None: none), and whether the array is the
-    reader's own (:func:`_table_column`; a float64 copy of it is too).
+    reader's own (:func:`_table_column`; a float64 copy of it is too). ``kinds``: an Arrow column whose chunks are
+    all of these kinds (``"f"`` float64, ``"i"`` int64) without nulls nor NaN nor infinities is kept as its chunks
+    (:class:`~ranklens._input.chunks.ChunkedValues`: no copy; its own array, made on first read, is the same).
 
     Missing values, NaN and infinities are refused (:func:`~ranklens._input.validate.check_values`); with
     ``missing="exclude"`` the rows whose value is missing or NaN are returned, to be left out of that side."""
+    held = chunked_values(table.column(col), kinds) if kinds and kind == "arrow" else None
+    if held is not None and held.nonfinite() == 0:
+        return held, None, False
     raw, own, bad = _table_column(table, kind, col, where)
     vals = numeric(raw, f"{what} ({col!r})", where, locate=locate or _row)
     own = own or vals is not raw
@@ -271,11 +277,11 @@ def table_records(
     own_scores = False
     finite: tuple[str, ...] = ()  # the columns found finite as read (with no row left out for a NaN)
     if lc is not None and need in ("judgments", "both"):
-        label, gone_j, _ = _table_values(table, kind, lc, "relevance", where, locate, missing)
+        label, gone_j, _ = _table_values(table, kind, lc, "relevance", where, locate, missing, "fi")
         finite += ("label",) if gone_j is None else ()
     if (sc is not None or rc is not None) and need in ("rankings", "both"):
         if sc:
-            score, gone_r, own_scores = _table_values(table, kind, sc, "score", where, locate, missing)
+            score, gone_r, own_scores = _table_values(table, kind, sc, "score", where, locate, missing, "f")
         else:
             assert rc is not None
             rank, gone_r, _ = _table_values(table, kind, rc, "rank", where, locate, missing)

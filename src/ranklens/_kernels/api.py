@@ -38,26 +38,73 @@ from .dispatch import (
     source_digest,
     start_query_many,
     state,
+    weight_cuts,
 )
 
 __all__ = [
-    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "aot_status", "bootstrap_means", "check_groups", "evaluate_queries",
-    "explain_query", "factorize", "field_spans", "find_duplicates", "forced", "fuse_queries", "fusion_outputs",
-    "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels", "ordered_rows", "parse_floats", "quiet",
-    "read_values", "round_f32", "run_starts", "scan_columns", "segments", "sign_flip_exceed", "source_digest",
-    "split_fields", "start_check_groups", "take_strings", "value_facts",
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "GroupPart", "aot_status", "bootstrap_means", "check_groups",
+    "evaluate_queries", "evaluate_segments", "explain_query", "factorize", "field_spans", "find_duplicates", "forced",
+    "fuse_queries", "fusion_outputs", "gather", "greedy_ideal", "hash_items", "list_stats", "lookup_labels",
+    "ordered_rows", "parse_floats", "quiet", "read_values", "round_f32", "run_starts", "scan_columns", "segments",
+    "sign_flip_exceed", "source_digest", "split_fields", "start_check_groups", "take_strings", "value_facts",
+    "value_facts_many",
 ]
 
 _MEASURE_CODES = frozenset(MEASURES)
 
 
-def evaluate_queries(*args: Any) -> Any:
-    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`.
-    A code outside :data:`codes.MEASURES` (no branch in the kernels) is an error before any kernel runs."""
-    bad = set(np.asarray(args[19]).tolist()) - _MEASURE_CODES
+def evaluate_queries(*args: Any, round32: bool = False) -> Any:
+    """Every measure of every query: ``(values, empty)``; see :func:`ranklens._kernels.fused.evaluate_queries`
+    (``round32``: the scores rounded to float32 as the kernel reads them). A code outside :data:`codes.MEASURES` (no
+    branch in the kernels) is an error before any kernel runs."""
+    _known_codes(args[19])
+    return by_query("evaluate_queries", (*args, bool(round32)), (0, 1, 8, 9), args[1] - args[0], cat)
+
+
+def _known_codes(codes: Any) -> None:
+    bad = set(np.asarray(codes).tolist()) - _MEASURE_CODES
     if bad:
         raise ValueError(f"measure code(s) {sorted(bad)} have no kernel (ranklens._kernels.codes.MEASURES)")
-    return by_query("evaluate_queries", args, (0, 1, 8, 9), args[1] - args[0], cat)
+
+
+#: What :func:`evaluate_segments` passes for the judgments' arguments it does not read (no ideal list of judgments).
+_NO_ROWS, _NO_LABELS = np.zeros(0, np.int64), np.zeros(1, np.float64)
+
+
+def evaluate_segments(segments: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+                      order_mode: int, item_data: np.ndarray, tail: tuple[Any, ...],
+                      round32: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`evaluate_queries` of several segments of rows, each ``(r_start, r_end, score, label, item_offs)``: its
+    queries' rows ``r_start[q]:r_end[q]`` of its own ``score`` (float64) and ``label`` (float64 or int64: an Arrow
+    chunk's buffers as they are, no copy) and item offsets (``item_offs[r]`` for row ``r`` of the segment); the ideal
+    list made of the ranked rows' labels (one table holding both sides); ``tail``: the arguments from ``ties`` to
+    ``map_vals``. The queries of all segments cut into runs of about equal work, all on the thread pool at once
+    (:func:`run_pieces`); the results per segment, in its queries' order."""
+    _known_codes(tail[6])
+    calls = []
+    for r_start, r_end, score, label, item_offs in segments:
+        name = "evaluate_queries_li8" if label.dtype == np.int64 else "evaluate_queries"
+        calls.append((name, (r_start, r_end, _NO_ROWS, score, label, order_mode, item_offs, item_data, r_start,
+                             r_end, _NO_ROWS, _NO_LABELS, False, *tail, bool(round32)), r_end - r_start))
+    sides = [side(name, args) for name, args, _ in calls]
+    if any(c is None for c in sides):
+        return [jit(name)(*args) for name, args, _ in calls]
+    total = sum(int(lengths.sum()) for _, _, lengths in calls)
+    k = n_chunks(total)
+    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
+    count = []  # pieces per segment
+    for (name, _, lengths), c in zip(calls, sides):
+        fn = getattr(state["aot"], name)
+        size = int(lengths.sum())
+        cuts = weight_cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            p = list(c)  # type: ignore[arg-type]
+            for i in (0, 1, 8, 9):
+                p[i] = p[i][a:b]
+            pieces.append((int(lengths[a:b].sum()), fn, tuple(p)))
+        count.append(cuts.shape[0] - 1)
+    done = iter(run_pieces(pieces))
+    return [cat([next(done) for _ in range(n)]) for n in count]
 
 
 def list_stats(*args: Any) -> Any:
@@ -159,14 +206,26 @@ def value_facts(x: np.ndarray, extremes: bool = True) -> tuple[int, int, int, fl
     """What the label and score rules read of a float64 column, on the thread pool: how many values are NaN or
     infinite, not whole numbers (``v != trunc(v)``: NaN counts), and with ``extremes`` how many are negative and the
     largest (-inf: none; NaN skipped; without ``extremes``: 0 and -inf) (``columns.value_facts``)."""
-    n = x.shape[0]
-    fn = _kernel("value_facts", (x, extremes, np.empty(4)))
-    cuts = _row_cuts(n, n, n_chunks(n, released=True))
-    outs = [np.empty(4) for _ in cuts[1:]]
-    run_pieces([(int(b - a), fn, (x[a:b], bool(extremes), o)) for a, b, o in zip(cuts[:-1], cuts[1:], outs)],
-               released=True)
+    return value_facts_many([x], extremes)
+
+
+def value_facts_many(chunks: list[np.ndarray], extremes: bool = True) -> tuple[int, int, int, float]:
+    """:func:`value_facts` of the float64 ``chunks`` of one column (views of Arrow's buffers) taken as one: the rows
+    of all chunks cut into pieces of about equal size run on the thread pool at once."""
+    total = sum(c.shape[0] for c in chunks)
+    k = n_chunks(total, released=True)
+    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
+    outs = []
+    fn = None  # one choice of kernel for the column, not one per chunk
+    for c in chunks:
+        fn = fn or _kernel("value_facts", (c, extremes, np.empty(4)))
+        cuts = _row_cuts(c.shape[0], total, k)
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            outs.append(np.empty(4))
+            pieces.append((int(b - a), fn, (c[a:b], bool(extremes), outs[-1])))
+    run_pieces(pieces, released=True)
     return (int(sum(o[0] for o in outs)), int(sum(o[1] for o in outs)), int(sum(o[2] for o in outs)),
-            float(max(o[3] for o in outs)))
+            float(max((o[3] for o in outs), default=-np.inf)))
 
 
 def round_f32(x: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -184,23 +243,26 @@ def find_duplicates(*args: Any) -> Any:
     return by_query("find_duplicates", args, (0, 1), args[1] - args[0], cat)
 
 
-def check_groups(parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
-                 key: np.ndarray, ties: bool) -> None:
-    """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores of
-    ``key`` (float64, without NaN) are equal (into ``tied``; -0.0 equals 0.0), in one pass over its rows
-    (``group.check_groups``; offsets int64, or int32 as in Arrow's ``string``), for every part ``(start, end, base,
-    offs, data, dup, tied)`` (one per buffer of strings): the groups of all parts spread over the threads in one
+#: One part of :func:`check_groups`: ``(start, end, base, offs, data, key, kbase, dup, tied)``.
+GroupPart = tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]
+
+
+def check_groups(parts: list[GroupPart], ties: bool, round32: bool = False) -> None:
+    """Per group, the first row whose item is there twice (into ``dup``) and, with ``ties``, whether two scores
+    (float64, without NaN; ``round32``: rounded to float32 as they are read) are equal (into ``tied``; -0.0 equals
+    0.0), in one pass over its rows (``group.check_groups``; offsets int64, or int32 as in Arrow's ``string``), for
+    every part ``(start, end, base, offs, data, key, kbase, dup, tied)`` (one per buffer of strings; row ``r``'s item
+    at ``offs[r - base]``, its score ``key[r - kbase]``): the groups of all parts spread over the threads in one
     batch."""
-    start_check_groups(parts, key, ties)()
+    start_check_groups(parts, ties, round32)()
 
 
-def start_check_groups(parts: list[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray,
-                                         np.ndarray]], key: np.ndarray, ties: bool) -> Callable[[], Any]:
+def start_check_groups(parts: list[GroupPart], ties: bool, round32: bool = False) -> Callable[[], Any]:
     """:func:`check_groups` started on the thread pool without waiting for it (``dispatch.start_query_many``):
     returns the wait; ``dup`` and ``tied`` are written when it returns."""
     return start_query_many([("check_groups_i4" if offs.dtype == np.int32 else "check_groups",
-                              (start, end, base, offs, data, key, ties, dup, tied), end - start)
-                             for start, end, base, offs, data, dup, tied in parts], (0, 1, 7, 8))
+                              (start, end, base, offs, data, key, kbase, round32, ties, dup, tied), end - start)
+                             for start, end, base, offs, data, key, kbase, dup, tied in parts], (0, 1, 9, 10))
 
 
 def lookup_labels(*args: Any) -> Any:

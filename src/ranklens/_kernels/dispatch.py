@@ -35,7 +35,7 @@ __all__ = [
     "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_query_many",
     "by_resample", "by_row", "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit",
     "jit_stamp", "map_parts", "n_chunks", "quiet", "run_pieces", "side", "source_digest", "start_parts",
-    "start_pieces", "start_query_many", "state",
+    "start_pieces", "start_query_many", "state", "weight_cuts",
 ]
 
 
@@ -48,7 +48,10 @@ SPLIT_MIN_WORK = 50_000
 SIGNATURES: dict[str, tuple[str, str, str]] = {
     # name: (module, result, arguments)
     "evaluate_queries": ("fused", "(f8[C2], b1[C2])", "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8[C] i8[C] i8[C] "
-                         "f8[C] b1 i8 f8 b1 f8 f8 i8 i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C]"),
+                         "f8[C] b1 i8 f8 b1 f8 f8 i8 i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C] b1"),
+    "evaluate_queries_li8": ("fused.evaluate_queries", "(f8[C2], b1[C2])",
+                             "i8[C] i8[C] i8[C] f8[C] i8[C] i8 i8[C] u1[C] i8[C] i8[C] i8[C] f8[C] b1 i8 f8 b1 f8 f8 "
+                             "i8 i8[C] i8[C] i8[C] f8[C] f8[C] f8[C] f8[C] b1"),
     "list_stats": ("fused", "(i8[C], b1[C])", "i8[C] i8[C] i8[C] f8[C] f8[C]"),
     "ordered_rows": ("order", "i8", "i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8[C] u1[C] i8 i8[C] i8[C]"),
     "explain_query": (
@@ -62,8 +65,8 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "hash_items_i4": ("group.hash_items", "u8[C]", "b1 i8[C] i4[C] u1[C]"),
     "factorize": ("group", "(i4[C], i8[C])", "b1 i8[C] i8[C] u1[C] u8[C]"),
     "find_duplicates": ("group", "i8[C]", "i8[C] i8[C] i8[C] u8[C] b1 i8[C] i8[C] u1[C]"),
-    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] f8[C] b1 i8[C] b1[C]"),
-    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] f8[C] b1 i8[C] b1[C]"),
+    "check_groups": ("group", "i8[C]", "i8[C] i8[C] i8 i8[C] u1[C] f8[C] i8 b1 b1 i8[C] b1[C]"),
+    "check_groups_i4": ("group.check_groups", "i8[C]", "i8[C] i8[C] i8 i4[C] u1[C] f8[C] i8 b1 b1 i8[C] b1[C]"),
     "lookup_labels": (
         "group", "f8[C]",
         "i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] i8[C] i8[C] i8[C] u8[C] i8[C] i8[C] u1[C] f8[C] b1 f8[C]",
@@ -93,10 +96,10 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
 
 
 #: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_starts, hash_items and
-#: check_groups on 32-bit offsets; read_values by the type of each chunk; the monitor's count_repeats by
-#: ``monitor.storage.chunk``, through :func:`call`).
+#: check_groups on 32-bit offsets; evaluate_queries on int64 labels by ``evaluate_segments``; read_values by the type
+#: of each chunk; the monitor's count_repeats by ``monitor.storage.chunk``, through :func:`call`).
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_starts_i4", "hash_items_i4",
-         "check_groups_i4", "read_f8", "read_i8", "count_repeats")
+         "check_groups_i4", "read_f8", "read_i8", "count_repeats", "evaluate_queries_li8")
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
@@ -355,7 +358,7 @@ def distinct(sorted_cuts: np.ndarray) -> np.ndarray:
     return sorted_cuts[keep]
 
 
-def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
+def weight_cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
     """``k + 1`` boundaries splitting items into ``k`` runs of about equal cumulative weight."""
     n = weights_cum.shape[0]
     if k <= 1 or n == 0:
@@ -375,7 +378,7 @@ def by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths:
     k = n_chunks(int(lengths.sum()))
     if k == 1:
         return fn(*conformed)
-    cuts = _cuts(np.cumsum(lengths), k)
+    cuts = weight_cuts(np.cumsum(lengths), k)
     parts = []
     for a, b in zip(cuts[:-1], cuts[1:]):
         p = list(conformed)
@@ -408,7 +411,7 @@ def start_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]],
     pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
     for (name, _, lengths), c, size in zip(calls, conformed, sizes):
         fn = getattr(state["aot"], name)
-        cuts = _cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
+        cuts = weight_cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
         for a, b in zip(cuts[:-1], cuts[1:]):
             p = list(c)
             for i in sliced:

@@ -158,13 +158,24 @@ def _push_top(top, d, v):  # pragma: no cover - compiled
         top[j] = v
 
 
+@njit(cache=True, inline="always")
+def score_at(score, r, round32):  # pragma: no cover - compiled
+    """Row ``r``'s score, rounded to float32 and back with ``round32`` (as numpy's ``astype(np.float32)`` rounds:
+    the same numbers as ``columns.round_f32`` writes)."""
+    if round32:
+        return np.float64(np.float32(score[r]))
+    return score[r]
+
+
 @njit(cache=True)
 def _gather_query(
     q, r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, j_start, j_end, j_idx, j_label,
     ideal_judged, full_depth, any_map, binary, depth_max, il_b, top_b, src_b, rows_b, o_b, s0_b, l0_b, ss_b, sl_b,
+    round32,
 ):  # pragma: no cover - compiled
     """One query's rows that can reach a cutoff, in ranked order (scores ``ss_b[:cut]``, labels ``sl_b[:cut]``),
-    its ideal labels descending (``il_b[:nil]``) and the labels they are made of (``src_b[:ni]``).
+    its ideal labels descending (``il_b[:nil]``) and the labels they are made of (``src_b[:ni]``). Scores are read
+    through :func:`score_at` (``round32``: rounded to float32 on the way), labels as float64 (of any numeric type).
 
     Returns ``(n, ni, nil, cut, label_sum)``: rows ranked, labels of the ideal list's source, ideal labels kept,
     rows ordered, and the sum of the ranked rows' labels.
@@ -196,7 +207,7 @@ def _gather_query(
                 _push_top(il, depth_max, v)
     for t in range(n):
         r = row_of(r_idx, r_start[q] + t)
-        lab = label[r]
+        lab = float(label[r])
         if not ideal_judged:
             v = 0.0 if math.isnan(lab) else lab  # unjudged: gain 0, as label 0
             label_sum += v
@@ -206,7 +217,7 @@ def _gather_query(
                 _push_top(il, depth_max, v)
         elif not math.isnan(lab):
             label_sum += lab
-        sc = score[r]
+        sc = score_at(score, r, round32)
         if partition:
             continue
         if cutting:
@@ -234,13 +245,14 @@ def _gather_query(
     elif partition:
         sc_all = np.empty(n, np.float64)
         for t in range(n):
-            sc_all[t] = score[row_of(r_idx, r_start[q] + t)]
+            sc_all[t] = score_at(score, row_of(r_idx, r_start[q] + t), round32)
         th = -np.partition(-sc_all, depth_max - 1)[depth_max - 1]
         for t in range(n):
             r = row_of(r_idx, r_start[q] + t)
-            if score[r] >= th:
+            sc = score_at(score, r, round32)
+            if sc >= th:
                 rows_b[c] = r
-                s0_b[c] = score[r]
+                s0_b[c] = sc
                 l0_b[c] = label[r]
                 c += 1
     s0 = s0_b[:c]
@@ -268,9 +280,12 @@ def evaluate_queries(
     r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data,
     j_start, j_end, j_idx, j_label, ideal_judged,
     ties, log_base, neg_zero, gain_thr, err_denom, empty_mode,
-    m_code, m_k, m_gain, m_level, m_param, map_keys, map_vals,
+    m_code, m_k, m_gain, m_level, m_param, map_keys, map_vals, round32,
 ):  # pragma: no cover - compiled
     """Return ``(values, empty)``, both ``(n_queries, n_measures)``.
+
+    ``score`` is float64, ``label`` float64 or int64 (an Arrow chunk's buffer as it is); ``round32``: the scores are
+    rounded to float32 as they are read (:func:`score_at`), as trec_eval reads them, instead of beforehand.
 
     ``m_param`` is each measure's parameter (RBP's persistence, the F measure's x, interpolated
     precision's recall level; unused otherwise). Each measure's value is :func:`values.graded_value`'s
@@ -304,8 +319,9 @@ def evaluate_queries(
         if ideal_judged:
             longest = max(longest, j_end[q] - j_start[q])
     disc = discounts(longest + 1, math.log(log_base))
-    # queries in chunks; each chunk allocates its work buffers once, for its longest list
-    n_chunks = min(n_q, CHUNKS)
+    # queries in chunks; each chunk allocates its work buffers once, for its longest list (64 queries a chunk at
+    # least: a call on one segment of an Arrow table's rows, one of many, allocates few)
+    n_chunks = max(1, min(n_q // 64, CHUNKS))
     for ch in prange(n_chunks):
         q0, q1, size = chunk_queries(ch, n_chunks, r_start, r_end)
         if ideal_judged:
@@ -328,7 +344,7 @@ def evaluate_queries(
             n, ni, nil, cut, label_sum = _gather_query(
                 q, r_start, r_end, r_idx, score, label, order_mode, item_offs, item_data, j_start, j_end, j_idx,
                 j_label, ideal_judged, full_depth, any_map, binary, depth_max, il_b, top_b, src_b, rows_b, o_b,
-                s0_b, l0_b, ss_b, sl_b)
+                s0_b, l0_b, ss_b, sl_b, round32)
             il = il_b[:nil]
             src = src_b[:ni]
             ss = ss_b[:cut]

@@ -344,9 +344,6 @@ def seen(table, shift, mask, stamp, keys, hashes, is_str, ints, offs, data, t): 
     return False
 
 
-_SIGN = np.uint64(0x8000000000000000)  # the bits of -0.0
-
-
 @njit(cache=True, nogil=True, inline="always")
 def seen_string(table, shift, mask, stamp, hashes, offs, data, t):  # pragma: no cover - compiled
     """:func:`seen` of the string ``t`` (``data[offs[t]:offs[t + 1]]``, hashed ``hashes[t]`` by :func:`hash_words`) in a
@@ -378,20 +375,19 @@ def seen_string(table, shift, mask, stamp, hashes, offs, data, t):  # pragma: no
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def check_groups(start, end, base, offs, data, key, ties, dup, tied):  # pragma: no cover - compiled
+def check_groups(start, end, base, offs, data, key, kbase, round32, ties, dup, tied):  # pragma: no cover - compiled
     """One pass over each group's rows: ``dup[g]``, the first row of group ``g`` whose item an earlier row of the
     group has (else left as it is, -1), as :func:`find_duplicates` finds it; with ``ties``, ``tied[g]``: whether two
-    of its rows have equal scores ``key[row]`` (float64, NaN refused before): equal bits, or -0.0 and 0.0 (a group
-    without equal bits is looked at again only when it holds a -0.0, its scores then compared with -0.0 made 0.0:
-    no pass over the column beforehand). Row ``r``'s item is the string ``data[offs[r - base]:offs[r - base + 1]]``
-    (offsets int64, or int32 as in Arrow's ``string``), hashed on the way (:func:`hash_words`): no hash array of
-    all rows, no widened offsets. Both sets are sparse tables (:func:`sparse_size`) reused group after group by
-    stamps (:func:`seen_string`, :func:`seen`), allocated once per block of groups and never cleared. Returns
-    ``dup``."""
+    of its rows have equal scores ``key[row - kbase]`` (float64, NaN refused before; ``round32``: rounded to float32
+    as they are read, as ``fused.score_at`` reads them): each group's scores copied into a buffer with -0.0 made 0.0
+    (``x + 0.0``), then equal bits are equal scores. Row ``r``'s item is the string
+    ``data[offs[r - base]:offs[r - base + 1]]`` (offsets int64, or int32 as in Arrow's ``string``), hashed on the way
+    (:func:`hash_words`): no hash array of all rows, no widened offsets. Both sets are sparse tables
+    (:func:`sparse_size`) reused group after group by stamps (:func:`seen_string`, :func:`seen`), allocated once per
+    block of groups and never cleared. Returns ``dup``."""
     n_g = start.shape[0]
     if n_g == 0:
         return dup
-    bits = key.view(np.uint64)
     longest = 1
     for g in range(n_g):
         longest = max(longest, end[g] - start[g])
@@ -400,7 +396,9 @@ def check_groups(start, end, base, offs, data, key, ties, dup, tied):  # pragma:
     n_blocks = min(n_g, 64)
     for b in prange(n_blocks):
         hashes = np.empty(longest, np.uint64)
-        fixed = np.empty(longest if ties else 1, np.uint64)  # a group's score bits, -0.0 made 0.0
+        fixed = np.empty(longest if ties else 1, np.float64)  # a group's scores, -0.0 made 0.0
+        f_bits = fixed.view(np.uint64)
+        f_ints = fixed.view(np.int64)
         items = np.full(most, -1, np.int64)
         values = np.full(most if ties else 1, -1, np.int64)
         stamp = 0  # the entries of the groups before are below it
@@ -412,8 +410,12 @@ def check_groups(start, end, base, offs, data, key, ties, dup, tied):  # pragma:
             size, shift = sparse_size(m)
             mask = np.uint64(size - 1)
             g_offs = offs[lo - base:lo - base + m + 1]
-            g_bits = bits[lo:lo + m]
-            g_ints = g_bits.view(np.int64)
+            if ties:
+                for t in range(m):
+                    x = key[lo - kbase + t]
+                    if round32:
+                        x = np.float64(np.float32(x))
+                    fixed[t] = x + 0.0
             open_dup = True
             open_tie = ties
             for t in range(m):
@@ -422,25 +424,12 @@ def check_groups(start, end, base, offs, data, key, ties, dup, tied):  # pragma:
                     if seen_string(items, shift, mask, stamp, hashes, g_offs, data, t):
                         dup[g] = lo + t
                         open_dup = False
-                if open_tie and seen(values, shift, mask, stamp, keys, g_bits, False, g_ints, g_offs, data, t):
+                if open_tie and seen(values, shift, mask, stamp, keys, f_bits, False, f_ints, g_offs, data, t):
                     tied[g] = True
                     open_tie = False
                 if not open_dup and not open_tie:
                     break
             stamp += m
-            if open_tie:  # no equal bits: equal scores only if the group holds -0.0 (and 0.0)
-                negative_zero = False
-                for t in range(m):
-                    negative_zero |= g_bits[t] == _SIGN
-                if negative_zero:
-                    for t in range(m):
-                        fixed[t] = np.uint64(0) if g_bits[t] == _SIGN else g_bits[t]
-                    f_ints = fixed.view(np.int64)
-                    for t in range(m):
-                        if seen(values, shift, mask, stamp, keys, fixed, False, f_ints, g_offs, data, t):
-                            tied[g] = True
-                            break
-                    stamp += m
     return dup
 
 
