@@ -460,7 +460,7 @@ def write_report(out: Path, rows: list[dict], one: dict, many: dict, suite: str,
                    f"evaluation together hold {held('ranklens'):.2f} times that under the default convention, "
                    f"{held('ranklens:arrow:trec_eval'):.2f} times under the trec_eval convention (its tie rule "
                    "compares item ids: the bytes of the items of queries whose scores tie are copied; its scores "
-                   "are rounded to float32 over the copy ranklens makes of the table's chunks).")]
+                   "are rounded to float32 by the kernel as it reads them from the table's chunks, not copied).")]
     best_bare = min(kernel["bare_topk"]["median_s"], kernel["bare_sort"]["median_s"])
     agree = all(abs(kernel[k]["value"] - kernel["ranklens"]["value"]) <= 1e-9 for k in ("bare_topk", "bare_sort"))
     lines += [
