@@ -32,13 +32,13 @@ from .dispatch import (
     jit,
     map_parts,
     n_chunks,
+    query_pieces,
     quiet,
     run_pieces,
     side,
     source_digest,
     start_query_many,
     state,
-    weight_cuts,
 )
 
 __all__ = [
@@ -86,23 +86,10 @@ def evaluate_segments(segments: list[tuple[np.ndarray, np.ndarray, np.ndarray, n
         name = "evaluate_queries_li8" if label.dtype == np.int64 else "evaluate_queries"
         calls.append((name, (r_start, r_end, _NO_ROWS, score, label, order_mode, item_offs, item_data, r_start,
                              r_end, _NO_ROWS, _NO_LABELS, False, *tail, bool(round32)), r_end - r_start))
-    sides = [side(name, args) for name, args, _ in calls]
-    if any(c is None for c in sides):
+    made = query_pieces(calls, (0, 1, 8, 9))
+    if made is None:
         return [jit(name)(*args) for name, args, _ in calls]
-    total = sum(int(lengths.sum()) for _, _, lengths in calls)
-    k = n_chunks(total)
-    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
-    count = []  # pieces per segment
-    for (name, _, lengths), c in zip(calls, sides):
-        fn = getattr(state["aot"], name)
-        size = int(lengths.sum())
-        cuts = weight_cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            p = list(c)  # type: ignore[arg-type]
-            for i in (0, 1, 8, 9):
-                p[i] = p[i][a:b]
-            pieces.append((int(lengths[a:b].sum()), fn, tuple(p)))
-        count.append(cuts.shape[0] - 1)
+    pieces, count = made
     done = iter(run_pieces(pieces))
     return [cat([next(done) for _ in range(n)]) for n in count]
 

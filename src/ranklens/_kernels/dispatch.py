@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_query_many",
-    "by_resample", "by_row", "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit",
-    "jit_stamp", "map_parts", "n_chunks", "quiet", "run_pieces", "side", "source_digest", "start_parts",
-    "start_pieces", "start_query_many", "state", "weight_cuts",
+    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_resample", "by_row",
+    "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit", "jit_stamp", "map_parts", "n_chunks",
+    "query_pieces", "quiet", "run_pieces", "side", "source_digest", "start_parts", "start_pieces", "start_query_many",
+    "state",
 ]
 
 
@@ -358,7 +358,7 @@ def distinct(sorted_cuts: np.ndarray) -> np.ndarray:
     return sorted_cuts[keep]
 
 
-def weight_cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
+def _cuts(weights_cum: np.ndarray, k: int) -> np.ndarray:
     """``k + 1`` boundaries splitting items into ``k`` runs of about equal cumulative weight."""
     n = weights_cum.shape[0]
     if k <= 1 or n == 0:
@@ -378,7 +378,7 @@ def by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths:
     k = n_chunks(int(lengths.sum()))
     if k == 1:
         return fn(*conformed)
-    cuts = weight_cuts(np.cumsum(lengths), k)
+    cuts = _cuts(np.cumsum(lengths), k)
     parts = []
     for a, b in zip(cuts[:-1], cuts[1:]):
         p = list(conformed)
@@ -388,36 +388,36 @@ def by_query(name: str, args: tuple[Any, ...], sliced: tuple[int, ...], lengths:
     return merge(map_parts(fn, parts))
 
 
-def by_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]], sliced: tuple[int, ...]) -> None:
-    """:func:`by_query` of several calls of per-query kernels that write their results into arrays among ``sliced``
-    (``(name, args, lengths)`` each, e.g. one per Arrow chunk): the queries of all of them cut into runs of about equal
-    work, all handed to the thread pool at once (:func:`run_pieces`)."""
-    start_query_many(calls, sliced)()
-
-
 def start_query_many(calls: list[tuple[str, tuple[Any, ...], np.ndarray]],
                      sliced: tuple[int, ...]) -> Callable[[], Any]:
-    """:func:`by_query_many` started without waiting (:func:`start_pieces`): returns the wait. On the JIT side
-    the calls run before it returns."""
-    sides = [side(name, args) for name, args, _ in calls]
-    conformed = [c for c in sides if c is not None]
-    if len(conformed) < len(calls):
+    """:func:`by_query` of calls ``(name, args, lengths)`` (one per Arrow chunk...) writing into arrays of ``sliced``,
+    all started at once (:func:`query_pieces`): returns the wait. On the JIT side the calls run before it returns."""
+    made = query_pieces(calls, sliced)
+    if made is None:
         for name, args, _ in calls:
             jit(name)(*args)
         return lambda: None
-    sizes = [int(lengths.sum()) for _, _, lengths in calls]
-    total = sum(sizes)
-    k = n_chunks(total)
-    pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]] = []
-    for (name, _, lengths), c, size in zip(calls, conformed, sizes):
-        fn = getattr(state["aot"], name)
-        cuts = weight_cuts(np.cumsum(lengths), max(1, round(k * size / total)) if total else 1)
+    return start_pieces(made[0])
+
+
+def query_pieces(calls: list[tuple[str, tuple[Any, ...], np.ndarray]], sliced: tuple[int, ...]
+                 ) -> tuple[list[tuple[int, Callable[..., Any], tuple[Any, ...]]], list[int]] | None:
+    """The pieces of :func:`start_query_many`'s calls (queries of all cut into runs of about equal work, ``sliced``
+    arguments cut with them) and how many each call gave, in order; None when a call must run on the JIT."""
+    sides = [side(name, args) for name, args, _ in calls]
+    if any(c is None for c in sides):
+        return None
+    total = sum(int(lengths.sum()) for _, _, lengths in calls)
+    k, pieces, counts = n_chunks(total), [], []
+    for (name, _, lengths), c in zip(calls, sides):
+        cuts = _cuts(np.cumsum(lengths), max(1, round(k * int(lengths.sum()) / total)) if total else 1)
         for a, b in zip(cuts[:-1], cuts[1:]):
-            p = list(c)
+            p = list(c)  # type: ignore[arg-type]
             for i in sliced:
-                p[i] = c[i][a:b]
-            pieces.append((int(lengths[a:b].sum()), fn, tuple(p)))
-    return start_pieces(pieces)
+                p[i] = p[i][a:b]
+            pieces.append((int(lengths[a:b].sum()), getattr(state["aot"], name), tuple(p)))
+        counts.append(cuts.shape[0] - 1)
+    return pieces, counts
 
 
 def run_pieces(pieces: list[tuple[int, Callable[..., Any], tuple[Any, ...]]],
