@@ -31,12 +31,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_resample", "by_row",
-    "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit", "jit_stamp", "map_parts", "n_chunks",
-    "query_pieces", "quiet", "run_pieces", "side", "source_digest", "start_parts", "start_pieces", "start_query_many",
-    "state",
-]
+__all__ = ["JIT_NOTICE", "PARTS", "SIGNATURES", "SOURCES", "SPLIT_MIN_WORK", "aot_status", "by_query", "by_resample",
+           "by_row", "call", "cat", "conform", "distinct", "drop_stale_jit_cache", "forced", "jit", "jit_stamp",
+           "map_parts", "n_chunks", "query_pieces", "quiet", "run_pieces", "side", "source_digest", "start_parts",
+           "start_pieces", "start_query_many", "state"]
 
 
 #: Smallest work (rows, or resamples x values) cut into chunks run on several threads by the
@@ -92,20 +90,21 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     "value_facts": ("columns", "i8", "f8[C] b1 f8[C]"),
     "round_f32": ("columns", "i8", "f8[C] f8[C]"),
     "count_repeats": ("monitor_repeats", "i8", "u8[C]"),
+    "attribute_labels": ("monitor_labels", "(f8[C], f8[C])", "i8[C] i8[C] i8[C] i8[C] i8[C] f8[C] f8[C] i8 i8"),
 }
 
 
 #: Kernels used only by other entry points (split_fields and scan_columns chunk by chunk; run_starts, hash_items and
 #: check_groups on 32-bit offsets; evaluate_queries on int64 labels by ``evaluate_segments``; read_values by the type
-#: of each chunk; the monitor's count_repeats by ``monitor.storage.chunk``, through :func:`call`).
+#: of each chunk; the monitor's count_repeats and attribute_labels by ``monitor.storage``, through :func:`call`).
 PARTS = ("count_lines", "scan_lines", "scan_cols", "count_chunks", "scan_chunks", "run_starts_i4", "hash_items_i4",
-         "check_groups_i4", "read_f8", "read_i8", "count_repeats", "evaluate_queries_li8")
+         "check_groups_i4", "read_f8", "read_i8", "count_repeats", "attribute_labels", "evaluate_queries_li8")
 
 
 #: The kernel sources the compiled module is built from (its digest is checked before use).
 SOURCES = ("api.py", "binary.py", "codes.py", "columns.py", "dispatch.py", "diversity.py", "fused.py", "fusion.py",
-           "fusion_parts.py", "graded.py", "group.py", "monitor_repeats.py", "order.py", "positions.py", "resample.py",
-           "text.py", "trec.py", "trec_more.py", "values.py")
+           "fusion_parts.py", "graded.py", "group.py", "monitor_labels.py", "monitor_repeats.py", "order.py",
+           "positions.py", "resample.py", "text.py", "trec.py", "trec_more.py", "values.py")
 
 _DTYPES = {"i8": np.int64, "i4": np.int32, "f8": np.float64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 _SCALARS: dict[str, Callable[[Any], Any]] = {"i8": int, "i4": int, "u8": int, "f8": float, "b1": bool}

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..._base.deps import require
 from ..._input.buffers import chunked_to_numpy, np_to_arrow
+from ..._kernels.dispatch import call
 from ...errors import InputError
 from ..config import Attribution, MonitorConfig
 from ..propensity import ips_gains, largest_gain, split_ips
@@ -47,34 +48,82 @@ def events(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[An
 
     ``full=False`` leaves out the item id, rank and score (only the order key is evaluated): a third of the
     bytes, for the evaluation of many groups.
+
+    Outcomes are resolved to (gid, item) at ingest. Per item, each distinct label adds its attribution value (in
+    the order of the labels, from 0.0) and the largest given relevance wins: the selected lists, their items and
+    their outcome rows are read as they are stored (integer columns, pruned by gid range) and the kernel
+    ``attribute_labels`` gives each item its labels (one pass, no join). Up to 62 labels (the set of an item's
+    labels is the bits of one integer); more are aggregated in SQL (:func:`_events_sql`).
     """
+    vals = attribution.label_values()
+    if len(vals) > _MASK_BITS:
+        return _events_sql(con, attribution, gid_sql, params, lo, hi, full=full)
+    pa = require("pyarrow")
+    grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
+    chosen = f"SELECT g.gid FROM groups g WHERE g.gid IN ({gid_sql}){grng}"
+    sel = fetch_arrow(con.sql(f"SELECT g.gid, g.order_by = 'rank' AS by_rank FROM groups g WHERE g.gid IN ({gid_sql})"
+                              f"{grng}", params=list(params)))
+    gids = chunked_to_numpy(sel.column("gid"), np.int64)
+    if not len(gids):
+        return _no_events(full)
+    a, b = int(gids.min()), int(gids.max())
+    span = b - a + 1
+    # every list of the range chosen (an ingest's refresh, a whole window): the range alone selects the rows; else
+    # they are also matched against the choice
+    dense = len(gids) == span
+    more, extra = ("", []) if dense else (" AND {t}.gid IN (" + chosen + ")", list(params))
+    items = fetch_arrow(con.sql(
+        f"SELECT i.gid, i.iid, {'k.item_id, ' if full else ''}i.rank, i.score FROM items i"
+        f"{' ' + ITEM_TEXT if full else ''} WHERE i.gid BETWEEN {a} AND {b}{more.format(t='i')}", params=extra))
+    labels = fetch_arrow(con.sql(
+        f"""WITH _w AS (SELECT unnest(CAST(? AS VARCHAR[])) AS label, CAST(unnest(range(?)) AS BIGINT) AS bit)
+        SELECT l.gid, l.iid, coalesce(_w.bit, -1) AS bit, l.relevance
+        FROM item_labels l LEFT JOIN _w ON _w.label = l.label
+        WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL) AND l.gid BETWEEN {a} AND {b}{more.format(t='l')}""",
+        params=[list(vals), len(vals), *extra]))
+    ig = chunked_to_numpy(items.column("gid"), np.int64)
+    by_rank = np.zeros(span, np.bool_)
+    by_rank[gids - a] = chunked_to_numpy(sel.column("by_rank"), np.float64) == 1.0  # NULL order: by score
+    rank = chunked_to_numpy(items.column("rank"), np.float64)
+    key = np.where(by_rank[ig - a], -rank, chunked_to_numpy(items.column("score"), np.float64))
+    attr, rel = call("attribute_labels", ig, chunked_to_numpy(items.column("iid"), np.int64),
+                     chunked_to_numpy(labels.column("gid"), np.int64), chunked_to_numpy(labels.column("iid"), np.int64),
+                     chunked_to_numpy(labels.column("bit"), np.int64),
+                     chunked_to_numpy(labels.column("relevance"), np.float64),
+                     np.asarray([float(w) for w in vals.values()], np.float64), a, span)
+    cols = {"gid": np_to_arrow(ig)}
+    if full:
+        cols.update(item_id=items.column("item_id"), rank=items.column("rank"), score=items.column("score"))
+    cols.update(key=_with_nulls(key), relevance=_with_nulls(rel), attr=np_to_arrow(attr))
+    return pa.table(cols)
+
+
+def _no_events(full: bool) -> Any:
+    """The table :func:`events` gives for no item."""
+    pa = require("pyarrow")
+    types = {"gid": pa.int64(), **({"item_id": pa.string(), "rank": pa.int32(), "score": pa.float64()} if full else {}),
+             "key": pa.float64(), "relevance": pa.float64(), "attr": pa.float64()}
+    return pa.schema(types).empty_table()
+
+
+def _events_sql(con: Any, attribution: Attribution, gid_sql: str, params: Sequence[Any] = (), lo: int | None = None,
+                hi: int | None = None, *, full: bool = True) -> Any:
+    """:func:`events` of an attribution of more than 62 labels, in SQL: per item and label, then per item."""
     rng = f" AND i.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
     grng = f" AND g.gid BETWEEN {int(lo)} AND {int(hi)}" if lo is not None and hi is not None else ""
-    # outcomes are resolved to (gid, item) at ingest: integer joins, pruned by gid range. Per item, each
-    # distinct label adds its attribution value and the largest given relevance wins: one aggregation of the
-    # labels per item (the set of its labels as bits of ``mask``, the _w table numbering them; up to 62 labels,
-    # else per label, then per item), one join with the items
+    # per item and label (a label given twice counts once), then per item, then one join with the items
     vals = attribution.label_values()
     weights = [float(w) for w in vals.values()]
     lrng = rng.replace("i.gid", "l.gid")
     labelled = f"""FROM item_labels l LEFT JOIN _w ON _w.label = l.label
                 WHERE (_w.label IS NOT NULL OR l.relevance IS NOT NULL){lrng} AND l.gid IN (SELECT gid FROM sel)"""
-    if len(vals) <= _MASK_BITS:  # the weights of the labels set, added in the order of the labels
-        w_sql = "CAST(unnest(range(?)) AS BIGINT) AS bit"
-        att = f"""att AS (SELECT l.gid, l.iid, bit_or(coalesce(CAST(1 AS BIGINT) << _w.bit, 0)) AS mask,
-                              max(l.relevance) AS relevance {labelled} GROUP BY l.gid, l.iid)"""
-        attr = "".join(f" + CASE WHEN att.mask & {1 << j} <> 0 THEN CAST(? AS DOUBLE) ELSE 0.0 END"
-                       for j in range(len(vals)))
-        attr = f"CASE WHEN att.mask IS NULL THEN 0.0 ELSE 0.0{attr} END"
-        head: list[Any] = [list(vals), len(vals)]
-        tail: list[Any] = weights
-    else:
-        w_sql = "unnest(CAST(? AS DOUBLE[])) AS weight"
-        att = f"""lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance {labelled}
-                GROUP BY l.gid, l.iid, l.label),
-        att AS (SELECT gid, iid, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)"""
-        attr = "coalesce(att.attr, 0.0)"
-        head, tail = [list(vals), weights], []
+    w_sql = "unnest(CAST(? AS DOUBLE[])) AS weight"
+    att = f"""lab AS (SELECT l.gid, l.iid, max(_w.weight) AS w, max(l.relevance) AS relevance {labelled}
+            GROUP BY l.gid, l.iid, l.label),
+    att AS (SELECT gid, iid, sum(w) AS attr, max(relevance) AS relevance FROM lab GROUP BY ALL)"""
+    attr = "coalesce(att.attr, 0.0)"
+    head: list[Any] = [list(vals), weights]
+    tail: list[Any] = []
     return fetch_arrow(con.sql(f"""
         WITH _w AS (SELECT unnest(CAST(? AS VARCHAR[])) AS label, {w_sql}),
         sel AS (SELECT g.gid, g.order_by FROM groups g WHERE g.gid IN ({gid_sql}){grng}),
