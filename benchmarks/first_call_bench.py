@@ -5,8 +5,10 @@ beside pytrec_eval's (issue #29 point 8), as ratios measured in one run.
 string ids) read from Parquet into an Arrow table. A new process imports ranklens and pyarrow, reads the file and
 makes the call twice, each timed inside it (wall and CPU seconds: ``time.process_time``, every thread of the
 process); then, in the same process, the kernel alone (``run_plan`` on the problem built beforehand, as
-``evaluate`` builds it: the arithmetic without reading, joining or checking the input). The whole process with
-one call is timed from outside (``run.measure_process``: wall, CPU seconds and peak resident set from ``wait4``).
+``evaluate`` builds it: the arithmetic without joining or checking the input; an Arrow table's float64 and int64
+columns are read from their chunks there, the scores rounded to float32 as they are read under trec_eval). The
+whole process with one call is timed from outside (``run.measure_process``: wall, CPU seconds and peak resident set
+from ``wait4``).
 Beside it, in processes of their own: pytrec_eval's fast path on the same file (``workers.task_pytrec_eval``:
 the table to pandas, dicts of dicts, ``RelevanceEvaluator``), whole; and scikit-learn's ``ndcg_score`` on dense
 matrices (``workers.task_sklearn``), its timed part only, as the nearest peer of the warm call.
@@ -138,7 +140,8 @@ def section(res: dict) -> list[str]:
              "Parquet file into an Arrow table and calls `evaluate(tab, tab, ['ndcg@10'], "
              f"convention={res['convention']!r})` "
              "twice, then runs the kernel alone on the problem the call builds (`run_plan`: the arithmetic, without "
-             f"reading, joining or checking the input); median of {res['repeat']} processes. The whole process with "
+             "joining or checking the input; the Arrow table's columns are read from their chunks there, the scores "
+             f"rounded to float32 as they are read); median of {res['repeat']} processes. The whole process with "
              "one call is timed from outside (`wait4`); beside it, pytrec_eval's fast path on the same file in a "
              "process of its own (the table to pandas, dicts of dicts, `RelevanceEvaluator`), and scikit-learn's "
              "`ndcg_score` on dense matrices (its timed part, as in the main table). CPU seconds count every thread "
