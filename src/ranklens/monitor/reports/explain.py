@@ -109,7 +109,8 @@ def explain_group(con: Any, config: MonitorConfig, gid: int, meta: tuple[Any, ..
     from ..._core.explain import explain as _explain
 
     group_id, model, version, env, order_by = meta
-    ev = events(con, config.attribution, "SELECT ?", [gid])
+    # served order (then item id): the ideal list gives its tied items in that order, whatever order the store read
+    ev = events(con, config.attribution, "SELECT ?", [gid]).sort_by([("key", "descending"), ("item_id", "ascending")])
     gain = gains(ev, config.attribution)
     key = ev.column("key").to_numpy(zero_copy_only=False).astype(np.float64)
     tbl = pa.table({"query": [str(group_id)] * ev.num_rows, "item": ev.column("item_id"), "score": key,
