@@ -78,7 +78,9 @@ LISTS = {
     "b": [("i1", [], None), ("i5", ["favorite"], None), ("i6", [], None)],
     "c": [("i7", [], None), ("i8", [], None)],
     "d": [("i9", ["click", "click"], None), ("i1", ["other"], 1.0)],
+    "e": [("i2", ["buy"], None), ("i3", [], None), ("i5", ["click"], None)],  # served by score, no rank
 }
+SCORES = {"i2": 0.75, "i3": 0.5, "i5": -1.25}  # list e's scores, in served order
 # label rows arriving later (group_id, item_id, labels, relevance): a repeat, an item never served, a relevance
 LATE = [("a", "i2", ["buy"], None), ("a", "i2", ["buy"], None), ("b", "i99", ["click"], None),
         ("c", "i8", [], 3.0), ("c", "i8", ["click"], 1.0), ("b", "i6", ["favorite", "buy"], None)]
@@ -89,10 +91,11 @@ def _rows():
     for h, (g, items) in enumerate(LISTS.items()):
         for r, (item, labels, rel) in enumerate(items, start=1):
             rows.append({"timestamp": f"2026-10-01T1{h}:00:00", "model": "m", "model_version": "v1",
-                         "environment": "production", "group_id": g, "item_id": item, "rank": r, "labels": labels,
-                         "relevance": rel})
+                         "environment": "production", "group_id": g, "item_id": item,
+                         "rank": None if g == "e" else r, "score": SCORES[item] if g == "e" else None,
+                         "labels": labels, "relevance": rel})
     late = [{"timestamp": "2026-10-02T09:00:00", "model": None, "model_version": None, "environment": None,
-             "group_id": g, "item_id": item, "rank": None, "labels": labels, "relevance": rel}
+             "group_id": g, "item_id": item, "rank": None, "score": None, "labels": labels, "relevance": rel}
             for g, item, labels, rel in LATE]
     return rows, late
 
@@ -140,6 +143,7 @@ def test_events_gains_by_hand(tmp_path, attribution):
         "a choice (not a range)": ("SELECT gid FROM groups WHERE group_id IN (?, ?)", ("a", "c"), None, None,
                                    {"a", "c"}),
         "a range": ("SELECT gid FROM groups", (), gid_of["b"], gid_of["c"], {"b", "c"}),
+        "a list served by score": ("SELECT ?", (gid_of["e"],), None, None, {"e"}),
         "one list": ("SELECT ?", (gid_of["d"],), None, None, {"d"}),
         "none": ("SELECT gid FROM groups WHERE gid < 0", (), None, None, set()),
     }
@@ -151,11 +155,14 @@ def test_events_gains_by_hand(tmp_path, attribution):
             if not full:
                 assert ev.schema.names == ["gid", "key", "relevance", "attr"]
                 continue
-            for g, item, rank, key, rel, attr in zip(*(ev.column(c).to_pylist() for c in (
-                    "gid", "item_id", "rank", "key", "relevance", "attr"))):
+            for g, item, rank, score, key, rel, attr in zip(*(ev.column(c).to_pylist() for c in (
+                    "gid", "item_id", "rank", "score", "key", "relevance", "attr"))):
                 g = group_of[g]
                 served = [x[0] for x in LISTS[g]]
-                assert rank == served.index(item) + 1 and key == -rank, (name, g, item)
+                if g == "e":  # ordered by score: the key is the score
+                    assert rank is None and score == key == SCORES[item], (name, g, item)
+                else:  # ordered by rank: the key is minus the rank
+                    assert score is None and rank == served.index(item) + 1 and key == -rank, (name, g, item)
                 gain = rel if rel is not None else (min(attr, 1.0) if attribution["rule"] == "binary" else attr)
                 assert gain == want[(g, item)], (name, g, item)
     con.close()
