@@ -473,9 +473,9 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
         LEFT JOIN _gn n ON n.gid = g.gid
         UNION ALL
         SELECT g.gid, f.iid, f.labels, f.relevance, g._b, NULL, FALSE
-        FROM feedback f JOIN _gn g ON g.group_id = f.group_id
-        WHERE f.batch_id NOT IN (SELECT batch_id FROM _bt)""")
-    # the chunk's label rows stored after ``_fb`` is made: its scan of the stored ones does not read them again
+        FROM feedback f JOIN _gn g ON g.group_id = f.group_id""")
+    # the chunk's label rows are stored after ``_fb`` is made, so its scan of the stored ones does not read them
+    # again (no filter on their batch: a batch stored before is never ingested again, storage/ingest.py)
     con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
                    FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
     new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
