@@ -464,11 +464,14 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
     # label's batch and the list's. ``late``: this chunk's label row came in a later batch than its list (a
     # list of an earlier chunk, or of an earlier batch of this one)
+    # the label rows with their item numbers, joined once for both uses below
+    con.execute("""CREATE OR REPLACE TEMP TABLE _fbk AS SELECT f._b, f.group_id, k.iid, f.ts, f.relevance, f.labels
+                   FROM _fb_rows f JOIN _ik k ON k.item_id = f.item_id""")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _fb AS
-        SELECT g.gid, k.iid, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b,
+        SELECT g.gid, f.iid, f.labels, f.relevance, greatest(f._b, coalesce(n._b, -1)) AS _b,
                f._b AS label_b, coalesce(n._b, -1) < f._b AS late
-        FROM _fb_rows f JOIN _ik k ON k.item_id = f.item_id
+        FROM _fbk f
         JOIN groups g ON g.group_id = f.group_id AND g.source = 'events'
         LEFT JOIN _gn n ON n.gid = g.gid
         UNION ALL
@@ -476,9 +479,9 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id""")
     # the chunk's label rows are stored after ``_fb`` is made, so its scan of the stored ones does not read them
     # again (no filter on their batch: a batch stored before is never ingested again, storage/ingest.py)
-    con.execute("""INSERT INTO feedback SELECT f.group_id, k.iid, f.ts, f.relevance, f.labels, bt.batch_id
-                   FROM _fb_rows f JOIN _bt bt ON bt.b = f._b JOIN _ik k ON k.item_id = f.item_id""")
-    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fb_rows GROUP BY _b")
+    con.execute("""INSERT INTO feedback SELECT f.group_id, f.iid, f.ts, f.relevance, f.labels, bt.batch_id
+                   FROM _fbk f JOIN _bt bt ON bt.b = f._b""")
+    new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fbk GROUP BY _b")
     con.execute("""
         INSERT INTO item_labels
         SELECT x.gid, x.iid, x.label, x.relevance, bt.batch_id FROM (
