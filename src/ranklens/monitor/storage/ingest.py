@@ -463,8 +463,7 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
     # and label rows stored earlier for the lists that arrive now (two joins, not one with an OR: each is a
     # hash join on this chunk's rows, not a scan of the store); each row is the work of the later of the
     # label's batch and the list's. ``late``: this chunk's label row came in a later batch than its list (a
-    # list of an earlier chunk, or of an earlier batch of this one)
-    # the label rows with their item numbers, joined once for both uses below
+    # list of an earlier chunk, or of an earlier batch of this one); ``_fbk``: the label rows with item numbers
     con.execute("""CREATE OR REPLACE TEMP TABLE _fbk AS SELECT f._b, f.group_id, k.iid, f.ts, f.relevance, f.labels
                    FROM _fb_rows f JOIN _ik k ON k.item_id = f.item_id""")
     con.execute("""
