@@ -129,7 +129,7 @@ endif
 # the full suite, as .ci/run runs it: peers, the Evidently environment, Chromium, Spark, wheel builds; `make lint`
 # first (after the installs), so a lint or type error fails the run before the suite starts
 test: $(VENV)/.test $(EVENV)/.installed $(CVENV)/.installed browser lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # ruff over the checkout and mypy over src/ (rules in pyproject.toml, [tool.ruff] and [tool.mypy]), with the versions
 # pinned in requirements-test.txt: mypy checks the calls into numpy, pyarrow, click... as installed for the tests

@@ -38,7 +38,17 @@ def run_cli(capsys):
 SLOW_KINDS = ("spark", "browser", "evidently", "build")
 
 
+# `make test` runs the suite on two processes (pytest-xdist, `--dist loadgroup`): each module goes whole to one of
+# them, so that a module's fixtures are made once; the tests that build wheels, sites or venvs from the working tree
+# run one after the other on one process (two builds in one tree at once could meet), and those that start Spark
+# share one JVM.
+SHARED_GROUPS = ("build", "spark")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
+        if not item.get_closest_marker("xdist_group"):
+            group = next((kind for kind in SHARED_GROUPS if item.get_closest_marker(kind)), None)
+            item.add_marker(pytest.mark.xdist_group(group or item.nodeid.split("::")[0]))
