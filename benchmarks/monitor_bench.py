@@ -146,6 +146,21 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
             yield Con(c)
 
     dbm.Database._open = wrapped  # type: ignore[method-assign]
+    if args.serial:  # each chunk made before it is stored (no overlap): a statement's CPU is its own
+        from concurrent.futures import Future
+
+        from ranklens.monitor.storage import stage
+
+        def start(self: Any, files: list[str], sample: Any, name: str, features: dict[str, str]) -> Any:
+            if self.pool is None:
+                self._open()
+            db = self.dbs[self.turn % 2]
+            self.turn += 1
+            made: Future[Any] = Future()
+            made.set_result(self._make(db, files, sample, name, features))
+            return db, made
+
+        stage.Pipeline.start = start  # type: ignore[method-assign]
     phases = _time_phases()
     paths = json.loads(Path(args.manifest).read_text())["paths"]
     store = Path(args.store)
@@ -156,8 +171,8 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
     Store(store, config={}).ingest(paths)
     seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     top = sorted(([k, *v] for k, v in spent.items()), key=lambda r: -r[1])
-    return {"seconds": seconds, "cpu_seconds": cpu, "sql_cpu": sum(r[1] for r in top), "statements": top[:15],
-            "phases": phases}
+    return {"seconds": seconds, "cpu_seconds": cpu, "sql_cpu": sum(r[1] for r in top), "statements": top[:20],
+            "phases": phases, "serial": bool(args.serial)}
 
 
 #: The ingest's steps, timed by wrapping the functions that do them: (module, function, step).
@@ -374,6 +389,9 @@ def main() -> None:
     ap.add_argument("--ingest-only", action="store_true", help="the ingest steps only (no reports, no pandas)")
     ap.add_argument("--profile", action="store_true",
                     help="only profile the local ingest: CPU and wall per SQL statement, appended to --out")
+    ap.add_argument("--serial", action="store_true",
+                    help="with --profile: make each chunk before storing it (no overlap of the two connections, so "
+                         "that a statement's CPU is its own; the wall time is then not the ingest's)")
     args = ap.parse_args()
 
     if args.step:  # a child: one step, one JSON line
@@ -392,7 +410,7 @@ def main() -> None:
     store = data / "ranklens.duckdb"
     files = ["--manifest", str(manifest), "--store", str(store)]
     if args.profile:
-        profile_section(Path(args.out), gen, run_step("profile", *files))
+        profile_section(Path(args.out), gen, run_step("profile", *files, *(["--serial"] if args.serial else [])))
         print(f"appended the profile to {args.out}")
         return
     # memory against the size of the store: the same report over a store with 1/100 of the events
@@ -468,7 +486,8 @@ def memory_section(path: Path, gen: dict[str, Any], ingest: dict[str, Any], rep:
 def profile_section(path: Path, gen: dict[str, Any], prof: dict[str, Any]) -> None:
     lines = [
         "",
-        f"## Where the ingest's CPU goes (`--profile`, load {prof['load']:.1f})",
+        f"## Where the ingest's CPU goes (`--profile{' --serial' if prof.get('serial') else ''}`, load "
+        f"{prof['load']:.1f})",
         "",
         f"The local ingest of the {gen['events']:,} events again, each SQL statement of its writer timed (CPU of",
         f"all threads): {fmt_s(prof['cpu_seconds'])} CPU in all, {fmt_s(prof['sql_cpu'])} of it in SQL statements",
