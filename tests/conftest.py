@@ -46,9 +46,12 @@ SHARED_GROUPS = ("build", "spark")
 
 
 def pytest_collection_modifyitems(config, items):
+    # without pytest-xdist (`make test-numba-latest`'s environment, a serial run with `-p no:xdist`) no group marker
+    # is added: --strict-markers would refuse it as unknown
+    xdist = config.pluginmanager.hasplugin("xdist")
     for item in items:
         if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
-        if not item.get_closest_marker("xdist_group"):
+        if xdist and not item.get_closest_marker("xdist_group"):
             group = next((kind for kind in SHARED_GROUPS if item.get_closest_marker(kind)), None)
             item.add_marker(pytest.mark.xdist_group(group or item.nodeid.split("::")[0]))

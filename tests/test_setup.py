@@ -103,6 +103,7 @@ def test_make_test_on_a_fresh_machine_installs_everything(tmp_path: Path) -> Non
         "ruff (make lint)": "/venv/bin/ruff check .",
         "mypy (make lint)": "/venv/bin/mypy src/",
         "the suite": "-m pytest",
+        "the suite on two processes (pytest-xdist, a module to a process)": "-m pytest -q -n 2 --dist loadgroup",
     }
     missing = [what for what, text in steps.items() if text not in out]
     assert missing == [], f"make test on a fresh machine would not install: {missing}\n{out}"
@@ -164,6 +165,17 @@ def test_ci_runs_the_full_suite() -> None:
     assert re.search(r"^make test\s*$", (ROOT / ".ci" / "run").read_text(), re.M)
     readme = (ROOT / "README.md").read_text()
     assert "make demo" in readme and "make test" in readme
+
+
+def test_the_suite_runs_without_pytest_xdist_too() -> None:
+    """`make test` runs the suite on two processes (pytest-xdist, in requirements-test.txt); a run without the plugin
+    (`make test-numba-latest`'s environment, `-p no:xdist`) must still work: conftest.py adds no group marker then,
+    which --strict-markers would refuse."""
+    assert re.search(r"^pytest-xdist[=>]=", (ROOT / "requirements-test.txt").read_text(), re.M)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+                        "tests/test_structure.py::test_no_module_is_too_long"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
 
 
 def test_test_fast_leaves_out_every_slow_kind() -> None:
