@@ -146,18 +146,14 @@ def step_profile(args: argparse.Namespace) -> dict[str, Any]:
             yield Con(c)
 
     dbm.Database._open = wrapped  # type: ignore[method-assign]
-    if args.serial:  # each chunk made before it is stored (no overlap): a statement's CPU is its own
-        from concurrent.futures import Future
-
+    if args.serial:  # each chunk made before the one before it is stored (no overlap): a statement's CPU is its own
         from ranklens.monitor.storage import stage
 
-        def start(self: Any, files: list[str], sample: Any, name: str, features: dict[str, str]) -> Any:
-            if self.pool is None:
-                self._open()
-            db = self.dbs[self.turn % 2]
-            self.turn += 1
-            made: Future[Any] = Future()
-            made.set_result(self._make(db, files, sample, name, features))
+        started = stage.Pipeline.start
+
+        def start(self: Any, *a: Any, **k: Any) -> Any:
+            db, made = started(self, *a, **k)
+            made.result()  # the chunk made in the thread, waited for before the ingest stores the chunk before it
             return db, made
 
         stage.Pipeline.start = start  # type: ignore[method-assign]

@@ -477,7 +477,7 @@ def _store_labels(con: Any, base: int) -> tuple[dict[int, Any], dict[int, Any], 
         SELECT g.gid, f.iid, f.labels, f.relevance, g._b, NULL, FALSE
         FROM feedback f JOIN _gn g ON g.group_id = f.group_id""")
     # the chunk's label rows are stored after ``_fb`` is made, so its scan of the stored ones does not read them
-    # again (no filter on their batch: a batch stored before is never ingested again, storage/ingest.py)
+    # again (no filter on their batch: a batch stored before is never ingested again, :func:`stored_before`)
     con.execute("""INSERT INTO feedback SELECT f.group_id, f.iid, f.ts, f.relevance, f.labels, bt.batch_id
                    FROM _fbk f JOIN _bt bt ON bt.b = f._b""")
     new_label_rows = _per_batch(con, "SELECT _b, count(*) FROM _fbk GROUP BY _b")
